@@ -1,0 +1,29 @@
+// Picks and creates the wlroots backend baton runs on.
+#pragma once
+
+#include <string>
+
+#include "compositor/options.hpp"
+
+struct wl_event_loop;
+struct wlr_backend;
+struct wlr_session;
+
+namespace baton {
+
+struct CreatedBackend {
+  wlr_backend* backend = nullptr;  // null on failure
+  wlr_session* session = nullptr;  // only for DRM
+  BackendChoice kind = BackendChoice::headless;
+  std::string error;  // why it failed, and what to do about it
+};
+
+/// Resolves `auto` from the environment: nested when WAYLAND_DISPLAY or
+/// DISPLAY is set, DRM when started on a VT with a GPU, headless otherwise.
+[[nodiscard]] BackendChoice resolve_backend(BackendChoice requested);
+
+/// Creates the backend and its initial outputs (headless and nested ones;
+/// DRM outputs come from the hardware). Errors come back as a message.
+[[nodiscard]] CreatedBackend create_backend(wl_event_loop* loop, const Options& options);
+
+}  // namespace baton

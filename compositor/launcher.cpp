@@ -1,0 +1,66 @@
+#include "compositor/launcher.hpp"
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "compositor/log.hpp"
+
+namespace baton {
+
+Launcher::Launcher(wl_event_loop* loop, std::string socket_name, ExitCallback on_exit)
+    : loop_(loop), socket_name_(std::move(socket_name)), on_exit_(std::move(on_exit)) {}
+
+Launcher::~Launcher() = default;
+
+pid_t Launcher::spawn(const std::string& command) {
+  pid_t pid = fork();
+  if (pid < 0) {
+    LOG_ERROR("cannot start '%s': fork: %s", command.c_str(), std::strerror(errno));
+    return -1;
+  }
+  if (pid == 0) {
+    // The event loop blocks the signals it handles; children start clean.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    setsid();
+    setenv("WAYLAND_DISPLAY", socket_name_.c_str(), 1);
+    setenv("XDG_CURRENT_DESKTOP", "baton", 1);
+    unsetenv("WAYLAND_SOCKET");
+    execl("/bin/sh", "/bin/sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  auto child = std::make_unique<Child>();
+  child->pid = pid;
+  child->pidfd = UniqueFd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
+  if (!child->pidfd) {
+    LOG_ERROR("pidfd_open for '%s' failed: %s; its exit will not be noticed", command.c_str(),
+              std::strerror(errno));
+  } else {
+    child->watch = EventSource::fd(loop_, child->pidfd.get(), WL_EVENT_READABLE,
+                                   [this, pid](uint32_t) { reap(pid); });
+  }
+  LOG_INFO("started '%s' (pid %d)", command.c_str(), pid);
+  children_.push_back(std::move(child));
+  return pid;
+}
+
+void Launcher::reap(pid_t pid) {
+  int status = 0;
+  if (waitpid(pid, &status, WNOHANG) != pid) return;
+  std::erase_if(children_, [pid](const auto& c) { return c->pid == pid; });
+  if (WIFEXITED(status))
+    LOG_INFO("pid %d exited with status %d", pid, WEXITSTATUS(status));
+  else if (WIFSIGNALED(status))
+    LOG_INFO("pid %d was killed by signal %d", pid, WTERMSIG(status));
+  if (on_exit_) on_exit_(pid, status);
+}
+
+}  // namespace baton

@@ -1,0 +1,46 @@
+// Starts client processes with this server's environment and notices when
+// they exit (through a pidfd in the event loop: no SIGCHLD handler, so several
+// Servers can live in one process).
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compositor/event_source.hpp"
+#include "compositor/unique_fd.hpp"
+
+struct wl_event_loop;
+
+namespace baton {
+
+class Launcher {
+ public:
+  using ExitCallback = std::function<void(pid_t pid, int wait_status)>;
+
+  Launcher(wl_event_loop* loop, std::string socket_name, ExitCallback on_exit);
+  ~Launcher();
+  Launcher(const Launcher&) = delete;
+  Launcher& operator=(const Launcher&) = delete;
+
+  /// Runs `command` through /bin/sh -c. Returns the pid, or -1 (logged).
+  pid_t spawn(const std::string& command);
+
+ private:
+  struct Child {
+    pid_t pid;
+    UniqueFd pidfd;
+    std::unique_ptr<EventSource> watch;
+  };
+  void reap(pid_t pid);
+
+  wl_event_loop* loop_;
+  std::string socket_name_;
+  ExitCallback on_exit_;
+  std::vector<std::unique_ptr<Child>> children_;
+};
+
+}  // namespace baton

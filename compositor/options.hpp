@@ -1,0 +1,49 @@
+// baton's command line.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace baton {
+
+enum class BackendChoice { automatic, headless, wayland, x11, drm };
+enum class RendererChoice { automatic, pixman };
+
+struct OutputSize {
+  int width = 1280;
+  int height = 720;
+  int refresh_mhz = 60000;
+};
+
+struct Options {
+  std::vector<std::string> startup_commands;
+  bool exit_with_session = false;
+  BackendChoice backend = BackendChoice::automatic;
+  RendererChoice renderer = RendererChoice::automatic;
+  OutputSize headless_size;
+  int outputs = 1;
+  std::optional<std::string> screenshot_path;
+  bool exit_after_screenshot = false;
+  /// How long after the first client window maps the screenshot is taken.
+  int screenshot_delay_ms = 300;
+  std::optional<std::string> config_path;
+  /// Listen on this socket name instead of the first free wayland-N.
+  std::optional<std::string> socket_name;
+  bool debug = false;
+};
+
+struct ParsedCommandLine {
+  enum class Action { run, help, version, error };
+  Action action = Action::run;
+  Options options;
+  std::string error;  // set when action == error
+};
+
+[[nodiscard]] ParsedCommandLine parse_command_line(const std::vector<std::string_view>& args);
+[[nodiscard]] std::string usage_text(std::string_view program);
+[[nodiscard]] const char* backend_name(BackendChoice choice);
+[[nodiscard]] std::optional<OutputSize> parse_output_size(std::string_view text);
+
+}  // namespace baton

@@ -1,0 +1,112 @@
+#include "compositor/output.hpp"
+
+#include <drm_fourcc.h>
+
+#include <ctime>
+
+#include "compositor/log.hpp"
+#include "compositor/server.hpp"
+#include "compositor/wlr.hpp"
+
+namespace baton {
+namespace {
+
+// Dark slate: distinct from black so a screenshot shows that baton drew.
+constexpr float kBackground[4] = {0.16f, 0.18f, 0.22f, 1.0f};
+
+Image read_buffer(wlr_renderer* renderer, wlr_buffer* buffer) {
+  wlr_texture* texture = wlr_texture_from_buffer(renderer, buffer);
+  if (texture == nullptr) {
+    LOG_ERROR("capture: the renderer cannot read this output's buffers");
+    return {};
+  }
+  Image image(static_cast<int>(texture->width), static_cast<int>(texture->height));
+  wlr_texture_read_pixels_options options{};
+  options.data = image.pixels.data();
+  options.format = DRM_FORMAT_ARGB8888;
+  options.stride = texture->width * 4;
+  bool ok = wlr_texture_read_pixels(texture, &options);
+  wlr_texture_destroy(texture);
+  if (!ok) {
+    LOG_ERROR("capture: wlr_texture_read_pixels failed");
+    return {};
+  }
+  return image;
+}
+
+}  // namespace
+
+Output::Output(Server& server, wlr_output* output) : server_(server), output_(output) {
+  wlr_output_init_render(output, server.allocator(), server.renderer());
+
+  wlr_output_state state;
+  wlr_output_state_init(&state);
+  wlr_output_state_set_enabled(&state, true);
+  if (wlr_output_mode* mode = wlr_output_preferred_mode(output); mode != nullptr) {
+    wlr_output_state_set_mode(&state, mode);
+  } else {
+    const OutputSize& size = server.options().headless_size;
+    wlr_output_state_set_custom_mode(&state, size.width, size.height, size.refresh_mhz);
+  }
+  if (!wlr_output_commit_state(output, &state))
+    LOG_ERROR("output %s: the initial mode could not be set", output->name);
+  wlr_output_state_finish(&state);
+
+  wlr_output_layout_output* layout_output = wlr_output_layout_add_auto(server.output_layout(), output);
+  scene_output_ = wlr_scene_output_create(server.scene(), output);
+  wlr_scene_output_layout_add_output(server.scene_layout(), layout_output, scene_output_);
+  background_ = wlr_scene_rect_create(server.background_layer(), 0, 0, kBackground);
+  update_background();
+
+  frame_.connect(&output->events.frame, [this](void*) { handle_frame(); });
+  commit_.connect(&output->events.commit,
+                  [this](wlr_output_event_commit* event) { handle_commit(*event); });
+  request_state_.connect(&output->events.request_state,
+                         [this](wlr_output_event_request_state* event) {
+                           // Nested outputs ask to follow their window's size.
+                           wlr_output_commit_state(output_, event->state);
+                           update_background();
+                         });
+  destroy_.connect(&output->events.destroy, [this](void*) { server_.output_destroyed(*this); });
+
+  LOG_INFO("output %s: %dx%d@%.2fHz", output->name, output->width, output->height,
+           output->refresh / 1000.0);
+}
+
+Output::~Output() {
+  if (background_ != nullptr) wlr_scene_node_destroy(&background_->node);
+}
+
+void Output::update_background() {
+  wlr_box box{};
+  wlr_output_layout_get_box(server_.output_layout(), output_, &box);
+  wlr_scene_node_set_position(&background_->node, box.x, box.y);
+  wlr_scene_rect_set_size(background_, box.width, box.height);
+}
+
+void Output::handle_frame() {
+  update_background();
+  wlr_scene_output_commit(scene_output_, nullptr);
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  wlr_scene_output_send_frame_done(scene_output_, &now);
+}
+
+void Output::handle_commit(const wlr_output_event_commit& event) {
+  if ((event.state->committed & WLR_OUTPUT_STATE_BUFFER) == 0) return;
+  ++frames_;
+  if (captures_.empty()) return;
+  Image image = read_buffer(server_.renderer(), event.state->buffer);
+  // Callbacks may capture again; run the ones pending now.
+  auto callbacks = std::move(captures_);
+  captures_.clear();
+  for (auto& callback : callbacks) callback(image);
+}
+
+void Output::capture(CaptureCallback callback) {
+  captures_.push_back(std::move(callback));
+  wlr_damage_ring_add_whole(&scene_output_->damage_ring);
+  wlr_output_schedule_frame(output_);
+}
+
+}  // namespace baton

@@ -1,0 +1,55 @@
+// One output: its scene output, background, frame loop and pixel capture.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "compositor/image.hpp"
+#include "compositor/listener.hpp"
+
+struct wlr_output;
+struct wlr_output_event_commit;
+struct wlr_output_event_request_state;
+struct wlr_scene_output;
+struct wlr_scene_rect;
+
+namespace baton {
+
+class Server;
+
+class Output {
+ public:
+  using CaptureCallback = std::function<void(const Image&)>;
+
+  Output(Server& server, wlr_output* output);
+  ~Output();
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+
+  [[nodiscard]] wlr_output* wlr() const { return output_; }
+  [[nodiscard]] wlr_scene_output* scene_output() const { return scene_output_; }
+  /// Frames committed so far.
+  [[nodiscard]] uint64_t frames() const { return frames_; }
+
+  /// Captures the whole output on its next frame, repainting all of it.
+  void capture(CaptureCallback callback);
+
+ private:
+  void handle_frame();
+  void handle_commit(const wlr_output_event_commit& event);
+  void update_background();
+
+  Server& server_;
+  wlr_output* output_;
+  wlr_scene_output* scene_output_ = nullptr;
+  wlr_scene_rect* background_ = nullptr;
+  uint64_t frames_ = 0;
+  std::vector<CaptureCallback> captures_;
+
+  Listener<void> frame_;
+  Listener<wlr_output_event_commit> commit_;
+  Listener<wlr_output_event_request_state> request_state_;
+  Listener<void> destroy_;
+};
+
+}  // namespace baton

@@ -1,0 +1,42 @@
+// PNG encoding and decoding through libpng's simplified API.
+#include <png.h>
+
+#include <cstring>
+
+#include "image.hpp"
+
+namespace baton {
+
+std::string write_png(const std::string& path, const Image& image) {
+  png_image png{};
+  png.version = PNG_IMAGE_VERSION;
+  png.width = static_cast<png_uint_32>(image.width);
+  png.height = static_cast<png_uint_32>(image.height);
+  // 0xAARRGGBB words in little-endian memory are B,G,R,A bytes.
+  png.format = PNG_FORMAT_BGRA;
+  if (png_image_write_to_file(&png, path.c_str(), 0, image.pixels.data(), 0, nullptr) == 0) {
+    std::string error = "cannot write PNG " + path + ": " + png.message;
+    png_image_free(&png);
+    return error;
+  }
+  return {};
+}
+
+Image read_png(const std::string& path, std::string& error) {
+  png_image png{};
+  png.version = PNG_IMAGE_VERSION;
+  if (png_image_begin_read_from_file(&png, path.c_str()) == 0) {
+    error = "cannot read PNG " + path + ": " + png.message;
+    return {};
+  }
+  png.format = PNG_FORMAT_BGRA;
+  Image image(static_cast<int>(png.width), static_cast<int>(png.height));
+  if (png_image_finish_read(&png, nullptr, image.pixels.data(), 0, nullptr) == 0) {
+    error = "cannot decode PNG " + path + ": " + png.message;
+    png_image_free(&png);
+    return {};
+  }
+  return image;
+}
+
+}  // namespace baton

@@ -1,0 +1,183 @@
+#include "compositor/seat.hpp"
+
+#include <linux/input-event-codes.h>
+
+#include <algorithm>
+
+#include "compositor/log.hpp"
+#include "compositor/server.hpp"
+#include "compositor/view.hpp"
+#include "compositor/wlr.hpp"
+
+namespace baton {
+
+Keyboard::Keyboard(Seat& seat, wlr_keyboard* keyboard) : seat_(seat), keyboard_(keyboard) {
+  // The keymap follows XKB_DEFAULT_{RULES,MODEL,LAYOUT,VARIANT,OPTIONS}.
+  xkb_context* context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
+  xkb_keymap* keymap = xkb_keymap_new_from_names(context, nullptr, XKB_KEYMAP_COMPILE_NO_FLAGS);
+  if (keymap != nullptr) {
+    wlr_keyboard_set_keymap(keyboard, keymap);
+    xkb_keymap_unref(keymap);
+  } else {
+    LOG_ERROR("keyboard %s: no xkb keymap could be compiled", keyboard->base.name);
+  }
+  xkb_context_unref(context);
+  wlr_keyboard_set_repeat_info(keyboard, 25, 600);
+
+  modifiers_.connect(&keyboard->events.modifiers, [this](void*) {
+    wlr_seat_set_keyboard(seat_.wlr(), keyboard_);
+    wlr_seat_keyboard_notify_modifiers(seat_.wlr(), &keyboard_->modifiers);
+  });
+  key_.connect(&keyboard->events.key, [this](wlr_keyboard_key_event* event) {
+    if (event->state == WL_KEYBOARD_KEY_STATE_PRESSED && handle_binding(event->keycode)) return;
+    wlr_seat_set_keyboard(seat_.wlr(), keyboard_);
+    wlr_seat_keyboard_notify_key(seat_.wlr(), event->time_msec, event->keycode, event->state);
+  });
+  destroy_.connect(&keyboard->base.events.destroy, [this](void*) { seat_.keyboard_destroyed(*this); });
+}
+
+// Compositor-level keys that must work before any configuration exists:
+// Ctrl+Alt+F1..F12 switches virtual terminals on a DRM session.
+bool Keyboard::handle_binding(uint32_t keycode) {
+  if (keyboard_->xkb_state == nullptr) return false;
+  const xkb_keysym_t* syms = nullptr;
+  int count = xkb_state_key_get_syms(keyboard_->xkb_state, keycode + 8, &syms);
+  for (int i = 0; i < count; ++i) {
+    xkb_keysym_t sym = syms[i];
+    if (sym >= XKB_KEY_XF86Switch_VT_1 && sym <= XKB_KEY_XF86Switch_VT_12) {
+      if (wlr_session* session = seat_.server().session(); session != nullptr)
+        wlr_session_change_vt(session, sym - XKB_KEY_XF86Switch_VT_1 + 1);
+      return true;
+    }
+  }
+  return false;
+}
+
+Seat::Seat(Server& server)
+    : server_(server),
+      seat_(wlr_seat_create(server.display(), "seat0")),
+      cursor_(wlr_cursor_create()),
+      cursor_theme_(wlr_xcursor_manager_create(nullptr, 24)) {
+  wlr_cursor_attach_output_layout(cursor_, server.output_layout());
+
+  motion_.connect(&cursor_->events.motion, [this](wlr_pointer_motion_event* event) {
+    wlr_cursor_move(cursor_, &event->pointer->base, event->delta_x, event->delta_y);
+    refresh_pointer_focus(event->time_msec);
+  });
+  motion_absolute_.connect(&cursor_->events.motion_absolute,
+                           [this](wlr_pointer_motion_absolute_event* event) {
+                             wlr_cursor_warp_absolute(cursor_, &event->pointer->base, event->x, event->y);
+                             refresh_pointer_focus(event->time_msec);
+                           });
+  button_.connect(&cursor_->events.button, [this](wlr_pointer_button_event* event) { handle_button(*event); });
+  axis_.connect(&cursor_->events.axis, [this](wlr_pointer_axis_event* event) {
+    wlr_seat_pointer_notify_axis(seat_, event->time_msec, event->orientation, event->delta,
+                                 event->delta_discrete, event->source, event->relative_direction);
+  });
+  frame_.connect(&cursor_->events.frame, [this](void*) { wlr_seat_pointer_notify_frame(seat_); });
+
+  // A client may set the cursor image only while it has pointer focus.
+  request_cursor_.connect(&seat_->events.request_set_cursor,
+                          [this](wlr_seat_pointer_request_set_cursor_event* event) {
+                            if (event->seat_client == seat_->pointer_state.focused_client)
+                              wlr_cursor_set_surface(cursor_, event->surface, event->hotspot_x,
+                                                     event->hotspot_y);
+                          });
+  request_selection_.connect(&seat_->events.request_set_selection,
+                             [this](wlr_seat_request_set_selection_event* event) {
+                               wlr_seat_set_selection(seat_, event->source, event->serial);
+                             });
+  update_capabilities();
+}
+
+Seat::~Seat() {
+  keyboards_.clear();
+  pointer_destroys_.clear();
+  wlr_xcursor_manager_destroy(cursor_theme_);
+  wlr_cursor_destroy(cursor_);
+}
+
+double Seat::cursor_x() const { return cursor_->x; }
+double Seat::cursor_y() const { return cursor_->y; }
+
+void Seat::add_input(wlr_input_device* device) {
+  switch (device->type) {
+    case WLR_INPUT_DEVICE_KEYBOARD: {
+      wlr_keyboard* keyboard = wlr_keyboard_from_input_device(device);
+      keyboards_.push_back(std::make_unique<Keyboard>(*this, keyboard));
+      wlr_seat_set_keyboard(seat_, keyboard);
+      break;
+    }
+    case WLR_INPUT_DEVICE_POINTER: {
+      wlr_cursor_attach_input_device(cursor_, device);
+      ++pointers_;
+      auto listener = std::make_unique<Listener<void>>();
+      Listener<void>* raw = listener.get();
+      listener->connect(&device->events.destroy, [this, raw](void*) {
+        --pointers_;
+        std::erase_if(pointer_destroys_, [raw](const auto& l) { return l.get() == raw; });
+        update_capabilities();
+      });
+      pointer_destroys_.push_back(std::move(listener));
+      break;
+    }
+    default:
+      LOG_DEBUG("input device %s of type %d is not used yet", device->name, device->type);
+      return;
+  }
+  update_capabilities();
+}
+
+void Seat::keyboard_destroyed(Keyboard& keyboard) {
+  std::erase_if(keyboards_, [&](const auto& k) { return k.get() == &keyboard; });
+  update_capabilities();
+}
+
+void Seat::update_capabilities() {
+  uint32_t caps = 0;
+  if (pointers_ > 0) caps |= WL_SEAT_CAPABILITY_POINTER;
+  if (!keyboards_.empty()) caps |= WL_SEAT_CAPABILITY_KEYBOARD;
+  wlr_seat_set_capabilities(seat_, caps);
+  if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");
+}
+
+void Seat::focus_keyboard(wlr_surface* surface) {
+  if (surface == nullptr) {
+    wlr_seat_keyboard_notify_clear_focus(seat_);
+    return;
+  }
+  wlr_keyboard* keyboard = wlr_seat_get_keyboard(seat_);
+  if (keyboard != nullptr)
+    wlr_seat_keyboard_notify_enter(seat_, surface, keyboard->keycodes, keyboard->num_keycodes,
+                                   &keyboard->modifiers);
+  else
+    wlr_seat_keyboard_notify_enter(seat_, surface, nullptr, 0, nullptr);
+}
+
+void Seat::refresh_pointer_focus(uint32_t time_msec) {
+  wlr_surface* surface = nullptr;
+  double sx = 0;
+  double sy = 0;
+  server_.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
+  if (surface == nullptr) {
+    // Over the background: our own cursor image, and no client focus.
+    if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");
+    wlr_seat_pointer_clear_focus(seat_);
+    return;
+  }
+  wlr_seat_pointer_notify_enter(seat_, surface, sx, sy);
+  wlr_seat_pointer_notify_motion(seat_, time_msec, sx, sy);
+}
+
+void Seat::handle_button(const wlr_pointer_button_event& event) {
+  wlr_seat_pointer_notify_button(seat_, event.time_msec, event.button, event.state);
+  if (event.state != WL_POINTER_BUTTON_STATE_PRESSED) return;
+  // Click to focus: the window under the pointer is raised and focused.
+  wlr_surface* surface = nullptr;
+  double sx = 0;
+  double sy = 0;
+  View* view = server_.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
+  if (view != nullptr) server_.focus_view(view);
+}
+
+}  // namespace baton

@@ -1,0 +1,86 @@
+// The seat: keyboards, pointer and cursor image, and where input goes.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "compositor/listener.hpp"
+
+struct wlr_seat;
+struct wlr_cursor;
+struct wlr_xcursor_manager;
+struct wlr_input_device;
+struct wlr_keyboard;
+struct wlr_keyboard_key_event;
+struct wlr_pointer_motion_event;
+struct wlr_pointer_motion_absolute_event;
+struct wlr_pointer_button_event;
+struct wlr_pointer_axis_event;
+struct wlr_seat_pointer_request_set_cursor_event;
+struct wlr_seat_request_set_selection_event;
+struct wlr_surface;
+
+namespace baton {
+
+class Server;
+class Seat;
+
+class Keyboard {
+ public:
+  Keyboard(Seat& seat, wlr_keyboard* keyboard);
+  Keyboard(const Keyboard&) = delete;
+  Keyboard& operator=(const Keyboard&) = delete;
+  [[nodiscard]] wlr_keyboard* wlr() const { return keyboard_; }
+
+ private:
+  bool handle_binding(uint32_t keycode);
+  Seat& seat_;
+  wlr_keyboard* keyboard_;
+  Listener<void> modifiers_;
+  Listener<wlr_keyboard_key_event> key_;
+  Listener<void> destroy_;
+};
+
+class Seat {
+ public:
+  explicit Seat(Server& server);
+  ~Seat();
+  Seat(const Seat&) = delete;
+  Seat& operator=(const Seat&) = delete;
+
+  [[nodiscard]] wlr_seat* wlr() const { return seat_; }
+  [[nodiscard]] wlr_cursor* cursor() const { return cursor_; }
+  [[nodiscard]] double cursor_x() const;
+  [[nodiscard]] double cursor_y() const;
+  [[nodiscard]] Server& server() { return server_; }
+
+  /// Adopts a keyboard or pointer (from the backend, or synthetic in tests).
+  void add_input(wlr_input_device* device);
+  /// Sends keyboard focus to `surface` (null clears it).
+  void focus_keyboard(wlr_surface* surface);
+  /// Re-evaluates what is under the cursor, e.g. after windows moved.
+  void refresh_pointer_focus(uint32_t time_msec);
+  void keyboard_destroyed(Keyboard& keyboard);
+
+ private:
+  void update_capabilities();
+  void handle_button(const wlr_pointer_button_event& event);
+
+  Server& server_;
+  wlr_seat* seat_;
+  wlr_cursor* cursor_;
+  wlr_xcursor_manager* cursor_theme_;
+  std::vector<std::unique_ptr<Keyboard>> keyboards_;
+  int pointers_ = 0;
+
+  Listener<wlr_pointer_motion_event> motion_;
+  Listener<wlr_pointer_motion_absolute_event> motion_absolute_;
+  Listener<wlr_pointer_button_event> button_;
+  Listener<wlr_pointer_axis_event> axis_;
+  Listener<void> frame_;
+  Listener<wlr_seat_pointer_request_set_cursor_event> request_cursor_;
+  Listener<wlr_seat_request_set_selection_event> request_selection_;
+  std::vector<std::unique_ptr<Listener<void>>> pointer_destroys_;
+};
+
+}  // namespace baton

@@ -1,0 +1,151 @@
+// The compositor: one Server owns everything baton runs.
+//
+// Nothing in baton is global; a test can build as many Servers in one process
+// as it likes. Subsystems get a reference to the Server that owns them.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compositor/event_source.hpp"
+#include "compositor/image.hpp"
+#include "compositor/listener.hpp"
+#include "compositor/options.hpp"
+
+struct wl_display;
+struct wl_event_loop;
+struct wlr_allocator;
+struct wlr_backend;
+struct wlr_compositor;
+struct wlr_output;
+struct wlr_output_layout;
+struct wlr_renderer;
+struct wlr_scene;
+struct wlr_scene_output_layout;
+struct wlr_scene_tree;
+struct wlr_session;
+struct wlr_surface;
+struct wlr_xdg_shell;
+struct wlr_xdg_toplevel;
+struct wlr_xdg_popup;
+struct wlr_input_device;
+
+namespace baton {
+
+class Output;
+class View;
+class Popup;
+class Seat;
+class Launcher;
+class ScreenshotWriter;
+
+class Server {
+ public:
+  explicit Server(Options options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  /// Creates the display, backend, renderer and globals and starts the
+  /// backend. On failure returns false and start_error() says why.
+  [[nodiscard]] bool start();
+  [[nodiscard]] const std::string& start_error() const { return start_error_; }
+
+  /// Runs the startup commands, then the event loop until terminate().
+  int run();
+  /// Dispatches pending events, waiting at most `timeout_ms` (tests).
+  void dispatch(int timeout_ms);
+  void terminate(int exit_code = 0);
+  [[nodiscard]] bool terminated() const { return terminated_; }
+
+  [[nodiscard]] const Options& options() const { return options_; }
+  [[nodiscard]] wl_display* display() const { return display_; }
+  [[nodiscard]] wl_event_loop* event_loop() const { return event_loop_; }
+  [[nodiscard]] const std::string& socket_name() const { return socket_name_; }
+  [[nodiscard]] wlr_backend* backend() const { return backend_; }
+  [[nodiscard]] BackendChoice backend_kind() const { return backend_kind_; }
+  [[nodiscard]] wlr_session* session() const { return session_; }
+  [[nodiscard]] wlr_renderer* renderer() const { return renderer_; }
+  [[nodiscard]] const char* renderer_name() const { return renderer_name_; }
+  [[nodiscard]] wlr_allocator* allocator() const { return allocator_; }
+  [[nodiscard]] wlr_scene* scene() const { return scene_; }
+  [[nodiscard]] wlr_output_layout* output_layout() const { return output_layout_; }
+  [[nodiscard]] wlr_scene_output_layout* scene_layout() const { return scene_layout_; }
+  [[nodiscard]] wlr_scene_tree* background_layer() const { return background_layer_; }
+  [[nodiscard]] wlr_scene_tree* view_layer() const { return view_layer_; }
+  [[nodiscard]] bool advertises_dmabuf() const { return advertises_dmabuf_; }
+  Seat& seat() { return *seat_; }
+
+  /// Outputs in creation order.
+  [[nodiscard]] std::vector<Output*> outputs() const;
+  /// Mapped and unmapped toplevels, most recently focused first.
+  [[nodiscard]] const std::vector<std::unique_ptr<View>>& views() const { return views_; }
+  /// The toplevel that holds keyboard focus, or null.
+  [[nodiscard]] View* focused_view() const { return focused_view_; }
+  /// The output containing layout point (lx, ly), else the first output.
+  [[nodiscard]] Output* output_at(double lx, double ly) const;
+
+  /// The view and surface at layout coordinates, with surface-local coordinates.
+  View* view_at(double lx, double ly, wlr_surface** surface, double* sx, double* sy) const;
+  /// Raises `view`, activates it and gives it keyboard focus (null clears).
+  void focus_view(View* view);
+
+  /// Spawns `command` through /bin/sh with this server's WAYLAND_DISPLAY.
+  int spawn(const std::string& command);
+
+  /// Called by views: lifecycle hooks the server reacts to.
+  void view_mapped(View& view);
+  void view_unmapped(View& view);
+  void view_destroyed(View& view);
+  void output_destroyed(Output& output);
+  void popup_destroyed(Popup& popup);
+
+ private:
+  bool create_globals();
+  void handle_new_output(wlr_output* output);
+  void handle_new_toplevel(wlr_xdg_toplevel* toplevel);
+  void handle_new_popup(wlr_xdg_popup* popup);
+
+  Options options_;
+  std::string start_error_;
+  bool terminated_ = false;
+  int exit_code_ = 0;
+
+  wl_display* display_ = nullptr;
+  wl_event_loop* event_loop_ = nullptr;
+  std::string socket_name_;
+  wlr_backend* backend_ = nullptr;
+  BackendChoice backend_kind_ = BackendChoice::headless;
+  wlr_session* session_ = nullptr;
+  wlr_renderer* renderer_ = nullptr;
+  const char* renderer_name_ = "";
+  wlr_allocator* allocator_ = nullptr;
+  wlr_compositor* compositor_ = nullptr;
+  wlr_scene* scene_ = nullptr;
+  wlr_output_layout* output_layout_ = nullptr;
+  wlr_scene_output_layout* scene_layout_ = nullptr;
+  wlr_scene_tree* background_layer_ = nullptr;
+  wlr_scene_tree* view_layer_ = nullptr;
+  wlr_xdg_shell* xdg_shell_ = nullptr;
+  bool advertises_dmabuf_ = false;
+
+  std::unique_ptr<Seat> seat_;
+  std::unique_ptr<Launcher> launcher_;
+  std::unique_ptr<ScreenshotWriter> screenshot_writer_;
+  pid_t session_pid_ = -1;
+  std::vector<std::unique_ptr<Output>> outputs_;
+  std::vector<std::unique_ptr<View>> views_;
+  std::vector<std::unique_ptr<Popup>> popups_;
+  View* focused_view_ = nullptr;
+
+  Listener<wlr_output> new_output_;
+  Listener<wlr_input_device> new_input_;
+  Listener<wlr_xdg_toplevel> new_toplevel_;
+  Listener<wlr_xdg_popup> new_popup_;
+};
+
+}  // namespace baton

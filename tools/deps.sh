@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Installs what baton needs to build, run and test on Debian 12, and fetches
+# wlroots 0.18 as a meson subproject when the system has no wlroots-0.18.
+# Idempotent: when everything is present it only runs dpkg-query and returns.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo -E "$@"; fi; }
+
+# Packages whose bookworm version is too old: taken from bookworm-backports.
+backports=(
+  libwayland-dev libwayland-bin wayland-protocols libdrm-dev libdisplay-info-dev
+  libgbm-dev meson libxcb-errors-dev weston mesa-vulkan-drivers
+)
+# Everything else comes from bookworm itself.
+bookworm=(
+  ninja-build pkgconf g++ dpkg-dev libvulkan-dev glslang-tools libinput-dev
+  libxkbcommon-dev libpixman-1-dev libseat-dev libudev-dev hwdata xwayland
+  liblcms2-dev libpng-dev libgtest-dev libgmock-dev vulkan-validationlayers
+  libxcb1-dev libx11-xcb-dev libxcb-composite0-dev libxcb-dri3-dev libxcb-ewmh-dev
+  libxcb-icccm4-dev libxcb-image0-dev libxcb-present-dev libxcb-render0-dev
+  libxcb-render-util0-dev libxcb-res0-dev libxcb-shm0-dev libxcb-xfixes0-dev
+  libxcb-xinput-dev foot xvfb xauth clang-format
+)
+# Minimum versions for the backports set (what wlroots 0.18 requires).
+declare -A minimum=(
+  [libwayland-dev]=1.23 [wayland-protocols]=1.38 [libdrm-dev]=2.4.122
+  [meson]=1.3 [libdisplay-info-dev]=0.2 [weston]=12
+)
+
+missing=()
+for pkg in "${backports[@]}" "${bookworm[@]}"; do
+  have=$(dpkg-query -W -f='${db:Status-Status} ${Version}' "$pkg" 2>/dev/null || true)
+  if [ "${have%% *}" != installed ]; then
+    missing+=("$pkg")
+  elif [ -n "${minimum[$pkg]:-}" ] && dpkg --compare-versions "${have#* }" lt "${minimum[$pkg]}"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "baton setup: installing ${missing[*]}"
+  bash tools/apt-sources.sh
+  export DEBIAN_FRONTEND=noninteractive
+  as_root apt-get update -qq
+  as_root apt-get install -y -qq -t bookworm-backports \
+    --no-install-recommends "${backports[@]}" "${bookworm[@]}" >/dev/null
+fi
+
+# wlroots 0.18: the system's when pkg-config finds it, else Debian's source.
+if ! pkg-config --exists 'wlroots-0.18' && [ ! -f subprojects/wlroots/meson.build ]; then
+  bash tools/apt-sources.sh
+  echo "baton setup: fetching Debian's wlroots 0.18 source"
+  tmp=$(mktemp -d)
+  ( cd "$tmp" && apt-get source -qq --download-only 'wlroots/trixie' 2>&1 | { grep -v unsandboxed || true; } >/dev/null &&
+    dpkg-source -x ./wlroots_0.18*.dsc src >/dev/null )
+  mkdir -p subprojects
+  rm -rf subprojects/wlroots
+  mv "$tmp/src" subprojects/wlroots
+  rm -rf "$tmp"
+fi
