@@ -28,6 +28,16 @@ declare -A minimum=(
   [meson]=1.3 [libdisplay-info-dev]=0.2 [weston]=12
 )
 
+
+# Subsystems list their own packages in tools/deps.d/*.list (one per line,
+# "bpo:" marks a package taken from bookworm-backports).
+for list in tools/deps.d/*.list; do
+  [ -f "$list" ] || continue
+  while read -r entry; do
+    case "$entry" in ''|'#'*) continue ;; bpo:*) backports+=("${entry#bpo:}") ;; *) bookworm+=("$entry") ;; esac
+  done <"$list"
+done
+
 missing=()
 for pkg in "${backports[@]}" "${bookworm[@]}"; do
   have=$(dpkg-query -W -f='${db:Status-Status} ${Version}' "$pkg" 2>/dev/null || true)
