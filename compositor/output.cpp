@@ -67,6 +67,15 @@ Output::Output(Server& server, wlr_output* output) : server_(server), output_(ou
                            wlr_output_commit_state(output_, event->state);
                            update_background();
                          });
+  // wlroots' headless backend presents on a fixed timer but reports no
+  // period; the period is known exactly, so clients get it (presentation-time
+  // feedback, connected later, sees the filled-in event).
+  if (wlr_output_is_headless(output)) {
+    present_.connect(&output->events.present, [this](wlr_output_event_present* event) {
+      if (event->refresh == 0 && output_->refresh > 0)
+        event->refresh = static_cast<int>(1000000000000LL / output_->refresh);
+    });
+  }
   destroy_.connect(&output->events.destroy, [this](void*) { server_.output_destroyed(*this); });
 
   LOG_INFO("output %s: %dx%d@%.2fHz", output->name, output->width, output->height,

@@ -9,6 +9,7 @@
 
 struct wlr_output;
 struct wlr_output_event_commit;
+struct wlr_output_event_present;
 struct wlr_output_event_request_state;
 struct wlr_scene_output;
 struct wlr_scene_rect;
@@ -49,6 +50,7 @@ class Output {
   Listener<void> frame_;
   Listener<wlr_output_event_commit> commit_;
   Listener<wlr_output_event_request_state> request_state_;
+  Listener<wlr_output_event_present> present_;
   Listener<void> destroy_;
 };
 

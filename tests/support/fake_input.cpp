@@ -1,0 +1,68 @@
+#include "tests/support/fake_input.hpp"
+
+#include <linux/input-event-codes.h>
+
+#include "compositor/seat.hpp"
+#include "compositor/server.hpp"
+
+namespace baton::test {
+namespace {
+const wlr_keyboard_impl kKeyboardImpl = {.name = "baton-test-keyboard", .led_update = nullptr};
+const wlr_pointer_impl kPointerImpl = {.name = "baton-test-pointer"};
+}  // namespace
+
+FakeKeyboard::FakeKeyboard(Server& server) {
+  wlr_keyboard_init(&keyboard_, &kKeyboardImpl, "baton-test-keyboard");
+  server.seat().add_input(&keyboard_.base);
+}
+
+FakeKeyboard::~FakeKeyboard() { wlr_keyboard_finish(&keyboard_); }
+
+void FakeKeyboard::press(uint32_t keycode, bool pressed) {
+  wlr_keyboard_key_event event{};
+  event.time_msec = 0;
+  event.keycode = keycode;
+  event.update_state = true;
+  event.state = pressed ? WL_KEYBOARD_KEY_STATE_PRESSED : WL_KEYBOARD_KEY_STATE_RELEASED;
+  wlr_keyboard_notify_key(&keyboard_, &event);
+}
+
+void FakeKeyboard::tap(uint32_t keycode) {
+  press(keycode, true);
+  press(keycode, false);
+}
+
+FakePointer::FakePointer(Server& server) : server_(server) {
+  wlr_pointer_init(&pointer_, &kPointerImpl, "baton-test-pointer");
+  server.seat().add_input(&pointer_.base);
+}
+
+FakePointer::~FakePointer() { wlr_pointer_finish(&pointer_); }
+
+void FakePointer::frame() { wl_signal_emit_mutable(&pointer_.events.frame, &pointer_); }
+
+void FakePointer::move_to(double lx, double ly) {
+  wlr_box layout{};
+  wlr_output_layout_get_box(server_.output_layout(), nullptr, &layout);
+  wlr_pointer_motion_absolute_event event{};
+  event.pointer = &pointer_;
+  event.time_msec = ++time_;
+  event.x = (lx - layout.x) / layout.width;
+  event.y = (ly - layout.y) / layout.height;
+  wl_signal_emit_mutable(&pointer_.events.motion_absolute, &event);
+  frame();
+}
+
+void FakePointer::click(uint32_t button) {
+  for (auto state : {WL_POINTER_BUTTON_STATE_PRESSED, WL_POINTER_BUTTON_STATE_RELEASED}) {
+    wlr_pointer_button_event event{};
+    event.pointer = &pointer_;
+    event.time_msec = ++time_;
+    event.button = button;
+    event.state = state;
+    wl_signal_emit_mutable(&pointer_.events.button, &event);
+    frame();
+  }
+}
+
+}  // namespace baton::test

@@ -1,0 +1,46 @@
+// Synthetic keyboard and pointer devices, adopted by a Server's seat the same
+// way the backend's devices are, so input takes the same path as a user's.
+#pragma once
+
+#include <cstdint>
+
+#include "compositor/wlr.hpp"
+
+namespace baton {
+class Server;
+}
+
+namespace baton::test {
+
+class FakeKeyboard {
+ public:
+  explicit FakeKeyboard(Server& server);
+  ~FakeKeyboard();
+  FakeKeyboard(const FakeKeyboard&) = delete;
+  FakeKeyboard& operator=(const FakeKeyboard&) = delete;
+  /// Presses and releases evdev `keycode` (KEY_A, ...).
+  void tap(uint32_t keycode);
+  void press(uint32_t keycode, bool pressed);
+
+ private:
+  wlr_keyboard keyboard_{};
+};
+
+class FakePointer {
+ public:
+  explicit FakePointer(Server& server);
+  ~FakePointer();
+  FakePointer(const FakePointer&) = delete;
+  FakePointer& operator=(const FakePointer&) = delete;
+  /// Moves to layout coordinates (absolute motion over the whole layout).
+  void move_to(double lx, double ly);
+  void click(uint32_t button);
+
+ private:
+  void frame();
+  Server& server_;
+  wlr_pointer pointer_{};
+  uint32_t time_ = 0;
+};
+
+}  // namespace baton::test

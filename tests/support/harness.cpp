@@ -1,0 +1,129 @@
+#include "tests/support/harness.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <stdexcept>
+
+#include "compositor/output.hpp"
+#include "compositor/wlr.hpp"
+
+namespace baton::test {
+
+Options headless_options(int width, int height, int outputs) {
+  Options options;
+  options.backend = BackendChoice::headless;
+  options.renderer = RendererChoice::pixman;
+  options.headless_size = {width, height, 60000};
+  options.outputs = outputs;
+  // Test programs run in parallel: each server gets a socket name of its own.
+  static int counter = 0;
+  options.socket_name = "baton-test-" + std::to_string(getpid()) + "-" + std::to_string(++counter);
+  return options;
+}
+
+Harness::Harness(Options options) {
+  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime != nullptr) mkdir(runtime, 0700);
+  server_ = std::make_unique<Server>(std::move(options));
+  if (!server_->start()) throw std::runtime_error("server failed to start: " + server_->start_error());
+  // Let the backend announce and commit its outputs.
+  run_until([this]() {
+    auto outputs = server_->outputs();
+    return !outputs.empty() && std::all_of(outputs.begin(), outputs.end(),
+                                           [](Output* o) { return o->frames() > 0; });
+  });
+}
+
+Harness::~Harness() {
+  for (wl_display* client : clients_) wl_display_disconnect(client);
+  clients_.clear();
+  server_.reset();
+}
+
+wl_display* Harness::connect() {
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    throw std::runtime_error("socketpair failed");
+  if (wl_client_create(server_->display(), fds[0]) == nullptr)
+    throw std::runtime_error("wl_client_create failed");
+  wl_display* display = wl_display_connect_to_fd(fds[1]);
+  if (display == nullptr) throw std::runtime_error("wl_display_connect_to_fd failed");
+  clients_.push_back(display);
+  return display;
+}
+
+void Harness::disconnect(wl_display* display) {
+  std::erase(clients_, display);
+  wl_display_disconnect(display);
+  pump(0);
+}
+
+void Harness::pump(int timeout_ms) {
+  // Send what clients queued, then wait on the server loop and all clients.
+  std::vector<pollfd> fds;
+  fds.push_back({wl_event_loop_get_fd(server_->event_loop()), POLLIN, 0});
+  for (wl_display* client : clients_) {
+    while (wl_display_prepare_read(client) != 0) wl_display_dispatch_pending(client);
+    wl_display_flush(client);
+    fds.push_back({wl_display_get_fd(client), POLLIN, 0});
+  }
+  server_->dispatch(0);
+  poll(fds.data(), fds.size(), timeout_ms);
+  server_->dispatch(0);
+  for (size_t i = 0; i < clients_.size(); ++i) {
+    pollfd check{wl_display_get_fd(clients_[i]), POLLIN, 0};
+    if (poll(&check, 1, 0) > 0)
+      wl_display_read_events(clients_[i]);
+    else
+      wl_display_cancel_read(clients_[i]);
+    wl_display_dispatch_pending(clients_[i]);
+  }
+}
+
+bool Harness::run_until(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    pump(5);
+  }
+  return true;
+}
+
+void Harness::run_for(std::chrono::milliseconds duration) {
+  auto deadline = std::chrono::steady_clock::now() + duration;
+  while (std::chrono::steady_clock::now() < deadline) pump(5);
+}
+
+void Harness::sync() {
+  std::vector<std::pair<wl_callback*, bool>> pending;
+  pending.reserve(clients_.size());
+  static const wl_callback_listener listener = {
+      [](void* data, wl_callback* cb, uint32_t) {
+        *static_cast<bool*>(data) = true;
+        wl_callback_destroy(cb);
+      }};
+  std::vector<std::unique_ptr<bool>> flags;
+  for (wl_display* client : clients_) {
+    flags.push_back(std::make_unique<bool>(false));
+    wl_callback_add_listener(wl_display_sync(client), &listener, flags.back().get());
+  }
+  run_until([&]() { return std::all_of(flags.begin(), flags.end(), [](auto& f) { return *f; }); });
+}
+
+Image Harness::capture(size_t index) {
+  Image result;
+  bool captured = false;
+  server_->outputs().at(index)->capture([&](const Image& image) {
+    result = image;
+    captured = true;
+  });
+  if (!run_until([&]() { return captured; })) throw std::runtime_error("capture timed out");
+  return result;
+}
+
+}  // namespace baton::test

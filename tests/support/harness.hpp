@@ -1,0 +1,57 @@
+// An in-process test harness: a whole Server on the headless backend, real
+// libwayland-client clients connected over socketpairs, one thread.
+//
+// Server and clients are pumped alternately by run_until(), so a test reads
+// like a client's story: do something, run until the compositor answered.
+#pragma once
+
+#include <wayland-client.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compositor/image.hpp"
+#include "compositor/options.hpp"
+#include "compositor/server.hpp"
+
+namespace baton::test {
+
+/// Options for a headless test server: pixman, one small output, no socket
+/// search surprises.
+Options headless_options(int width = 640, int height = 480, int outputs = 1);
+
+class Harness {
+ public:
+  explicit Harness(Options options = headless_options());
+  ~Harness();
+  Harness(const Harness&) = delete;
+  Harness& operator=(const Harness&) = delete;
+
+  Server& server() { return *server_; }
+
+  /// A new client connection to the server (owned by the harness).
+  wl_display* connect();
+  /// Dispatches server and every client until `done` holds or `timeout`
+  /// passes; returns whether `done` held.
+  bool run_until(const std::function<bool()>& done,
+                 std::chrono::milliseconds timeout = std::chrono::milliseconds(2000));
+  /// Pumps everything for `duration` (to let frames happen).
+  void run_for(std::chrono::milliseconds duration);
+  /// Runs until every client's requests so far were handled (a roundtrip on each).
+  void sync();
+  /// Captures output `index` on its next frame.
+  Image capture(size_t index = 0);
+  /// Disconnects a client (as if it crashed); its objects are destroyed.
+  void disconnect(wl_display* display);
+
+ private:
+  void pump(int timeout_ms);
+
+  std::unique_ptr<Server> server_;
+  std::vector<wl_display*> clients_;
+};
+
+}  // namespace baton::test

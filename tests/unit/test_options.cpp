@@ -1,0 +1,92 @@
+#include <gtest/gtest.h>
+
+#include "compositor/options.hpp"
+#include "compositor/screenshot_writer.hpp"
+
+namespace {
+
+using baton::BackendChoice;
+using Action = baton::ParsedCommandLine::Action;
+
+baton::ParsedCommandLine parse(std::vector<std::string_view> args) {
+  args.insert(args.begin(), "baton");
+  return baton::parse_command_line(args);
+}
+
+TEST(Options, DefaultsWithNoArguments) {
+  auto p = parse({});
+  ASSERT_EQ(p.action, Action::run);
+  EXPECT_EQ(p.options.backend, BackendChoice::automatic);
+  EXPECT_EQ(p.options.outputs, 1);
+  EXPECT_EQ(p.options.headless_size.width, 1280);
+  EXPECT_EQ(p.options.headless_size.refresh_mhz, 60000);
+  EXPECT_FALSE(p.options.screenshot_path);
+}
+
+TEST(Options, EveryOptionParses) {
+  auto p = parse({"-s", "foot", "--startup=weston-simple-shm", "--exit-with-session", "--backend", "headless",
+                  "--renderer=pixman", "--headless-size", "800x600@75", "--outputs", "2", "--screenshot",
+                  "/tmp/x.png", "--exit-after-screenshot", "--screenshot-delay", "50", "-c", "/tmp/cfg", "-d",
+                  "--socket", "wayland-test"});
+  ASSERT_EQ(p.action, Action::run) << p.error;
+  const auto& o = p.options;
+  EXPECT_EQ(o.startup_commands, (std::vector<std::string>{"foot", "weston-simple-shm"}));
+  EXPECT_TRUE(o.exit_with_session);
+  EXPECT_EQ(o.backend, BackendChoice::headless);
+  EXPECT_EQ(o.renderer, baton::RendererChoice::pixman);
+  EXPECT_EQ(o.headless_size.width, 800);
+  EXPECT_EQ(o.headless_size.height, 600);
+  EXPECT_EQ(o.headless_size.refresh_mhz, 75000);
+  EXPECT_EQ(o.outputs, 2);
+  EXPECT_EQ(o.screenshot_path, "/tmp/x.png");
+  EXPECT_TRUE(o.exit_after_screenshot);
+  EXPECT_EQ(o.screenshot_delay_ms, 50);
+  EXPECT_EQ(o.config_path, "/tmp/cfg");
+  EXPECT_EQ(o.socket_name, "wayland-test");
+  EXPECT_TRUE(o.debug);
+}
+
+TEST(Options, HelpAndVersion) {
+  EXPECT_EQ(parse({"--help"}).action, Action::help);
+  EXPECT_EQ(parse({"-h"}).action, Action::help);
+  EXPECT_EQ(parse({"--version"}).action, Action::version);
+  EXPECT_NE(baton::usage_text("baton").find("--headless-size"), std::string::npos);
+}
+
+TEST(Options, ErrorsNameTheProblem) {
+  auto unknown = parse({"--frobnicate"});
+  EXPECT_EQ(unknown.action, Action::error);
+  EXPECT_NE(unknown.error.find("--frobnicate"), std::string::npos);
+
+  auto backend = parse({"--backend", "fbdev"});
+  EXPECT_EQ(backend.action, Action::error);
+  EXPECT_NE(backend.error.find("fbdev"), std::string::npos);
+
+  EXPECT_EQ(parse({"--backend"}).action, Action::error);
+  EXPECT_EQ(parse({"--outputs", "0"}).action, Action::error);
+  EXPECT_EQ(parse({"--outputs", "two"}).action, Action::error);
+  EXPECT_EQ(parse({"--headless-size", "800"}).action, Action::error);
+  EXPECT_EQ(parse({"--headless-size", "800x600@"}).action, Action::error);
+  EXPECT_EQ(parse({"--headless-size", "-1x600"}).action, Action::error);
+  EXPECT_EQ(parse({"--exit-after-screenshot"}).action, Action::error);
+  auto vulkan = parse({"--renderer", "vulkan"});
+  EXPECT_EQ(vulkan.action, Action::error);
+  EXPECT_NE(vulkan.error.find("vulkan"), std::string::npos);
+}
+
+TEST(Options, OutputSizeWithoutRefreshKeepsSixtyHertz) {
+  auto size = baton::parse_output_size("1920x1080");
+  ASSERT_TRUE(size);
+  EXPECT_EQ(size->width, 1920);
+  EXPECT_EQ(size->height, 1080);
+  EXPECT_EQ(size->refresh_mhz, 60000);
+}
+
+TEST(ScreenshotPaths, OneFilePerOutput) {
+  using baton::ScreenshotWriter;
+  EXPECT_EQ(ScreenshotWriter::path_for_output("/tmp/s.png", 0), "/tmp/s.png");
+  EXPECT_EQ(ScreenshotWriter::path_for_output("/tmp/s.png", 1), "/tmp/s-1.png");
+  EXPECT_EQ(ScreenshotWriter::path_for_output("/tmp/shot", 2), "/tmp/shot-2");
+}
+
+}  // namespace
