@@ -52,6 +52,15 @@ std::optional<OutputSize> parse_output_size(std::string_view text) {
   return size;
 }
 
+std::optional<uint32_t> parse_colour(std::string_view text) {
+  if (text.starts_with('#')) text.remove_prefix(1);
+  if (text.size() != 6) return std::nullopt;
+  uint32_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
 const char* backend_name(BackendChoice choice) {
   switch (choice) {
     case BackendChoice::automatic: return "auto";
@@ -86,6 +95,7 @@ std::string usage_text(std::string_view program) {
       --exit-after-screenshot
                              Exit once the screenshot is written.
       --socket NAME          Listen on NAME instead of the first free wayland-N.
+      --background COLOR     Solid background colour, #rrggbb (default #292e38).
   -c, --config PATH          Read configuration from PATH.
   -d, --debug                Verbose logging.
 )";
@@ -175,6 +185,11 @@ ParsedCommandLine parse_command_line(const std::vector<std::string_view>& args) 
     } else if (arg == "--socket") {
       if (needs_value()) return fail("option --socket needs a name");
       o.socket_name = std::string(v);
+    } else if (arg == "--background") {
+      if (needs_value()) return fail("option --background needs a colour");
+      auto colour = parse_colour(v);
+      if (!colour) return fail("bad --background '" + std::string(v) + "' (expected #rrggbb)");
+      o.background = *colour;
     } else if (arg == "-c" || arg == "--config") {
       if (needs_value()) return fail("option " + std::string(arg) + " needs a path");
       o.config_path = std::string(v);

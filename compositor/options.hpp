@@ -1,6 +1,7 @@
 // baton's command line.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,8 @@ struct Options {
   /// Listen on this socket name instead of the first free wayland-N.
   std::optional<std::string> socket_name;
   bool debug = false;
+  /// Solid background colour, 0xRRGGBB.
+  uint32_t background = 0x292e38;
 };
 
 struct ParsedCommandLine {
@@ -45,5 +48,7 @@ struct ParsedCommandLine {
 [[nodiscard]] std::string usage_text(std::string_view program);
 [[nodiscard]] const char* backend_name(BackendChoice choice);
 [[nodiscard]] std::optional<OutputSize> parse_output_size(std::string_view text);
+/// "#rrggbb" or "rrggbb" to 0xRRGGBB.
+[[nodiscard]] std::optional<uint32_t> parse_colour(std::string_view text);
 
 }  // namespace baton

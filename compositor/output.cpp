@@ -11,8 +11,6 @@
 namespace baton {
 namespace {
 
-// Dark slate: distinct from black so a screenshot shows that baton drew.
-constexpr float kBackground[4] = {0.16f, 0.18f, 0.22f, 1.0f};
 
 Image read_buffer(wlr_renderer* renderer, wlr_buffer* buffer) {
   wlr_texture* texture = wlr_texture_from_buffer(renderer, buffer);
@@ -44,10 +42,11 @@ Output::Output(Server& server, wlr_output* output) : server_(server), output_(ou
   wlr_output_state_set_enabled(&state, true);
   if (wlr_output_mode* mode = wlr_output_preferred_mode(output); mode != nullptr) {
     wlr_output_state_set_mode(&state, mode);
-  } else {
+  } else if (wlr_output_is_headless(output)) {
     const OutputSize& size = server.options().headless_size;
     wlr_output_state_set_custom_mode(&state, size.width, size.height, size.refresh_mhz);
   }
+  // Nested outputs keep the size of their window; they have no refresh rate.
   if (!wlr_output_commit_state(output, &state))
     LOG_ERROR("output %s: the initial mode could not be set", output->name);
   wlr_output_state_finish(&state);
@@ -55,7 +54,11 @@ Output::Output(Server& server, wlr_output* output) : server_(server), output_(ou
   wlr_output_layout_output* layout_output = wlr_output_layout_add_auto(server.output_layout(), output);
   scene_output_ = wlr_scene_output_create(server.scene(), output);
   wlr_scene_output_layout_add_output(server.scene_layout(), layout_output, scene_output_);
-  background_ = wlr_scene_rect_create(server.background_layer(), 0, 0, kBackground);
+  const uint32_t rgb = server.options().background;
+  const float colour[4] = {static_cast<float>((rgb >> 16) & 0xff) / 255.0f,
+                           static_cast<float>((rgb >> 8) & 0xff) / 255.0f,
+                           static_cast<float>(rgb & 0xff) / 255.0f, 1.0f};
+  background_ = wlr_scene_rect_create(server.background_layer(), 0, 0, colour);
   update_background();
 
   frame_.connect(&output->events.frame, [this](void*) { handle_frame(); });

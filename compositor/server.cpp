@@ -32,6 +32,7 @@ Server::~Server() {
   screenshot_writer_.reset();
   launcher_.reset();
   if (display_ != nullptr) wl_display_destroy_clients(display_);
+  backend_destroy_.disconnect();
   new_output_.disconnect();
   new_input_.disconnect();
   new_toplevel_.disconnect();
@@ -145,6 +146,13 @@ bool Server::create_globals() {
 
   seat_ = std::make_unique<Seat>(*this);
 
+  // Nested backends destroy themselves when the parent compositor or X
+  // server goes away; a nested baton then has nothing left to show.
+  backend_destroy_.connect(&backend_->events.destroy, [this](void*) {
+    backend_ = nullptr;
+    LOG_INFO("the backend was closed (parent display gone?); shutting down");
+    terminate(0);
+  });
   new_output_.connect(&backend_->events.new_output, [this](wlr_output* output) { handle_new_output(output); });
   new_input_.connect(&backend_->events.new_input, [this](wlr_input_device* device) { seat_->add_input(device); });
   new_toplevel_.connect(&xdg_shell_->events.new_toplevel,
@@ -225,6 +233,13 @@ void Server::handle_new_output(wlr_output* output) {
 
 void Server::output_destroyed(Output& output) {
   std::erase_if(outputs_, [&](const auto& o) { return o.get() == &output; });
+  // Closing the last window of a nested baton ends it, as closing a nested
+  // sway or weston does.
+  bool nested = backend_kind_ == BackendChoice::wayland || backend_kind_ == BackendChoice::x11;
+  if (nested && outputs_.empty() && !terminated_) {
+    LOG_INFO("the last nested output was closed; shutting down");
+    terminate(0);
+  }
 }
 
 void Server::handle_new_toplevel(wlr_xdg_toplevel* toplevel) {

@@ -142,6 +142,7 @@ class Server {
   std::vector<std::unique_ptr<Popup>> popups_;
   View* focused_view_ = nullptr;
 
+  Listener<void> backend_destroy_;
   Listener<wlr_output> new_output_;
   Listener<wlr_input_device> new_input_;
   Listener<wlr_xdg_toplevel> new_toplevel_;

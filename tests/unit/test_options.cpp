@@ -27,7 +27,7 @@ TEST(Options, EveryOptionParses) {
   auto p = parse({"-s", "foot", "--startup=weston-simple-shm", "--exit-with-session", "--backend", "headless",
                   "--renderer=pixman", "--headless-size", "800x600@75", "--outputs", "2", "--screenshot",
                   "/tmp/x.png", "--exit-after-screenshot", "--screenshot-delay", "50", "-c", "/tmp/cfg", "-d",
-                  "--socket", "wayland-test"});
+                  "--socket", "wayland-test", "--background", "#3060a0"});
   ASSERT_EQ(p.action, Action::run) << p.error;
   const auto& o = p.options;
   EXPECT_EQ(o.startup_commands, (std::vector<std::string>{"foot", "weston-simple-shm"}));
@@ -44,6 +44,7 @@ TEST(Options, EveryOptionParses) {
   EXPECT_EQ(o.config_path, "/tmp/cfg");
   EXPECT_EQ(o.socket_name, "wayland-test");
   EXPECT_TRUE(o.debug);
+  EXPECT_EQ(o.background, 0x3060a0u);
 }
 
 TEST(Options, HelpAndVersion) {
@@ -69,6 +70,9 @@ TEST(Options, ErrorsNameTheProblem) {
   EXPECT_EQ(parse({"--headless-size", "800x600@"}).action, Action::error);
   EXPECT_EQ(parse({"--headless-size", "-1x600"}).action, Action::error);
   EXPECT_EQ(parse({"--exit-after-screenshot"}).action, Action::error);
+  EXPECT_EQ(parse({"--background", "blue"}).action, Action::error);
+  EXPECT_EQ(parse({"--background", "#12345"}).action, Action::error);
+  EXPECT_EQ(parse({"--background", "12345g"}).action, Action::error);
   auto vulkan = parse({"--renderer", "vulkan"});
   EXPECT_EQ(vulkan.action, Action::error);
   EXPECT_NE(vulkan.error.find("vulkan"), std::string::npos);

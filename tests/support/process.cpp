@@ -1,0 +1,154 @@
+#include "tests/support/process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace baton::test {
+
+Process::Process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                 const std::string& log_path) {
+  int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log < 0) throw std::runtime_error("cannot open " + log_path);
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    setpgid(0, 0);
+    for (const auto& [key, value] : env) {
+      if (value.empty())
+        unsetenv(key.c_str());
+      else
+        setenv(key.c_str(), value.c_str(), 1);
+    }
+    dup2(log, STDOUT_FILENO);
+    dup2(log, STDERR_FILENO);
+    int null = open("/dev/null", O_RDONLY);
+    dup2(null, STDIN_FILENO);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  setpgid(pid_, pid_);
+  close(log);
+}
+
+Process::~Process() {
+  if (!reaped_) {
+    kill(-pid_, SIGKILL);
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+std::optional<int> Process::wait(std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      reaped_ = true;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+void Process::signal(int sig) { kill(pid_, sig); }
+
+std::string baton_exe() {
+  const char* exe = std::getenv("BATON_EXE");
+  if (exe == nullptr) throw std::runtime_error("BATON_EXE is not set (run through meson test)");
+  return exe;
+}
+
+std::optional<int> run_baton(const std::vector<std::string>& args, const std::string& log_path,
+                             std::chrono::milliseconds timeout, const std::map<std::string, std::string>& env) {
+  std::vector<std::string> argv{baton_exe()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Process baton(argv, env, log_path);
+  return baton.wait(timeout);
+}
+
+std::string scratch_dir(const std::string& name) {
+  auto dir = std::filesystem::path(BATON_BUILD_DIR) / "scratch" / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool wait_for_text(const std::string& path, const std::string& needle, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (read_file(path).find(needle) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+Image load_png_or_fail(const std::string& path) {
+  std::string error;
+  Image image = read_png(path, error);
+  if (!error.empty()) throw std::runtime_error(error);
+  return image;
+}
+
+namespace {
+template <typename F>
+void for_each_pixel(const Image& image, Box box, F f) {
+  int x1 = box.x1 < 0 ? image.width : std::min(box.x1, image.width);
+  int y1 = box.y1 < 0 ? image.height : std::min(box.y1, image.height);
+  for (int y = std::max(0, box.y0); y < y1; ++y)
+    for (int x = std::max(0, box.x0); x < x1; ++x) f(x, y, image.at(x, y));
+}
+}  // namespace
+
+long count_pixels(const Image& image, uint32_t argb, Box box) {
+  long n = 0;
+  for_each_pixel(image, box, [&](int, int, uint32_t p) { n += p == argb; });
+  return n;
+}
+
+long count_other_pixels(const Image& image, uint32_t argb, Box box) {
+  long n = 0;
+  for_each_pixel(image, box, [&](int, int, uint32_t p) { n += p != argb; });
+  return n;
+}
+
+Box bounding_box(const Image& image, uint32_t argb) {
+  Box b{image.width, image.height, -1, -1};
+  for_each_pixel(image, {}, [&](int x, int y, uint32_t p) {
+    if (p != argb) return;
+    b.x0 = std::min(b.x0, x);
+    b.y0 = std::min(b.y0, y);
+    b.x1 = std::max(b.x1, x + 1);
+    b.y1 = std::max(b.y1, y + 1);
+  });
+  return b;
+}
+
+long distinct_colours(const Image& image, Box box) {
+  std::set<uint32_t> seen;
+  for_each_pixel(image, box, [&](int, int, uint32_t p) { seen.insert(p); });
+  return static_cast<long>(seen.size());
+}
+
+}  // namespace baton::test

@@ -1,0 +1,61 @@
+// Child processes for end-to-end tests: baton itself, Xvfb, real clients.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compositor/image.hpp"
+
+namespace baton::test {
+
+class Process {
+ public:
+  /// Starts `argv` with `env` changes (an empty value unsets), stdout and
+  /// stderr appended to `log_path`.
+  Process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+          const std::string& log_path);
+  ~Process();  // SIGKILLs the process group if still running
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  /// The exit status if it exits within `timeout` (128+N when killed by N).
+  std::optional<int> wait(std::chrono::milliseconds timeout);
+  void signal(int sig);
+  [[nodiscard]] pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+};
+
+/// Runs baton from BATON_EXE with `args`; returns its exit status (nullopt on
+/// timeout, after killing it). Output goes to `log_path`.
+std::optional<int> run_baton(const std::vector<std::string>& args, const std::string& log_path,
+                             std::chrono::milliseconds timeout,
+                             const std::map<std::string, std::string>& env = {});
+
+std::string baton_exe();
+/// A fresh per-test directory under the build tree.
+std::string scratch_dir(const std::string& name);
+std::string read_file(const std::string& path);
+/// Polls until `path` contains `needle` or `timeout` passes.
+bool wait_for_text(const std::string& path, const std::string& needle, std::chrono::milliseconds timeout);
+Image load_png_or_fail(const std::string& path);
+
+/// Pixels in `image` for which `match` holds, within [x0,x1)x[y0,y1) (whole
+/// image by default).
+struct Box {
+  int x0 = 0, y0 = 0, x1 = -1, y1 = -1;
+};
+long count_pixels(const Image& image, uint32_t argb, Box box = {});
+long count_other_pixels(const Image& image, uint32_t argb, Box box = {});
+/// The bounding box of pixels equal to `argb`.
+Box bounding_box(const Image& image, uint32_t argb);
+long distinct_colours(const Image& image, Box box = {});
+
+}  // namespace baton::test
