@@ -5,23 +5,26 @@
 #
 # usage: vm-run.sh [options] [--] COMMAND [ARGS...]
 #   --cache DIR     kernel + initramfs cache (default $BATON_VM_CACHE, else
-#                   ./vm-cache); the kernel is fetched on first use
+#                   ~/.cache/baton-vm); the kernel is fetched on first use
 #   --modules LIST  comma-separated modules to modprobe first (vgem,virtio_gpu)
 #   --gpu           add a virtio-gpu-pci device (KMS, one 1280x800 output)
 #   --share DIR     share host DIR read-write at the same path (at most 8)
 #   --env K=V       environment for the command (repeatable)
 #   --timeout SECS  whole-VM limit (default 240)
 #   --memory SIZE   guest RAM (default 1G)    --cpus N   vCPUs (default nproc)
-# The guest's cwd is the caller's; the guest has /dev/udmabuf (built in).
+# The guest's cwd is the caller's; the guest has /dev/udmabuf (built in); its
+# /tmp, /run and every path outside --share directories are fresh tmpfs
+# layers: write results into a --share directory to get them back.
+# env: BATON_VM_QEMU (the qemu binary), BATON_VM_CACHE (as --cache).
 # Exit status: the command's; 124 when the VM ran out of time; 125 when the
 # command never ran (qemu missing, no kernel, boot failure: the reason is
 # printed, with the guest's kernel log).
 set -uo pipefail
 here=$(dirname "$(realpath "$0")")
-cache=${BATON_VM_CACHE:-$PWD/vm-cache}
+cache=${BATON_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-vm}
 modules="" gpu=0 timeout=240 memory=1G cpus=$(nproc)
 shares=() envs=()
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --cache) cache=$2; shift 2 ;;
@@ -42,8 +45,8 @@ done
 [ ${#shares[@]} -le 8 ] || { echo "vm-run: at most 8 --share directories" >&2; exit 2; }
 cannot_run() { echo "vm-run: FAILED before the guest command ran: $*" >&2; exit 125; }
 
-qemu=$(command -v qemu-system-x86_64) ||
-  cannot_run "qemu-system-x86_64 is not installed (tools/deps.sh installs qemu-system-x86)"
+qemu=$(command -v "${BATON_VM_QEMU:-qemu-system-x86_64}") ||
+  cannot_run "${BATON_VM_QEMU:-qemu-system-x86_64} is not installed (tools/deps.sh installs qemu-system-x86)"
 kpkg=$("$here/fetch-kernel.sh" "$cache") || cannot_run "no guest kernel (see fetch-kernel above)"
 kver=$(ls "$kpkg/lib/modules")
 vmlinuz=$(ls "$kpkg"/boot/vmlinuz-* | head -n 1)
