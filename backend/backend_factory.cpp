@@ -53,8 +53,16 @@ CreatedBackend create_drm(wl_event_loop* loop) {
   wlr_device* gpus[8];
   ssize_t n = wlr_session_find_gpus(session, 8, gpus);
   if (n <= 0) {
+    // wlroots only takes cards whose udev ID_SEAT (default seat0) is the
+    // session's seat; libseat's noop backend calls its seat "noop".
+    std::string why = std::string("the DRM backend found no GPU on seat '") + session->seat +
+                      "' (no usable /dev/dri/card* device";
+    if (std::strcmp(session->seat, "seat0") != 0)
+      why += ", or none assigned to this seat: run seatd or logind, or name the cards in "
+             "WLR_DRM_DEVICES";
+    why += ")";
     wlr_session_destroy(session);
-    return fail(result, "the DRM backend found no GPU (no usable /dev/dri/card* device)");
+    return fail(result, why);
   }
   wlr_backend* primary = nullptr;
   for (ssize_t i = 0; i < n; ++i) {
