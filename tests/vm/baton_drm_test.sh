@@ -8,23 +8,17 @@ set -uo pipefail
 baton=$1 check=$2 out=$3
 fail() { echo "baton-drm: FAIL: $*"; exit 1; }
 
-command -v seatd >/dev/null || fail "seatd is not installed (tools/deps.sh installs it)"
 command -v weston-simple-shm >/dev/null || fail "weston-simple-shm is not installed (weston)"
-# libseat's noop backend names its seat "noop", which wlroots' GPU search
-# never matches; seatd gives the real "seat0".
-seatd -l error &
-seatd_pid=$!
-for _ in $(seq 100); do [ -S /run/seatd.sock ] && break; sleep 0.05; done
-[ -S /run/seatd.sock ] || fail "seatd did not create /run/seatd.sock"
+source "$(dirname "$0")/guest-seat.sh"
 
 mode=$(head -n 1 /sys/class/drm/card*-Virtual-1/modes 2>/dev/null)
 [ -n "$mode" ] || fail "no virtio-gpu connector (Virtual-1) with a mode in sysfs"
 png="$out/baton-drm.png"
 rm -f "$png"
-LIBSEAT_BACKEND=seatd WLR_LIBINPUT_NO_DEVICES=1 timeout 60 "$baton" --backend drm \
+timeout 60 "$baton" --backend drm \
   --screenshot "$png" --exit-after-screenshot --startup weston-simple-shm
 rc=$?
-kill "$seatd_pid" 2>/dev/null
+stop_seat
 [ $rc = 124 ] && fail "baton did not exit within 60 s (no screenshot?)"
 [ $rc = 0 ] || fail "baton exited with status $rc"
 "$check" "$png" "${mode%x*}" "${mode#*x}" || fail "screenshot $png does not show the client"
