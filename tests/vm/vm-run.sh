@@ -10,6 +10,8 @@
 #   --gpu           add a virtio-gpu-pci device (KMS, one 1280x800 output)
 #   --share DIR     share host DIR read-write at the same path (at most 8)
 #   --env K=V       environment for the command (repeatable)
+#   --lavapipe      Vulkan through Mesa's lavapipe only (VK_DRIVER_FILES);
+#                   with /dev/udmabuf it can import and export dma-bufs
 #   --timeout SECS  whole-VM limit (default 240)
 #   --memory SIZE   guest RAM (default 1G)    --cpus N   vCPUs (default nproc)
 # The guest's cwd is the caller's; the guest has /dev/udmabuf (built in); its
@@ -22,9 +24,9 @@
 set -uo pipefail
 here=$(dirname "$(realpath "$0")")
 cache=${BATON_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-vm}
-modules="" gpu=0 timeout=240 memory=1G cpus=$(nproc)
+modules="" gpu=0 lavapipe=0 timeout=240 memory=1G cpus=$(nproc)
 shares=() envs=()
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --cache) cache=$2; shift 2 ;;
@@ -32,6 +34,7 @@ while [ $# -gt 0 ]; do
     --gpu) gpu=1; shift ;;
     --share) shares+=("$(realpath "$2")"); shift 2 ;;
     --env) envs+=("$2"); shift 2 ;;
+    --lavapipe) lavapipe=1; shift ;;
     --timeout) timeout=$2; shift 2 ;;
     --memory) memory=$2; shift 2 ;;
     --cpus) cpus=$2; shift 2 ;;
@@ -47,6 +50,11 @@ cannot_run() { echo "vm-run: FAILED before the guest command ran: $*" >&2; exit 
 
 qemu=$(command -v "${BATON_VM_QEMU:-qemu-system-x86_64}") ||
   cannot_run "${BATON_VM_QEMU:-qemu-system-x86_64} is not installed (tools/deps.sh installs qemu-system-x86)"
+if [ $lavapipe = 1 ]; then
+  icd=$(ls /usr/share/vulkan/icd.d/lvp_icd*.json 2>/dev/null | head -n 1)
+  [ -n "$icd" ] || cannot_run "lavapipe is not installed (mesa-vulkan-drivers from bookworm-backports)"
+  envs+=("VK_DRIVER_FILES=$icd")
+fi
 kpkg=$("$here/fetch-kernel.sh" "$cache") || cannot_run "no guest kernel (see fetch-kernel above)"
 kver=$(ls "$kpkg/lib/modules")
 vmlinuz=$(ls "$kpkg"/boot/vmlinuz-* | head -n 1)
