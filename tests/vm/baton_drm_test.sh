@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs inside the guest: baton on the virtio-gpu card through wlroots' DRM
-# backend (seat from seatd, as on a real machine), maps weston-simple-shm,
-# and its screenshot must show the client's pixels on the output's mode.
+# backend (seat from seatd, as on a real machine) maps weston-simple-shm.
+# Both baton's own screenshot and what the CRTC actually scans out must show
+# the client's pixels, at the output's mode.
 #
-# usage: baton_drm_test.sh BATON SCREENSHOT_CHECK OUT_DIR
+# usage: baton_drm_test.sh BATON SCREENSHOT_CHECK SCANOUT_DUMP OUT_DIR
 set -uo pipefail
-baton=$1 check=$2 out=$3
+baton=$1 check=$2 scanout_dump=$3 out=$4
 fail() { echo "baton-drm: FAIL: $*"; exit 1; }
 
 command -v weston-simple-shm >/dev/null || fail "weston-simple-shm is not installed (weston)"
@@ -13,13 +14,26 @@ source "$(dirname "$0")/guest-seat.sh"
 
 mode=$(head -n 1 /sys/class/drm/card*-Virtual-1/modes 2>/dev/null)
 [ -n "$mode" ] || fail "no virtio-gpu connector (Virtual-1) with a mode in sysfs"
-png="$out/baton-drm.png"
-rm -f "$png"
-timeout 60 "$baton" --backend drm \
-  --screenshot "$png" --exit-after-screenshot --startup weston-simple-shm
+width=${mode%x*} height=${mode#*x}
+shot="$out/baton-drm.png" scanout="$out/baton-drm-scanout.png"
+rm -f "$shot" "$scanout"
+"$baton" --backend drm --screenshot "$shot" --startup weston-simple-shm &
+baton_pid=$!
+for _ in $(seq 600); do
+  [ -s "$shot" ] && break
+  kill -0 $baton_pid 2>/dev/null || break
+  sleep 0.05
+done
+[ -s "$shot" ] || { kill $baton_pid 2>/dev/null; fail "baton wrote no screenshot within 30 s"; }
+sleep 0.2  # the frame that drew the screenshot is on the screen by now
+"$scanout_dump" virtio_gpu "$scanout"
+dump_rc=$?
+kill -TERM $baton_pid
+wait $baton_pid
 rc=$?
 stop_seat
-[ $rc = 124 ] && fail "baton did not exit within 60 s (no screenshot?)"
-[ $rc = 0 ] || fail "baton exited with status $rc"
-"$check" "$png" "${mode%x*}" "${mode#*x}" || fail "screenshot $png does not show the client"
-echo "baton-drm: PASS ($png, mode $mode)"
+[ $dump_rc = 0 ] || fail "could not read the scanout buffer"
+"$check" "$shot" "$width" "$height" || fail "baton's screenshot $shot does not show the client"
+"$check" "$scanout" "$width" "$height" || fail "the CRTC does not scan out the client ($scanout)"
+[ $rc = 0 ] || [ $rc = 143 ] || fail "baton exited with status $rc on SIGTERM"
+echo "baton-drm: PASS (screenshot and scanout show the client at $mode)"
