@@ -13,6 +13,7 @@
 //            [--sync implicit|explicit|none] [--frames N] [--delay-ms MS]
 // exit: 0 all frames presented after their fences; 1 a frame was presented
 // early, never, or a call failed; 77 the compositor lacks what --sync needs.
+#include <drm_fourcc.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
@@ -26,8 +27,6 @@
 #include <string_view>
 #include <thread>
 #include <vector>
-
-#include <drm_fourcc.h>
 
 #include "renderer/sync/sync_file.hpp"
 #include "renderer/sync/timeline.hpp"
@@ -69,10 +68,14 @@ std::optional<Options> parse(int argc, char** argv) {
       o.allocator = *a;
     } else if (arg == "--sync") {
       std::string_view v = value;
-      if (v == "none") o.sync = SyncMode::none;
-      else if (v == "implicit") o.sync = SyncMode::implicit;
-      else if (v == "explicit") o.sync = SyncMode::explicit_;
-      else return std::nullopt;
+      if (v == "none")
+        o.sync = SyncMode::none;
+      else if (v == "implicit")
+        o.sync = SyncMode::implicit;
+      else if (v == "explicit")
+        o.sync = SyncMode::explicit_;
+      else
+        return std::nullopt;
     } else if (arg == "--frames") {
       o.frames = std::atoi(value);
     } else if (arg == "--delay-ms") {
@@ -103,8 +106,9 @@ class Producer {
   int run() {
     if (!window_.display()) return fail("cannot connect: " + window_.error());
     if (!window_.dmabuf())
-      return skip("the compositor advertises no zwp_linux_dmabuf_v1 (v3+): its renderer "
-                  "cannot import dma-bufs");
+      return skip(
+          "the compositor advertises no zwp_linux_dmabuf_v1 (v3+): its renderer "
+          "cannot import dma-bufs");
     if (o_.sync == SyncMode::explicit_ && !window_.syncobj())
       return skip("the compositor advertises no wp_linux_drm_syncobj_manager_v1");
     if (int r = open_devices(); r != 0) return r;
@@ -161,9 +165,10 @@ class Producer {
       if (!buffer) return fail("allocating a buffer: " + buffer.error().describe());
       zwp_linux_buffer_params_v1* params = zwp_linux_dmabuf_v1_create_params(window_.dmabuf());
       zwp_linux_buffer_params_v1_add(params, buffer->dmabuf(), 0, 0, buffer->stride(),
-                                     DRM_FORMAT_MOD_LINEAR >> 32, DRM_FORMAT_MOD_LINEAR & 0xffffffff);
-      wl_buffer* wl = zwp_linux_buffer_params_v1_create_immed(params, kWidth, kHeight,
-                                                               DRM_FORMAT_XRGB8888, 0);
+                                     DRM_FORMAT_MOD_LINEAR >> 32,
+                                     DRM_FORMAT_MOD_LINEAR & 0xffffffff);
+      wl_buffer* wl =
+          zwp_linux_buffer_params_v1_create_immed(params, kWidth, kHeight, DRM_FORMAT_XRGB8888, 0);
       zwp_linux_buffer_params_v1_destroy(params);
       slots_.push_back(Slot{std::move(*buffer), WlBuffer(wl), 0});
     }
@@ -194,8 +199,9 @@ class Producer {
       // The compositor signals the release point once it no longer reads.
       auto released = timeline_->wait(slot.release_point, sync::Timeline::WaitFor::signalled, 5s);
       if (!released) return fail(released.error().describe());
-      if (!*released) return fail("release point " + std::to_string(slot.release_point) +
-                                  " never signalled: the compositor holds the buffer");
+      if (!*released)
+        return fail("release point " + std::to_string(slot.release_point) +
+                    " never signalled: the compositor holds the buffer");
     }
     std::optional<PendingFence> fence;
     if (o_.sync != SyncMode::none) {
@@ -207,7 +213,8 @@ class Producer {
     uint32_t colour = kColours[i % 2];
     if (o_.sync == SyncMode::none) slot.buffer.write(colour);
     if (o_.sync == SyncMode::implicit) {
-      auto imported = fence->sync_file.import_into_dmabuf(slot.buffer.dmabuf(), sync::Access::write);
+      auto imported =
+          fence->sync_file.import_into_dmabuf(slot.buffer.dmabuf(), sync::Access::write);
       if (!imported) return fail(imported.error().describe());
     }
     if (o_.sync == SyncMode::explicit_) {

@@ -31,8 +31,8 @@ sync::Result<Udmabuf> Udmabuf::create(size_t size) {
   int fd = ioctl(dev.get(), UDMABUF_CREATE, &create);
   if (fd < 0) return sync::last_error("UDMABUF_CREATE");
   buffer.dmabuf_ = UniqueFd(fd);
-  void* map = mmap(nullptr, buffer.size_, PROT_READ | PROT_WRITE, MAP_SHARED,
-                   buffer.memfd_.get(), 0);
+  void* map =
+      mmap(nullptr, buffer.size_, PROT_READ | PROT_WRITE, MAP_SHARED, buffer.memfd_.get(), 0);
   if (map == MAP_FAILED) return sync::last_error("mmap(memfd)");
   buffer.map_ = map;
   return buffer;

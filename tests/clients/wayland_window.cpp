@@ -22,10 +22,8 @@ const xdg_wm_base_listener kWmBaseListener = {
 };
 
 const xdg_surface_listener kXdgSurfaceListener = {
-    .configure =
-        [](void* data, xdg_surface*, uint32_t serial) {
-          static_cast<WaylandWindow*>(data)->on_configure(serial);
-        },
+    .configure = [](void* data, xdg_surface*,
+                    uint32_t serial) { static_cast<WaylandWindow*>(data)->on_configure(serial); },
 };
 
 const xdg_toplevel_listener kToplevelListener = {

@@ -33,9 +33,10 @@ auto unwrap_or_die(R&& result, const char* expr, const char* file, int line) {
       GTEST_FATAL_FAILURE_(#expr) << " failed: " << baton_result_.error().describe(); \
     std::move(baton_result_).value();                                                 \
   })
-#define BATON_EXPECT_OK_OR_DIE(expr) ::baton::testing::unwrap_or_die((expr), #expr, __FILE__, __LINE__)
-#define ASSERT_OK(expr)                                                                  \
-  do {                                                                                   \
-    auto baton_status_ = (expr);                                                         \
+#define BATON_EXPECT_OK_OR_DIE(expr) \
+  ::baton::testing::unwrap_or_die((expr), #expr, __FILE__, __LINE__)
+#define ASSERT_OK(expr)                                                                          \
+  do {                                                                                           \
+    auto baton_status_ = (expr);                                                                 \
     ASSERT_TRUE(baton_status_.ok()) << #expr << " failed: " << baton_status_.error().describe(); \
   } while (0)

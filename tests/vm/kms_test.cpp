@@ -31,7 +31,9 @@ using testing::NodeKind;
 template <auto Free>
 struct Freer {
   template <typename T>
-  void operator()(T* p) const { Free(p); }
+  void operator()(T* p) const {
+    Free(p);
+  }
 };
 using ResPtr = std::unique_ptr<drmModeRes, Freer<drmModeFreeResources>>;
 using PlaneResPtr = std::unique_ptr<drmModePlaneRes, Freer<drmModeFreePlaneResources>>;
@@ -235,7 +237,8 @@ TEST_F(Kms, InFormatsMatchesTheModifierCap) {
   drmModeFormatModifierIterator iter{};
   bool linear_xrgb = false;
   while (drmModeFormatModifierBlobIterNext(blob.get(), &iter))
-    linear_xrgb = linear_xrgb || (iter.fmt == DRM_FORMAT_XRGB8888 && iter.mod == DRM_FORMAT_MOD_LINEAR);
+    linear_xrgb =
+        linear_xrgb || (iter.fmt == DRM_FORMAT_XRGB8888 && iter.mod == DRM_FORMAT_MOD_LINEAR);
   EXPECT_TRUE(linear_xrgb);
 }
 
@@ -278,7 +281,8 @@ TEST_F(Kms, FlipWaitsForItsInFence) {
   dispatch();
   EXPECT_EQ(flips_, 2);
   EXPECT_TRUE(BATON_ASSERT_OK(fenced_out.wait(1000ms)));
-  auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - signalled_at);
+  auto ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - signalled_at);
   std::printf("flip event and out-fence %.2f ms after the in-fence signalled\n", ms.count());
 }
 

@@ -71,8 +71,8 @@ int main(int argc, char** argv) {
   unsigned want_w = static_cast<unsigned>(std::atoi(argv[2]));
   unsigned want_h = static_cast<unsigned>(std::atoi(argv[3]));
   if (image.width != want_w || image.height != want_h) {
-    std::printf("screenshot-check: %ux%u, expected the output's %ux%u\n", image.width,
-                image.height, want_w, want_h);
+    std::printf("screenshot-check: %ux%u, expected the output's %ux%u\n", image.width, image.height,
+                want_w, want_h);
     return 1;
   }
   const unsigned corners[4][2] = {

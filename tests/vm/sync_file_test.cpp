@@ -1,6 +1,8 @@
 // baton::sync::SyncFile against real dma-bufs in the guest: the implicit
 // fences of vgem and virtio-gpu dumb buffers and of udmabufs, as a
 // compositor's readiness gate and release path use them.
+#include "renderer/sync/sync_file.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>
 
@@ -9,7 +11,6 @@
 #include <optional>
 #include <string>
 
-#include "renderer/sync/sync_file.hpp"
 #include "tests/clients/drm_node.hpp"
 #include "tests/clients/dumb_buffer.hpp"
 #include "tests/clients/udmabuf.hpp"
@@ -177,7 +178,8 @@ TEST(SyncFileErrors, NamedWithTheFailingCallAndErrno) {
   auto info = not_a_sync_file.info();
   ASSERT_FALSE(info.ok());
   EXPECT_EQ(info.error().code, ENOTTY);
-  EXPECT_EQ(info.error().describe().rfind("SYNC_IOC_FILE_INFO: ", 0), 0u) << info.error().describe();
+  EXPECT_EQ(info.error().describe().rfind("SYNC_IOC_FILE_INFO: ", 0), 0u)
+      << info.error().describe();
   EXPECT_NE(info.error().describe().find("ENOTTY"), std::string::npos);
 
   auto udmabuf = BATON_ASSERT_OK(testing::Udmabuf::create(4096));

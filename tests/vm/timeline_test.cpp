@@ -1,12 +1,13 @@
 // baton::sync::Timeline against DRM syncobj timelines on virtio-gpu's render
 // node in the guest, with unsignalled fences from vgem.
+#include "renderer/sync/timeline.hpp"
+
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <xf86drm.h>
 
 #include <chrono>
 
-#include "renderer/sync/timeline.hpp"
 #include "tests/clients/drm_node.hpp"
 #include "tests/clients/vgem_fence.hpp"
 #include "tests/vm/expect_ok.hpp"

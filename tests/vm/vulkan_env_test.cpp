@@ -54,10 +54,9 @@ TEST_F(LavapipeInGuest, IsLlvmpipe) {
 }
 
 TEST_F(LavapipeInGuest, HasTheDmabufExtensions) {
-  for (const char* ext :
-       {"VK_EXT_external_memory_dma_buf", "VK_KHR_external_memory_fd",
-        "VK_EXT_image_drm_format_modifier", "VK_KHR_external_semaphore_fd",
-        "VK_KHR_timeline_semaphore"})
+  for (const char* ext : {"VK_EXT_external_memory_dma_buf", "VK_KHR_external_memory_fd",
+                          "VK_EXT_image_drm_format_modifier", "VK_KHR_external_semaphore_fd",
+                          "VK_KHR_timeline_semaphore"})
     EXPECT_TRUE(extensions_.count(ext)) << ext << " missing (is /dev/udmabuf there?)";
   EXPECT_FALSE(extensions_.count("VK_EXT_physical_device_drm"))
       << "lavapipe gained VK_EXT_physical_device_drm: update tests/vm/README.md";
@@ -109,7 +108,8 @@ TEST_F(LavapipeInGuest, SyncFdExportBlocksOnTheSubmitsWaitFence) {
   VkSemaphoreCreateInfo exportable_info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &exportable};
   ASSERT_EQ(vkCreateSemaphore(device, &exportable_info, nullptr, &done), VK_SUCCESS);
 
-  auto vgem = BATON_ASSERT_OK(baton::testing::open_drm_node("vgem", baton::testing::NodeKind::primary));
+  auto vgem =
+      BATON_ASSERT_OK(baton::testing::open_drm_node("vgem", baton::testing::NodeKind::primary));
   auto pending = BATON_ASSERT_OK(baton::testing::make_pending_fence(vgem.get()));
   auto copy = BATON_ASSERT_OK(pending.sync_file.duplicate());
   VkImportSemaphoreFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR};
