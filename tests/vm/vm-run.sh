@@ -76,8 +76,12 @@ trap 'rm -rf "$ctl"' EXIT
   for e in "${envs[@]+"${envs[@]}"}"; do printf 'export %q\n' "$e"; done
   for m in $modules; do printf 'modprobe %q || echo "vm-run: modprobe %q failed" >&2\n' "$m" "$m"; done
   printf 'cd %q || exit 125\n' "$PWD"
+  echo 'dmesg_before=$(dmesg | wc -l)'
   printf '%q ' "$@"; echo
-  echo 'echo $? >/run/baton-vm/rc'
+  echo 'rc=$?'
+  # A failing test's kernel messages are usually the interesting part.
+  echo 'if [ $rc != 0 ] && [ $rc != 77 ]; then echo "---- guest kernel messages during the command"; dmesg | tail -n +$((dmesg_before + 1)) | tail -n 60; fi >&2'
+  echo 'echo $rc >/run/baton-vm/rc'
 } >"$ctl/job.sh"
 
 append="console=ttyS0 quiet loglevel=4 panic=-1 rdinit=/init baton.moddir=$kpkg/lib/modules/$kver"
