@@ -286,5 +286,35 @@ TEST_F(Kms, FlipWaitsForItsInFence) {
   std::printf("flip event and out-fence %.2f ms after the in-fence signalled\n", ms.count());
 }
 
+TEST_F(Kms, FlipIgnoresTheFramebuffersImplicitFence) {
+  // The architecture's fallback for drivers that ignore IN_FENCE_FD is the
+  // render-done fence imported as a writer into the framebuffer's dma-buf.
+  // virtio_gpu (6.12) does not wait for that (its prepare_fb takes no
+  // implicit fences), so on it only IN_FENCE_FD holds a flip. Pinned here so
+  // a kernel that changes it is noticed.
+  auto vgem = BATON_ASSERT_OK(testing::open_drm_node("vgem", NodeKind::primary));
+  auto red = make_fb(0xffff0000);
+  auto blue = make_fb(0xff0000ff);
+  ASSERT_TRUE(red && blue);
+  ASSERT_EQ(modeset(red->id), 0);
+
+  auto fence = BATON_ASSERT_OK(testing::make_pending_fence(vgem.get()));
+  ASSERT_OK(fence.sync_file.import_into_dmabuf(blue->buffer.dmabuf(), sync::Access::write));
+  EXPECT_FALSE(BATON_ASSERT_OK(sync::wait_dmabuf(blue->buffer.dmabuf(), sync::Access::read, 0ms)))
+      << "the framebuffer's dma-buf has a pending writer";
+  int32_t out = -1;
+  ASSERT_EQ(flip(blue->id, -1, &out), 0);
+  SyncFile out_fence{UniqueFd(out)};
+  bool flipped = drm_event_within(card_.get(), 300);
+  std::printf("flip onto a framebuffer with a pending implicit write fence: %s\n",
+              flipped ? "happened at once (implicit fence ignored)" : "waited for it");
+  EXPECT_TRUE(flipped) << "virtio_gpu now waits for implicit fences: update tests/vm/README.md";
+  ASSERT_OK(fence.fence.signal());
+  ASSERT_TRUE(drm_event_within(card_.get(), 1000));
+  dispatch();
+  EXPECT_EQ(flips_, 1);
+  EXPECT_TRUE(BATON_ASSERT_OK(out_fence.wait(1000ms)));
+}
+
 }  // namespace
 }  // namespace baton
