@@ -43,6 +43,12 @@ CreatedBackend fail(CreatedBackend result, std::string why) {
 CreatedBackend create_drm(wl_event_loop* loop) {
   CreatedBackend result;
   result.kind = BackendChoice::drm;
+  // Without any DRM driver loaded, wlroots would wait 10 s for a card to
+  // appear; say so at once instead.
+  if (!has_gpu_device() && std::getenv("WLR_DRM_DEVICES") == nullptr)
+    return fail(result,
+                "the DRM backend needs a GPU with a kernel display driver: /dev/dri does not "
+                "exist (nested in a window or headless, baton runs without one)");
   wlr_session* session = wlr_session_create(loop);
   if (session == nullptr)
     return fail(result,
@@ -53,8 +59,16 @@ CreatedBackend create_drm(wl_event_loop* loop) {
   wlr_device* gpus[8];
   ssize_t n = wlr_session_find_gpus(session, 8, gpus);
   if (n <= 0) {
+    // wlroots only takes cards whose udev ID_SEAT (default seat0) is the
+    // session's seat; libseat's noop backend calls its seat "noop".
+    std::string why = std::string("the DRM backend found no GPU on seat '") + session->seat +
+                      "' (no usable /dev/dri/card* device";
+    if (std::strcmp(session->seat, "seat0") != 0)
+      why += ", or none assigned to this seat: run seatd or logind, or name the cards in "
+             "WLR_DRM_DEVICES";
+    why += ")";
     wlr_session_destroy(session);
-    return fail(result, "the DRM backend found no GPU (no usable /dev/dri/card* device)");
+    return fail(result, why);
   }
   wlr_backend* primary = nullptr;
   for (ssize_t i = 0; i < n; ++i) {

@@ -1,0 +1,75 @@
+// Errors as values for the sync primitives: the failing call and its errno.
+//
+// C++20 has no std::expected; Result<T> is the small subset baton needs.
+#pragma once
+
+#include <cassert>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace baton::sync {
+
+struct Error {
+  const char* call = "";  // the ioctl or libc call that failed
+  int code = 0;           // its errno
+
+  /// "DMA_BUF_IOCTL_EXPORT_SYNC_FILE: Invalid argument (EINVAL)"
+  [[nodiscard]] std::string describe() const;
+};
+
+/// The errno at the point of a failed call, as an Error.
+[[nodiscard]] Error last_error(const char* call);
+
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}
+  Result(Error error) : v_(error) {}
+
+  [[nodiscard]] bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  T& value() & {
+    assert(ok());
+    return std::get<0>(v_);
+  }
+  T&& value() && {
+    assert(ok());
+    return std::get<0>(std::move(v_));
+  }
+  const T& value() const& {
+    assert(ok());
+    return std::get<0>(v_);
+  }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  [[nodiscard]] const Error& error() const {
+    assert(!ok());
+    return std::get<1>(v_);
+  }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+/// Success or an Error, for calls that return nothing.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(Error error) : error_(error), failed_(true) {}
+
+  [[nodiscard]] bool ok() const { return !failed_; }
+  explicit operator bool() const { return ok(); }
+  [[nodiscard]] const Error& error() const {
+    assert(failed_);
+    return error_;
+  }
+
+ private:
+  Error error_;
+  bool failed_ = false;
+};
+
+}  // namespace baton::sync

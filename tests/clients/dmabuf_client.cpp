@@ -1,0 +1,277 @@
+// baton-dmabuf-client: a test producer that behaves like a GPU client with
+// explicit or implicit sync, and checks that the compositor waits for its
+// fences before showing a buffer.
+//
+// Each frame: the buffer is filled with a "not yet rendered" colour
+// (magenta), an unsignalled vgem fence stands for the GPU work still in
+// flight, the buffer is committed with that fence (implicit: imported as the
+// dma-buf's writer; explicit: the linux-drm-syncobj-v1 acquire point), and
+// only after --delay-ms is the final colour written and the fence signalled.
+// A compositor that honours the fence cannot present the frame before that.
+//
+// usage: baton-dmabuf-client [--alloc udmabuf|vgem|virtio-gpu]
+//            [--sync implicit|explicit|none] [--frames N] [--delay-ms MS]
+// exit: 0 all frames presented after their fences; 1 a frame was presented
+// early, never, or a call failed; 77 the compositor lacks what --sync needs.
+#include <drm_fourcc.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "renderer/sync/sync_file.hpp"
+#include "renderer/sync/timeline.hpp"
+#include "tests/clients/drm_node.hpp"
+#include "tests/clients/producer_buffer.hpp"
+#include "tests/clients/vgem_fence.hpp"
+#include "tests/clients/wayland_window.hpp"
+
+namespace baton::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+enum class SyncMode { none, implicit, explicit_ };
+
+struct Options {
+  Allocator allocator = Allocator::udmabuf;
+  SyncMode sync = SyncMode::explicit_;
+  int frames = 4;
+  int delay_ms = 200;
+};
+
+constexpr uint32_t kWidth = 256, kHeight = 256;
+constexpr uint32_t kNotRendered = 0x00ff00ff;  // magenta: must never be seen
+constexpr uint32_t kColours[2] = {0x0020c040, 0x002060e0};
+constexpr int kSkip = 77;
+
+std::optional<Options> parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
+    if (value == nullptr) return std::nullopt;
+    ++i;
+    if (arg == "--alloc") {
+      auto a = parse_allocator(value);
+      if (!a) return std::nullopt;
+      o.allocator = *a;
+    } else if (arg == "--sync") {
+      std::string_view v = value;
+      if (v == "none")
+        o.sync = SyncMode::none;
+      else if (v == "implicit")
+        o.sync = SyncMode::implicit;
+      else if (v == "explicit")
+        o.sync = SyncMode::explicit_;
+      else
+        return std::nullopt;
+    } else if (arg == "--frames") {
+      o.frames = std::atoi(value);
+    } else if (arg == "--delay-ms") {
+      o.delay_ms = std::atoi(value);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (o.frames < 1 || o.delay_ms < 0) return std::nullopt;
+  return o;
+}
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// One slot of the client's double buffer.
+struct Slot {
+  ProducerBuffer buffer;
+  WlBuffer wl;
+  uint64_t release_point = 0;  // explicit sync: when the compositor is done
+};
+
+class Producer {
+ public:
+  explicit Producer(const Options& options) : o_(options), window_("baton-dmabuf-client") {}
+
+  int run() {
+    if (!window_.display()) return fail("cannot connect: " + window_.error());
+    if (!window_.dmabuf())
+      return skip(
+          "the compositor advertises no zwp_linux_dmabuf_v1 (v3+): its renderer "
+          "cannot import dma-bufs");
+    if (o_.sync == SyncMode::explicit_ && !window_.syncobj())
+      return skip("the compositor advertises no wp_linux_drm_syncobj_manager_v1");
+    if (int r = open_devices(); r != 0) return r;
+    if (int r = make_slots(); r != 0) return r;
+    if (o_.sync == SyncMode::explicit_)
+      if (int r = make_timeline(); r != 0) return r;
+
+    int early = 0;
+    for (int i = 0; i < o_.frames; ++i) {
+      int r = frame(i, early);
+      if (r != 0) return r;
+    }
+    std::printf("dmabuf-client: %d frames (%s, %s sync), %d presented before their fence\n",
+                o_.frames, allocator_name(o_.allocator), sync_name(), early);
+    // Keep the last frame on screen a little for screenshots.
+    window_.dispatch_for(500ms);
+    return early == 0 ? 0 : 1;
+  }
+
+ private:
+  const char* sync_name() const {
+    switch (o_.sync) {
+      case SyncMode::none: return "no";
+      case SyncMode::implicit: return "implicit";
+      case SyncMode::explicit_: return "explicit";
+    }
+    return "?";
+  }
+  int fail(const std::string& why) {
+    std::printf("dmabuf-client: FAIL: %s\n", why.c_str());
+    return 1;
+  }
+  int skip(const std::string& why) {
+    std::printf("dmabuf-client: SKIP: %s\n", why.c_str());
+    return kSkip;
+  }
+
+  int open_devices() {
+    auto vgem = open_drm_node("vgem", NodeKind::primary);
+    if (!vgem) return fail("no vgem card node (modprobe vgem): " + vgem.error().describe());
+    vgem_ = std::move(*vgem);
+    if (o_.allocator == Allocator::vgem) card_ = UniqueFd(fcntl(vgem_.get(), F_DUPFD_CLOEXEC, 0));
+    if (o_.allocator == Allocator::virtio_gpu) {
+      auto card = open_drm_node("virtio_gpu", NodeKind::primary);
+      if (!card) return fail("no virtio_gpu card node: " + card.error().describe());
+      card_ = std::move(*card);
+    }
+    return 0;
+  }
+
+  int make_slots() {
+    for (int i = 0; i < 2; ++i) {
+      auto buffer = ProducerBuffer::create(o_.allocator, card_.get(), kWidth, kHeight);
+      if (!buffer) return fail("allocating a buffer: " + buffer.error().describe());
+      zwp_linux_buffer_params_v1* params = zwp_linux_dmabuf_v1_create_params(window_.dmabuf());
+      zwp_linux_buffer_params_v1_add(params, buffer->dmabuf(), 0, 0, buffer->stride(),
+                                     DRM_FORMAT_MOD_LINEAR >> 32,
+                                     DRM_FORMAT_MOD_LINEAR & 0xffffffff);
+      wl_buffer* wl =
+          zwp_linux_buffer_params_v1_create_immed(params, kWidth, kHeight, DRM_FORMAT_XRGB8888, 0);
+      zwp_linux_buffer_params_v1_destroy(params);
+      slots_.push_back(Slot{std::move(*buffer), WlBuffer(wl), 0});
+    }
+    // A rejected import is a protocol error: find out now, not mid-frame.
+    if (wl_display_roundtrip(window_.display()) < 0)
+      return fail("the compositor rejected the dma-buf (protocol error)");
+    return 0;
+  }
+
+  int make_timeline() {
+    auto gpu = open_drm_node("virtio_gpu", NodeKind::render);
+    if (!gpu) return fail("no virtio_gpu render node for the timeline: " + gpu.error().describe());
+    auto timeline = sync::Timeline::create(gpu->get());
+    if (!timeline) return fail(timeline.error().describe());
+    auto fd = timeline->export_fd();
+    if (!fd) return fail(fd.error().describe());
+    timeline_.emplace(std::move(*timeline));
+    wl_timeline_.reset(
+        wp_linux_drm_syncobj_manager_v1_import_timeline(window_.syncobj(), fd->get()));
+    syncobj_surface_.reset(
+        wp_linux_drm_syncobj_manager_v1_get_surface(window_.syncobj(), window_.surface()));
+    return 0;
+  }
+
+  int frame(int i, int& early) {
+    Slot& slot = slots_[static_cast<size_t>(i) % slots_.size()];
+    if (slot.release_point != 0) {
+      // The compositor signals the release point once it no longer reads.
+      auto released = timeline_->wait(slot.release_point, sync::Timeline::WaitFor::signalled, 5s);
+      if (!released) return fail(released.error().describe());
+      if (!*released)
+        return fail("release point " + std::to_string(slot.release_point) +
+                    " never signalled: the compositor holds the buffer");
+    }
+    std::optional<PendingFence> fence;
+    if (o_.sync != SyncMode::none) {
+      slot.buffer.write(kNotRendered);
+      auto pending = make_pending_fence(vgem_.get());
+      if (!pending) return fail("vgem fence: " + pending.error().describe());
+      fence.emplace(std::move(*pending));
+    }
+    uint32_t colour = kColours[i % 2];
+    if (o_.sync == SyncMode::none) slot.buffer.write(colour);
+    if (o_.sync == SyncMode::implicit) {
+      auto imported =
+          fence->sync_file.import_into_dmabuf(slot.buffer.dmabuf(), sync::Access::write);
+      if (!imported) return fail(imported.error().describe());
+    }
+    if (o_.sync == SyncMode::explicit_) {
+      uint64_t acquire = 2 * static_cast<uint64_t>(i) + 1;
+      slot.release_point = acquire + 1;
+      auto imported = timeline_->import_sync_file(acquire, fence->sync_file);
+      if (!imported) return fail(imported.error().describe());
+      wp_linux_drm_syncobj_surface_v1_set_acquire_point(syncobj_surface_.get(), wl_timeline_.get(),
+                                                        0, static_cast<uint32_t>(acquire));
+      wp_linux_drm_syncobj_surface_v1_set_release_point(
+          syncobj_surface_.get(), wl_timeline_.get(), 0, static_cast<uint32_t>(slot.release_point));
+    }
+    wl_surface_attach(window_.surface(), slot.wl.get(), 0, 0);
+    wl_surface_damage_buffer(window_.surface(), 0, 0, kWidth, kHeight);
+    auto committed = Clock::now();
+    uint32_t serial = window_.commit_with_frame();
+
+    double signalled_at = 0;
+    if (fence) {
+      // The "GPU" is still busy: the compositor must not present this yet.
+      if (!window_.dispatch_for(std::chrono::milliseconds(o_.delay_ms)))
+        return fail("the connection died (protocol error?)");
+      bool presented_early = window_.frame_done(serial);
+      slot.buffer.write(colour);
+      signalled_at = ms_since(committed);
+      auto signalled = fence->fence.signal();
+      if (!signalled) return fail(signalled.error().describe());
+      if (presented_early) ++early;
+    }
+    if (!window_.wait_frame(serial, 5s))
+      return fail("frame " + std::to_string(i) + " was never presented (no frame callback in 5 s)");
+    std::printf("dmabuf-client: frame %d: fence signalled at %.1f ms, presented at %.1f ms%s\n", i,
+                signalled_at, ms_since(committed),
+                fence && ms_since(committed) < signalled_at ? "  <-- BEFORE its fence" : "");
+    return 0;
+  }
+
+  Options o_;
+  WaylandWindow window_;
+  UniqueFd vgem_, card_;
+  std::vector<Slot> slots_;
+  std::optional<sync::Timeline> timeline_;
+  SyncobjTimeline wl_timeline_;
+  SyncobjSurface syncobj_surface_;
+};
+
+}  // namespace
+}  // namespace baton::testing
+
+int main(int argc, char** argv) {
+  auto options = baton::testing::parse(argc, argv);
+  if (!options) {
+    std::fprintf(stderr,
+                 "usage: %s [--alloc udmabuf|vgem|virtio-gpu] [--sync implicit|explicit|none] "
+                 "[--frames N] [--delay-ms MS]\n",
+                 argv[0]);
+    return 2;
+  }
+  return baton::testing::Producer(*options).run();
+}

@@ -1,0 +1,51 @@
+#include "tests/clients/udmabuf.hpp"
+
+#include <fcntl.h>
+#include <linux/udmabuf.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <utility>
+
+namespace baton::testing {
+
+sync::Result<Udmabuf> Udmabuf::create(size_t size) {
+  Udmabuf buffer;
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  buffer.size_ = (size + page - 1) / page * page;
+  buffer.memfd_ = UniqueFd(memfd_create("baton-udmabuf", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (!buffer.memfd_) return sync::last_error("memfd_create");
+  if (ftruncate(buffer.memfd_.get(), static_cast<off_t>(buffer.size_)) < 0)
+    return sync::last_error("ftruncate(memfd)");
+  // udmabuf insists the memory can never shrink under the device.
+  if (fcntl(buffer.memfd_.get(), F_ADD_SEALS, F_SEAL_SHRINK) < 0)
+    return sync::last_error("fcntl(F_ADD_SEALS)");
+  UniqueFd dev(open("/dev/udmabuf", O_RDWR | O_CLOEXEC));
+  if (!dev) return sync::last_error("open(/dev/udmabuf)");
+  udmabuf_create create{};
+  create.memfd = static_cast<uint32_t>(buffer.memfd_.get());
+  create.flags = UDMABUF_FLAGS_CLOEXEC;
+  create.offset = 0;
+  create.size = buffer.size_;
+  int fd = ioctl(dev.get(), UDMABUF_CREATE, &create);
+  if (fd < 0) return sync::last_error("UDMABUF_CREATE");
+  buffer.dmabuf_ = UniqueFd(fd);
+  void* map =
+      mmap(nullptr, buffer.size_, PROT_READ | PROT_WRITE, MAP_SHARED, buffer.memfd_.get(), 0);
+  if (map == MAP_FAILED) return sync::last_error("mmap(memfd)");
+  buffer.map_ = map;
+  return buffer;
+}
+
+Udmabuf::Udmabuf(Udmabuf&& other) noexcept
+    : memfd_(std::move(other.memfd_)),
+      dmabuf_(std::move(other.dmabuf_)),
+      size_(other.size_),
+      map_(std::exchange(other.map_, nullptr)) {}
+
+Udmabuf::~Udmabuf() {
+  if (map_ != nullptr) munmap(map_, size_);
+}
+
+}  // namespace baton::testing

@@ -1,0 +1,37 @@
+// A dma-buf made from a memfd through /dev/udmabuf: CPU memory any dma-buf
+// consumer (lavapipe, a compositor) can import. No GPU needed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "compositor/unique_fd.hpp"
+#include "renderer/sync/result.hpp"
+
+namespace baton::testing {
+
+class Udmabuf {
+ public:
+  /// memfd (sealed against shrinking) of `size` bytes rounded up to pages,
+  /// UDMABUF_CREATE, and a mapping of the memfd for CPU writes.
+  static sync::Result<Udmabuf> create(size_t size);
+
+  Udmabuf(Udmabuf&& other) noexcept;
+  Udmabuf& operator=(Udmabuf&&) = delete;
+  Udmabuf(const Udmabuf&) = delete;
+  ~Udmabuf();
+
+  [[nodiscard]] int dmabuf() const { return dmabuf_.get(); }
+  [[nodiscard]] size_t size() const { return size_; }
+  [[nodiscard]] uint8_t* data() const { return static_cast<uint8_t*>(map_); }
+
+ private:
+  Udmabuf() = default;
+
+  UniqueFd memfd_;
+  UniqueFd dmabuf_;
+  size_t size_ = 0;
+  void* map_ = nullptr;
+};
+
+}  // namespace baton::testing

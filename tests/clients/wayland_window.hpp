@@ -1,0 +1,95 @@
+// The Wayland side of a test producer: the connection, the globals a dma-buf
+// producer binds, one xdg_toplevel and frame callbacks. Every proxy is owned
+// (WlPtr), so an early return cleans up.
+#pragma once
+
+#include <wayland-client.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "linux-dmabuf-v1-client-protocol.h"
+#include "linux-drm-syncobj-v1-client-protocol.h"
+#include "xdg-shell-client-protocol.h"
+
+namespace baton::testing {
+
+// Destroys a proxy with its protocol's destructor request. (The scanner's
+// destroy functions are static inline, so they cannot be template arguments.)
+struct WlDestroy {
+  void operator()(wl_registry* p) const { wl_registry_destroy(p); }
+  void operator()(wl_compositor* p) const { wl_compositor_destroy(p); }
+  void operator()(wl_surface* p) const { wl_surface_destroy(p); }
+  void operator()(wl_buffer* p) const { wl_buffer_destroy(p); }
+  void operator()(xdg_wm_base* p) const { xdg_wm_base_destroy(p); }
+  void operator()(xdg_surface* p) const { xdg_surface_destroy(p); }
+  void operator()(xdg_toplevel* p) const { xdg_toplevel_destroy(p); }
+  void operator()(zwp_linux_dmabuf_v1* p) const { zwp_linux_dmabuf_v1_destroy(p); }
+  void operator()(wp_linux_drm_syncobj_manager_v1* p) const {
+    wp_linux_drm_syncobj_manager_v1_destroy(p);
+  }
+  void operator()(wp_linux_drm_syncobj_timeline_v1* p) const {
+    wp_linux_drm_syncobj_timeline_v1_destroy(p);
+  }
+  void operator()(wp_linux_drm_syncobj_surface_v1* p) const {
+    wp_linux_drm_syncobj_surface_v1_destroy(p);
+  }
+};
+template <typename T>
+using WlPtr = std::unique_ptr<T, WlDestroy>;
+
+using WlBuffer = WlPtr<wl_buffer>;
+using SyncobjTimeline = WlPtr<wp_linux_drm_syncobj_timeline_v1>;
+using SyncobjSurface = WlPtr<wp_linux_drm_syncobj_surface_v1>;
+
+class WaylandWindow {
+ public:
+  /// Connects (WAYLAND_DISPLAY), binds globals, maps a toplevel titled
+  /// `title`. On failure error() says why and display() is null.
+  explicit WaylandWindow(const char* title);
+  ~WaylandWindow();
+  WaylandWindow(const WaylandWindow&) = delete;
+  WaylandWindow& operator=(const WaylandWindow&) = delete;
+
+  [[nodiscard]] const std::string& error() const { return error_; }
+  [[nodiscard]] wl_display* display() const { return display_.get(); }
+  [[nodiscard]] wl_surface* surface() const { return surface_.get(); }
+  [[nodiscard]] zwp_linux_dmabuf_v1* dmabuf() const { return dmabuf_.get(); }
+  [[nodiscard]] wp_linux_drm_syncobj_manager_v1* syncobj() const { return syncobj_.get(); }
+
+  /// Commits with a frame callback; returns its serial for wait_frame().
+  uint32_t commit_with_frame();
+  /// Dispatches until the frame callback of commit `serial` is done, up to
+  /// `timeout`. False on timeout or a dead connection.
+  bool wait_frame(uint32_t serial, std::chrono::milliseconds timeout);
+  [[nodiscard]] bool frame_done(uint32_t serial) const { return frames_done_ >= serial; }
+  /// Dispatches whatever arrives within `timeout` (non-blocking with 0).
+  bool dispatch_for(std::chrono::milliseconds timeout);
+
+  // Registry and xdg callbacks (static trampolines need them public).
+  void on_global(wl_registry* registry, uint32_t name, const char* interface, uint32_t version);
+  void on_configure(uint32_t serial);
+  void on_frame_done();
+
+ private:
+  struct DisplayDeleter {
+    void operator()(wl_display* d) const { wl_display_disconnect(d); }
+  };
+  std::unique_ptr<wl_display, DisplayDeleter> display_;
+  WlPtr<wl_registry> registry_;
+  WlPtr<wl_compositor> compositor_;
+  WlPtr<xdg_wm_base> wm_base_;
+  WlPtr<zwp_linux_dmabuf_v1> dmabuf_;
+  WlPtr<wp_linux_drm_syncobj_manager_v1> syncobj_;
+  WlPtr<wl_surface> surface_;
+  WlPtr<xdg_surface> xdg_surface_;
+  WlPtr<xdg_toplevel> toplevel_;
+  bool configured_ = false;
+  uint32_t frames_requested_ = 0;
+  uint32_t frames_done_ = 0;
+  std::string error_;
+};
+
+}  // namespace baton::testing

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs inside the guest: baton on the virtio-gpu card through wlroots' DRM
+# backend (seat from seatd, as on a real machine) maps weston-simple-shm.
+# Both baton's own screenshot and what the CRTC actually scans out must show
+# the client's pixels, at the output's mode.
+#
+# usage: baton_drm_test.sh BATON SCREENSHOT_CHECK SCANOUT_DUMP OUT_DIR
+set -uo pipefail
+baton=$1 check=$2 scanout_dump=$3 out=$4
+fail() { echo "baton-drm: FAIL: $*"; exit 1; }
+
+command -v weston-simple-shm >/dev/null || fail "weston-simple-shm is not installed (weston)"
+source "$(dirname "$0")/guest-seat.sh"
+
+mode=$(head -n 1 /sys/class/drm/card*-Virtual-1/modes 2>/dev/null)
+[ -n "$mode" ] || fail "no virtio-gpu connector (Virtual-1) with a mode in sysfs"
+width=${mode%x*} height=${mode#*x}
+shot="$out/baton-drm.png" scanout="$out/baton-drm-scanout.png"
+rm -f "$shot" "$scanout"
+"$baton" --backend drm --screenshot "$shot" --startup weston-simple-shm &
+baton_pid=$!
+for _ in $(seq 600); do
+  [ -s "$shot" ] && break
+  kill -0 $baton_pid 2>/dev/null || break
+  sleep 0.05
+done
+[ -s "$shot" ] || { kill $baton_pid 2>/dev/null; fail "baton wrote no screenshot within 30 s"; }
+sleep 0.2  # the frame that drew the screenshot is on the screen by now
+"$scanout_dump" virtio_gpu "$scanout"
+dump_rc=$?
+kill -TERM $baton_pid
+wait $baton_pid
+rc=$?
+stop_seat
+[ $dump_rc = 0 ] || fail "could not read the scanout buffer"
+"$check" "$shot" "$width" "$height" || fail "baton's screenshot $shot does not show the client"
+"$check" "$scanout" "$width" "$height" || fail "the CRTC does not scan out the client ($scanout)"
+[ $rc = 0 ] || [ $rc = 143 ] || fail "baton exited with status $rc on SIGTERM"
+echo "baton-drm: PASS (screenshot and scanout show the client at $mode)"

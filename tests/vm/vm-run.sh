@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Boots bookworm-backports' kernel under qemu (TCG) with the host's root
+# filesystem as the guest's (read-only 9p + tmpfs overlay), runs ONE command
+# there as root, streams its output and exits with its exit code.
+#
+# usage: vm-run.sh [options] [--] COMMAND [ARGS...]
+#   --cache DIR     kernel + initramfs cache (default $BATON_VM_CACHE, else
+#                   ~/.cache/baton-vm); the kernel is fetched on first use
+#   --modules LIST  comma-separated modules to modprobe first (vgem,virtio_gpu)
+#   --gpu           add a virtio-gpu-pci device (KMS, one 1280x800 output)
+#   --share DIR     share host DIR read-write at the same path (at most 8)
+#   --env K=V       environment for the command (repeatable)
+#   --lavapipe      Vulkan through Mesa's lavapipe only (VK_DRIVER_FILES);
+#                   with /dev/udmabuf it can import and export dma-bufs
+#   --timeout SECS  whole-VM limit (default 240)
+#   --memory SIZE   guest RAM (default 1G)    --cpus N   vCPUs (default nproc)
+# The guest's cwd is the caller's; the guest has /dev/udmabuf (built in); its
+# /tmp, /run and every path outside --share directories are fresh tmpfs
+# layers: write results into a --share directory to get them back.
+# env: BATON_VM_QEMU (the qemu binary), BATON_VM_CACHE (as --cache).
+# Exit status: the command's; 124 when the VM ran out of time; 125 when the
+# command never ran (qemu missing, no kernel, boot failure: the reason is
+# printed, with the guest's kernel log).
+set -uo pipefail
+here=$(dirname "$(realpath "$0")")
+cache=${BATON_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-vm}
+modules="" gpu=0 lavapipe=0 timeout=240 memory=1G cpus=$(nproc)
+shares=() envs=()
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --cache) cache=$2; shift 2 ;;
+    --modules) modules=${2//,/ }; shift 2 ;;
+    --gpu) gpu=1; shift ;;
+    --share) mkdir -p "$2"; shares+=("$(realpath "$2")"); shift 2 ;;
+    --env) envs+=("$2"); shift 2 ;;
+    --lavapipe) lavapipe=1; shift ;;
+    --timeout) timeout=$2; shift 2 ;;
+    --memory) memory=$2; shift 2 ;;
+    --cpus) cpus=$2; shift 2 ;;
+    --) shift; break ;;
+    -h | --help) usage ;;
+    -*) echo "vm-run: unknown option $1" >&2; usage ;;
+    *) break ;;
+  esac
+done
+[ $# -gt 0 ] || usage
+[ ${#shares[@]} -le 8 ] || { echo "vm-run: at most 8 --share directories" >&2; exit 2; }
+cannot_run() { echo "vm-run: FAILED before the guest command ran: $*" >&2; exit 125; }
+
+qemu=$(command -v "${BATON_VM_QEMU:-qemu-system-x86_64}") ||
+  cannot_run "${BATON_VM_QEMU:-qemu-system-x86_64} is not installed (tools/deps.sh installs qemu-system-x86)"
+if [ $lavapipe = 1 ]; then
+  icd=$(ls /usr/share/vulkan/icd.d/lvp_icd*.json 2>/dev/null | head -n 1)
+  [ -n "$icd" ] || cannot_run "lavapipe is not installed (mesa-vulkan-drivers from bookworm-backports)"
+  envs+=("VK_DRIVER_FILES=$icd")
+fi
+kpkg=$("$here/fetch-kernel.sh" "$cache") || cannot_run "no guest kernel (see fetch-kernel above)"
+kver=$(ls "$kpkg/lib/modules")
+vmlinuz=$(ls "$kpkg"/boot/vmlinuz-* | head -n 1)
+
+initrd="$cache/initramfs-$kver.cpio.gz"
+(
+  flock 9
+  if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] || [ "$here/mkinitramfs.sh" -nt "$initrd" ]; then
+    "$here/mkinitramfs.sh" "$kpkg" "$initrd"
+  fi
+) 9>"$cache/.initramfs.lock" || cannot_run "building the initramfs failed"
+
+ctl=$(mktemp -d "$cache/run.XXXXXX")
+trap 'rm -rf "$ctl"' EXIT
+{
+  echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+  echo 'export HOME=/root LANG=C.UTF-8 XDG_RUNTIME_DIR=/run/user/0'
+  echo 'mkdir -p -m 700 /run/user/0'
+  for e in "${envs[@]+"${envs[@]}"}"; do printf 'export %q\n' "$e"; done
+  for m in $modules; do printf 'modprobe %q || echo "vm-run: modprobe %q failed" >&2\n' "$m" "$m"; done
+  printf 'cd %q || exit 125\n' "$PWD"
+  echo 'dmesg_before=$(dmesg | wc -l)'
+  printf '%q ' "$@"; echo
+  echo 'rc=$?'
+  # A failing test's kernel messages are usually the interesting part.
+  echo 'if [ $rc != 0 ] && [ $rc != 77 ]; then echo "---- guest kernel messages during the command"; dmesg | tail -n +$((dmesg_before + 1)) | tail -n 60; fi >&2'
+  echo 'echo $rc >/run/baton-vm/rc'
+} >"$ctl/job.sh"
+
+append="console=ttyS0 quiet loglevel=4 panic=-1 rdinit=/init baton.moddir=$kpkg/lib/modules/$kver"
+# /dev/kvm on the CI machines is a nested PVM that stock kernels cannot run on.
+cmd=("$qemu" -nodefaults -no-user-config -display none -no-reboot
+  -machine q35 -accel tcg,tb-size=256 -cpu max -m "$memory" -smp "$cpus"
+  -kernel "$vmlinuz" -initrd "$initrd"
+  -serial "file:$ctl/kernel.log"
+  -device virtio-serial-pci -chardev stdio,id=con,signal=off -device virtconsole,chardev=con
+  -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap
+  -virtfs "local,path=$ctl,mount_tag=ctl,security_model=none")
+i=0
+for dir in "${shares[@]+"${shares[@]}"}"; do
+  cmd+=(-virtfs "local,path=$dir,mount_tag=share$i,security_model=none")
+  append+=" baton.share$i=$dir"
+  i=$((i + 1))
+done
+[ $gpu = 1 ] && cmd+=(-device virtio-gpu-pci)
+cmd+=(-append "$append")
+
+timeout -k 5 "$timeout" "${cmd[@]}" </dev/null
+qrc=$?
+if [ -f "$ctl/rc" ]; then
+  exit "$(cat "$ctl/rc")"
+fi
+if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+  echo "vm-run: FAILED: the VM ran out of its ${timeout}s" >&2
+  rc=124
+else
+  echo "vm-run: FAILED: the guest command never finished (qemu exit status $qrc)" >&2
+  rc=125
+fi
+echo "---- guest kernel log ----" >&2
+cat "$ctl/kernel.log" >&2 2>/dev/null
+exit $rc
