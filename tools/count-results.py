@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Counts test cases in meson's JUnit log: GoogleTest programs contribute one
+case per TEST, other programs one each. Prints the closing summary line."""
+import json
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+
+def skip_reasons_from_output(junit_path):
+    """Non-GoogleTest programs skip with exit 77 and say why on a line
+    containing SKIP; meson's JSON log keeps their output."""
+    reasons = {}
+    path = os.path.join(os.path.dirname(junit_path), "testlog.json")
+    try:
+        with open(path) as log:
+            for line in log:
+                entry = json.loads(line)
+                if entry.get("result") != "SKIP":
+                    continue
+                said = [l for l in (entry.get("stdout") or "").splitlines() if "SKIP" in l]
+                reasons[entry["name"]] = said[0].strip() if said else "(no reason printed)"
+    except OSError:
+        pass
+    return reasons
+
+
+try:
+    root = ET.parse(sys.argv[1]).getroot()
+except (OSError, ET.ParseError) as error:
+    print(f"cannot read test results: {error}")
+    print("0 passed, 1 failed")
+    sys.exit(1)
+
+output_reasons = skip_reasons_from_output(sys.argv[1])
+passed = failed = skipped = 0
+skip_reasons = []
+for case in root.iter("testcase"):
+    if case.find("failure") is not None or case.find("error") is not None:
+        failed += 1
+    elif case.find("skipped") is not None:
+        skipped += 1
+        reason = case.find("skipped").get("message") or ""
+        if not reason:
+            reason = next((r for name, r in output_reasons.items() if name.endswith(case.get("name") or "")), "")
+        skip_reasons.append(f"  skipped: {case.get('classname')}.{case.get('name')} {reason}".rstrip())
+    else:
+        passed += 1
+for line in skip_reasons:
+    print(line)
+line = f"{passed} passed, {failed} failed"
+if skipped:
+    line += f", {skipped} skipped"
+print(line)
+sys.exit(1 if failed or passed == 0 else 0)
