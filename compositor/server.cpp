@@ -11,7 +11,7 @@
 #include "compositor/output.hpp"
 #include "compositor/screenshot_writer.hpp"
 #include "compositor/seat.hpp"
-#include "compositor/view.hpp"
+#include "compositor/xdg_view.hpp"
 #include "compositor/wlr.hpp"
 #include "renderer/renderer_factory.hpp"
 
@@ -243,7 +243,7 @@ void Server::output_destroyed(Output& output) {
 }
 
 void Server::handle_new_toplevel(wlr_xdg_toplevel* toplevel) {
-  views_.push_back(std::make_unique<View>(*this, toplevel));
+  views_.push_back(std::make_unique<XdgView>(*this, toplevel));
 }
 
 void Server::handle_new_popup(wlr_xdg_popup* popup) {

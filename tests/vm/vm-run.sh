@@ -15,8 +15,8 @@
 #   --timeout SECS  whole-VM limit (default 240)
 #   --memory SIZE   guest RAM (default 1G)    --cpus N   vCPUs (default nproc)
 # The guest's cwd is the caller's; the guest has /dev/udmabuf (built in); its
-# /tmp, /run and every path outside --share directories are fresh tmpfs
-# layers: write results into a --share directory to get them back.
+# /run is a fresh tmpfs; every other path outside --share directories is an
+# overlay whose writes vanish: write results into a --share directory.
 # env: BATON_VM_QEMU (the qemu binary), BATON_VM_CACHE (as --cache).
 # Exit status: the command's; 124 when the VM ran out of time; 125 when the
 # command never ran (qemu missing, no kernel, boot failure: the reason is
