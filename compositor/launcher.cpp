@@ -34,6 +34,12 @@ pid_t Launcher::spawn(const std::string& command) {
     setenv("WAYLAND_DISPLAY", socket_name_.c_str(), 1);
     setenv("XDG_CURRENT_DESKTOP", "baton", 1);
     unsetenv("WAYLAND_SOCKET");
+    for (const auto& [name, value] : env_) {
+      if (value.empty())
+        unsetenv(name.c_str());
+      else
+        setenv(name.c_str(), value.c_str(), 1);
+    }
     execl("/bin/sh", "/bin/sh", "-c", command.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -50,6 +56,11 @@ pid_t Launcher::spawn(const std::string& command) {
   LOG_INFO("started '%s' (pid %d)", command.c_str(), pid);
   children_.push_back(std::move(child));
   return pid;
+}
+
+void Launcher::set_env(const std::string& name, const std::string& value) {
+  std::erase_if(env_, [&](const auto& e) { return e.first == name; });
+  env_.emplace_back(name, value);
 }
 
 void Launcher::reap(pid_t pid) {

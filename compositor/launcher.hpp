@@ -28,6 +28,8 @@ class Launcher {
 
   /// Runs `command` through /bin/sh -c. Returns the pid, or -1 (logged).
   pid_t spawn(const std::string& command);
+  /// Sets (or, with an empty value, unsets) a variable for later children.
+  void set_env(const std::string& name, const std::string& value);
 
  private:
   struct Child {
@@ -41,6 +43,7 @@ class Launcher {
   std::string socket_name_;
   ExitCallback on_exit_;
   std::vector<std::unique_ptr<Child>> children_;
+  std::vector<std::pair<std::string, std::string>> env_;
 };
 
 }  // namespace baton

@@ -94,6 +94,8 @@ std::string usage_text(std::string_view program) {
       --screenshot-delay MS  Wait MS after the first window maps (default 300).
       --exit-after-screenshot
                              Exit once the screenshot is written.
+      --xwayland MODE        lazy|eager|off: start Xwayland on the first X11
+                             client (default), at start-up, or never.
       --socket NAME          Listen on NAME instead of the first free wayland-N.
       --background COLOR     Solid background colour, #rrggbb (default #292e38).
   -c, --config PATH          Read configuration from PATH.
@@ -185,6 +187,12 @@ ParsedCommandLine parse_command_line(const std::vector<std::string_view>& args) 
     } else if (arg == "--socket") {
       if (needs_value()) return fail("option --socket needs a name");
       o.socket_name = std::string(v);
+    } else if (arg == "--xwayland") {
+      if (needs_value()) return fail("option --xwayland needs lazy|eager|off");
+      if (v == "lazy") o.xwayland = XwaylandMode::lazy;
+      else if (v == "eager") o.xwayland = XwaylandMode::eager;
+      else if (v == "off") o.xwayland = XwaylandMode::off;
+      else return fail("unknown --xwayland mode '" + std::string(v) + "' (lazy|eager|off)");
     } else if (arg == "--background") {
       if (needs_value()) return fail("option --background needs a colour");
       auto colour = parse_colour(v);

@@ -11,6 +11,7 @@ namespace baton {
 
 enum class BackendChoice { automatic, headless, wayland, x11, drm };
 enum class RendererChoice { automatic, pixman };
+enum class XwaylandMode { lazy, eager, off };
 
 struct OutputSize {
   int width = 1280;
@@ -33,6 +34,8 @@ struct Options {
   /// Listen on this socket name instead of the first free wayland-N.
   std::optional<std::string> socket_name;
   bool debug = false;
+  /// X11 clients: start Xwayland on the first X11 connection, at start-up, or never.
+  XwaylandMode xwayland = XwaylandMode::lazy;
   /// Solid background colour, 0xRRGGBB.
   uint32_t background = 0x292e38;
 };

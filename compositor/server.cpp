@@ -12,6 +12,8 @@
 #include "compositor/screenshot_writer.hpp"
 #include "compositor/seat.hpp"
 #include "compositor/xdg_view.hpp"
+#include "compositor/xwayland.hpp"
+#include "compositor/xwayland_view.hpp"
 #include "compositor/wlr.hpp"
 #include "renderer/renderer_factory.hpp"
 
@@ -31,6 +33,8 @@ Server::Server(Options options) : options_(std::move(options)) {}
 Server::~Server() {
   screenshot_writer_.reset();
   launcher_.reset();
+  // Xwayland's windows go first, while the scene and seat still exist.
+  xwayland_.reset();
   if (display_ != nullptr) wl_display_destroy_clients(display_);
   backend_destroy_.disconnect();
   new_output_.disconnect();
@@ -109,6 +113,10 @@ bool Server::start() {
       terminate(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
     }
   });
+  if (options_.xwayland != XwaylandMode::off) {
+    xwayland_ = Xwayland::create(*this, options_.xwayland == XwaylandMode::lazy);
+    if (xwayland_) launcher_->set_env("DISPLAY", xwayland_->display_name());
+  }
   if (options_.screenshot_path)
     screenshot_writer_ = std::make_unique<ScreenshotWriter>(
         *this, *options_.screenshot_path, options_.screenshot_delay_ms, options_.exit_after_screenshot);
@@ -136,6 +144,7 @@ bool Server::create_globals() {
   scene_layout_ = wlr_scene_attach_output_layout(scene_, output_layout_);
   background_layer_ = wlr_scene_tree_create(&scene_->tree);
   view_layer_ = wlr_scene_tree_create(&scene_->tree);
+  unmanaged_layer_ = wlr_scene_tree_create(&scene_->tree);
 
   xdg_shell_ = wlr_xdg_shell_create(display_, 6);
   wlr_xdg_output_manager_v1_create(display_, output_layout_);
@@ -203,7 +212,7 @@ Output* Server::output_at(double lx, double ly) const {
 
 View* Server::view_at(double lx, double ly, wlr_surface** surface, double* sx, double* sy) const {
   *surface = nullptr;
-  wlr_scene_node* node = wlr_scene_node_at(&view_layer_->node, lx, ly, sx, sy);
+  wlr_scene_node* node = wlr_scene_node_at(&scene_->tree.node, lx, ly, sx, sy);
   if (node == nullptr || node->type != WLR_SCENE_NODE_BUFFER) return nullptr;
   wlr_scene_surface* scene_surface = wlr_scene_surface_try_from_buffer(wlr_scene_buffer_from_node(node));
   if (scene_surface == nullptr) return nullptr;
@@ -214,6 +223,7 @@ View* Server::view_at(double lx, double ly, wlr_surface** surface, double* sx, d
 }
 
 void Server::focus_view(View* view) {
+  if (view != nullptr && !view->managed()) return;
   if (focused_view_ != nullptr && focused_view_ != view) focused_view_->set_activated(false);
   focused_view_ = view;
   if (view == nullptr) {
@@ -254,8 +264,12 @@ void Server::popup_destroyed(Popup& popup) {
   std::erase_if(popups_, [&](const auto& p) { return p.get() == &popup; });
 }
 
+void Server::add_xwayland_surface(wlr_xwayland_surface* surface) {
+  views_.push_back(std::make_unique<XwaylandView>(*this, surface));
+}
+
 void Server::view_mapped(View& view) {
-  focus_view(&view);
+  if (view.managed()) focus_view(&view);
   seat_->refresh_pointer_focus(now_msec());
   if (screenshot_writer_) screenshot_writer_->window_mapped();
 }
@@ -266,7 +280,7 @@ void Server::view_unmapped(View& view) {
     // Focus passes to the most recently focused window still mapped.
     View* next = nullptr;
     for (const auto& v : views_)
-      if (v.get() != &view && v->mapped()) {
+      if (v.get() != &view && v->mapped() && v->managed()) {
         next = v.get();
         break;
       }

@@ -33,6 +33,7 @@ struct wlr_xdg_shell;
 struct wlr_xdg_toplevel;
 struct wlr_xdg_popup;
 struct wlr_input_device;
+struct wlr_xwayland_surface;
 
 namespace baton {
 
@@ -42,6 +43,7 @@ class Popup;
 class Seat;
 class Launcher;
 class ScreenshotWriter;
+class Xwayland;
 
 class Server {
  public:
@@ -77,6 +79,12 @@ class Server {
   [[nodiscard]] wlr_scene_output_layout* scene_layout() const { return scene_layout_; }
   [[nodiscard]] wlr_scene_tree* background_layer() const { return background_layer_; }
   [[nodiscard]] wlr_scene_tree* view_layer() const { return view_layer_; }
+  /// Above all windows: X11 override-redirect menus and tooltips.
+  [[nodiscard]] wlr_scene_tree* unmanaged_layer() const { return unmanaged_layer_; }
+  [[nodiscard]] wlr_compositor* compositor() const { return compositor_; }
+  /// Null when Xwayland is off or could not be set up.
+  [[nodiscard]] Xwayland* xwayland() const { return xwayland_.get(); }
+  void add_xwayland_surface(wlr_xwayland_surface* surface);
   [[nodiscard]] bool advertises_dmabuf() const { return advertises_dmabuf_; }
   Seat& seat() { return *seat_; }
 
@@ -130,11 +138,13 @@ class Server {
   wlr_scene_output_layout* scene_layout_ = nullptr;
   wlr_scene_tree* background_layer_ = nullptr;
   wlr_scene_tree* view_layer_ = nullptr;
+  wlr_scene_tree* unmanaged_layer_ = nullptr;
   wlr_xdg_shell* xdg_shell_ = nullptr;
   bool advertises_dmabuf_ = false;
 
   std::unique_ptr<Seat> seat_;
   std::unique_ptr<Launcher> launcher_;
+  std::unique_ptr<Xwayland> xwayland_;
   std::unique_ptr<ScreenshotWriter> screenshot_writer_;
   pid_t session_pid_ = -1;
   std::vector<std::unique_ptr<Output>> outputs_;

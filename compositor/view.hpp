@@ -21,6 +21,9 @@ class View {
   /// The scene tree holding the window; its node's data points at this View.
   [[nodiscard]] virtual wlr_scene_tree* tree() const = 0;
   [[nodiscard]] virtual bool mapped() const = 0;
+  /// False for windows that place themselves and never take focus by click
+  /// (X11 override-redirect menus and tooltips).
+  [[nodiscard]] virtual bool managed() const { return true; }
   virtual void set_activated(bool activated) = 0;
   [[nodiscard]] virtual std::string title() const = 0;
   /// xdg app_id, or the X11 WM_CLASS class.

@@ -54,6 +54,11 @@ extern "C" {
 #include <wlr/util/box.h>
 #include <wlr/util/log.h>
 
+// A struct field is named `class`.
+#define class class_
+#include <wlr/xwayland.h>
+#undef class
+
 // `[static N]` array parameters are C99 only.
 #define static
 #include <wlr/types/wlr_scene.h>

@@ -21,6 +21,8 @@ Options headless_options(int width, int height, int outputs) {
   options.renderer = RendererChoice::pixman;
   options.headless_size = {width, height, 60000};
   options.outputs = outputs;
+  // In-process tests that want X11 clients turn Xwayland on themselves.
+  options.xwayland = XwaylandMode::off;
   // Test programs run in parallel: each server gets a socket name of its own.
   static int counter = 0;
   options.socket_name = "baton-test-" + std::to_string(getpid()) + "-" + std::to_string(++counter);

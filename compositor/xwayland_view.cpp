@@ -1,0 +1,154 @@
+#include "compositor/xwayland_view.hpp"
+
+#include "compositor/log.hpp"
+#include "compositor/output.hpp"
+#include "compositor/seat.hpp"
+#include "compositor/server.hpp"
+#include "compositor/wlr.hpp"
+
+namespace baton {
+
+XwaylandView::XwaylandView(Server& server, wlr_xwayland_surface* surface)
+    : server_(server),
+      xsurface_(surface),
+      tree_(wlr_scene_tree_create(server.view_layer())) {
+  tree_->node.data = static_cast<View*>(this);
+  wlr_scene_node_set_enabled(&tree_->node, false);
+
+  destroy_.connect(&surface->events.destroy, [this](void*) { server_.view_destroyed(*this); });
+  associate_.connect(&surface->events.associate, [this](void*) { handle_associate(); });
+  dissociate_.connect(&surface->events.dissociate, [this](void*) {
+    map_.disconnect();
+    unmap_.disconnect();
+    drop_surface_tree();
+  });
+  request_configure_.connect(&surface->events.request_configure,
+                             [this](wlr_xwayland_surface_configure_event* e) { handle_request_configure(*e); });
+  request_activate_.connect(&surface->events.request_activate, [this](void*) {
+    if (mapped_ && managed()) server_.focus_view(this);
+  });
+  request_fullscreen_.connect(&surface->events.request_fullscreen, [this](void*) { handle_fullscreen(); });
+  // Override-redirect windows position themselves.
+  set_geometry_.connect(&surface->events.set_geometry, [this](void*) {
+    if (!managed()) wlr_scene_node_set_position(&tree_->node, xsurface_->x, xsurface_->y);
+  });
+  if (surface->surface != nullptr) handle_associate();
+}
+
+XwaylandView::~XwaylandView() {
+  surface_tree_destroy_.disconnect();
+  wlr_scene_node_destroy(&tree_->node);
+}
+
+wlr_surface* XwaylandView::surface() const { return xsurface_->surface; }
+bool XwaylandView::managed() const { return !xsurface_->override_redirect; }
+std::string XwaylandView::title() const { return xsurface_->title ? xsurface_->title : ""; }
+std::string XwaylandView::app_id() const { return xsurface_->class_ ? xsurface_->class_ : ""; }
+
+void XwaylandView::set_activated(bool activated) {
+  wlr_xwayland_surface_activate(xsurface_, activated);
+  if (activated) wlr_xwayland_surface_restack(xsurface_, nullptr, XCB_STACK_MODE_ABOVE);
+}
+
+// X11 clients place menus from their window's root position: keep the X
+// server told where the window really is.
+void XwaylandView::move_to(int x, int y) {
+  View::move_to(x, y);
+  wlr_xwayland_surface_configure(xsurface_, static_cast<int16_t>(x), static_cast<int16_t>(y), xsurface_->width,
+                                 xsurface_->height);
+}
+
+void XwaylandView::handle_associate() {
+  map_.connect(&xsurface_->surface->events.map, [this](void*) { handle_map(); });
+  unmap_.connect(&xsurface_->surface->events.unmap, [this](void*) { handle_unmap(); });
+}
+
+void XwaylandView::handle_map() {
+  mapped_ = true;
+  if (surface_tree_ == nullptr) {
+    // wlroots destroys this tree with its wlr_surface, which may come
+    // before or after our unmap and dissociate: follow its own signal.
+    surface_tree_ = wlr_scene_subsurface_tree_create(tree_, xsurface_->surface);
+    surface_tree_destroy_.connect(&surface_tree_->node.events.destroy, [this](void*) {
+      surface_tree_destroy_.disconnect();
+      surface_tree_ = nullptr;
+    });
+  }
+  wlr_scene_node_reparent(&tree_->node, managed() ? server_.view_layer() : server_.unmanaged_layer());
+  wlr_scene_node_set_enabled(&tree_->node, true);
+  if (!managed()) {
+    wlr_scene_node_set_position(&tree_->node, xsurface_->x, xsurface_->y);
+    wlr_scene_node_raise_to_top(&tree_->node);
+  } else if (!placed_) {
+    place();
+  }
+  server_.view_mapped(*this);
+  if (!managed() && wlr_xwayland_or_surface_wants_focus(xsurface_))
+    server_.seat().focus_keyboard(xsurface_->surface);
+}
+
+void XwaylandView::handle_unmap() {
+  mapped_ = false;
+  wlr_scene_node_set_enabled(&tree_->node, false);
+  server_.view_unmapped(*this);
+}
+
+void XwaylandView::drop_surface_tree() {
+  if (surface_tree_ != nullptr) wlr_scene_node_destroy(&surface_tree_->node);  // nulls it
+}
+
+// Before mapping, a window may ask for any geometry; once mapped, baton
+// owns its position and grants only the size.
+void XwaylandView::handle_request_configure(const wlr_xwayland_surface_configure_event& event) {
+  if (!mapped_ || !managed()) {
+    wlr_xwayland_surface_configure(xsurface_, event.x, event.y, event.width, event.height);
+    if (!managed() && mapped_) wlr_scene_node_set_position(&tree_->node, event.x, event.y);
+    return;
+  }
+  wlr_xwayland_surface_configure(xsurface_, static_cast<int16_t>(x()), static_cast<int16_t>(y()), event.width,
+                                 event.height);
+}
+
+// Centred on the output under the pointer, like native windows.
+void XwaylandView::place() {
+  placed_ = true;
+  Output* output = server_.output_at(server_.seat().cursor_x(), server_.seat().cursor_y());
+  if (output == nullptr) return;
+  wlr_box area{};
+  wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &area);
+  int x = area.x + (area.width - xsurface_->width) / 2;
+  int y = area.y + (area.height - xsurface_->height) / 2;
+  move_to(x < area.x ? area.x : x, y < area.y ? area.y : y);
+}
+
+// A fullscreen X11 window covers its output; leaving fullscreen restores
+// where it was.
+void XwaylandView::handle_fullscreen() {
+  bool fullscreen = xsurface_->fullscreen;
+  if (!mapped_) {
+    wlr_xwayland_surface_set_fullscreen(xsurface_, fullscreen);
+    return;
+  }
+  if (fullscreen) {
+    Output* output = server_.output_at(x() + xsurface_->width / 2.0, y() + xsurface_->height / 2.0);
+    if (output == nullptr) return;
+    wlr_box box{};
+    wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &box);
+    saved_x_ = x();
+    saved_y_ = y();
+    saved_width_ = xsurface_->width;
+    saved_height_ = xsurface_->height;
+    wlr_xwayland_surface_set_fullscreen(xsurface_, true);
+    View::move_to(box.x, box.y);
+    wlr_xwayland_surface_configure(xsurface_, static_cast<int16_t>(box.x), static_cast<int16_t>(box.y),
+                                   static_cast<uint16_t>(box.width), static_cast<uint16_t>(box.height));
+    server_.focus_view(this);
+  } else {
+    wlr_xwayland_surface_set_fullscreen(xsurface_, false);
+    View::move_to(saved_x_, saved_y_);
+    wlr_xwayland_surface_configure(xsurface_, static_cast<int16_t>(saved_x_), static_cast<int16_t>(saved_y_),
+                                   static_cast<uint16_t>(saved_width_), static_cast<uint16_t>(saved_height_));
+  }
+}
+
+}  // namespace baton
