@@ -111,10 +111,14 @@ Device::~Device() {
 }
 
 VKAPI_ATTR VkBool32 VKAPI_CALL Device::on_debug_message(
-    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT /*types*/,
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
     const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
   auto* self = static_cast<Device*>(user);
-  if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
+  // Loader chatter ("layer added by env var") is a general warning, not a finding.
+  bool finding = severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ||
+                 (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT &&
+                  (types & ~VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT) != 0);
+  if (finding) {
     ++self->debug_messages_;
     LOG_ERROR("vulkan validation: %s", data->pMessage);
   } else {

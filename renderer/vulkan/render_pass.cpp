@@ -16,9 +16,9 @@ Pass* get(wlr_render_pass* p) { return reinterpret_cast<Pass*>(p); }
 void source_corner(wl_output_transform transform, float u, float v, float& s, float& t) {
   switch (transform) {
     case WL_OUTPUT_TRANSFORM_NORMAL: s = u, t = v; break;
-    case WL_OUTPUT_TRANSFORM_90: s = v, t = 1 - u; break;
+    case WL_OUTPUT_TRANSFORM_90: s = 1 - v, t = u; break;
     case WL_OUTPUT_TRANSFORM_180: s = 1 - u, t = 1 - v; break;
-    case WL_OUTPUT_TRANSFORM_270: s = 1 - v, t = u; break;
+    case WL_OUTPUT_TRANSFORM_270: s = v, t = 1 - u; break;
     case WL_OUTPUT_TRANSFORM_FLIPPED: s = 1 - u, t = v; break;
     case WL_OUTPUT_TRANSFORM_FLIPPED_90: s = v, t = u; break;
     case WL_OUTPUT_TRANSFORM_FLIPPED_180: s = u, t = 1 - v; break;
@@ -188,7 +188,7 @@ bool submit(wlr_render_pass* base) {
   } else {
     target.state = SlotState::free;
   }
-  r.release_pass(&pass);
+  r.release_pass(&pass, point);
   return point != 0;
 }
 
@@ -236,6 +236,7 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
                     ? reinterpret_cast<Timer*>(options->timer)
                     : nullptr;
   target->state = SlotState::rendering;
+  ++open_passes_;
 
   if (pass->timer != nullptr) {
     vkCmdResetQueryPool(cb, pass->timer->pool.get(), 0, 2);

@@ -2,6 +2,8 @@
 
 #include <drm_fourcc.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdlib>
 
 #include "compositor/log.hpp"
@@ -122,6 +124,7 @@ Renderer::~Renderer() {
     texture->owned_memory.reset();
   }
   retired_.clear();
+  retire_after_passes_.clear();
   wlr_drm_format_set_finish(&shm_formats_);
   wlr_drm_format_set_finish(&render_formats_);
   wlr_drm_format_set_finish(&dmabuf_formats_);
@@ -180,30 +183,41 @@ VkCommandBuffer Renderer::upload_commands() {
 }
 
 uint64_t Renderer::submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits) {
-  VkCommandBufferSubmitInfo cbs[2]{};
+  VkCommandBuffer cbs[2]{};
   uint32_t count = 0;
   bool ok = true;
   VkCommandBuffer uploads = std::exchange(upload_cb_, VK_NULL_HANDLE);
   for (VkCommandBuffer c : {uploads, cb}) {
     if (c == VK_NULL_HANDLE) continue;
     ok = device_->check(vkEndCommandBuffer(c), "vkEndCommandBuffer") && ok;
-    cbs[count] = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
-    cbs[count++].commandBuffer = c;
+    cbs[count++] = c;
   }
   const uint64_t point = device_->next_point();
-  VkSemaphoreSubmitInfo signal{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
-  signal.semaphore = device_->timeline();
-  signal.value = point;
-  signal.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-  VkSubmitInfo2 info{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
-  info.waitSemaphoreInfoCount = static_cast<uint32_t>(waits.size());
-  info.pWaitSemaphoreInfos = waits.data();
-  info.commandBufferInfoCount = count;
-  info.pCommandBufferInfos = cbs;
-  info.signalSemaphoreInfoCount = 1;
-  info.pSignalSemaphoreInfos = &signal;
-  if (ok) ok = device_->check(vkQueueSubmit2(device_->queue(), 1, &info, VK_NULL_HANDLE),
-                              "vkQueueSubmit2");
+  VkSemaphore timeline = device_->timeline();
+  std::array<VkSemaphore, 4> wait_semaphores{};
+  std::array<uint64_t, 4> wait_values{};
+  std::array<VkPipelineStageFlags, 4> wait_stages{};
+  const uint32_t wait_count = static_cast<uint32_t>(std::min<size_t>(waits.size(), 4));
+  for (uint32_t i = 0; i < wait_count; ++i) {
+    wait_semaphores[i] = waits[i].semaphore;
+    wait_values[i] = waits[i].value;
+    wait_stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  }
+  VkTimelineSemaphoreSubmitInfo values{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+  values.waitSemaphoreValueCount = wait_count;
+  values.pWaitSemaphoreValues = wait_values.data();
+  values.signalSemaphoreValueCount = 1;
+  values.pSignalSemaphoreValues = &point;
+  VkSubmitInfo info{VK_STRUCTURE_TYPE_SUBMIT_INFO, &values};
+  info.waitSemaphoreCount = wait_count;
+  info.pWaitSemaphores = wait_semaphores.data();
+  info.pWaitDstStageMask = wait_stages.data();
+  info.commandBufferCount = count;
+  info.pCommandBuffers = cbs;
+  info.signalSemaphoreCount = 1;
+  info.pSignalSemaphores = &timeline;
+  if (ok) ok = device_->check(vkQueueSubmit(device_->queue(), 1, &info, VK_NULL_HANDLE),
+                              "vkQueueSubmit");
   // Whatever happened, these command buffers are no longer recording.
   for (Recorder& r : recorders_) {
     if (r.cb == cb || r.cb == uploads) {
@@ -227,8 +241,17 @@ void Renderer::collect() {
 }
 
 void Renderer::retire(Retired resources) {
+  if (open_passes_ > 0) {
+    retire_after_passes_.push_back(std::move(resources));
+    return;
+  }
   if (resources.point <= device_->completed()) return;  // destroyed right here
   retired_.push_back(std::move(resources));
+}
+
+void Renderer::drop_from_passes(Texture* texture) {
+  if (open_passes_ == 0) return;
+  for (auto& pass : passes_) std::erase(pass->used, texture);
 }
 
 void Renderer::check_lost() {
@@ -238,7 +261,14 @@ void Renderer::check_lost() {
   wl_signal_emit_mutable(&wlr_.base.events.lost, nullptr);
 }
 
-void Renderer::release_pass(Pass* pass) {
+void Renderer::release_pass(Pass* pass, uint64_t point) {
+  if (--open_passes_ == 0) {
+    for (Retired& r : retire_after_passes_) {
+      r.point = std::max(r.point, point != 0 ? point : device_->submitted());
+      retired_.push_back(std::move(r));
+    }
+    retire_after_passes_.clear();
+  }
   pass->cb = VK_NULL_HANDLE;
   pass->target = nullptr;
   pass->buffer = nullptr;

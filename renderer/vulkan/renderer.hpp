@@ -99,7 +99,11 @@ class Renderer {
   uint64_t submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits = {});
   /// Frees what the GPU is done with; called at the start of each pass.
   void collect();
+  /// Frees `resources` once the GPU is done with them. While passes are
+  /// open they may still draw them, so the point is the one their submit gets.
   void retire(Retired resources);
+  /// A texture is going away: open passes forget it.
+  void drop_from_passes(Texture* texture);
   /// Reacts to a lost device: emits wlroots' `lost` signal once.
   void check_lost();
 
@@ -111,7 +115,7 @@ class Renderer {
 
   // Passes.
   wlr_render_pass* begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_options* options);
-  void release_pass(Pass* pass);
+  void release_pass(Pass* pass, uint64_t point);
 
   wlr_drm_format_set& shm_formats() { return shm_formats_; }
   wlr_drm_format_set& render_formats() { return render_formats_; }
@@ -134,6 +138,8 @@ class Renderer {
   VkCommandBuffer upload_cb_ = VK_NULL_HANDLE;
   HostBuffer readback_;
   std::vector<Retired> retired_;
+  std::vector<Retired> retire_after_passes_;
+  int open_passes_ = 0;
   std::unordered_set<Texture*> textures_;
   std::vector<std::unique_ptr<Pass>> passes_;
   std::vector<Pass*> free_passes_;

@@ -61,6 +61,7 @@ void destroy(wlr_texture* base) {
   if (texture->renderer != nullptr) {
     Renderer& r = *texture->renderer;
     r.forget(texture);
+    r.drop_from_passes(texture);
     // The image may still be read by work in flight: free it after that.
     Retired retired;
     retired.point = std::max(texture->last_used, r.device().next_point());
