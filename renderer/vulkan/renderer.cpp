@@ -177,16 +177,58 @@ VkCommandBuffer Renderer::begin_commands() {
   return free->cb;
 }
 
-VkCommandBuffer Renderer::upload_commands() {
-  if (upload_cb_ == VK_NULL_HANDLE) upload_cb_ = begin_commands();
-  return upload_cb_;
+void Renderer::queue_copy(VkImage image, VkImageLayout old_layout, VkBuffer staging,
+                          const VkBufferImageCopy& region) {
+  bool seen = false;
+  for (const VkImageMemoryBarrier2& b : upload_barriers_) seen = seen || b.image == image;
+  if (!seen) {
+    VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
+    // Earlier draws may still sample the old contents: wait for them (WAR).
+    barrier.srcStageMask = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT;
+    barrier.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    barrier.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
+    barrier.dstAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    barrier.oldLayout = old_layout;
+    barrier.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barrier.image = image;
+    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    upload_barriers_.push_back(barrier);
+  }
+  pending_copies_.push_back({image, staging, region});
+}
+
+VkCommandBuffer Renderer::record_uploads() {
+  if (pending_copies_.empty()) return VK_NULL_HANDLE;
+  VkCommandBuffer cb = begin_commands();
+  if (cb == VK_NULL_HANDLE) return VK_NULL_HANDLE;
+  VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+  dep.imageMemoryBarrierCount = static_cast<uint32_t>(upload_barriers_.size());
+  dep.pImageMemoryBarriers = upload_barriers_.data();
+  vkCmdPipelineBarrier2(cb, &dep);
+  for (const PendingCopy& c : pending_copies_)
+    vkCmdCopyBufferToImage(cb, c.staging, c.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                           &c.region);
+  for (VkImageMemoryBarrier2& b : upload_barriers_) {
+    b.srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
+    b.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    b.dstStageMask = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT;
+    b.dstAccessMask = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT;
+    b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    b.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+  }
+  vkCmdPipelineBarrier2(cb, &dep);
+  pending_copies_.clear();
+  upload_barriers_.clear();
+  return cb;
 }
 
 uint64_t Renderer::submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits) {
   VkCommandBuffer cbs[2]{};
   uint32_t count = 0;
   bool ok = true;
-  VkCommandBuffer uploads = std::exchange(upload_cb_, VK_NULL_HANDLE);
+  VkCommandBuffer uploads = record_uploads();
   for (VkCommandBuffer c : {uploads, cb}) {
     if (c == VK_NULL_HANDLE) continue;
     ok = device_->check(vkEndCommandBuffer(c), "vkEndCommandBuffer") && ok;

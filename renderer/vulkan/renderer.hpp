@@ -91,9 +91,10 @@ class Renderer {
   // Command buffers and submission.
   /// A command buffer in the recording state, reused once its work is done.
   VkCommandBuffer begin_commands();
-  /// The command buffer texture uploads are recorded into; submitted ahead
-  /// of the next submission.
-  VkCommandBuffer upload_commands();
+  /// Queues a staging-ring -> image copy; every queued copy is recorded (with
+  /// one barrier batch before and one after) ahead of the next submission.
+  void queue_copy(VkImage image, VkImageLayout old_layout, VkBuffer staging,
+                  const VkBufferImageCopy& region);
   /// Ends `cb` and submits it (after pending uploads) signalling the next
   /// timeline point, waiting on `waits` first; returns the point or 0.
   uint64_t submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits = {});
@@ -135,7 +136,14 @@ class Renderer {
   StagingRing ring_;
   UniqueCommandPool pool_;
   std::vector<Recorder> recorders_;
-  VkCommandBuffer upload_cb_ = VK_NULL_HANDLE;
+  VkCommandBuffer record_uploads();
+  struct PendingCopy {
+    VkImage image;
+    VkBuffer staging;
+    VkBufferImageCopy region;
+  };
+  std::vector<PendingCopy> pending_copies_;       // capacity kept between frames
+  std::vector<VkImageMemoryBarrier2> upload_barriers_;
   HostBuffer readback_;
   std::vector<Retired> retired_;
   std::vector<Retired> retire_after_passes_;

@@ -215,26 +215,8 @@ bool Renderer::upload(Texture& texture, const void* data, size_t stride,
       count = 1;
     }
   }
-  VkCommandBuffer cb = upload_commands();
-  if (cb == VK_NULL_HANDLE) return false;
-
-  VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
-  // Earlier draws may still sample the old contents: wait for them (WAR).
-  barrier.srcStageMask = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT;
-  barrier.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-  barrier.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
-  barrier.dstAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-  barrier.oldLayout = region == nullptr ? VK_IMAGE_LAYOUT_UNDEFINED : texture.layout;
-  barrier.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-  barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-  barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-  barrier.image = texture.image;
-  barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-  dep.imageMemoryBarrierCount = 1;
-  dep.pImageMemoryBarriers = &barrier;
-  vkCmdPipelineBarrier2(cb, &dep);
-
+  // The first upload may discard: nothing was in the image before.
+  const VkImageLayout old_layout = region == nullptr ? VK_IMAGE_LAYOUT_UNDEFINED : texture.layout;
   const auto* bytes = static_cast<const unsigned char*>(data);
   for (int i = 0; i < count; ++i) {
     const pixman_box32_t& r = rects[i];
@@ -255,17 +237,9 @@ bool Renderer::upload(Texture& texture, const void* data, size_t stride,
     copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     copy.imageOffset = {x1, y1, 0};
     copy.imageExtent = {w, h, 1};
-    vkCmdCopyBufferToImage(cb, span.buffer, texture.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                           1, &copy);
+    queue_copy(texture.image, old_layout, span.buffer, copy);
   }
 
-  barrier.srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
-  barrier.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-  barrier.dstStageMask = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT;
-  barrier.dstAccessMask = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT;
-  barrier.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-  barrier.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-  vkCmdPipelineBarrier2(cb, &dep);
   texture.layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
   texture.last_used = device_->next_point();
   return true;
