@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "compositor/log.hpp"
+#include "renderer/vulkan/dmabuf_import.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 
 namespace baton::vulkan {
@@ -107,9 +108,9 @@ bool Renderer::init(const std::string& pipeline_cache_path) {
   pool_ = UniqueCommandPool(device_->get(), pool);
   if (!pipelines_.create(pipeline_cache_path)) return false;
   build_format_sets();
-  uint32_t caps = WLR_BUFFER_CAP_DATA_PTR;
-  if (dmabuf_formats_.len > 0) caps |= WLR_BUFFER_CAP_DMABUF;
-  wlr_renderer_init(&wlr_.base, &kRendererImpl, caps);
+  // Render targets are the swapchain's own images, handed out by data pointer
+  // (rendering into imported dma-bufs is not implemented).
+  wlr_renderer_init(&wlr_.base, &kRendererImpl, WLR_BUFFER_CAP_DATA_PTR);
   return true;
 }
 
@@ -145,7 +146,9 @@ void Renderer::build_format_sets() {
       wlr_drm_format_set_add(&render_formats_, f.drm, DRM_FORMAT_MOD_LINEAR);
     }
   }
-  // dma-buf import formats are filled by the import path when the device has it.
+  query_dmabuf_formats(*device_, dmabuf_formats_);
+  LOG_INFO("vulkan: %zu dma-buf formats importable%s", dmabuf_formats_.len,
+           device_->features().dmabuf_import ? "" : " (the device lacks dma-buf import)");
 }
 
 VkCommandBuffer Renderer::begin_commands() {
@@ -199,10 +202,33 @@ void Renderer::queue_copy(VkImage image, VkImageLayout old_layout, VkBuffer stag
   pending_copies_.push_back({image, staging, region});
 }
 
+void Renderer::queue_acquire(VkImage image) {
+  VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
+  barrier.srcStageMask = VK_PIPELINE_STAGE_2_NONE;
+  barrier.dstStageMask = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT;
+  barrier.dstAccessMask = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT;
+  // GENERAL, not UNDEFINED: the producer's pixels must survive the transition.
+  barrier.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
+  barrier.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+  barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+  barrier.dstQueueFamilyIndex = device_->queue_family();
+  barrier.image = image;
+  barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  acquire_barriers_.push_back(barrier);
+}
+
 VkCommandBuffer Renderer::record_uploads() {
-  if (pending_copies_.empty()) return VK_NULL_HANDLE;
+  if (pending_copies_.empty() && acquire_barriers_.empty()) return VK_NULL_HANDLE;
   VkCommandBuffer cb = begin_commands();
   if (cb == VK_NULL_HANDLE) return VK_NULL_HANDLE;
+  if (!acquire_barriers_.empty()) {
+    VkDependencyInfo acquire{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    acquire.imageMemoryBarrierCount = static_cast<uint32_t>(acquire_barriers_.size());
+    acquire.pImageMemoryBarriers = acquire_barriers_.data();
+    vkCmdPipelineBarrier2(cb, &acquire);
+    acquire_barriers_.clear();
+  }
+  if (pending_copies_.empty()) return cb;
   VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
   dep.imageMemoryBarrierCount = static_cast<uint32_t>(upload_barriers_.size());
   dep.pImageMemoryBarriers = upload_barriers_.data();

@@ -95,6 +95,9 @@ class Renderer {
   /// one barrier batch before and one after) ahead of the next submission.
   void queue_copy(VkImage image, VkImageLayout old_layout, VkBuffer staging,
                   const VkBufferImageCopy& region);
+  /// Queues taking an imported dma-buf image over from its producer (queue
+  /// family EXTERNAL) into SHADER_READ_ONLY, ahead of the next submission.
+  void queue_acquire(VkImage image);
   /// Ends `cb` and submits it (after pending uploads) signalling the next
   /// timeline point, waiting on `waits` first; returns the point or 0.
   uint64_t submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits = {});
@@ -110,6 +113,7 @@ class Renderer {
 
   // Textures.
   wlr_texture* texture_from_buffer(wlr_buffer* buffer);
+  wlr_texture* texture_from_dmabuf(wlr_buffer* buffer, const wlr_dmabuf_attributes& attribs);
   bool upload(Texture& texture, const void* data, size_t stride, const pixman_region32_t* region);
   void forget(Texture* texture) { textures_.erase(texture); }
   bool read_pixels(Texture& texture, const wlr_texture_read_pixels_options& options);
@@ -144,6 +148,7 @@ class Renderer {
   };
   std::vector<PendingCopy> pending_copies_;       // capacity kept between frames
   std::vector<VkImageMemoryBarrier2> upload_barriers_;
+  std::vector<VkImageMemoryBarrier2> acquire_barriers_;
   HostBuffer readback_;
   std::vector<Retired> retired_;
   std::vector<Retired> retire_after_passes_;

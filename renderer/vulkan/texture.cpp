@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "compositor/log.hpp"
+#include "renderer/vulkan/dmabuf_import.hpp"
 #include "renderer/vulkan/renderer.hpp"
 
 namespace baton::vulkan {
@@ -118,6 +119,9 @@ wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
     return &texture.release()->base;
   }
 
+  wlr_dmabuf_attributes attribs{};
+  if (wlr_buffer_get_dmabuf(buffer, &attribs)) return texture_from_dmabuf(buffer, attribs);
+
   void* data = nullptr;
   uint32_t drm_format = 0;
   size_t stride = 0;
@@ -191,6 +195,40 @@ wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
     check_lost();
     return nullptr;
   }
+  textures_.insert(texture.get());
+  return &texture.release()->base;
+}
+
+wlr_texture* Renderer::texture_from_dmabuf(wlr_buffer* buffer, const wlr_dmabuf_attributes& attribs) {
+  const wlr_drm_format* advertised = wlr_drm_format_set_get(&dmabuf_formats_, attribs.format);
+  bool listed = false;
+  for (size_t i = 0; advertised != nullptr && i < advertised->len; ++i)
+    listed = listed || advertised->modifiers[i] == attribs.modifier;
+  const FormatInfo* format = find_format(attribs.format);
+  if (!listed || format == nullptr) {
+    LOG_ERROR("vulkan: dma-buf 0x%08x / modifier 0x%016llx was never advertised", attribs.format,
+              static_cast<unsigned long long>(attribs.modifier));
+    return nullptr;
+  }
+  ImportedImage imported;
+  if (!import_dmabuf(*device_, attribs, *format, imported)) {
+    check_lost();
+    return nullptr;
+  }
+  VkImageView view = make_view(*device_, imported.image.get(), *format);
+  if (view == VK_NULL_HANDLE) return nullptr;
+  auto texture = std::make_unique<Texture>();
+  texture->renderer = this;
+  texture->format = format;
+  texture->image = imported.image.get();
+  texture->view = view;
+  texture->owned_image = std::move(imported.image);
+  texture->owned_memory = std::move(imported.memory);
+  texture->owned_view = UniqueImageView(device_->get(), view);
+  texture->layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;  // after the acquire below
+  queue_acquire(texture->image);
+  texture->last_used = device_->next_point();
+  wlr_texture_init(&texture->base, wlr(), &kTextureImpl, buffer->width, buffer->height);
   textures_.insert(texture.get());
   return &texture.release()->base;
 }
