@@ -389,6 +389,11 @@ int renderer_debug_messages(wlr_renderer* renderer) {
   return is_vulkan_renderer(renderer) ? Renderer::from(renderer)->device().debug_messages() : 0;
 }
 
+void renderer_simulate_device_lost(wlr_renderer* renderer) {
+  if (!is_vulkan_renderer(renderer)) return;
+  Renderer::from(renderer)->device().mark_lost();
+}
+
 void renderer_finish(wlr_renderer* renderer) {
   if (!is_vulkan_renderer(renderer)) return;
   Device& device = Renderer::from(renderer)->device();

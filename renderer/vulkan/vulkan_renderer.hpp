@@ -39,6 +39,10 @@ struct CreatedRenderer {
 /// Waits until the GPU finished all submitted work (tests and benchmarks).
 void renderer_finish(wlr_renderer* renderer);
 
+/// Test hook: behave as if the GPU reported VK_ERROR_DEVICE_LOST. The next
+/// pass fails and wlroots' `lost` signal is emitted (once), as for a real loss.
+void renderer_simulate_device_lost(wlr_renderer* renderer);
+
 struct SwapchainOptions {
   /// Buffers per size and format at most (a frame waits for a free one).
   int slots = 3;

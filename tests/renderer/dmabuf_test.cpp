@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "compositor/unique_fd.hpp"
+#include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/renderer/harness.hpp"
 
 namespace baton::test {
@@ -120,6 +121,37 @@ TEST_F(DmabufImport, LinearUdmabufSamplesLikeShm) {
   Comparison c = compare("dmabuf-linear", from_dmabuf, from_shm, 0);
   EXPECT_EQ(c.differing, 0) << c.artifacts;
   EXPECT_EQ(harness_.debug_messages(), 0);
+}
+
+}  // namespace
+}  // namespace baton::test
+
+namespace baton::test {
+namespace {
+
+// A lost device: passes fail, wlroots' `lost` signal fires exactly once so the
+// compositor can rebuild the renderer, and nothing crashes on the way down.
+TEST(DeviceLost, EmitsTheLostSignalOnceAndRefusesPasses) {
+  GoldenHarness harness;
+  if (!harness.unavailable().empty()) GTEST_SKIP() << harness.unavailable();
+  RendererUnderTest& vk = harness.vulkan();
+  wlr_buffer* target = harness.target(vk, 32, 32);
+  ASSERT_NE(target, nullptr);
+  struct Counter {
+    wl_listener listener;
+    int count = 0;
+  } counter;
+  counter.listener.notify = [](wl_listener* l, void*) {
+    Counter* c = wl_container_of(l, c, listener);
+    ++c->count;
+  };
+  wl_signal_add(&vk.renderer->events.lost, &counter.listener);
+  vulkan::renderer_simulate_device_lost(vk.renderer);
+  EXPECT_EQ(wlr_renderer_begin_buffer_pass(vk.renderer, target, nullptr), nullptr);
+  EXPECT_EQ(wlr_renderer_begin_buffer_pass(vk.renderer, target, nullptr), nullptr);
+  EXPECT_EQ(counter.count, 1);
+  wl_list_remove(&counter.listener.link);
+  wlr_buffer_drop(target);
 }
 
 }  // namespace
