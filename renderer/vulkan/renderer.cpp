@@ -115,8 +115,9 @@ bool Renderer::init(const std::string& pipeline_cache_path) {
 }
 
 Renderer::~Renderer() {
-  // Teardown may wait: nothing may be in flight when the device objects go.
-  if (!device_->lost()) vkDeviceWaitIdle(device_->get());
+  // Teardown may wait: nothing may be in flight when the device objects go
+  // (on a really lost device this returns at once).
+  vkDeviceWaitIdle(device_->get());
   for (Texture* texture : textures_) {
     // wlroots may destroy textures after the renderer; they become inert.
     texture->renderer = nullptr;
@@ -391,7 +392,11 @@ int renderer_debug_messages(wlr_renderer* renderer) {
 
 void renderer_simulate_device_lost(wlr_renderer* renderer) {
   if (!is_vulkan_renderer(renderer)) return;
-  Renderer::from(renderer)->device().mark_lost();
+  // Let submitted work finish first: a lost device runs nothing, and buffers
+  // freed without waiting must not still be in use by a real GPU.
+  Device& device = Renderer::from(renderer)->device();
+  vkDeviceWaitIdle(device.get());
+  device.mark_lost();
 }
 
 void renderer_finish(wlr_renderer* renderer) {
