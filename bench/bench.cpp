@@ -54,7 +54,8 @@ ShmBuffer* make_window(int w, int h, int seed) {
     for (int x = 0; x < w; ++x) {
       uint32_t a = (x < 8 || y < 8) ? 0x80 : 0xff;  // translucent border: blending matters
       uint32_t r = (x + seed * 40) & 0xff, g = (y + seed * 20) & 0xff, bl = (x ^ y) & 0xff;
-      b->pixels[size_t(y) * w + x] = a << 24 | (r * a / 255) << 16 | (g * a / 255) << 8 | (bl * a / 255);
+      b->pixels[size_t(y) * w + x] =
+          a << 24 | (r * a / 255) << 16 | (g * a / 255) << 8 | (bl * a / 255);
     }
   wlr_buffer_init(&b->base, &kShmImpl, w, h);
   return b;
@@ -139,7 +140,8 @@ Result run(Target& t, int width, int height, int count, bool damage_only, int fr
       Window& w = windows[i];
       if (damage_only ? i != 0 : !w.animating) continue;
       for (int y = py; y < py + 64; ++y)
-        std::fill_n(&w.buffer->pixels[size_t(y) * ww + px], 64, 0xff000000u | (frame * 2654435761u));
+        std::fill_n(&w.buffer->pixels[size_t(y) * ww + px], 64,
+                    0xff000000u | (frame * 2654435761u));
       if (!wlr_texture_update_from_buffer(w.texture, &w.buffer->base, &patch) && t.vulkan)
         std::fprintf(stderr, "texture update failed\n");
       if (!damage_only) w.box.x = (w.box.x + 5) % (width - ww);  // moving window
@@ -162,8 +164,8 @@ Result run(Target& t, int width, int height, int count, bool damage_only, int fr
     wlr_render_pass_add_rect(pass, &bg);
     for (Window& w : windows) {
       // Like wlr_scene: elements outside the damage are not drawn at all.
-      if (w.box.x >= extents->x2 || w.box.y >= extents->y2 || w.box.x + w.box.width <= extents->x1 ||
-          w.box.y + w.box.height <= extents->y1)
+      if (w.box.x >= extents->x2 || w.box.y >= extents->y2 ||
+          w.box.x + w.box.width <= extents->x1 || w.box.y + w.box.height <= extents->y1)
         continue;
       wlr_render_texture_options tex{};
       tex.texture = w.texture;
@@ -199,11 +201,17 @@ int main(int argc, char** argv) {
   std::string device;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--frames" && i + 1 < argc) frames = std::max(10, std::atoi(argv[++i]));
-    else if (a == "--renderer" && i + 1 < argc) which = argv[++i];
-    else if (a == "--vulkan-device" && i + 1 < argc) device = argv[++i];
+    if (a == "--frames" && i + 1 < argc)
+      frames = std::max(10, std::atoi(argv[++i]));
+    else if (a == "--renderer" && i + 1 < argc)
+      which = argv[++i];
+    else if (a == "--vulkan-device" && i + 1 < argc)
+      device = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--frames N] [--renderer vulkan|pixman|both] [--vulkan-device NAME|INDEX]\n", argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--frames N] [--renderer vulkan|pixman|both] [--vulkan-device NAME|INDEX]\n",
+          argv[0]);
       return 2;
     }
   }
@@ -222,8 +230,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     // Device-local slots: what a GPU renders into when it scans out or exports.
-    wlr_allocator* alloc =
-        baton::vulkan::create_swapchain_allocator(created.renderer, {8, false});
+    wlr_allocator* alloc = baton::vulkan::create_swapchain_allocator(created.renderer, {8, false});
     targets.push_back({created.renderer, alloc, true, "vulkan"});
     std::printf("# vulkan device: %s\n",
                 baton::vulkan::renderer_device_name(created.renderer).c_str());
@@ -252,8 +259,8 @@ int main(int argc, char** argv) {
             std::snprintf(gpu_med, sizeof(gpu_med), "%.1f", r.gpu.median / 1e3);
             std::snprintf(gpu_p99, sizeof(gpu_p99), "%.1f", r.gpu.p99 / 1e3);
           }
-          std::printf("%-7s %-10s %4d %-9s %10.1f %10.1f %10s %10s\n", t.name, output, count,
-                      name, r.cpu.median / 1e3, r.cpu.p99 / 1e3, gpu_med, gpu_p99);
+          std::printf("%-7s %-10s %4d %-9s %10.1f %10.1f %10s %10s\n", t.name, output, count, name,
+                      r.cpu.median / 1e3, r.cpu.p99 / 1e3, gpu_med, gpu_p99);
         }
         std::printf("%-7s %-10s %4d %-9s cpu %.3f", t.name, output, count, "ratio",
                     dmg.cpu.median / full.cpu.median);

@@ -28,11 +28,16 @@ std::vector<VkExtensionProperties> device_extensions(VkPhysicalDevice physical) 
 
 DeviceKind kind_of(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return DeviceKind::discrete;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return DeviceKind::integrated;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return DeviceKind::virtual_gpu;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return DeviceKind::cpu;
-    default: return DeviceKind::other;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return DeviceKind::discrete;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return DeviceKind::integrated;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return DeviceKind::virtual_gpu;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return DeviceKind::cpu;
+    default:
+      return DeviceKind::other;
   }
 }
 
@@ -50,8 +55,8 @@ std::optional<uint32_t> graphics_queue_family(VkPhysicalDevice physical) {
 std::string refusal_of(VkPhysicalDevice physical, const VkPhysicalDeviceProperties& props,
                        const std::vector<VkExtensionProperties>& exts) {
   if (props.apiVersion < VK_API_VERSION_1_3) {
-    return "needs Vulkan 1.3, has " + std::to_string(VK_API_VERSION_MAJOR(props.apiVersion)) +
-           "." + std::to_string(VK_API_VERSION_MINOR(props.apiVersion));
+    return "needs Vulkan 1.3, has " + std::to_string(VK_API_VERSION_MAJOR(props.apiVersion)) + "." +
+           std::to_string(VK_API_VERSION_MINOR(props.apiVersion));
   }
   if (!has_extension(exts, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME))
     return "lacks " VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
@@ -65,11 +70,10 @@ std::string refusal_of(VkPhysicalDevice physical, const VkPhysicalDeviceProperti
   if (!graphics_queue_family(physical)) return "has no graphics queue";
   VkFormatProperties format{};
   vkGetPhysicalDeviceFormatProperties(physical, VK_FORMAT_B8G8R8A8_UNORM, &format);
-  VkFormatFeatureFlags needed = VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
-                                VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT |
-                                VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT |
-                                VK_FORMAT_FEATURE_TRANSFER_SRC_BIT |
-                                VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+  VkFormatFeatureFlags needed =
+      VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT |
+      VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT | VK_FORMAT_FEATURE_TRANSFER_SRC_BIT |
+      VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
   if ((format.optimalTilingFeatures & needed) != needed)
     return "cannot sample and render B8G8R8A8_UNORM";
   return "";
@@ -169,8 +173,8 @@ Device::Created Device::create(const DeviceOptions& options) {
   vkEnumerateInstanceExtensionProperties(nullptr, &count, nullptr);
   std::vector<VkExtensionProperties> instance_exts(count);
   vkEnumerateInstanceExtensionProperties(nullptr, &count, instance_exts.data());
-  bool debug_utils = options.debug_messenger &&
-                     has_extension(instance_exts, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  bool debug_utils =
+      options.debug_messenger && has_extension(instance_exts, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
 
   VkDebugUtilsMessengerCreateInfoEXT messenger_info{
       VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
@@ -206,7 +210,7 @@ Device::Created Device::create(const DeviceOptions& options) {
         vkGetInstanceProcAddr(self->instance_, "vkCreateDebugUtilsMessengerEXT"));
     if (create_messenger != nullptr)
       vulkan::check(create_messenger(self->instance_, &messenger_info, nullptr, &self->messenger_),
-            "vkCreateDebugUtilsMessengerEXT");
+                    "vkCreateDebugUtilsMessengerEXT");
   }
 
   count = 0;
@@ -238,10 +242,9 @@ Device::Created Device::create(const DeviceOptions& options) {
     enable.insert(enable.end(), names.begin(), names.end());
     return true;
   };
-  self->features_.dmabuf_import =
-      enable_all({VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
-                  VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME,
-                  VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME});
+  self->features_.dmabuf_import = enable_all({VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
+                                              VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME,
+                                              VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME});
   self->features_.semaphore_sync_fd = enable_all({VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME});
   self->features_.drm_node = enable_all({VK_EXT_PHYSICAL_DEVICE_DRM_EXTENSION_NAME});
 
@@ -262,8 +265,8 @@ Device::Created Device::create(const DeviceOptions& options) {
   device_info.ppEnabledExtensionNames = enable.data();
   result = vkCreateDevice(self->physical_, &device_info, nullptr, &self->device_);
   if (result != VK_SUCCESS) {
-    created.error = std::string("vkCreateDevice on '") + self->name_ +
-                    "' failed: " + result_name(result);
+    created.error =
+        std::string("vkCreateDevice on '") + self->name_ + "' failed: " + result_name(result);
     return created;
   }
   vkGetDeviceQueue(self->device_, self->queue_family_, 0, &self->queue_);

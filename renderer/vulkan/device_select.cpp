@@ -10,11 +10,16 @@ namespace {
 // Lower is better: real GPUs before software rasterizers.
 int kind_rank(DeviceKind kind) {
   switch (kind) {
-    case DeviceKind::discrete: return 0;
-    case DeviceKind::integrated: return 1;
-    case DeviceKind::virtual_gpu: return 2;
-    case DeviceKind::other: return 3;
-    case DeviceKind::cpu: return 4;
+    case DeviceKind::discrete:
+      return 0;
+    case DeviceKind::integrated:
+      return 1;
+    case DeviceKind::virtual_gpu:
+      return 2;
+    case DeviceKind::other:
+      return 3;
+    case DeviceKind::cpu:
+      return 4;
   }
   return 5;
 }
@@ -38,8 +43,8 @@ bool on_node(const DeviceCandidate& c, uint64_t node) {
 }
 
 std::string describe(const DeviceCandidate& c) {
-  std::string line = "  [" + std::to_string(c.index) + "] " + c.name + " (" +
-                     device_kind_name(c.kind) + ")";
+  std::string line =
+      "  [" + std::to_string(c.index) + "] " + c.name + " (" + device_kind_name(c.kind) + ")";
   line += c.refusal.empty() ? ": usable" : ": refused, " + c.refusal;
   return line + "\n";
 }
@@ -48,11 +53,16 @@ std::string describe(const DeviceCandidate& c) {
 
 const char* device_kind_name(DeviceKind kind) {
   switch (kind) {
-    case DeviceKind::discrete: return "discrete GPU";
-    case DeviceKind::integrated: return "integrated GPU";
-    case DeviceKind::virtual_gpu: return "virtual GPU";
-    case DeviceKind::cpu: return "CPU";
-    case DeviceKind::other: return "other";
+    case DeviceKind::discrete:
+      return "discrete GPU";
+    case DeviceKind::integrated:
+      return "integrated GPU";
+    case DeviceKind::virtual_gpu:
+      return "virtual GPU";
+    case DeviceKind::cpu:
+      return "CPU";
+    case DeviceKind::other:
+      return "other";
   }
   return "?";
 }
@@ -74,8 +84,8 @@ DeviceSelection select_device(const std::vector<DeviceCandidate>& candidates,
     std::optional<uint32_t> index = parse_index(wanted);
     for (size_t i = 0; i < candidates.size(); ++i) {
       const DeviceCandidate& c = candidates[i];
-      bool match = index ? c.index == *index
-                         : lower(c.name).find(lower(wanted)) != std::string::npos;
+      bool match =
+          index ? c.index == *index : lower(c.name).find(lower(wanted)) != std::string::npos;
       if (!match) continue;
       if (!c.refusal.empty()) {
         result.reason = "the requested device '" + wanted + "' cannot be used: " + c.refusal;

@@ -9,11 +9,11 @@
 namespace baton::vulkan {
 
 struct FormatInfo {
-  uint32_t drm;          // DRM_FORMAT_*
-  VkFormat vk;           // the Vulkan format with the same memory layout
+  uint32_t drm;  // DRM_FORMAT_*
+  VkFormat vk;   // the Vulkan format with the same memory layout
   uint32_t bytes_per_pixel;
-  bool has_alpha;        // false: sampled with alpha forced to 1
-  bool renderable;       // may be an output / render target format
+  bool has_alpha;   // false: sampled with alpha forced to 1
+  bool renderable;  // may be an output / render target format
 };
 
 /// Every format in the table (not all are supported by every device).

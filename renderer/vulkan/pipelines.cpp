@@ -195,8 +195,9 @@ VkPipeline Pipelines::build(VkFormat format, DrawKind kind, Blend blend, VkShade
   info.layout = layout_.get();
   (void)kind;
   VkPipeline pipeline = VK_NULL_HANDLE;
-  device_.check(vkCreateGraphicsPipelines(device_.get(), cache_.get(), 1, &info, nullptr, &pipeline),
-                "vkCreateGraphicsPipelines");
+  device_.check(
+      vkCreateGraphicsPipelines(device_.get(), cache_.get(), 1, &info, nullptr, &pipeline),
+      "vkCreateGraphicsPipelines");
   return pipeline;
 }
 

@@ -16,10 +16,13 @@ namespace {
 int blue_byte(uint32_t drm) {
   switch (drm) {
     case DRM_FORMAT_ARGB8888:
-    case DRM_FORMAT_XRGB8888: return 0;
+    case DRM_FORMAT_XRGB8888:
+      return 0;
     case DRM_FORMAT_ABGR8888:
-    case DRM_FORMAT_XBGR8888: return 2;
-    default: return -1;
+    case DRM_FORMAT_XBGR8888:
+      return 2;
+    default:
+      return -1;
   }
 }
 
@@ -28,9 +31,11 @@ bool has_alpha(uint32_t drm) {
   return f != nullptr && f->has_alpha;
 }
 
-void write_solid(const float color[4], uint32_t format, unsigned char* dst, uint32_t stride,
-                 int w, int h) {
-  auto byte = [](float v) { return static_cast<unsigned char>(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); };
+void write_solid(const float color[4], uint32_t format, unsigned char* dst, uint32_t stride, int w,
+                 int h) {
+  auto byte = [](float v) {
+    return static_cast<unsigned char>(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f);
+  };
   unsigned char px[4] = {byte(color[2]), byte(color[1]), byte(color[0]), byte(color[3])};
   if (blue_byte(format) == 2) std::swap(px[0], px[2]);
   if (!has_alpha(format)) px[3] = 0xff;
@@ -84,8 +89,7 @@ bool Renderer::read_pixels(Texture& texture, const wlr_texture_read_pixels_optio
   VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
   barrier.srcStageMask = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
                          VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
-  barrier.srcAccessMask =
-      VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
+  barrier.srcAccessMask = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
   barrier.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
   barrier.dstAccessMask = VK_ACCESS_2_TRANSFER_READ_BIT;
   barrier.oldLayout = in_target ? texture.target->layout : texture.layout;
@@ -119,8 +123,10 @@ bool Renderer::read_pixels(Texture& texture, const wlr_texture_read_pixels_optio
   dep.memoryBarrierCount = 1;
   dep.pMemoryBarriers = &host;
   vkCmdPipelineBarrier2(cb, &dep);
-  if (in_target) texture.target->layout = rest_layout;
-  else texture.layout = rest_layout;
+  if (in_target)
+    texture.target->layout = rest_layout;
+  else
+    texture.layout = rest_layout;
 
   uint64_t point = submit(cb);
   if (point == 0 || !device_->wait(point)) {

@@ -15,14 +15,30 @@ Pass* get(wlr_render_pass* p) { return reinterpret_cast<Pass*>(p); }
 // in crop-relative [0,1]², for each wl_output_transform applied to the source.
 void source_corner(wl_output_transform transform, float u, float v, float& s, float& t) {
   switch (transform) {
-    case WL_OUTPUT_TRANSFORM_NORMAL: s = u, t = v; break;
-    case WL_OUTPUT_TRANSFORM_90: s = 1 - v, t = u; break;
-    case WL_OUTPUT_TRANSFORM_180: s = 1 - u, t = 1 - v; break;
-    case WL_OUTPUT_TRANSFORM_270: s = v, t = 1 - u; break;
-    case WL_OUTPUT_TRANSFORM_FLIPPED: s = 1 - u, t = v; break;
-    case WL_OUTPUT_TRANSFORM_FLIPPED_90: s = v, t = u; break;
-    case WL_OUTPUT_TRANSFORM_FLIPPED_180: s = u, t = 1 - v; break;
-    case WL_OUTPUT_TRANSFORM_FLIPPED_270: s = 1 - v, t = 1 - u; break;
+    case WL_OUTPUT_TRANSFORM_NORMAL:
+      s = u, t = v;
+      break;
+    case WL_OUTPUT_TRANSFORM_90:
+      s = 1 - v, t = u;
+      break;
+    case WL_OUTPUT_TRANSFORM_180:
+      s = 1 - u, t = 1 - v;
+      break;
+    case WL_OUTPUT_TRANSFORM_270:
+      s = v, t = 1 - u;
+      break;
+    case WL_OUTPUT_TRANSFORM_FLIPPED:
+      s = 1 - u, t = v;
+      break;
+    case WL_OUTPUT_TRANSFORM_FLIPPED_90:
+      s = v, t = u;
+      break;
+    case WL_OUTPUT_TRANSFORM_FLIPPED_180:
+      s = u, t = 1 - v;
+      break;
+    case WL_OUTPUT_TRANSFORM_FLIPPED_270:
+      s = 1 - v, t = 1 - u;
+      break;
   }
 }
 
@@ -148,8 +164,8 @@ void add_texture(wlr_render_pass* base, const wlr_render_texture_options* option
     write.descriptorCount = 1;
     write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
     write.pImageInfo = &image;
-    r.device().push_descriptor(pass.cb, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelines().layout(),
-                               0, 1, &write);
+    r.device().push_descriptor(pass.cb, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelines().layout(), 0,
+                               1, &write);
     pass.bound_view = texture->view;
     pass.bound_sampler = sampler;
   }

@@ -93,9 +93,7 @@ Renderer::Renderer(std::shared_ptr<Device> device)
   wlr_.self = this;
 }
 
-Renderer* Renderer::from(wlr_renderer* renderer) {
-  return reinterpret_cast<Wlr*>(renderer)->self;
-}
+Renderer* Renderer::from(wlr_renderer* renderer) { return reinterpret_cast<Wlr*>(renderer)->self; }
 
 bool Renderer::init(const std::string& pipeline_cache_path) {
   VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -285,8 +283,8 @@ uint64_t Renderer::submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitI
   info.pCommandBuffers = cbs;
   info.signalSemaphoreCount = 1;
   info.pSignalSemaphores = &timeline;
-  if (ok) ok = device_->check(vkQueueSubmit(device_->queue(), 1, &info, VK_NULL_HANDLE),
-                              "vkQueueSubmit");
+  if (ok)
+    ok = device_->check(vkQueueSubmit(device_->queue(), 1, &info, VK_NULL_HANDLE), "vkQueueSubmit");
   // Whatever happened, these command buffers are no longer recording.
   for (Recorder& r : recorders_) {
     if (r.cb == cb || r.cb == uploads) {
@@ -360,8 +358,8 @@ CreatedRenderer create_renderer(const RendererOptions& options) {
   }
   auto renderer = std::make_unique<Renderer>(std::move(device.device));
   if (!renderer->init(options.pipeline_cache_path)) {
-    result.error = "the Vulkan renderer failed to initialise on '" +
-                   renderer->device().name() + "' (see the log above)";
+    result.error = "the Vulkan renderer failed to initialise on '" + renderer->device().name() +
+                   "' (see the log above)";
     return result;
   }
   result.renderer = renderer.release()->wlr();
@@ -372,9 +370,12 @@ std::string default_pipeline_cache_path() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   const char* home = std::getenv("HOME");
   std::string base;
-  if (xdg != nullptr && xdg[0] == '/') base = xdg;
-  else if (home != nullptr && home[0] == '/') base = std::string(home) + "/.cache";
-  else return "";
+  if (xdg != nullptr && xdg[0] == '/')
+    base = xdg;
+  else if (home != nullptr && home[0] == '/')
+    base = std::string(home) + "/.cache";
+  else
+    return "";
   return base + "/baton/vulkan-pipeline-cache";
 }
 

@@ -29,7 +29,7 @@ struct Retired {
 };
 
 struct Texture {
-  wlr_texture base;  // first: wlroots hands us &base
+  wlr_texture base;              // first: wlroots hands us &base
   Renderer* renderer = nullptr;  // null once the renderer is gone
   const FormatInfo* format = nullptr;
   // Owned image (uploaded or imported) ...
@@ -146,7 +146,7 @@ class Renderer {
     VkBuffer staging;
     VkBufferImageCopy region;
   };
-  std::vector<PendingCopy> pending_copies_;       // capacity kept between frames
+  std::vector<PendingCopy> pending_copies_;  // capacity kept between frames
   std::vector<VkImageMemoryBarrier2> upload_barriers_;
   std::vector<VkImageMemoryBarrier2> acquire_barriers_;
   HostBuffer readback_;

@@ -188,8 +188,7 @@ RenderTarget* render_target_of(wlr_buffer* buffer) {
   return &get(buffer)->target;
 }
 
-wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer,
-                                          const SwapchainOptions& options) {
+wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer, const SwapchainOptions& options) {
   if (!is_vulkan_renderer(renderer)) return nullptr;
   auto alloc = std::make_unique<SwapchainAllocator>();
   alloc->device = Renderer::from(renderer)->shared_device();

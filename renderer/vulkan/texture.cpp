@@ -30,8 +30,8 @@ bool update_from_buffer(wlr_texture* base, wlr_buffer* buffer, const pixman_regi
   if (!wlr_buffer_begin_data_ptr_access(buffer, WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &format,
                                         &stride))
     return false;
-  bool ok = format == texture->format->drm &&
-            texture->renderer->upload(*texture, data, stride, damage);
+  bool ok =
+      format == texture->format->drm && texture->renderer->upload(*texture, data, stride, damage);
   wlr_buffer_end_data_ptr_access(buffer);
   return ok;
 }
@@ -125,8 +125,8 @@ wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
   void* data = nullptr;
   uint32_t drm_format = 0;
   size_t stride = 0;
-  if (!wlr_buffer_begin_data_ptr_access(buffer, WLR_BUFFER_DATA_PTR_ACCESS_READ, &data,
-                                        &drm_format, &stride)) {
+  if (!wlr_buffer_begin_data_ptr_access(buffer, WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &drm_format,
+                                        &stride)) {
     LOG_DEBUG("vulkan: buffer %dx%d offers neither pixels nor a known image", buffer->width,
               buffer->height);
     return nullptr;
@@ -177,8 +177,7 @@ wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
                         "vkAllocateMemory");
     if (ok) {
       texture->owned_memory = UniqueMemory(device_->get(), memory);
-      ok = device_->check(vkBindImageMemory(device_->get(), image, memory, 0),
-                          "vkBindImageMemory");
+      ok = device_->check(vkBindImageMemory(device_->get(), image, memory, 0), "vkBindImageMemory");
     }
   }
   VkImageView view = ok ? make_view(*device_, image, *format) : VK_NULL_HANDLE;
@@ -199,7 +198,8 @@ wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
   return &texture.release()->base;
 }
 
-wlr_texture* Renderer::texture_from_dmabuf(wlr_buffer* buffer, const wlr_dmabuf_attributes& attribs) {
+wlr_texture* Renderer::texture_from_dmabuf(wlr_buffer* buffer,
+                                           const wlr_dmabuf_attributes& attribs) {
   const wlr_drm_format* advertised = wlr_drm_format_set_get(&dmabuf_formats_, attribs.format);
   bool listed = false;
   for (size_t i = 0; advertised != nullptr && i < advertised->len; ++i)
@@ -268,7 +268,8 @@ bool Renderer::upload(Texture& texture, const void* data, size_t stride,
     if (row == stride) {
       std::memcpy(span.data, src, size_t(row) * h);
     } else {
-      for (uint32_t y = 0; y < h; ++y) std::memcpy(span.data + size_t(y) * row, src + y * stride, row);
+      for (uint32_t y = 0; y < h; ++y)
+        std::memcpy(span.data + size_t(y) * row, src + y * stride, row);
     }
     VkBufferImageCopy copy{};
     copy.bufferOffset = span.offset;

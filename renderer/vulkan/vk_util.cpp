@@ -7,7 +7,8 @@ namespace baton::vulkan {
 const char* result_name(VkResult result) {
   switch (result) {
 #define BATON_VK_RESULT(name) \
-  case name: return #name;
+  case name:                  \
+    return #name;
     BATON_VK_RESULT(VK_SUCCESS)
     BATON_VK_RESULT(VK_NOT_READY)
     BATON_VK_RESULT(VK_TIMEOUT)
@@ -28,7 +29,8 @@ const char* result_name(VkResult result) {
     BATON_VK_RESULT(VK_ERROR_INVALID_EXTERNAL_HANDLE)
     BATON_VK_RESULT(VK_ERROR_INVALID_DRM_FORMAT_MODIFIER_PLANE_LAYOUT_EXT)
 #undef BATON_VK_RESULT
-    default: return "VK_ERROR_(unknown)";
+    default:
+      return "VK_ERROR_(unknown)";
   }
 }
 

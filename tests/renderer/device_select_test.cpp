@@ -7,10 +7,11 @@ namespace {
 
 std::vector<DeviceCandidate> devices() {
   DeviceCandidate cpu{0, "llvmpipe (LLVM 15)", DeviceKind::cpu, "", std::nullopt, std::nullopt};
-  DeviceCandidate gpu{1, "NVIDIA H100", DeviceKind::discrete, "", std::nullopt,
-                      std::optional<uint64_t>(0xe280)};
-  DeviceCandidate old{2, "Old GPU", DeviceKind::integrated, "needs Vulkan 1.3, has 1.1",
-                      std::nullopt, std::nullopt};
+  DeviceCandidate gpu{1,  "NVIDIA H100", DeviceKind::discrete,
+                      "", std::nullopt,  std::optional<uint64_t>(0xe280)};
+  DeviceCandidate old{
+      2,           "Old GPU", DeviceKind::integrated, "needs Vulkan 1.3, has 1.1", std::nullopt,
+      std::nullopt};
   return {cpu, gpu, old};
 }
 

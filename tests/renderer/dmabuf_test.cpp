@@ -83,12 +83,13 @@ TEST_F(DmabufImport, LinearUdmabufSamplesLikeShm) {
   ASSERT_TRUE(mem);
   ASSERT_EQ(ftruncate(mem.get(), off_t(size)), 0);
   ASSERT_EQ(fcntl(mem.get(), F_ADD_SEALS, F_SEAL_SHRINK), 0);
-  auto* pixels = static_cast<uint32_t*>(
-      mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, mem.get(), 0));
+  auto* pixels =
+      static_cast<uint32_t*>(mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, mem.get(), 0));
   ASSERT_NE(pixels, MAP_FAILED);
   MemoryBuffer* shm = MemoryBuffer::create(w, h, DRM_FORMAT_ARGB8888);
   shm->fill_pattern(3);
-  for (int y = 0; y < h; ++y) std::memcpy(pixels + y * w, shm->data.data() + y * shm->stride, stride);
+  for (int y = 0; y < h; ++y)
+    std::memcpy(pixels + y * w, shm->data.data() + y * shm->stride, stride);
   munmap(pixels, size);
   udmabuf_create create{};
   create.memfd = uint32_t(mem.get());

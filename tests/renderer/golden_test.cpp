@@ -31,8 +31,8 @@ class Golden : public ::testing::Test {
   }
   static GoldenHarness& harness() { return *harness_; }
 
-  static void expect_same(const std::string& name, const Image& vk, const Image& px,
-                          int tolerance, const std::function<bool(int, int)>& ignore = nullptr) {
+  static void expect_same(const std::string& name, const Image& vk, const Image& px, int tolerance,
+                          const std::function<bool(int, int)>& ignore = nullptr) {
     ASSERT_FALSE(vk.empty()) << "no Vulkan image";
     ASSERT_FALSE(px.empty()) << "no pixman image";
     Comparison c = compare(name, vk, px, tolerance, ignore);
@@ -96,11 +96,14 @@ TEST_P(GoldenFormat, ShmTextureMatchesPixman) {
   Owned buffer(MemoryBuffer::create(64, 48, format));
   buffer.buffer->fill_pattern(1);
   Image vk, px;
-  harness().render_both(120, 90, [&](wlr_render_pass* pass, wlr_renderer* r) {
-    Tex t(r, buffer.buffer);
-    ASSERT_NE(t.texture, nullptr);
-    draw_texture(pass, t.texture, {10, 12, 64, 48});
-  }, vk, px);
+  harness().render_both(
+      120, 90,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        Tex t(r, buffer.buffer);
+        ASSERT_NE(t.texture, nullptr);
+        draw_texture(pass, t.texture, {10, 12, 64, 48});
+      },
+      vk, px);
   char name[64];
   std::snprintf(name, sizeof(name), "format-%08x", format);
   // 10-bit and 565 sources round differently on their way to 8 bits.
@@ -118,10 +121,13 @@ TEST_P(GoldenTransform, TransformMatchesPixman) {
   const bool swaps = transform % 2 == 1;
   wlr_box dst = {7, 5, swaps ? 24 : 40, swaps ? 40 : 24};
   Image vk, px;
-  harness().render_both(64, 64, [&](wlr_render_pass* pass, wlr_renderer* r) {
-    Tex t(r, buffer.buffer);
-    draw_texture(pass, t.texture, dst, transform);
-  }, vk, px);
+  harness().render_both(
+      64, 64,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        Tex t(r, buffer.buffer);
+        draw_texture(pass, t.texture, dst, transform);
+      },
+      vk, px);
   expect_same("transform-" + std::to_string(GetParam()), vk, px, 1);
 }
 
@@ -133,10 +139,13 @@ TEST_P(GoldenTransform, CroppedTransformMatchesPixman) {
   wlr_fbox src = {6, 4, 20, 14};
   wlr_box dst = {9, 3, swaps ? 14 : 20, swaps ? 20 : 14};
   Image vk, px;
-  harness().render_both(48, 40, [&](wlr_render_pass* pass, wlr_renderer* r) {
-    Tex t(r, buffer.buffer);
-    draw_texture(pass, t.texture, dst, transform, WLR_SCALE_FILTER_NEAREST, nullptr, src);
-  }, vk, px);
+  harness().render_both(
+      48, 40,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        Tex t(r, buffer.buffer);
+        draw_texture(pass, t.texture, dst, transform, WLR_SCALE_FILTER_NEAREST, nullptr, src);
+      },
+      vk, px);
   expect_same("crop-transform-" + std::to_string(GetParam()), vk, px, 1);
 }
 
@@ -149,13 +158,16 @@ TEST_F(Golden, OpacityMatchesPixman) {
   opaque.buffer->fill_pattern(5);
   const float half = 0.5f, quarter = 0.25f;
   Image vk, px;
-  harness().render_both(100, 80, [&](wlr_render_pass* pass, wlr_renderer* r) {
-    Tex a(r, buffer.buffer), b(r, opaque.buffer);
-    draw_texture(pass, a.texture, {5, 5, 50, 40}, WL_OUTPUT_TRANSFORM_NORMAL,
-                 WLR_SCALE_FILTER_NEAREST, &half);
-    draw_texture(pass, b.texture, {40, 30, 30, 30}, WL_OUTPUT_TRANSFORM_NORMAL,
-                 WLR_SCALE_FILTER_NEAREST, &quarter);
-  }, vk, px);
+  harness().render_both(
+      100, 80,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        Tex a(r, buffer.buffer), b(r, opaque.buffer);
+        draw_texture(pass, a.texture, {5, 5, 50, 40}, WL_OUTPUT_TRANSFORM_NORMAL,
+                     WLR_SCALE_FILTER_NEAREST, &half);
+        draw_texture(pass, b.texture, {40, 30, 30, 30}, WL_OUTPUT_TRANSFORM_NORMAL,
+                     WLR_SCALE_FILTER_NEAREST, &quarter);
+      },
+      vk, px);
   expect_same("opacity", vk, px, 3);
 }
 
@@ -163,13 +175,16 @@ TEST_F(Golden, NearestScaleMatchesPixman) {
   Owned buffer(MemoryBuffer::create(48, 36, DRM_FORMAT_ARGB8888));
   buffer.buffer->fill_pattern(6);
   Image vk, px;
-  harness().render_both(180, 120, [&](wlr_render_pass* pass, wlr_renderer* r) {
-    Tex t(r, buffer.buffer);
-    draw_texture(pass, t.texture, {3, 4, 96, 72});  // 2x up
-    // 3x down: an even factor puts sample points exactly on texel edges,
-    // where either neighbour is a right answer.
-    draw_texture(pass, t.texture, {110, 80, 16, 12});
-  }, vk, px);
+  harness().render_both(
+      180, 120,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        Tex t(r, buffer.buffer);
+        draw_texture(pass, t.texture, {3, 4, 96, 72});  // 2x up
+        // 3x down: an even factor puts sample points exactly on texel edges,
+        // where either neighbour is a right answer.
+        draw_texture(pass, t.texture, {110, 80, 16, 12});
+      },
+      vk, px);
   expect_same("scale-nearest", vk, px, 1);
 }
 
@@ -178,10 +193,13 @@ TEST_F(Golden, LinearScaleMatchesPixmanInside) {
   buffer.buffer->fill_pattern(7);
   const wlr_box dst = {10, 6, 48, 36};  // 1.5x
   Image vk, px;
-  harness().render_both(80, 60, [&](wlr_render_pass* pass, wlr_renderer* r) {
-    Tex t(r, buffer.buffer);
-    draw_texture(pass, t.texture, dst, WL_OUTPUT_TRANSFORM_NORMAL, WLR_SCALE_FILTER_BILINEAR);
-  }, vk, px);
+  harness().render_both(
+      80, 60,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        Tex t(r, buffer.buffer);
+        draw_texture(pass, t.texture, dst, WL_OUTPUT_TRANSFORM_NORMAL, WLR_SCALE_FILTER_BILINEAR);
+      },
+      vk, px);
   // pixman samples outside a texture as transparent, Vulkan clamps to the
   // edge: the outermost destination pixels legitimately differ.
   auto edge = [&](int x, int y) {
@@ -194,19 +212,22 @@ TEST_F(Golden, LinearScaleMatchesPixmanInside) {
 
 TEST_F(Golden, RectsMatchPixman) {
   Image vk, px;
-  harness().render_both(64, 64, [&](wlr_render_pass* pass, wlr_renderer*) {
-    wlr_render_rect_options rect{};
-    rect.box = {4, 4, 30, 20};
-    rect.color = {0.8f, 0.1f, 0.3f, 1.0f};
-    wlr_render_pass_add_rect(pass, &rect);
-    rect.box = {20, 14, 30, 30};
-    rect.color = {0.0f, 0.25f, 0.0f, 0.5f};  // premultiplied, translucent
-    wlr_render_pass_add_rect(pass, &rect);
-    rect.box = {40, 2, 20, 10};
-    rect.color = {0.1f, 0.1f, 0.1f, 0.4f};
-    rect.blend_mode = WLR_RENDER_BLEND_MODE_NONE;  // replaces, alpha included
-    wlr_render_pass_add_rect(pass, &rect);
-  }, vk, px);
+  harness().render_both(
+      64, 64,
+      [&](wlr_render_pass* pass, wlr_renderer*) {
+        wlr_render_rect_options rect{};
+        rect.box = {4, 4, 30, 20};
+        rect.color = {0.8f, 0.1f, 0.3f, 1.0f};
+        wlr_render_pass_add_rect(pass, &rect);
+        rect.box = {20, 14, 30, 30};
+        rect.color = {0.0f, 0.25f, 0.0f, 0.5f};  // premultiplied, translucent
+        wlr_render_pass_add_rect(pass, &rect);
+        rect.box = {40, 2, 20, 10};
+        rect.color = {0.1f, 0.1f, 0.1f, 0.4f};
+        rect.blend_mode = WLR_RENDER_BLEND_MODE_NONE;  // replaces, alpha included
+        wlr_render_pass_add_rect(pass, &rect);
+      },
+      vk, px);
   expect_same("rects", vk, px, 1);
 }
 
@@ -221,14 +242,17 @@ TEST_F(Golden, PopupOverToplevelMatchesPixman) {
   pixman_region32_init_rect(&clip, 0, 0, 260, 200);
   pixman_region32_union_rect(&clip, &clip, 0, 0, 1, 1);
   Image vk, px;
-  harness().render_both(260, 200, [&](wlr_render_pass* pass, wlr_renderer* r) {
-    Tex top(r, toplevel.buffer), pop(r, popup.buffer), sh(r, shadow.buffer);
-    draw_texture(pass, top.texture, {20, 20, 200, 150}, WL_OUTPUT_TRANSFORM_NORMAL,
-                 WLR_SCALE_FILTER_BILINEAR, nullptr, {}, &clip);
-    draw_texture(pass, sh.texture, {154, 104, 80, 60});  // single-pixel shadow
-    draw_texture(pass, pop.texture, {150, 100, 80, 60}, WL_OUTPUT_TRANSFORM_NORMAL,
-                 WLR_SCALE_FILTER_BILINEAR, nullptr, {}, &clip);
-  }, vk, px);
+  harness().render_both(
+      260, 200,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        Tex top(r, toplevel.buffer), pop(r, popup.buffer), sh(r, shadow.buffer);
+        draw_texture(pass, top.texture, {20, 20, 200, 150}, WL_OUTPUT_TRANSFORM_NORMAL,
+                     WLR_SCALE_FILTER_BILINEAR, nullptr, {}, &clip);
+        draw_texture(pass, sh.texture, {154, 104, 80, 60});  // single-pixel shadow
+        draw_texture(pass, pop.texture, {150, 100, 80, 60}, WL_OUTPUT_TRANSFORM_NORMAL,
+                     WLR_SCALE_FILTER_BILINEAR, nullptr, {}, &clip);
+      },
+      vk, px);
   pixman_region32_fini(&clip);
   expect_same("popup-over-toplevel", vk, px, 1);
 }
@@ -238,12 +262,15 @@ TEST_F(Golden, SinglePixelBufferIsDrawnWithoutUpload) {
   pixel.buffer->set(0, 0, 0.6f, 0.6f, 0.3f, 0.0f);
   const float alpha = 0.5f;
   Image vk, px;
-  harness().render_both(64, 48, [&](wlr_render_pass* pass, wlr_renderer* r) {
-    Tex t(r, pixel.buffer);
-    // Nearest: pixman's bilinear fades a 1x1 source towards transparent at its edges.
-    draw_texture(pass, t.texture, {5, 5, 50, 30}, WL_OUTPUT_TRANSFORM_NORMAL,
-                 WLR_SCALE_FILTER_NEAREST, &alpha);
-  }, vk, px);
+  harness().render_both(
+      64, 48,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        Tex t(r, pixel.buffer);
+        // Nearest: pixman's bilinear fades a 1x1 source towards transparent at its edges.
+        draw_texture(pass, t.texture, {5, 5, 50, 30}, WL_OUTPUT_TRANSFORM_NORMAL,
+                     WLR_SCALE_FILTER_NEAREST, &alpha);
+      },
+      vk, px);
   expect_same("single-pixel", vk, px, 1);
 }
 
@@ -263,8 +290,8 @@ TEST_F(Golden, DamageOnlyRedrawLeavesUndamagedPixelsUnchanged) {
       bg.clip = region;
       wlr_render_pass_add_rect(pass, &bg);
       Tex t(r, window.buffer);
-      draw_texture(pass, t.texture, {30 + offset, 20 + offset, 120, 90},
-                   WL_OUTPUT_TRANSFORM_NORMAL, WLR_SCALE_FILTER_NEAREST, nullptr, {}, region);
+      draw_texture(pass, t.texture, {30 + offset, 20 + offset, 120, 90}, WL_OUTPUT_TRANSFORM_NORMAL,
+                   WLR_SCALE_FILTER_NEAREST, nullptr, {}, region);
     };
   };
   Image frame_a, frame_b, pixman_b;

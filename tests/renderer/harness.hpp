@@ -79,7 +79,7 @@ struct Comparison {
 
 /// Compares channel by channel; `ignore` pixels (x, y) are skipped. On a
 /// mismatch writes NAME-vulkan.png, NAME-pixman.png and NAME-diff.png.
-Comparison compare(const std::string& name, const Image& vulkan, const Image& pixman,
-                   int tolerance, const std::function<bool(int, int)>& ignore = nullptr);
+Comparison compare(const std::string& name, const Image& vulkan, const Image& pixman, int tolerance,
+                   const std::function<bool(int, int)>& ignore = nullptr);
 
 }  // namespace baton::test
