@@ -35,6 +35,15 @@ int main(int argc, char** argv) {
     }
   }
 
+  // Block the shutdown signals before anything can announce the socket: one
+  // that arrives early then waits for the event loop's signalfd instead of
+  // killing baton with its default action. Children get a clean mask.
+  sigset_t shutdown_signals;
+  sigemptyset(&shutdown_signals);
+  sigaddset(&shutdown_signals, SIGINT);
+  sigaddset(&shutdown_signals, SIGTERM);
+  sigprocmask(SIG_BLOCK, &shutdown_signals, nullptr);
+
   baton::Server server(std::move(parsed.options));
   if (!server.start()) {
     LOG_ERROR("cannot start: %s", server.start_error().c_str());

@@ -27,6 +27,7 @@ std::optional<BackendChoice> parse_backend(std::string_view text) {
 
 std::optional<RendererChoice> parse_renderer(std::string_view text) {
   if (text == "auto") return RendererChoice::automatic;
+  if (text == "vulkan") return RendererChoice::vulkan;
   if (text == "pixman") return RendererChoice::pixman;
   return std::nullopt;
 }
@@ -84,7 +85,13 @@ std::string usage_text(std::string_view program) {
       --backend NAME         auto|headless|wayland|x11|drm (default auto: nested
                              when WAYLAND_DISPLAY or DISPLAY is set, DRM when a
                              seat and a GPU are available, headless otherwise).
-      --renderer NAME        auto|pixman (default auto).
+      --renderer NAME        auto|vulkan|pixman (default auto: Vulkan when a
+                             usable device exists, else pixman).
+      --vulkan-device NAME|INDEX
+                             Render on this Vulkan device (index or part of
+                             its name) instead of the one baton picks.
+      --swapchain-slots N    Buffers per output for the Vulkan renderer (2..8,
+                             default 3).
       --headless-size WxH[@Hz]
                              Size of headless outputs (default 1280x720@60).
       --outputs N            Number of headless or nested outputs (default 1).
@@ -160,12 +167,16 @@ ParsedCommandLine parse_command_line(const std::vector<std::string_view>& args) 
     } else if (arg == "--renderer") {
       if (needs_value()) return fail("option --renderer needs a value");
       auto r = parse_renderer(v);
-      if (!r) {
-        if (v == "vulkan")
-          return fail("renderer 'vulkan' is not built into this baton yet (auto|pixman)");
-        return fail("unknown renderer '" + std::string(v) + "' (auto|pixman)");
-      }
+      if (!r) return fail("unknown renderer '" + std::string(v) + "' (auto|vulkan|pixman)");
       o.renderer = *r;
+    } else if (arg == "--vulkan-device") {
+      if (needs_value() || v.empty()) return fail("option --vulkan-device needs a name or index");
+      o.vulkan_device = std::string(v);
+    } else if (arg == "--swapchain-slots") {
+      if (needs_value()) return fail("option --swapchain-slots needs a number");
+      auto n = parse_int(v, 2, 8);
+      if (!n) return fail("bad --swapchain-slots '" + std::string(v) + "' (2..8)");
+      o.swapchain_slots = *n;
     } else if (arg == "--headless-size") {
       if (needs_value()) return fail("option --headless-size needs WxH[@Hz]");
       auto size = parse_output_size(v);

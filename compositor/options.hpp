@@ -10,7 +10,7 @@
 namespace baton {
 
 enum class BackendChoice { automatic, headless, wayland, x11, drm };
-enum class RendererChoice { automatic, pixman };
+enum class RendererChoice { automatic, vulkan, pixman };
 enum class XwaylandMode { lazy, eager, off };
 
 struct OutputSize {
@@ -24,6 +24,10 @@ struct Options {
   bool exit_with_session = false;
   BackendChoice backend = BackendChoice::automatic;
   RendererChoice renderer = RendererChoice::automatic;
+  /// --vulkan-device: a device index or part of its name (default: chosen by baton).
+  std::optional<std::string> vulkan_device;
+  /// Buffers per output swapchain of the Vulkan renderer.
+  int swapchain_slots = 3;
   OutputSize headless_size;
   int outputs = 1;
   std::optional<std::string> screenshot_path;

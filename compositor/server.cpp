@@ -71,7 +71,7 @@ bool Server::start() {
   backend_kind_ = backend.kind;
   session_ = backend.session;
 
-  CreatedRenderer renderer = create_renderer(backend_, options_.renderer);
+  CreatedRenderer renderer = create_renderer(backend_, options_);
   if (renderer.renderer == nullptr) {
     start_error_ = "renderer unavailable: " + renderer.error;
     return false;
@@ -79,7 +79,7 @@ bool Server::start() {
   renderer_ = renderer.renderer;
   renderer_name_ = renderer.name;
 
-  allocator_ = wlr_allocator_autocreate(backend_, renderer_);
+  allocator_ = create_allocator(backend_, renderer_, options_);
   if (allocator_ == nullptr) {
     start_error_ = std::string("no buffer allocator fits the ") + backend_name(backend_kind_) +
                    " backend and the " + renderer_name_ + " renderer";

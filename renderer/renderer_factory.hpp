@@ -1,13 +1,16 @@
-// Creates the renderer baton composites with.
+// Creates the renderer baton composites with, and the allocator for its
+// output buffers.
 //
-// Today that is wlroots' pixman renderer (software, works everywhere). baton's
-// own Vulkan renderer arrives with its own issue and will be chosen here.
+// baton's own Vulkan renderer (renderer/vulkan/) when a usable device exists
+// and the backend can take its buffers; wlroots' pixman renderer (software,
+// works everywhere) otherwise, or when asked for.
 #pragma once
 
 #include <string>
 
 #include "compositor/options.hpp"
 
+struct wlr_allocator;
 struct wlr_backend;
 struct wlr_renderer;
 
@@ -19,6 +22,11 @@ struct CreatedRenderer {
   std::string error;
 };
 
-[[nodiscard]] CreatedRenderer create_renderer(wlr_backend* backend, RendererChoice choice);
+[[nodiscard]] CreatedRenderer create_renderer(wlr_backend* backend, const Options& options);
+
+/// baton's swapchain allocator for the Vulkan renderer, wlroots' choice for
+/// any other renderer. Null when none fits.
+[[nodiscard]] wlr_allocator* create_allocator(wlr_backend* backend, wlr_renderer* renderer,
+                                              const Options& options);
 
 }  // namespace baton

@@ -27,7 +27,7 @@ TEST(Options, EveryOptionParses) {
   auto p = parse({"-s", "foot", "--startup=weston-simple-shm", "--exit-with-session", "--backend", "headless",
                   "--renderer=pixman", "--headless-size", "800x600@75", "--outputs", "2", "--screenshot",
                   "/tmp/x.png", "--exit-after-screenshot", "--screenshot-delay", "50", "-c", "/tmp/cfg", "-d",
-                  "--socket", "wayland-test", "--background", "#3060a0"});
+                  "--socket", "wayland-test", "--background", "#3060a0", "--xwayland", "eager"});
   ASSERT_EQ(p.action, Action::run) << p.error;
   const auto& o = p.options;
   EXPECT_EQ(o.startup_commands, (std::vector<std::string>{"foot", "weston-simple-shm"}));
@@ -45,6 +45,9 @@ TEST(Options, EveryOptionParses) {
   EXPECT_EQ(o.socket_name, "wayland-test");
   EXPECT_TRUE(o.debug);
   EXPECT_EQ(o.background, 0x3060a0u);
+  EXPECT_EQ(o.xwayland, baton::XwaylandMode::eager);
+  EXPECT_EQ(parse({"--renderer", "vulkan"}).options.renderer, baton::RendererChoice::vulkan);
+  EXPECT_EQ(parse({"--xwayland", "off"}).options.xwayland, baton::XwaylandMode::off);
 }
 
 TEST(Options, HelpAndVersion) {
@@ -73,9 +76,10 @@ TEST(Options, ErrorsNameTheProblem) {
   EXPECT_EQ(parse({"--background", "blue"}).action, Action::error);
   EXPECT_EQ(parse({"--background", "#12345"}).action, Action::error);
   EXPECT_EQ(parse({"--background", "12345g"}).action, Action::error);
-  auto vulkan = parse({"--renderer", "vulkan"});
-  EXPECT_EQ(vulkan.action, Action::error);
-  EXPECT_NE(vulkan.error.find("vulkan"), std::string::npos);
+  auto renderer = parse({"--renderer", "gles"});
+  EXPECT_EQ(renderer.action, Action::error);
+  EXPECT_NE(renderer.error.find("gles"), std::string::npos);
+  EXPECT_EQ(parse({"--xwayland", "sometimes"}).action, Action::error);
 }
 
 TEST(Options, OutputSizeWithoutRefreshKeepsSixtyHertz) {

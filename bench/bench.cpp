@@ -1,0 +1,280 @@
+// Compositing benchmark: baton's Vulkan renderer and wlroots' pixman renderer
+// composite 1, 8 and 32 shm windows at 1080p and 4K, the same frames through
+// the same wlr_render_pass calls, and print CPU and GPU time per frame.
+//
+// Two kinds of frame per configuration:
+//   full      half the windows move (and redraw a 64x64 patch of their
+//             content, uploaded as damage); the whole output is recomposited.
+//   damage64  one window redraws a 64x64 patch; only that rectangle of the
+//             output is recomposited (what wlr_scene does for such damage).
+// CPU time is the compositor thread's CPU time from the first texture update
+// to the return of wlr_render_pass_submit; GPU time comes from timestamp
+// queries (wlr_render_timer), read three frames later so nothing waits.
+#include <drm_fourcc.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "compositor/wlr.hpp"
+#include "renderer/vulkan/vulkan_renderer.hpp"
+
+namespace {
+
+struct ShmBuffer {
+  wlr_buffer base;
+  std::vector<uint32_t> pixels;
+  int width = 0;
+};
+
+ShmBuffer* shm(wlr_buffer* b) { return reinterpret_cast<ShmBuffer*>(b); }
+
+const wlr_buffer_impl kShmImpl = {
+    .destroy = [](wlr_buffer* b) { delete shm(b); },
+    .get_dmabuf = nullptr,
+    .get_shm = nullptr,
+    .begin_data_ptr_access =
+        [](wlr_buffer* b, uint32_t, void** data, uint32_t* format, size_t* stride) {
+          *data = shm(b)->pixels.data();
+          *format = DRM_FORMAT_ARGB8888;
+          *stride = size_t(shm(b)->width) * 4;
+          return true;
+        },
+    .end_data_ptr_access = [](wlr_buffer*) {},
+};
+
+ShmBuffer* make_window(int w, int h, int seed) {
+  auto* b = new ShmBuffer();
+  b->width = w;
+  b->pixels.resize(size_t(w) * h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      uint32_t a = (x < 8 || y < 8) ? 0x80 : 0xff;  // translucent border: blending matters
+      uint32_t r = (x + seed * 40) & 0xff, g = (y + seed * 20) & 0xff, bl = (x ^ y) & 0xff;
+      b->pixels[size_t(y) * w + x] =
+          a << 24 | (r * a / 255) << 16 | (g * a / 255) << 8 | (bl * a / 255);
+    }
+  wlr_buffer_init(&b->base, &kShmImpl, w, h);
+  return b;
+}
+
+double thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e9 + double(ts.tv_nsec);
+}
+
+struct Stats {
+  double median = 0, p99 = 0;
+};
+
+Stats stats(std::vector<double> v) {
+  if (v.empty()) return {-1, -1};
+  std::sort(v.begin(), v.end());
+  return {v[v.size() / 2], v[std::min(v.size() - 1, size_t(double(v.size()) * 0.99))]};
+}
+
+struct Target {
+  wlr_renderer* renderer = nullptr;
+  wlr_allocator* allocator = nullptr;
+  bool vulkan = false;
+  const char* name = "";
+};
+
+struct Window {
+  ShmBuffer* buffer;
+  wlr_texture* texture;
+  wlr_box box;
+  bool animating;
+};
+
+struct Result {
+  Stats cpu, gpu;
+};
+
+// One configuration, one kind of frame.
+Result run(Target& t, int width, int height, int count, bool damage_only, int frames) {
+  wlr_drm_format_set set{};
+  wlr_drm_format_set_add(&set, DRM_FORMAT_XRGB8888, DRM_FORMAT_MOD_INVALID);
+  const wlr_drm_format* format = wlr_drm_format_set_get(&set, DRM_FORMAT_XRGB8888);
+  constexpr int kSlots = 3;
+  wlr_buffer* slots[kSlots] = {};
+  for (auto& s : slots) s = wlr_allocator_create_buffer(t.allocator, width, height, format);
+  wlr_drm_format_set_finish(&set);
+  wlr_render_timer* timers[kSlots] = {};
+  bool timer_used[kSlots] = {};
+  if (t.vulkan)
+    for (auto& tm : timers) tm = wlr_render_timer_create(t.renderer);
+
+  std::vector<Window> windows;
+  const int ww = width / 3, wh = height / 3;
+  for (int i = 0; i < count; ++i) {
+    ShmBuffer* b = make_window(ww, wh, i);
+    wlr_box box = {(i * 97) % (width - ww), (i * 61) % (height - wh), ww, wh};
+    windows.push_back({b, wlr_texture_from_buffer(t.renderer, &b->base), box, i % 2 == 0});
+  }
+
+  std::vector<double> cpu, gpu;
+  pixman_region32_t damage, patch;
+  pixman_region32_init(&damage);
+  pixman_region32_init(&patch);
+  const float background[4] = {0.16f, 0.18f, 0.22f, 1.0f};
+  for (int frame = 0; frame < frames + kSlots; ++frame) {
+    const int slot = frame % kSlots;
+    if (timer_used[slot]) {
+      // Three frames old: finished, or the wait is the GPU being the bottleneck.
+      int ns = wlr_render_timer_get_duration_ns(timers[slot]);
+      if (frame >= 2 * kSlots && ns >= 0) gpu.push_back(ns);
+    }
+    if (frame >= frames) continue;
+    const double start = thread_cpu_ns();
+
+    // Clients redraw a 64x64 patch: a texture update with only that damage.
+    const int px = 64 + (frame * 13) % (ww - 128), py = 64 + (frame * 7) % (wh - 128);
+    pixman_region32_fini(&patch);
+    pixman_region32_init_rect(&patch, px, py, 64, 64);
+    for (size_t i = 0; i < windows.size(); ++i) {
+      Window& w = windows[i];
+      if (damage_only ? i != 0 : !w.animating) continue;
+      for (int y = py; y < py + 64; ++y)
+        std::fill_n(&w.buffer->pixels[size_t(y) * ww + px], 64,
+                    0xff000000u | (frame * 2654435761u));
+      if (!wlr_texture_update_from_buffer(w.texture, &w.buffer->base, &patch) && t.vulkan)
+        std::fprintf(stderr, "texture update failed\n");
+      if (!damage_only) w.box.x = (w.box.x + 5) % (width - ww);  // moving window
+    }
+    pixman_region32_fini(&damage);
+    if (damage_only) {
+      pixman_region32_init_rect(&damage, windows[0].box.x + px, windows[0].box.y + py, 64, 64);
+    } else {
+      pixman_region32_init_rect(&damage, 0, 0, width, height);
+    }
+    const pixman_box32_t* extents = pixman_region32_extents(&damage);
+
+    wlr_buffer_pass_options options{};
+    options.timer = timers[slot];
+    wlr_render_pass* pass = wlr_renderer_begin_buffer_pass(t.renderer, slots[slot], &options);
+    wlr_render_rect_options bg{};
+    bg.box = {0, 0, width, height};
+    bg.color = {background[0], background[1], background[2], background[3]};
+    bg.clip = &damage;
+    wlr_render_pass_add_rect(pass, &bg);
+    for (Window& w : windows) {
+      // Like wlr_scene: elements outside the damage are not drawn at all.
+      if (w.box.x >= extents->x2 || w.box.y >= extents->y2 ||
+          w.box.x + w.box.width <= extents->x1 || w.box.y + w.box.height <= extents->y1)
+        continue;
+      wlr_render_texture_options tex{};
+      tex.texture = w.texture;
+      tex.dst_box = w.box;
+      tex.clip = &damage;
+      tex.filter_mode = WLR_SCALE_FILTER_BILINEAR;
+      wlr_render_pass_add_texture(pass, &tex);
+    }
+    wlr_render_pass_submit(pass);
+    timer_used[slot] = t.vulkan;
+    cpu.push_back(thread_cpu_ns() - start);
+  }
+  // Warm-up frames (allocation of the staging ring, command buffers) are not counted.
+  cpu.erase(cpu.begin(), cpu.begin() + std::min<size_t>(cpu.size(), kSlots));
+  baton::vulkan::renderer_finish(t.renderer);
+  pixman_region32_fini(&damage);
+  pixman_region32_fini(&patch);
+  for (Window& w : windows) {
+    wlr_texture_destroy(w.texture);
+    wlr_buffer_drop(&w.buffer->base);
+  }
+  for (auto* tm : timers)
+    if (tm != nullptr) wlr_render_timer_destroy(tm);
+  for (auto* s : slots) wlr_buffer_drop(s);
+  return {stats(cpu), stats(gpu)};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int frames = 300;
+  std::string which = "both";
+  std::string device;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--frames" && i + 1 < argc)
+      frames = std::max(10, std::atoi(argv[++i]));
+    else if (a == "--renderer" && i + 1 < argc)
+      which = argv[++i];
+    else if (a == "--vulkan-device" && i + 1 < argc)
+      device = argv[++i];
+    else {
+      std::fprintf(
+          stderr,
+          "usage: %s [--frames N] [--renderer vulkan|pixman|both] [--vulkan-device NAME|INDEX]\n",
+          argv[0]);
+      return 2;
+    }
+  }
+  wlr_log_init(WLR_ERROR, nullptr);
+  wl_event_loop* loop = wl_event_loop_create();
+  wlr_backend* headless = wlr_headless_backend_create(loop);
+
+  std::vector<Target> targets;
+  if (which == "both" || which == "vulkan") {
+    baton::vulkan::RendererOptions options;
+    if (!device.empty()) options.device.name_or_index = device;
+    options.pipeline_cache_path = baton::vulkan::default_pipeline_cache_path();
+    baton::vulkan::CreatedRenderer created = baton::vulkan::create_renderer(options);
+    if (created.renderer == nullptr) {
+      std::fprintf(stderr, "vulkan: %s\n", created.error.c_str());
+      return 1;
+    }
+    // Device-local slots: what a GPU renders into when it scans out or exports.
+    wlr_allocator* alloc = baton::vulkan::create_swapchain_allocator(created.renderer, {8, false});
+    targets.push_back({created.renderer, alloc, true, "vulkan"});
+    std::printf("# vulkan device: %s\n",
+                baton::vulkan::renderer_device_name(created.renderer).c_str());
+  }
+  if (which == "both" || which == "pixman") {
+    wlr_renderer* pixman = wlr_pixman_renderer_create();
+    targets.push_back({pixman, wlr_allocator_autocreate(headless, pixman), false, "pixman"});
+  }
+
+  std::printf("# %d frames per row; times per frame in microseconds\n", frames);
+  std::printf("%-7s %-10s %4s %-9s %10s %10s %10s %10s\n", "render", "output", "win", "frame",
+              "cpu_med", "cpu_p99", "gpu_med", "gpu_p99");
+  const int sizes[2][2] = {{1920, 1080}, {3840, 2160}};
+  for (Target& t : targets) {
+    for (auto& size : sizes) {
+      for (int count : {1, 8, 32}) {
+        // pixman at 4K is slow: fewer frames keep the run short.
+        int n = (!t.vulkan && size[0] > 2000) ? std::max(30, frames / 5) : frames;
+        Result full = run(t, size[0], size[1], count, false, n);
+        Result dmg = run(t, size[0], size[1], count, true, n);
+        char output[16];
+        std::snprintf(output, sizeof(output), "%dx%d", size[0], size[1]);
+        for (auto [name, r] : {std::pair{"full", full}, std::pair{"damage64", dmg}}) {
+          char gpu_med[16] = "-", gpu_p99[16] = "-";
+          if (r.gpu.median >= 0) {
+            std::snprintf(gpu_med, sizeof(gpu_med), "%.1f", r.gpu.median / 1e3);
+            std::snprintf(gpu_p99, sizeof(gpu_p99), "%.1f", r.gpu.p99 / 1e3);
+          }
+          std::printf("%-7s %-10s %4d %-9s %10.1f %10.1f %10s %10s\n", t.name, output, count, name,
+                      r.cpu.median / 1e3, r.cpu.p99 / 1e3, gpu_med, gpu_p99);
+        }
+        std::printf("%-7s %-10s %4d %-9s cpu %.3f", t.name, output, count, "ratio",
+                    dmg.cpu.median / full.cpu.median);
+        if (t.vulkan) std::printf("  gpu %.3f", dmg.gpu.median / full.gpu.median);
+        std::printf("\n");
+        std::fflush(stdout);
+      }
+    }
+  }
+  for (Target& t : targets) {
+    wlr_allocator_destroy(t.allocator);
+    wlr_renderer_destroy(t.renderer);
+  }
+  wlr_backend_destroy(headless);
+  wl_event_loop_destroy(loop);
+  return 0;
+}

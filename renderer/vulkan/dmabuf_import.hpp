@@ -1,0 +1,32 @@
+// dma-buf import (VK_EXT_external_memory_dma_buf + VK_EXT_image_drm_format_modifier).
+//
+// Only explicit modifiers are imported: the format table advertised through
+// linux-dmabuf-v1 lists exactly the (format, modifier) pairs this device can
+// import and sample, LINEAR included where supported, and never
+// DRM_FORMAT_MOD_INVALID (an implicit layout cannot be described to Vulkan).
+//
+// UNTESTED on real buffers: this host's lavapipe cannot import with
+// modifiers, and the NVIDIA machine has no dma-buf. The qemu harness
+// (tests/vm/) is where this runs first.
+#pragma once
+
+#include "compositor/wlr.hpp"
+#include "renderer/vulkan/device.hpp"
+#include "renderer/vulkan/formats.hpp"
+#include "renderer/vulkan/vk_util.hpp"
+
+namespace baton::vulkan {
+
+/// Adds every importable, sampleable (format, modifier) pair to `set`.
+void query_dmabuf_formats(Device& device, wlr_drm_format_set& set);
+
+struct ImportedImage {
+  UniqueImage image;
+  UniqueMemory memory;
+};
+
+/// Imports `attribs` as a sampled image; false (logged) when it cannot.
+bool import_dmabuf(Device& device, const wlr_dmabuf_attributes& attribs, const FormatInfo& format,
+                   ImportedImage& out);
+
+}  // namespace baton::vulkan

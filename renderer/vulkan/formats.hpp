@@ -1,0 +1,23 @@
+// The DRM fourcc formats baton's Vulkan renderer knows, and their Vulkan twins.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <span>
+
+namespace baton::vulkan {
+
+struct FormatInfo {
+  uint32_t drm;  // DRM_FORMAT_*
+  VkFormat vk;   // the Vulkan format with the same memory layout
+  uint32_t bytes_per_pixel;
+  bool has_alpha;   // false: sampled with alpha forced to 1
+  bool renderable;  // may be an output / render target format
+};
+
+/// Every format in the table (not all are supported by every device).
+[[nodiscard]] std::span<const FormatInfo> known_formats();
+[[nodiscard]] const FormatInfo* find_format(uint32_t drm);
+
+}  // namespace baton::vulkan

@@ -1,0 +1,29 @@
+// An image the renderer draws into: one slot of the core-owned swapchain.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+
+namespace baton::vulkan {
+
+/// Where a swapchain slot is in its life (see swapchain_allocator.hpp).
+enum class SlotState { free, rendering, queued, on_screen };
+
+struct RenderTarget {
+  VkImage image = VK_NULL_HANDLE;
+  VkImageView view = VK_NULL_HANDLE;
+  VkFormat format = VK_FORMAT_UNDEFINED;
+  uint32_t drm_format = 0;
+  uint32_t width = 0;
+  uint32_t height = 0;
+  /// Linear and mapped: the CPU reads the pixels after the last render.
+  bool host_visible = false;
+  /// UNDEFINED until first drawn into, GENERAL afterwards.
+  VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
+  /// The timeline point of the last submission that wrote or read it.
+  uint64_t last_point = 0;
+  SlotState state = SlotState::free;
+};
+
+}  // namespace baton::vulkan

@@ -1,0 +1,409 @@
+#include "renderer/vulkan/renderer.hpp"
+
+#include <drm_fourcc.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+
+#include "compositor/log.hpp"
+#include "renderer/vulkan/dmabuf_import.hpp"
+#include "renderer/vulkan/vulkan_renderer.hpp"
+
+namespace baton::vulkan {
+namespace {
+
+Renderer* get(wlr_renderer* r) { return Renderer::from(r); }
+
+const wlr_drm_format_set* get_texture_formats(wlr_renderer* r, uint32_t caps) {
+  if (caps == WLR_BUFFER_CAP_DATA_PTR) return &get(r)->shm_formats();
+  if (caps == WLR_BUFFER_CAP_DMABUF) {
+    wlr_drm_format_set& set = get(r)->dmabuf_formats();
+    return set.len > 0 ? &set : nullptr;
+  }
+  return nullptr;
+}
+
+const wlr_drm_format_set* get_render_formats(wlr_renderer* r) { return &get(r)->render_formats(); }
+
+void destroy(wlr_renderer* r) { delete get(r); }
+
+int get_drm_fd(wlr_renderer*) { return -1; }
+
+wlr_texture* texture_from_buffer(wlr_renderer* r, wlr_buffer* buffer) {
+  return get(r)->texture_from_buffer(buffer);
+}
+
+wlr_render_pass* begin_buffer_pass(wlr_renderer* r, wlr_buffer* buffer,
+                                   const wlr_buffer_pass_options* options) {
+  return get(r)->begin_pass(buffer, options);
+}
+
+int timer_duration(wlr_render_timer* base) {
+  auto* timer = reinterpret_cast<Timer*>(base);
+  if (timer->point == 0 || timer->renderer == nullptr) return -1;
+  Device& device = timer->renderer->device();
+  if (!device.wait(timer->point)) return -1;
+  uint64_t stamps[2] = {};
+  VkResult result = vkGetQueryPoolResults(device.get(), timer->pool.get(), 0, 2, sizeof(stamps),
+                                          stamps, sizeof(uint64_t), VK_QUERY_RESULT_64_BIT);
+  if (!device.check(result, "vkGetQueryPoolResults")) return -1;
+  double ns = double(stamps[1] - stamps[0]) * device.properties().limits.timestampPeriod;
+  return static_cast<int>(ns);
+}
+
+void timer_destroy(wlr_render_timer* base) { delete reinterpret_cast<Timer*>(base); }
+
+const wlr_render_timer_impl kTimerImpl = {
+    .get_duration_ns = timer_duration,
+    .destroy = timer_destroy,
+};
+
+wlr_render_timer* render_timer_create(wlr_renderer* r) {
+  Renderer* self = get(r);
+  Device& device = self->device();
+  if (device.properties().limits.timestampComputeAndGraphics == VK_FALSE) return nullptr;
+  VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  info.queryCount = 2;
+  VkQueryPool pool = VK_NULL_HANDLE;
+  if (!device.check(vkCreateQueryPool(device.get(), &info, nullptr, &pool), "vkCreateQueryPool"))
+    return nullptr;
+  auto* timer = new Timer();
+  timer->base.impl = &kTimerImpl;
+  timer->renderer = self;
+  timer->pool = UniqueQueryPool(device.get(), pool);
+  return &timer->base;
+}
+
+const wlr_renderer_impl kRendererImpl = {
+    .get_texture_formats = get_texture_formats,
+    .get_render_formats = get_render_formats,
+    .destroy = destroy,
+    .get_drm_fd = get_drm_fd,
+    .texture_from_buffer = texture_from_buffer,
+    .begin_buffer_pass = begin_buffer_pass,
+    .render_timer_create = render_timer_create,
+};
+
+}  // namespace
+
+Renderer::Renderer(std::shared_ptr<Device> device)
+    : device_(std::move(device)), pipelines_(*device_), ring_(*device_) {
+  wlr_.self = this;
+}
+
+Renderer* Renderer::from(wlr_renderer* renderer) { return reinterpret_cast<Wlr*>(renderer)->self; }
+
+bool Renderer::init(const std::string& pipeline_cache_path) {
+  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool_info.queueFamilyIndex = device_->queue_family();
+  VkCommandPool pool = VK_NULL_HANDLE;
+  if (!device_->check(vkCreateCommandPool(device_->get(), &pool_info, nullptr, &pool),
+                      "vkCreateCommandPool"))
+    return false;
+  pool_ = UniqueCommandPool(device_->get(), pool);
+  if (!pipelines_.create(pipeline_cache_path)) return false;
+  build_format_sets();
+  // Render targets are the swapchain's own images, handed out by data pointer
+  // (rendering into imported dma-bufs is not implemented).
+  wlr_renderer_init(&wlr_.base, &kRendererImpl, WLR_BUFFER_CAP_DATA_PTR);
+  return true;
+}
+
+Renderer::~Renderer() {
+  // Teardown may wait: nothing may be in flight when the device objects go
+  // (on a really lost device this returns at once).
+  vkDeviceWaitIdle(device_->get());
+  for (Texture* texture : textures_) {
+    // wlroots may destroy textures after the renderer; they become inert.
+    texture->renderer = nullptr;
+    texture->owned_view.reset();
+    texture->owned_image.reset();
+    texture->owned_memory.reset();
+  }
+  retired_.clear();
+  retire_after_passes_.clear();
+  wlr_drm_format_set_finish(&shm_formats_);
+  wlr_drm_format_set_finish(&render_formats_);
+  wlr_drm_format_set_finish(&dmabuf_formats_);
+}
+
+void Renderer::build_format_sets() {
+  for (const FormatInfo& f : known_formats()) {
+    VkFormatProperties props{};
+    vkGetPhysicalDeviceFormatProperties(device_->physical(), f.vk, &props);
+    VkFormatFeatureFlags sample = VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
+                                  VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT |
+                                  VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+    if ((props.optimalTilingFeatures & sample) == sample)
+      wlr_drm_format_set_add(&shm_formats_, f.drm, DRM_FORMAT_MOD_INVALID);
+    if (f.renderable && pipelines_.get(f.vk, DrawKind::solid, Blend::none) != VK_NULL_HANDLE) {
+      // Slots are our own images: implicit (INVALID) and LINEAR both describe them.
+      wlr_drm_format_set_add(&render_formats_, f.drm, DRM_FORMAT_MOD_INVALID);
+      wlr_drm_format_set_add(&render_formats_, f.drm, DRM_FORMAT_MOD_LINEAR);
+    }
+  }
+  query_dmabuf_formats(*device_, dmabuf_formats_);
+  LOG_INFO("vulkan: %zu dma-buf formats importable%s", dmabuf_formats_.len,
+           device_->features().dmabuf_import ? "" : " (the device lacks dma-buf import)");
+}
+
+VkCommandBuffer Renderer::begin_commands() {
+  uint64_t done = device_->completed();
+  Recorder* free = nullptr;
+  for (Recorder& r : recorders_) {
+    if (!r.recording && r.point <= done) {
+      free = &r;
+      break;
+    }
+  }
+  if (free == nullptr) {
+    VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    info.commandPool = pool_.get();
+    info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    info.commandBufferCount = 1;
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    if (!device_->check(vkAllocateCommandBuffers(device_->get(), &info, &cb),
+                        "vkAllocateCommandBuffers"))
+      return VK_NULL_HANDLE;
+    recorders_.push_back({cb, 0, false});
+    free = &recorders_.back();
+  }
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  if (!device_->check(vkBeginCommandBuffer(free->cb, &begin), "vkBeginCommandBuffer"))
+    return VK_NULL_HANDLE;
+  free->recording = true;
+  return free->cb;
+}
+
+void Renderer::queue_copy(VkImage image, VkImageLayout old_layout, VkBuffer staging,
+                          const VkBufferImageCopy& region) {
+  bool seen = false;
+  for (const VkImageMemoryBarrier2& b : upload_barriers_) seen = seen || b.image == image;
+  if (!seen) {
+    VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
+    // Earlier draws may still sample the old contents: wait for them (WAR).
+    barrier.srcStageMask = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT;
+    barrier.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    barrier.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
+    barrier.dstAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    barrier.oldLayout = old_layout;
+    barrier.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barrier.image = image;
+    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    upload_barriers_.push_back(barrier);
+  }
+  pending_copies_.push_back({image, staging, region});
+}
+
+void Renderer::queue_acquire(VkImage image) {
+  VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
+  barrier.srcStageMask = VK_PIPELINE_STAGE_2_NONE;
+  barrier.dstStageMask = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT;
+  barrier.dstAccessMask = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT;
+  // GENERAL, not UNDEFINED: the producer's pixels must survive the transition.
+  barrier.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
+  barrier.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+  barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+  barrier.dstQueueFamilyIndex = device_->queue_family();
+  barrier.image = image;
+  barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  acquire_barriers_.push_back(barrier);
+}
+
+VkCommandBuffer Renderer::record_uploads() {
+  if (pending_copies_.empty() && acquire_barriers_.empty()) return VK_NULL_HANDLE;
+  VkCommandBuffer cb = begin_commands();
+  if (cb == VK_NULL_HANDLE) return VK_NULL_HANDLE;
+  if (!acquire_barriers_.empty()) {
+    VkDependencyInfo acquire{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    acquire.imageMemoryBarrierCount = static_cast<uint32_t>(acquire_barriers_.size());
+    acquire.pImageMemoryBarriers = acquire_barriers_.data();
+    vkCmdPipelineBarrier2(cb, &acquire);
+    acquire_barriers_.clear();
+  }
+  if (pending_copies_.empty()) return cb;
+  VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+  dep.imageMemoryBarrierCount = static_cast<uint32_t>(upload_barriers_.size());
+  dep.pImageMemoryBarriers = upload_barriers_.data();
+  vkCmdPipelineBarrier2(cb, &dep);
+  for (const PendingCopy& c : pending_copies_)
+    vkCmdCopyBufferToImage(cb, c.staging, c.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                           &c.region);
+  for (VkImageMemoryBarrier2& b : upload_barriers_) {
+    b.srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
+    b.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    b.dstStageMask = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT;
+    b.dstAccessMask = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT;
+    b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    b.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+  }
+  vkCmdPipelineBarrier2(cb, &dep);
+  pending_copies_.clear();
+  upload_barriers_.clear();
+  return cb;
+}
+
+uint64_t Renderer::submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits) {
+  VkCommandBuffer cbs[2]{};
+  uint32_t count = 0;
+  bool ok = true;
+  VkCommandBuffer uploads = record_uploads();
+  for (VkCommandBuffer c : {uploads, cb}) {
+    if (c == VK_NULL_HANDLE) continue;
+    ok = device_->check(vkEndCommandBuffer(c), "vkEndCommandBuffer") && ok;
+    cbs[count++] = c;
+  }
+  const uint64_t point = device_->next_point();
+  VkSemaphore timeline = device_->timeline();
+  std::array<VkSemaphore, 4> wait_semaphores{};
+  std::array<uint64_t, 4> wait_values{};
+  std::array<VkPipelineStageFlags, 4> wait_stages{};
+  const uint32_t wait_count = static_cast<uint32_t>(std::min<size_t>(waits.size(), 4));
+  for (uint32_t i = 0; i < wait_count; ++i) {
+    wait_semaphores[i] = waits[i].semaphore;
+    wait_values[i] = waits[i].value;
+    wait_stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  }
+  VkTimelineSemaphoreSubmitInfo values{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+  values.waitSemaphoreValueCount = wait_count;
+  values.pWaitSemaphoreValues = wait_values.data();
+  values.signalSemaphoreValueCount = 1;
+  values.pSignalSemaphoreValues = &point;
+  VkSubmitInfo info{VK_STRUCTURE_TYPE_SUBMIT_INFO, &values};
+  info.waitSemaphoreCount = wait_count;
+  info.pWaitSemaphores = wait_semaphores.data();
+  info.pWaitDstStageMask = wait_stages.data();
+  info.commandBufferCount = count;
+  info.pCommandBuffers = cbs;
+  info.signalSemaphoreCount = 1;
+  info.pSignalSemaphores = &timeline;
+  if (ok)
+    ok = device_->check(vkQueueSubmit(device_->queue(), 1, &info, VK_NULL_HANDLE), "vkQueueSubmit");
+  // Whatever happened, these command buffers are no longer recording.
+  for (Recorder& r : recorders_) {
+    if (r.cb == cb || r.cb == uploads) {
+      r.recording = false;
+      r.point = ok ? point : 0;
+    }
+  }
+  if (!ok) {
+    check_lost();
+    return 0;
+  }
+  device_->advance();
+  ring_.commit(point);
+  return point;
+}
+
+void Renderer::collect() {
+  uint64_t done = device_->completed();
+  ring_.reclaim(done);
+  std::erase_if(retired_, [&](const Retired& r) { return r.point <= done; });
+}
+
+void Renderer::retire(Retired resources) {
+  if (open_passes_ > 0) {
+    retire_after_passes_.push_back(std::move(resources));
+    return;
+  }
+  if (resources.point <= device_->completed()) return;  // destroyed right here
+  retired_.push_back(std::move(resources));
+}
+
+void Renderer::drop_from_passes(Texture* texture) {
+  if (open_passes_ == 0) return;
+  for (auto& pass : passes_) std::erase(pass->used, texture);
+}
+
+void Renderer::check_lost() {
+  if (!device_->lost() || lost_emitted_) return;
+  lost_emitted_ = true;
+  LOG_ERROR("vulkan: the device was lost; asking the compositor to rebuild the renderer");
+  wl_signal_emit_mutable(&wlr_.base.events.lost, nullptr);
+}
+
+void Renderer::release_pass(Pass* pass, uint64_t point) {
+  if (--open_passes_ == 0) {
+    for (Retired& r : retire_after_passes_) {
+      r.point = std::max(r.point, point != 0 ? point : device_->submitted());
+      retired_.push_back(std::move(r));
+    }
+    retire_after_passes_.clear();
+  }
+  pass->cb = VK_NULL_HANDLE;
+  pass->target = nullptr;
+  pass->buffer = nullptr;
+  pass->timer = nullptr;
+  pass->used.clear();
+  free_passes_.push_back(pass);
+}
+
+// ---- public API ----
+
+CreatedRenderer create_renderer(const RendererOptions& options) {
+  CreatedRenderer result;
+  DeviceOptions device_options;
+  device_options.request = options.device;
+  device_options.debug_messenger = options.debug_messenger;
+  Device::Created device = Device::create(device_options);
+  if (!device.device) {
+    result.error = device.error;
+    return result;
+  }
+  auto renderer = std::make_unique<Renderer>(std::move(device.device));
+  if (!renderer->init(options.pipeline_cache_path)) {
+    result.error = "the Vulkan renderer failed to initialise on '" + renderer->device().name() +
+                   "' (see the log above)";
+    return result;
+  }
+  result.renderer = renderer.release()->wlr();
+  return result;
+}
+
+std::string default_pipeline_cache_path() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  std::string base;
+  if (xdg != nullptr && xdg[0] == '/')
+    base = xdg;
+  else if (home != nullptr && home[0] == '/')
+    base = std::string(home) + "/.cache";
+  else
+    return "";
+  return base + "/baton/vulkan-pipeline-cache";
+}
+
+bool is_vulkan_renderer(const wlr_renderer* renderer) {
+  return renderer != nullptr && renderer->impl == &kRendererImpl;
+}
+
+std::string renderer_device_name(wlr_renderer* renderer) {
+  return is_vulkan_renderer(renderer) ? Renderer::from(renderer)->device().name() : "";
+}
+
+int renderer_debug_messages(wlr_renderer* renderer) {
+  return is_vulkan_renderer(renderer) ? Renderer::from(renderer)->device().debug_messages() : 0;
+}
+
+void renderer_simulate_device_lost(wlr_renderer* renderer) {
+  if (!is_vulkan_renderer(renderer)) return;
+  // Let submitted work finish first: a lost device runs nothing, and buffers
+  // freed without waiting must not still be in use by a real GPU.
+  Device& device = Renderer::from(renderer)->device();
+  vkDeviceWaitIdle(device.get());
+  device.mark_lost();
+}
+
+void renderer_finish(wlr_renderer* renderer) {
+  if (!is_vulkan_renderer(renderer)) return;
+  Device& device = Renderer::from(renderer)->device();
+  device.wait(device.submitted());
+}
+
+}  // namespace baton::vulkan

@@ -1,0 +1,168 @@
+// The Vulkan renderer's internals: the wlr_renderer implementation, its
+// textures, render passes and timers. Only renderer/vulkan/ includes this.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <unordered_set>
+#include <vector>
+
+#include "compositor/wlr.hpp"
+#include "renderer/vulkan/device.hpp"
+#include "renderer/vulkan/formats.hpp"
+#include "renderer/vulkan/host_buffer.hpp"
+#include "renderer/vulkan/pipelines.hpp"
+#include "renderer/vulkan/render_target.hpp"
+#include "renderer/vulkan/staging_ring.hpp"
+#include "renderer/vulkan/vk_util.hpp"
+
+namespace baton::vulkan {
+
+class Renderer;
+
+/// GPU objects that must outlive the last submission that used them.
+struct Retired {
+  uint64_t point = 0;
+  UniqueImageView view;
+  UniqueImage image;
+  UniqueMemory memory;
+};
+
+struct Texture {
+  wlr_texture base;              // first: wlroots hands us &base
+  Renderer* renderer = nullptr;  // null once the renderer is gone
+  const FormatInfo* format = nullptr;
+  // Owned image (uploaded or imported) ...
+  UniqueImage owned_image;
+  UniqueMemory owned_memory;
+  UniqueImageView owned_view;
+  // ... or a swapchain slot's image, kept alive by locking its buffer.
+  wlr_buffer* target_buffer = nullptr;
+  RenderTarget* target = nullptr;
+  VkImage image = VK_NULL_HANDLE;
+  VkImageView view = VK_NULL_HANDLE;
+  VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
+  /// 1x1 buffers are drawn as solid rectangles: no image, no upload.
+  bool solid = false;
+  float color[4] = {};  // premultiplied, for solid textures
+  uint64_t last_used = 0;
+  bool updatable = false;
+};
+
+struct Timer {
+  wlr_render_timer base;
+  Renderer* renderer = nullptr;
+  UniqueQueryPool pool;
+  uint64_t point = 0;  // submission whose duration it holds; 0: none yet
+};
+
+struct Pass {
+  wlr_render_pass base;
+  Renderer* renderer = nullptr;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  RenderTarget* target = nullptr;
+  wlr_buffer* buffer = nullptr;
+  Timer* timer = nullptr;
+  VkPipeline bound_pipeline = VK_NULL_HANDLE;
+  VkImageView bound_view = VK_NULL_HANDLE;
+  VkSampler bound_sampler = VK_NULL_HANDLE;
+  std::vector<Texture*> used;  // capacity kept between frames
+};
+
+class Renderer {
+ public:
+  struct Wlr {
+    wlr_renderer base;
+    Renderer* self;
+  };
+
+  Renderer(std::shared_ptr<Device> device);
+  ~Renderer();
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+
+  bool init(const std::string& pipeline_cache_path);
+  static Renderer* from(wlr_renderer* renderer);
+  wlr_renderer* wlr() { return &wlr_.base; }
+  Device& device() { return *device_; }
+  const std::shared_ptr<Device>& shared_device() const { return device_; }
+  Pipelines& pipelines() { return pipelines_; }
+
+  // Command buffers and submission.
+  /// A command buffer in the recording state, reused once its work is done.
+  VkCommandBuffer begin_commands();
+  /// Queues a staging-ring -> image copy; every queued copy is recorded (with
+  /// one barrier batch before and one after) ahead of the next submission.
+  void queue_copy(VkImage image, VkImageLayout old_layout, VkBuffer staging,
+                  const VkBufferImageCopy& region);
+  /// Queues taking an imported dma-buf image over from its producer (queue
+  /// family EXTERNAL) into SHADER_READ_ONLY, ahead of the next submission.
+  void queue_acquire(VkImage image);
+  /// Ends `cb` and submits it (after pending uploads) signalling the next
+  /// timeline point, waiting on `waits` first; returns the point or 0.
+  uint64_t submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits = {});
+  /// Frees what the GPU is done with; called at the start of each pass.
+  void collect();
+  /// Frees `resources` once the GPU is done with them. While passes are
+  /// open they may still draw them, so the point is the one their submit gets.
+  void retire(Retired resources);
+  /// A texture is going away: open passes forget it.
+  void drop_from_passes(Texture* texture);
+  /// Reacts to a lost device: emits wlroots' `lost` signal once.
+  void check_lost();
+
+  // Textures.
+  wlr_texture* texture_from_buffer(wlr_buffer* buffer);
+  wlr_texture* texture_from_dmabuf(wlr_buffer* buffer, const wlr_dmabuf_attributes& attribs);
+  bool upload(Texture& texture, const void* data, size_t stride, const pixman_region32_t* region);
+  void forget(Texture* texture) { textures_.erase(texture); }
+  bool read_pixels(Texture& texture, const wlr_texture_read_pixels_options& options);
+
+  // Passes.
+  wlr_render_pass* begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_options* options);
+  void release_pass(Pass* pass, uint64_t point);
+
+  wlr_drm_format_set& shm_formats() { return shm_formats_; }
+  wlr_drm_format_set& render_formats() { return render_formats_; }
+  wlr_drm_format_set& dmabuf_formats() { return dmabuf_formats_; }
+
+ private:
+  struct Recorder {
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    uint64_t point = 0;
+    bool recording = false;
+  };
+  void build_format_sets();
+
+  Wlr wlr_{};
+  std::shared_ptr<Device> device_;
+  Pipelines pipelines_;
+  StagingRing ring_;
+  UniqueCommandPool pool_;
+  std::vector<Recorder> recorders_;
+  VkCommandBuffer record_uploads();
+  struct PendingCopy {
+    VkImage image;
+    VkBuffer staging;
+    VkBufferImageCopy region;
+  };
+  std::vector<PendingCopy> pending_copies_;  // capacity kept between frames
+  std::vector<VkImageMemoryBarrier2> upload_barriers_;
+  std::vector<VkImageMemoryBarrier2> acquire_barriers_;
+  HostBuffer readback_;
+  std::vector<Retired> retired_;
+  std::vector<Retired> retire_after_passes_;
+  int open_passes_ = 0;
+  std::unordered_set<Texture*> textures_;
+  std::vector<std::unique_ptr<Pass>> passes_;
+  std::vector<Pass*> free_passes_;
+  wlr_drm_format_set shm_formats_{};
+  wlr_drm_format_set render_formats_{};
+  wlr_drm_format_set dmabuf_formats_{};
+  bool lost_emitted_ = false;
+};
+
+/// The swapchain slot behind `buffer` when it came from baton's allocator.
+RenderTarget* render_target_of(wlr_buffer* buffer);
+
+}  // namespace baton::vulkan

@@ -1,0 +1,54 @@
+// A ring of host-visible memory that texture uploads are copied through.
+//
+// Space is handed out at the head; each stretch is given back once the GPU
+// passed the timeline point of the submission that read it. The ring only
+// grows (replacing its buffer) when a frame needs more than it ever had, so a
+// steady frame loop allocates nothing.
+#pragma once
+
+#include <deque>
+#include <vector>
+
+#include "renderer/vulkan/host_buffer.hpp"
+
+namespace baton::vulkan {
+
+class StagingRing {
+ public:
+  explicit StagingRing(Device& device) : device_(device) {}
+
+  struct Span {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceSize offset = 0;
+    unsigned char* data = nullptr;
+  };
+  /// `size` bytes, aligned to 16; read by the next submission. Empty on failure.
+  [[nodiscard]] Span allocate(VkDeviceSize size);
+  /// Everything handed out since the last call is read by the submission
+  /// that signals `point`.
+  void commit(uint64_t point);
+  /// Bytes handed out and not yet committed.
+  [[nodiscard]] VkDeviceSize pending() const { return pending_; }
+  /// Gives back the stretches (and retired buffers) the GPU is done with.
+  void reclaim(uint64_t completed);
+
+ private:
+  struct Stretch {
+    VkDeviceSize end;
+    uint64_t point;
+  };
+  bool grow(VkDeviceSize at_least);
+
+  Device& device_;
+  HostBuffer current_;
+  std::vector<std::pair<uint64_t, HostBuffer>> retired_;
+  std::deque<Stretch> in_flight_;
+  VkDeviceSize head_ = 0;  // next free byte
+  VkDeviceSize tail_ = 0;  // oldest byte still in use
+  VkDeviceSize used_ = 0;  // bytes between tail and head (with wrap waste)
+  VkDeviceSize pending_ = 0;
+  VkDeviceSize pending_start_ = 0;
+  bool pending_any_ = false;
+};
+
+}  // namespace baton::vulkan

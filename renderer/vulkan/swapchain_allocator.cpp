@@ -1,0 +1,203 @@
+#include "renderer/vulkan/swapchain_allocator.hpp"
+
+#include <drm_fourcc.h>
+
+#include "compositor/log.hpp"
+#include "renderer/vulkan/formats.hpp"
+#include "renderer/vulkan/renderer.hpp"
+#include "renderer/vulkan/vulkan_renderer.hpp"
+
+namespace baton::vulkan {
+namespace {
+
+SwapchainBuffer* get(wlr_buffer* b) { return reinterpret_cast<SwapchainBuffer*>(b); }
+
+void buffer_destroy(wlr_buffer* base) {
+  SwapchainBuffer* buffer = get(base);
+  // wlroots destroys a buffer once nobody holds it; the GPU may still be
+  // writing it if the last pass was just submitted.
+  buffer->device->wait(buffer->target.last_point);
+  if (auto it = buffer->counts->live.find(buffer->key); it != buffer->counts->live.end()) {
+    if (--it->second <= 0) buffer->counts->live.erase(it);
+  }
+  delete buffer;
+}
+
+bool begin_data_ptr_access(wlr_buffer* base, uint32_t /*flags*/, void** data, uint32_t* format,
+                           size_t* stride) {
+  SwapchainBuffer* buffer = get(base);
+  if (buffer->mapped == nullptr) return false;
+  // The CPU reads what the last pass wrote: wait for that pass (not a frame-loop wait:
+  // only CPU consumers of the pixels come here).
+  if (!buffer->device->wait(buffer->target.last_point)) return false;
+  *data = buffer->mapped;
+  *format = buffer->target.drm_format;
+  *stride = buffer->stride;
+  return true;
+}
+
+void end_data_ptr_access(wlr_buffer*) {}
+
+const wlr_buffer_impl kBufferImpl = {
+    .destroy = buffer_destroy,
+    .get_dmabuf = nullptr,
+    .get_shm = nullptr,
+    .begin_data_ptr_access = begin_data_ptr_access,
+    .end_data_ptr_access = end_data_ptr_access,
+};
+
+bool offers(const wlr_drm_format* format, uint64_t modifier) {
+  for (size_t i = 0; i < format->len; ++i)
+    if (format->modifiers[i] == modifier) return true;
+  return false;
+}
+
+SwapchainAllocator* get(wlr_allocator* a) { return reinterpret_cast<SwapchainAllocator*>(a); }
+
+bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_visible) {
+  Device& device = *buffer.device;
+  VkDevice dev = device.get();
+  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  info.imageType = VK_IMAGE_TYPE_2D;
+  info.format = format.vk;
+  info.extent = {buffer.target.width, buffer.target.height, 1};
+  info.mipLevels = 1;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = host_visible ? VK_IMAGE_TILING_LINEAR : VK_IMAGE_TILING_OPTIMAL;
+  info.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+               VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+
+  VkImageFormatProperties props{};
+  VkResult supported = vkGetPhysicalDeviceImageFormatProperties(
+      device.physical(), info.format, info.imageType, info.tiling, info.usage, 0, &props);
+  if (supported != VK_SUCCESS || props.maxExtent.width < info.extent.width ||
+      props.maxExtent.height < info.extent.height) {
+    LOG_ERROR("vulkan: the device cannot render into a %s %ux%u image of format 0x%08x (%s)",
+              host_visible ? "linear" : "optimal", info.extent.width, info.extent.height,
+              format.drm, result_name(supported));
+    return false;
+  }
+  VkImage image = VK_NULL_HANDLE;
+  if (!device.check(vkCreateImage(dev, &info, nullptr, &image), "vkCreateImage")) return false;
+  buffer.image = UniqueImage(dev, image);
+
+  VkMemoryRequirements req{};
+  vkGetImageMemoryRequirements(dev, image, &req);
+  VkMemoryPropertyFlags want = host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                                  VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                                  VK_MEMORY_PROPERTY_HOST_CACHED_BIT
+                                            : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  int type = device.memory_type(req.memoryTypeBits, want);
+  if (type < 0 && host_visible)
+    type = device.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+  if (type < 0 && !host_visible) type = device.memory_type(req.memoryTypeBits, 0);
+  if (type < 0) {
+    LOG_ERROR("vulkan: no memory type fits a %s swapchain image",
+              host_visible ? "host-visible" : "device-local");
+    return false;
+  }
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = static_cast<uint32_t>(type);
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  if (!device.check(vkAllocateMemory(dev, &alloc, nullptr, &memory), "vkAllocateMemory"))
+    return false;
+  buffer.memory = UniqueMemory(dev, memory);
+  if (!device.check(vkBindImageMemory(dev, image, memory, 0), "vkBindImageMemory")) return false;
+
+  if (host_visible) {
+    VkImageSubresource sub{VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
+    VkSubresourceLayout layout{};
+    vkGetImageSubresourceLayout(dev, image, &sub, &layout);
+    void* ptr = nullptr;
+    if (!device.check(vkMapMemory(dev, memory, 0, VK_WHOLE_SIZE, 0, &ptr), "vkMapMemory"))
+      return false;
+    buffer.mapped = static_cast<unsigned char*>(ptr) + layout.offset;
+    buffer.stride = layout.rowPitch;
+  }
+
+  VkImageViewCreateInfo view_info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  view_info.image = image;
+  view_info.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  view_info.format = format.vk;
+  view_info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkImageView view = VK_NULL_HANDLE;
+  if (!device.check(vkCreateImageView(dev, &view_info, nullptr, &view), "vkCreateImageView"))
+    return false;
+  buffer.view = UniqueImageView(dev, view);
+  buffer.target.image = image;
+  buffer.target.view = view;
+  buffer.target.format = format.vk;
+  buffer.target.host_visible = host_visible;
+  return true;
+}
+
+wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
+                          const wlr_drm_format* drm_format) {
+  SwapchainAllocator* alloc = get(base);
+  const FormatInfo* format = find_format(drm_format->format);
+  if (format == nullptr || !format->renderable) {
+    LOG_ERROR("vulkan swapchain: format 0x%08x cannot be rendered to", drm_format->format);
+    return nullptr;
+  }
+  // Linear slots satisfy LINEAR and implicit consumers; optimal ones only implicit.
+  bool ok_modifier = offers(drm_format, DRM_FORMAT_MOD_INVALID) ||
+                     (alloc->host_visible && offers(drm_format, DRM_FORMAT_MOD_LINEAR));
+  if (!ok_modifier) {
+    LOG_ERROR("vulkan swapchain: none of the %zu offered modifiers can be allocated",
+              drm_format->len);
+    return nullptr;
+  }
+  auto key = std::make_tuple(width, height, drm_format->format);
+  int& live = alloc->counts->live[key];
+  if (live >= alloc->slots) {
+    LOG_DEBUG("vulkan swapchain: all %d slots of %dx%d are in use", alloc->slots, width, height);
+    return nullptr;
+  }
+
+  auto buffer = std::make_unique<SwapchainBuffer>();
+  buffer->device = alloc->device;
+  buffer->counts = alloc->counts;
+  buffer->key = key;
+  buffer->target.width = static_cast<uint32_t>(width);
+  buffer->target.height = static_cast<uint32_t>(height);
+  buffer->target.drm_format = drm_format->format;
+  if (!create_image(*buffer, *format, alloc->host_visible)) return nullptr;
+  wlr_buffer_init(&buffer->base, &kBufferImpl, width, height);
+  SwapchainBuffer* raw = buffer.get();
+  buffer->release.connect(&buffer->base.events.release,
+                          [raw](void*) { raw->target.state = SlotState::free; });
+  ++live;
+  return &buffer.release()->base;
+}
+
+void allocator_destroy(wlr_allocator* base) { delete get(base); }
+
+const wlr_allocator_interface kAllocatorImpl = {
+    .create_buffer = create_buffer,
+    .destroy = allocator_destroy,
+};
+
+}  // namespace
+
+RenderTarget* render_target_of(wlr_buffer* buffer) {
+  if (buffer == nullptr || buffer->impl != &kBufferImpl) return nullptr;
+  return &get(buffer)->target;
+}
+
+wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer, const SwapchainOptions& options) {
+  if (!is_vulkan_renderer(renderer)) return nullptr;
+  auto alloc = std::make_unique<SwapchainAllocator>();
+  alloc->device = Renderer::from(renderer)->shared_device();
+  alloc->counts = std::make_shared<SlotCounts>();
+  alloc->slots = std::max(1, options.slots);
+  alloc->host_visible = options.host_visible;
+  uint32_t caps = options.host_visible ? WLR_BUFFER_CAP_DATA_PTR : 0;
+  wlr_allocator_init(&alloc->base, &kAllocatorImpl, caps);
+  return &alloc.release()->base;
+}
+
+}  // namespace baton::vulkan

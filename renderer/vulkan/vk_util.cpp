@@ -1,0 +1,43 @@
+#include "renderer/vulkan/vk_util.hpp"
+
+#include "compositor/log.hpp"
+
+namespace baton::vulkan {
+
+const char* result_name(VkResult result) {
+  switch (result) {
+#define BATON_VK_RESULT(name) \
+  case name:                  \
+    return #name;
+    BATON_VK_RESULT(VK_SUCCESS)
+    BATON_VK_RESULT(VK_NOT_READY)
+    BATON_VK_RESULT(VK_TIMEOUT)
+    BATON_VK_RESULT(VK_INCOMPLETE)
+    BATON_VK_RESULT(VK_ERROR_OUT_OF_HOST_MEMORY)
+    BATON_VK_RESULT(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+    BATON_VK_RESULT(VK_ERROR_INITIALIZATION_FAILED)
+    BATON_VK_RESULT(VK_ERROR_DEVICE_LOST)
+    BATON_VK_RESULT(VK_ERROR_MEMORY_MAP_FAILED)
+    BATON_VK_RESULT(VK_ERROR_LAYER_NOT_PRESENT)
+    BATON_VK_RESULT(VK_ERROR_EXTENSION_NOT_PRESENT)
+    BATON_VK_RESULT(VK_ERROR_FEATURE_NOT_PRESENT)
+    BATON_VK_RESULT(VK_ERROR_INCOMPATIBLE_DRIVER)
+    BATON_VK_RESULT(VK_ERROR_TOO_MANY_OBJECTS)
+    BATON_VK_RESULT(VK_ERROR_FORMAT_NOT_SUPPORTED)
+    BATON_VK_RESULT(VK_ERROR_FRAGMENTED_POOL)
+    BATON_VK_RESULT(VK_ERROR_OUT_OF_POOL_MEMORY)
+    BATON_VK_RESULT(VK_ERROR_INVALID_EXTERNAL_HANDLE)
+    BATON_VK_RESULT(VK_ERROR_INVALID_DRM_FORMAT_MODIFIER_PLANE_LAYOUT_EXT)
+#undef BATON_VK_RESULT
+    default:
+      return "VK_ERROR_(unknown)";
+  }
+}
+
+bool check(VkResult result, const char* call) {
+  if (result == VK_SUCCESS) return true;
+  LOG_ERROR("vulkan: %s failed: %s (%d)", call, result_name(result), static_cast<int>(result));
+  return false;
+}
+
+}  // namespace baton::vulkan

@@ -1,0 +1,58 @@
+// baton's Vulkan renderer: the public face the rest of baton uses.
+//
+// The renderer is a wlr_renderer (wlroots' scene graph, screencopy and output
+// code drive it through the usual wlr_render_pass calls); the swapchain
+// allocator is a wlr_allocator whose buffers are images this renderer made.
+#pragma once
+
+#include <string>
+
+#include "renderer/vulkan/device_select.hpp"
+
+struct wlr_renderer;
+struct wlr_allocator;
+
+namespace baton::vulkan {
+
+struct RendererOptions {
+  DeviceRequest device;
+  /// Count (and log) debug-utils warnings and errors; tests assert none.
+  bool debug_messenger = false;
+  /// Where the pipeline cache lives between runs; empty: memory only.
+  std::string pipeline_cache_path;
+};
+
+struct CreatedRenderer {
+  wlr_renderer* renderer = nullptr;
+  std::string error;  // names every device seen and why it was refused
+};
+
+[[nodiscard]] CreatedRenderer create_renderer(const RendererOptions& options);
+/// The default pipeline cache file ($XDG_CACHE_HOME or ~/.cache, baton/).
+[[nodiscard]] std::string default_pipeline_cache_path();
+
+[[nodiscard]] bool is_vulkan_renderer(const wlr_renderer* renderer);
+/// The name of the device a Vulkan renderer runs on.
+[[nodiscard]] std::string renderer_device_name(wlr_renderer* renderer);
+/// Debug-utils warnings and errors seen so far (validation layer messages).
+[[nodiscard]] int renderer_debug_messages(wlr_renderer* renderer);
+/// Waits until the GPU finished all submitted work (tests and benchmarks).
+void renderer_finish(wlr_renderer* renderer);
+
+/// Test hook: behave as if the GPU reported VK_ERROR_DEVICE_LOST. The next
+/// pass fails and wlroots' `lost` signal is emitted (once), as for a real loss.
+void renderer_simulate_device_lost(wlr_renderer* renderer);
+
+struct SwapchainOptions {
+  /// Buffers per size and format at most (a frame waits for a free one).
+  int slots = 3;
+  /// Host-visible linear images that expose their pixels through data-ptr
+  /// access; else device-local optimal images only the GPU touches.
+  bool host_visible = true;
+};
+
+/// The core-owned swapchain allocator: its buffers are this renderer's images.
+[[nodiscard]] wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer,
+                                                        const SwapchainOptions& options);
+
+}  // namespace baton::vulkan

@@ -1,0 +1,159 @@
+// dma-buf import. Needs a device with VK_EXT_image_drm_format_modifier +
+// VK_EXT_external_memory_dma_buf and /dev/udmabuf: neither exists on the
+// development host, so these skip there, loudly; the qemu harness runs them.
+#include <drm_fourcc.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <linux/udmabuf.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "compositor/unique_fd.hpp"
+#include "renderer/vulkan/vulkan_renderer.hpp"
+#include "tests/renderer/harness.hpp"
+
+namespace baton::test {
+namespace {
+
+// A LINEAR ARGB8888 dma-buf made from memfd pages through /dev/udmabuf.
+struct UdmaBuffer {
+  wlr_buffer base;
+  UniqueFd dmabuf;
+  int stride = 0;
+};
+
+UdmaBuffer* udma(wlr_buffer* b) { return reinterpret_cast<UdmaBuffer*>(b); }
+
+const wlr_buffer_impl kUdmaImpl = {
+    .destroy = [](wlr_buffer* b) { delete udma(b); },
+    .get_dmabuf =
+        [](wlr_buffer* b, wlr_dmabuf_attributes* a) {
+          *a = {};
+          a->width = b->width;
+          a->height = b->height;
+          a->format = DRM_FORMAT_ARGB8888;
+          a->modifier = DRM_FORMAT_MOD_LINEAR;
+          a->n_planes = 1;
+          a->stride[0] = udma(b)->stride;
+          a->fd[0] = udma(b)->dmabuf.get();
+          return true;
+        },
+    .get_shm = nullptr,
+    .begin_data_ptr_access = nullptr,
+    .end_data_ptr_access = nullptr,
+};
+
+class DmabufImport : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!harness_.unavailable().empty()) GTEST_SKIP() << harness_.unavailable();
+    formats_ = wlr_renderer_get_texture_formats(harness_.vulkan().renderer, WLR_BUFFER_CAP_DMABUF);
+  }
+  GoldenHarness harness_;
+  const wlr_drm_format_set* formats_ = nullptr;
+};
+
+TEST_F(DmabufImport, AdvertisedTableHasOnlyExplicitModifiers) {
+  if (formats_ == nullptr)
+    GTEST_SKIP() << "UNTESTED HERE: the Vulkan device cannot import dma-bufs with explicit "
+                    "modifiers (lavapipe on a host without /dev/udmabuf); run in tests/vm/";
+  for (size_t i = 0; i < formats_->len; ++i)
+    for (size_t m = 0; m < formats_->formats[i].len; ++m)
+      EXPECT_NE(formats_->formats[i].modifiers[m], DRM_FORMAT_MOD_INVALID);
+}
+
+TEST_F(DmabufImport, LinearUdmabufSamplesLikeShm) {
+  if (formats_ == nullptr)
+    GTEST_SKIP() << "UNTESTED HERE: the Vulkan device cannot import dma-bufs (no "
+                    "VK_EXT_image_drm_format_modifier); run in tests/vm/";
+  const wlr_drm_format* argb = wlr_drm_format_set_get(formats_, DRM_FORMAT_ARGB8888);
+  bool linear = false;
+  for (size_t m = 0; argb != nullptr && m < argb->len; ++m)
+    linear = linear || argb->modifiers[m] == DRM_FORMAT_MOD_LINEAR;
+  if (!linear) GTEST_SKIP() << "UNTESTED: ARGB8888/LINEAR is not importable on this device";
+  UniqueFd dev(open("/dev/udmabuf", O_RDWR | O_CLOEXEC));
+  if (!dev) GTEST_SKIP() << "UNTESTED: /dev/udmabuf is missing (run in tests/vm/)";
+
+  const int w = 64, h = 32, stride = w * 4;
+  const size_t size = 4096 * ((size_t(stride) * h + 4095) / 4096);
+  UniqueFd mem(memfd_create("baton-udmabuf", MFD_ALLOW_SEALING | MFD_CLOEXEC));
+  ASSERT_TRUE(mem);
+  ASSERT_EQ(ftruncate(mem.get(), off_t(size)), 0);
+  ASSERT_EQ(fcntl(mem.get(), F_ADD_SEALS, F_SEAL_SHRINK), 0);
+  auto* pixels =
+      static_cast<uint32_t*>(mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, mem.get(), 0));
+  ASSERT_NE(pixels, MAP_FAILED);
+  MemoryBuffer* shm = MemoryBuffer::create(w, h, DRM_FORMAT_ARGB8888);
+  shm->fill_pattern(3);
+  for (int y = 0; y < h; ++y)
+    std::memcpy(pixels + y * w, shm->data.data() + y * shm->stride, stride);
+  munmap(pixels, size);
+  udmabuf_create create{};
+  create.memfd = uint32_t(mem.get());
+  create.flags = UDMABUF_FLAGS_CLOEXEC;
+  create.size = size;
+  auto* buffer = new UdmaBuffer();
+  buffer->dmabuf = UniqueFd(ioctl(dev.get(), UDMABUF_CREATE, &create));
+  buffer->stride = stride;
+  ASSERT_TRUE(buffer->dmabuf) << "UDMABUF_CREATE failed";
+  wlr_buffer_init(&buffer->base, &kUdmaImpl, w, h);
+
+  RendererUnderTest& vk = harness_.vulkan();
+  Image from_dmabuf, from_shm;
+  for (wlr_buffer* source : {&buffer->base, &shm->base}) {
+    wlr_texture* texture = wlr_texture_from_buffer(vk.renderer, source);
+    ASSERT_NE(texture, nullptr);
+    wlr_buffer* target = harness_.target(vk, w, h);
+    harness_.render(vk, target, [&](wlr_render_pass* pass, wlr_renderer*) {
+      wlr_render_texture_options options{};
+      options.texture = texture;
+      options.dst_box = {0, 0, w, h};
+      wlr_render_pass_add_texture(pass, &options);
+    });
+    (source == &shm->base ? from_shm : from_dmabuf) = harness_.read(vk, target);
+    wlr_texture_destroy(texture);
+    wlr_buffer_drop(target);
+  }
+  wlr_buffer_drop(&buffer->base);
+  shm->drop();
+  Comparison c = compare("dmabuf-linear", from_dmabuf, from_shm, 0);
+  EXPECT_EQ(c.differing, 0) << c.artifacts;
+  EXPECT_EQ(harness_.debug_messages(), 0);
+}
+
+}  // namespace
+}  // namespace baton::test
+
+namespace baton::test {
+namespace {
+
+// A lost device: passes fail, wlroots' `lost` signal fires exactly once so the
+// compositor can rebuild the renderer, and nothing crashes on the way down.
+TEST(DeviceLost, EmitsTheLostSignalOnceAndRefusesPasses) {
+  GoldenHarness harness;
+  if (!harness.unavailable().empty()) GTEST_SKIP() << harness.unavailable();
+  RendererUnderTest& vk = harness.vulkan();
+  wlr_buffer* target = harness.target(vk, 32, 32);
+  ASSERT_NE(target, nullptr);
+  struct Counter {
+    wl_listener listener;
+    int count = 0;
+  } counter;
+  counter.listener.notify = [](wl_listener* l, void*) {
+    Counter* c = wl_container_of(l, c, listener);
+    ++c->count;
+  };
+  wl_signal_add(&vk.renderer->events.lost, &counter.listener);
+  vulkan::renderer_simulate_device_lost(vk.renderer);
+  EXPECT_EQ(wlr_renderer_begin_buffer_pass(vk.renderer, target, nullptr), nullptr);
+  EXPECT_EQ(wlr_renderer_begin_buffer_pass(vk.renderer, target, nullptr), nullptr);
+  EXPECT_EQ(counter.count, 1);
+  wl_list_remove(&counter.listener.link);
+  wlr_buffer_drop(target);
+}
+
+}  // namespace
+}  // namespace baton::test

@@ -1,0 +1,405 @@
+// Golden comparisons: every scene is drawn by baton's Vulkan renderer and by
+// wlroots' pixman renderer, and the two results must agree.
+#include <drm_fourcc.h>
+#include <gtest/gtest.h>
+#include <vulkan/vulkan.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "tests/renderer/harness.hpp"
+
+namespace baton::test {
+namespace {
+
+class Golden : public ::testing::Test {
+ protected:
+  // One device for the suite: creating one (and compiling its pipelines on
+  // lavapipe) costs seconds.
+  static void SetUpTestSuite() { harness_ = new GoldenHarness(); }
+  static void TearDownTestSuite() {
+    delete harness_;
+    harness_ = nullptr;
+  }
+  void SetUp() override {
+    if (!harness().unavailable().empty()) GTEST_SKIP() << harness().unavailable();
+  }
+  void TearDown() override {
+    // Run under VK_LAYER_KHRONOS_validation by the validation suite: no message is allowed.
+    EXPECT_EQ(harness().debug_messages(), 0) << "Vulkan validation / debug messages were logged";
+  }
+  static GoldenHarness& harness() { return *harness_; }
+
+  static void expect_same(const std::string& name, const Image& vk, const Image& px, int tolerance,
+                          const std::function<bool(int, int)>& ignore = nullptr) {
+    ASSERT_FALSE(vk.empty()) << "no Vulkan image";
+    ASSERT_FALSE(px.empty()) << "no pixman image";
+    Comparison c = compare(name, vk, px, tolerance, ignore);
+    EXPECT_EQ(c.differing, 0) << name << ": " << c.differing << " pixels differ by more than "
+                              << tolerance << " (max " << c.max_delta << "); see " << c.artifacts;
+  }
+
+  static GoldenHarness* harness_;
+};
+GoldenHarness* Golden::harness_ = nullptr;
+
+// A texture of `buffer` made by `renderer`, destroyed at scope exit.
+struct Tex {
+  wlr_texture* texture = nullptr;
+  Tex(wlr_renderer* r, MemoryBuffer* b) : texture(wlr_texture_from_buffer(r, &b->base)) {}
+  ~Tex() {
+    if (texture != nullptr) wlr_texture_destroy(texture);
+  }
+};
+
+struct Owned {
+  MemoryBuffer* buffer;
+  explicit Owned(MemoryBuffer* b) : buffer(b) {}
+  ~Owned() { buffer->drop(); }
+};
+
+void draw_texture(wlr_render_pass* pass, wlr_texture* texture, wlr_box dst,
+                  wl_output_transform transform = WL_OUTPUT_TRANSFORM_NORMAL,
+                  wlr_scale_filter_mode filter = WLR_SCALE_FILTER_NEAREST,
+                  const float* alpha = nullptr, wlr_fbox src = {},
+                  const pixman_region32_t* clip = nullptr) {
+  wlr_render_texture_options options{};
+  options.texture = texture;
+  options.dst_box = dst;
+  options.src_box = src;
+  options.transform = transform;
+  options.filter_mode = filter;
+  options.alpha = alpha;
+  options.clip = clip;
+  wlr_render_pass_add_texture(pass, &options);
+}
+
+const uint32_t kFormats[] = {
+    DRM_FORMAT_ARGB8888,    DRM_FORMAT_XRGB8888,    DRM_FORMAT_ABGR8888,
+    DRM_FORMAT_XBGR8888,    DRM_FORMAT_RGB565,      DRM_FORMAT_ARGB2101010,
+    DRM_FORMAT_XRGB2101010, DRM_FORMAT_ABGR2101010, DRM_FORMAT_XBGR2101010,
+};
+
+class GoldenFormat : public Golden, public ::testing::WithParamInterface<uint32_t> {};
+
+TEST_P(GoldenFormat, ShmTextureMatchesPixman) {
+  const uint32_t format = GetParam();
+  const wlr_drm_format_set* offered =
+      wlr_renderer_get_texture_formats(harness().vulkan().renderer, WLR_BUFFER_CAP_DATA_PTR);
+  const bool core = format == DRM_FORMAT_ARGB8888 || format == DRM_FORMAT_XRGB8888 ||
+                    format == DRM_FORMAT_ABGR8888 || format == DRM_FORMAT_XBGR8888;
+  if (wlr_drm_format_set_get(offered, format) == nullptr) {
+    ASSERT_FALSE(core) << "the four 8888 formats must always be offered";
+    GTEST_SKIP() << "this Vulkan device cannot sample format 0x" << std::hex << format;
+  }
+  Owned buffer(MemoryBuffer::create(64, 48, format));
+  buffer.buffer->fill_pattern(1);
+  Image vk, px;
+  harness().render_both(
+      120, 90,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        Tex t(r, buffer.buffer);
+        ASSERT_NE(t.texture, nullptr);
+        draw_texture(pass, t.texture, {10, 12, 64, 48});
+      },
+      vk, px);
+  char name[64];
+  std::snprintf(name, sizeof(name), "format-%08x", format);
+  // 10-bit and 565 sources round differently on their way to 8 bits.
+  expect_same(name, vk, px, core ? 1 : 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllShmFormats, GoldenFormat, ::testing::ValuesIn(kFormats));
+
+class GoldenTransform : public Golden, public ::testing::WithParamInterface<int> {};
+
+TEST_P(GoldenTransform, TransformMatchesPixman) {
+  const auto transform = static_cast<wl_output_transform>(GetParam());
+  Owned buffer(MemoryBuffer::create(40, 24, DRM_FORMAT_ARGB8888));
+  buffer.buffer->fill_pattern(2);
+  const bool swaps = transform % 2 == 1;
+  wlr_box dst = {7, 5, swaps ? 24 : 40, swaps ? 40 : 24};
+  Image vk, px;
+  harness().render_both(
+      64, 64,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        Tex t(r, buffer.buffer);
+        draw_texture(pass, t.texture, dst, transform);
+      },
+      vk, px);
+  expect_same("transform-" + std::to_string(GetParam()), vk, px, 1);
+}
+
+TEST_P(GoldenTransform, CroppedTransformMatchesPixman) {
+  const auto transform = static_cast<wl_output_transform>(GetParam());
+  Owned buffer(MemoryBuffer::create(40, 30, DRM_FORMAT_XRGB8888));
+  buffer.buffer->fill_pattern(3);
+  const bool swaps = transform % 2 == 1;
+  wlr_fbox src = {6, 4, 20, 14};
+  wlr_box dst = {9, 3, swaps ? 14 : 20, swaps ? 20 : 14};
+  Image vk, px;
+  harness().render_both(
+      48, 40,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        Tex t(r, buffer.buffer);
+        draw_texture(pass, t.texture, dst, transform, WLR_SCALE_FILTER_NEAREST, nullptr, src);
+      },
+      vk, px);
+  expect_same("crop-transform-" + std::to_string(GetParam()), vk, px, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTransforms, GoldenTransform, ::testing::Range(0, 8));
+
+TEST_F(Golden, OpacityMatchesPixman) {
+  Owned buffer(MemoryBuffer::create(50, 40, DRM_FORMAT_ARGB8888));
+  buffer.buffer->fill_pattern(4);
+  Owned opaque(MemoryBuffer::create(30, 30, DRM_FORMAT_XRGB8888));
+  opaque.buffer->fill_pattern(5);
+  const float half = 0.5f, quarter = 0.25f;
+  Image vk, px;
+  harness().render_both(
+      100, 80,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        Tex a(r, buffer.buffer), b(r, opaque.buffer);
+        draw_texture(pass, a.texture, {5, 5, 50, 40}, WL_OUTPUT_TRANSFORM_NORMAL,
+                     WLR_SCALE_FILTER_NEAREST, &half);
+        draw_texture(pass, b.texture, {40, 30, 30, 30}, WL_OUTPUT_TRANSFORM_NORMAL,
+                     WLR_SCALE_FILTER_NEAREST, &quarter);
+      },
+      vk, px);
+  expect_same("opacity", vk, px, 3);
+}
+
+TEST_F(Golden, NearestScaleMatchesPixman) {
+  Owned buffer(MemoryBuffer::create(48, 36, DRM_FORMAT_ARGB8888));
+  buffer.buffer->fill_pattern(6);
+  Image vk, px;
+  harness().render_both(
+      180, 120,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        Tex t(r, buffer.buffer);
+        draw_texture(pass, t.texture, {3, 4, 96, 72});  // 2x up
+        // 3x down: an even factor puts sample points exactly on texel edges,
+        // where either neighbour is a right answer.
+        draw_texture(pass, t.texture, {110, 80, 16, 12});
+      },
+      vk, px);
+  expect_same("scale-nearest", vk, px, 1);
+}
+
+TEST_F(Golden, LinearScaleMatchesPixmanInside) {
+  Owned buffer(MemoryBuffer::create(32, 24, DRM_FORMAT_XRGB8888));
+  buffer.buffer->fill_pattern(7);
+  const wlr_box dst = {10, 6, 48, 36};  // 1.5x
+  Image vk, px;
+  harness().render_both(
+      80, 60,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        Tex t(r, buffer.buffer);
+        draw_texture(pass, t.texture, dst, WL_OUTPUT_TRANSFORM_NORMAL, WLR_SCALE_FILTER_BILINEAR);
+      },
+      vk, px);
+  // pixman samples outside a texture as transparent, Vulkan clamps to the
+  // edge: the outermost destination pixels legitimately differ.
+  auto edge = [&](int x, int y) {
+    bool inside = x >= dst.x && y >= dst.y && x < dst.x + dst.width && y < dst.y + dst.height;
+    bool core = x > dst.x && y > dst.y && x < dst.x + dst.width - 1 && y < dst.y + dst.height - 1;
+    return inside && !core;
+  };
+  expect_same("scale-linear", vk, px, 3, edge);
+}
+
+TEST_F(Golden, RectsMatchPixman) {
+  Image vk, px;
+  harness().render_both(
+      64, 64,
+      [&](wlr_render_pass* pass, wlr_renderer*) {
+        wlr_render_rect_options rect{};
+        rect.box = {4, 4, 30, 20};
+        rect.color = {0.8f, 0.1f, 0.3f, 1.0f};
+        wlr_render_pass_add_rect(pass, &rect);
+        rect.box = {20, 14, 30, 30};
+        rect.color = {0.0f, 0.25f, 0.0f, 0.5f};  // premultiplied, translucent
+        wlr_render_pass_add_rect(pass, &rect);
+        rect.box = {40, 2, 20, 10};
+        rect.color = {0.1f, 0.1f, 0.1f, 0.4f};
+        rect.blend_mode = WLR_RENDER_BLEND_MODE_NONE;  // replaces, alpha included
+        wlr_render_pass_add_rect(pass, &rect);
+      },
+      vk, px);
+  expect_same("rects", vk, px, 1);
+}
+
+TEST_F(Golden, PopupOverToplevelMatchesPixman) {
+  Owned toplevel(MemoryBuffer::create(200, 150, DRM_FORMAT_XRGB8888));
+  toplevel.buffer->fill_pattern(8);
+  Owned popup(MemoryBuffer::create(80, 60, DRM_FORMAT_ARGB8888));
+  popup.buffer->fill_pattern(9);
+  Owned shadow(MemoryBuffer::create(1, 1, DRM_FORMAT_ARGB8888));
+  shadow.buffer->set(0, 0, 0.5f, 0.0f, 0.0f, 0.0f);
+  pixman_region32_t clip;
+  pixman_region32_init_rect(&clip, 0, 0, 260, 200);
+  pixman_region32_union_rect(&clip, &clip, 0, 0, 1, 1);
+  Image vk, px;
+  harness().render_both(
+      260, 200,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        Tex top(r, toplevel.buffer), pop(r, popup.buffer), sh(r, shadow.buffer);
+        draw_texture(pass, top.texture, {20, 20, 200, 150}, WL_OUTPUT_TRANSFORM_NORMAL,
+                     WLR_SCALE_FILTER_BILINEAR, nullptr, {}, &clip);
+        draw_texture(pass, sh.texture, {154, 104, 80, 60});  // single-pixel shadow
+        draw_texture(pass, pop.texture, {150, 100, 80, 60}, WL_OUTPUT_TRANSFORM_NORMAL,
+                     WLR_SCALE_FILTER_BILINEAR, nullptr, {}, &clip);
+      },
+      vk, px);
+  pixman_region32_fini(&clip);
+  expect_same("popup-over-toplevel", vk, px, 1);
+}
+
+TEST_F(Golden, SinglePixelBufferIsDrawnWithoutUpload) {
+  Owned pixel(MemoryBuffer::create(1, 1, DRM_FORMAT_ARGB8888));
+  pixel.buffer->set(0, 0, 0.6f, 0.6f, 0.3f, 0.0f);
+  const float alpha = 0.5f;
+  Image vk, px;
+  harness().render_both(
+      64, 48,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        Tex t(r, pixel.buffer);
+        // Nearest: pixman's bilinear fades a 1x1 source towards transparent at its edges.
+        draw_texture(pass, t.texture, {5, 5, 50, 30}, WL_OUTPUT_TRANSFORM_NORMAL,
+                     WLR_SCALE_FILTER_NEAREST, &alpha);
+      },
+      vk, px);
+  expect_same("single-pixel", vk, px, 1);
+}
+
+// Frame A everywhere, then only a 64x64 damage rectangle redrawn with scene B:
+// every pixel outside the damage must be exactly frame A's.
+TEST_F(Golden, DamageOnlyRedrawLeavesUndamagedPixelsUnchanged) {
+  Owned window(MemoryBuffer::create(120, 90, DRM_FORMAT_ARGB8888));
+  window.buffer->fill_pattern(10);
+  const wlr_box damage = {70, 40, 64, 64};
+  pixman_region32_t clip;
+  pixman_region32_init_rect(&clip, damage.x, damage.y, damage.width, damage.height);
+  auto scene = [&](int offset, const pixman_region32_t* region) {
+    return [&, offset, region](wlr_render_pass* pass, wlr_renderer* r) {
+      wlr_render_rect_options bg{};
+      bg.box = {0, 0, 200, 150};
+      bg.color = {0.1f, 0.3f, 0.2f, 1.0f};
+      bg.clip = region;
+      wlr_render_pass_add_rect(pass, &bg);
+      Tex t(r, window.buffer);
+      draw_texture(pass, t.texture, {30 + offset, 20 + offset, 120, 90}, WL_OUTPUT_TRANSFORM_NORMAL,
+                   WLR_SCALE_FILTER_NEAREST, nullptr, {}, region);
+    };
+  };
+  Image frame_a, frame_b, pixman_b;
+  for (RendererUnderTest* rut : {&harness().vulkan(), &harness().pixman()}) {
+    wlr_buffer* target = harness().target(*rut, 200, 150);
+    ASSERT_NE(target, nullptr);
+    harness().render(*rut, target, scene(0, nullptr));
+    if (rut->vulkan) frame_a = harness().read(*rut, target);
+    harness().render(*rut, target, scene(17, &clip));
+    (rut->vulkan ? frame_b : pixman_b) = harness().read(*rut, target);
+    wlr_buffer_drop(target);
+  }
+  pixman_region32_fini(&clip);
+  auto in_damage = [&](int x, int y) {
+    return x >= damage.x && y >= damage.y && x < damage.x + damage.width &&
+           y < damage.y + damage.height;
+  };
+  Comparison outside = compare("damage-outside", frame_b, frame_a, 0, in_damage);
+  EXPECT_EQ(outside.differing, 0) << "undamaged pixels changed; see " << outside.artifacts;
+  expect_same("damage-redraw", frame_b, pixman_b, 1);
+}
+
+TEST_F(Golden, TextureUpdateUploadsOnlyDamage) {
+  RendererUnderTest& rut = harness().vulkan();
+  Owned buffer(MemoryBuffer::create(64, 64, DRM_FORMAT_XRGB8888));
+  buffer.buffer->fill_pattern(11);
+  Owned changed(MemoryBuffer::create(64, 64, DRM_FORMAT_XRGB8888));
+  changed.buffer->fill_pattern(12);
+  Tex t(rut.renderer, buffer.buffer);
+  ASSERT_NE(t.texture, nullptr);
+  // The whole buffer changed but only a 16x16 square is declared damaged: a
+  // renderer that uploads just the damage keeps the old pixels elsewhere.
+  pixman_region32_t damage;
+  pixman_region32_init_rect(&damage, 8, 8, 16, 16);
+  ASSERT_TRUE(wlr_texture_update_from_buffer(t.texture, &changed.buffer->base, &damage));
+  pixman_region32_fini(&damage);
+  wlr_buffer* target = harness().target(rut, 64, 64);
+  ASSERT_NE(target, nullptr);
+  harness().render(rut, target, [&](wlr_render_pass* pass, wlr_renderer*) {
+    draw_texture(pass, t.texture, {0, 0, 64, 64});
+  });
+  Image vk = harness().read(rut, target);
+  wlr_buffer_drop(target);
+  ASSERT_FALSE(vk.empty());
+  int wrong = 0;
+  for (int y = 0; y < 64; ++y) {
+    for (int x = 0; x < 64; ++x) {
+      bool damaged = x >= 8 && x < 24 && y >= 8 && y < 24;
+      const MemoryBuffer* expect = damaged ? changed.buffer : buffer.buffer;
+      uint32_t want = 0;
+      std::memcpy(&want, expect->data.data() + y * expect->stride + x * 4, 4);
+      if ((vk.at(x, y) & 0xffffff) != (want & 0xffffff)) ++wrong;
+    }
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST_F(Golden, ReadPixelsHonoursTheRequestedFormat) {
+  RendererUnderTest& vk = harness().vulkan();
+  wlr_buffer* target = harness().target(vk, 16, 8);
+  ASSERT_NE(target, nullptr);
+  harness().render(vk, target, [](wlr_render_pass* pass, wlr_renderer*) {
+    wlr_render_rect_options rect{};
+    rect.box = {0, 0, 16, 8};
+    rect.color = {1.0f, 0.5f, 0.0f, 1.0f};
+    wlr_render_pass_add_rect(pass, &rect);
+  });
+  wlr_texture* texture = wlr_texture_from_buffer(vk.renderer, target);
+  ASSERT_NE(texture, nullptr);
+  uint32_t argb[16 * 8], abgr[16 * 8];
+  wlr_texture_read_pixels_options options{};
+  options.data = argb;
+  options.format = DRM_FORMAT_ARGB8888;
+  options.stride = 16 * 4;
+  ASSERT_TRUE(wlr_texture_read_pixels(texture, &options));
+  options.data = abgr;
+  options.format = DRM_FORMAT_ABGR8888;
+  ASSERT_TRUE(wlr_texture_read_pixels(texture, &options));
+  wlr_texture_destroy(texture);
+  wlr_buffer_drop(target);
+  // 0.5 lands on 127.5: drivers may round either way (lavapipe 0x80, NVIDIA 0x7f).
+  auto near = [](uint32_t got, uint32_t want) {
+    for (int shift = 0; shift < 32; shift += 8)
+      if (std::abs(int((got >> shift) & 0xff) - int((want >> shift) & 0xff)) > 1) return false;
+    return true;
+  };
+  EXPECT_PRED2(near, argb[0], 0xffff8000u);
+  EXPECT_PRED2(near, abgr[0], 0xff0080ffu);
+}
+
+// The validation suite runs this binary with VK_LAYER_KHRONOS_validation;
+// make sure the layer really was there, or the zero-message checks prove nothing.
+TEST(Validation, LayerIsActiveWhenRequested) {
+  const char* expected = std::getenv("BATON_EXPECT_VALIDATION");
+  if (expected == nullptr || std::strcmp(expected, "1") != 0)
+    GTEST_SKIP() << "not the validation run (BATON_EXPECT_VALIDATION unset)";
+  uint32_t count = 0;
+  vkEnumerateInstanceLayerProperties(&count, nullptr);
+  std::vector<VkLayerProperties> layers(count);
+  vkEnumerateInstanceLayerProperties(&count, layers.data());
+  bool found = false;
+  for (const VkLayerProperties& l : layers)
+    found = found || std::strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0;
+  ASSERT_TRUE(found) << "VK_LAYER_KHRONOS_validation is not installed";
+  const char* enabled = std::getenv("VK_INSTANCE_LAYERS");
+  ASSERT_NE(enabled, nullptr);
+  EXPECT_NE(std::strstr(enabled, "VK_LAYER_KHRONOS_validation"), nullptr);
+}
+
+}  // namespace
+}  // namespace baton::test
