@@ -86,6 +86,7 @@ Output::Output(Server& server, wlr_output* output) : server_(server), output_(ou
 }
 
 Output::~Output() {
+  if (!captures_.empty()) wlr_output_lock_attach_render(output_, false);
   if (background_ != nullptr) wlr_scene_node_destroy(&background_->node);
 }
 
@@ -112,10 +113,13 @@ void Output::handle_commit(const wlr_output_event_commit& event) {
   // Callbacks may capture again; run the ones pending now.
   auto callbacks = std::move(captures_);
   captures_.clear();
+  wlr_output_lock_attach_render(output_, false);
   for (auto& callback : callbacks) callback(image);
 }
 
 void Output::capture(CaptureCallback callback) {
+  // A scanned-out client buffer is not ours to read: compose this frame.
+  if (captures_.empty()) wlr_output_lock_attach_render(output_, true);
   captures_.push_back(std::move(callback));
   wlr_damage_ring_add_whole(&scene_output_->damage_ring);
   wlr_output_schedule_frame(output_);

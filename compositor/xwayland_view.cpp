@@ -82,6 +82,8 @@ void XwaylandView::handle_map() {
   } else if (!placed_) {
     place();
   }
+  // A window that asked for fullscreen before mapping (as games do) gets it now.
+  if (managed() && xsurface_->fullscreen) handle_fullscreen();
   server_.view_mapped(*this);
   if (!managed() && wlr_xwayland_or_surface_wants_focus(xsurface_))
     server_.seat().focus_keyboard(xsurface_->surface);

@@ -1,0 +1,163 @@
+// X11 clients under Xwayland, managed like native windows: they map, take
+// focus and keyboard input, show in the output, and override-redirect
+// windows appear exactly where the client asked.
+#include <gtest/gtest.h>
+#include <linux/input-event-codes.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "compositor/view.hpp"
+#include "compositor/xwayland.hpp"
+#include "tests/support/fake_input.hpp"
+#include "tests/support/harness.hpp"
+#include "tests/support/process.hpp"
+
+namespace baton::test {
+namespace {
+
+using std::chrono::milliseconds;
+constexpr uint32_t kBackground = 0xff292e38;
+
+Options xwayland_options() {
+  Options options = headless_options(1024, 768);
+  options.xwayland = XwaylandMode::eager;
+  return options;
+}
+
+std::string x11_window() {
+  const char* exe = std::getenv("BATON_X11_WINDOW");
+  if (exe == nullptr) throw std::runtime_error("BATON_X11_WINDOW is not set (run through meson test)");
+  return exe;
+}
+
+class XwaylandTest : public ::testing::Test {
+ protected:
+  XwaylandTest() : h(xwayland_options()), keyboard(h.server()), pointer(h.server()) {}
+
+  void SetUp() override {
+    ASSERT_NE(h.server().xwayland(), nullptr) << "Xwayland could not be set up";
+    ASSERT_TRUE(h.run_until([&] { return h.server().xwayland()->ready(); }, milliseconds(10000)))
+        << "Xwayland did not start";
+  }
+
+  View* wait_for_view(const std::string& app_id, milliseconds timeout = milliseconds(10000)) {
+    View* found = nullptr;
+    h.run_until(
+        [&] {
+          for (const auto& v : h.server().views())
+            if (v->mapped() && v->app_id() == app_id) found = v.get();
+          return found != nullptr;
+        },
+        timeout);
+    return found;
+  }
+
+  void type(const std::vector<uint32_t>& keys) {
+    for (uint32_t key : keys) {
+      keyboard.tap(key);
+      h.run_for(milliseconds(5));
+    }
+  }
+
+  Harness h;
+  FakeKeyboard keyboard;
+  FakePointer pointer;
+};
+
+TEST_F(XwaylandTest, ChildrenGetTheXDisplay) {
+  std::string dir = scratch_dir("xwayland-display");
+  h.server().spawn("echo \"$DISPLAY\" > " + dir + "/display");
+  ASSERT_TRUE(h.run_until([&] { return !read_file(dir + "/display").empty(); }));
+  EXPECT_EQ(read_file(dir + "/display"), h.server().xwayland()->display_name() + "\n");
+}
+
+TEST_F(XwaylandTest, XtermMapsTakesFocusAndReceivesTyping) {
+  std::string dir = scratch_dir("xwayland-xterm");
+  std::string out = dir + "/typed.txt";
+  h.server().spawn("xterm -e sh -c 'read line; echo \"$line\" > " + out + "'");
+  View* xterm = wait_for_view("XTerm");
+  ASSERT_NE(xterm, nullptr) << "xterm did not map";
+  EXPECT_TRUE(xterm->managed());
+  EXPECT_EQ(h.server().focused_view(), xterm);
+  h.run_for(milliseconds(300));  // let xterm's shell start reading
+  type({KEY_B, KEY_A, KEY_T, KEY_O, KEY_N, KEY_ENTER});
+  ASSERT_TRUE(h.run_until([&] { return read_file(out) == "baton\n"; }, milliseconds(5000)))
+      << "xterm received: '" << read_file(out) << "'";
+}
+
+TEST_F(XwaylandTest, TwoClientsShowAndClickMovesFocus) {
+  h.server().spawn("xeyes -geometry 200x150");
+  View* eyes = wait_for_view("XEyes");
+  ASSERT_NE(eyes, nullptr);
+  h.server().spawn(x11_window() + " --class BatonSecond --colour 00ff00 --width 300 --height 200");
+  View* second = wait_for_view("BatonSecond");
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(h.server().focused_view(), second);
+
+  h.run_for(milliseconds(200));
+  Image shot = h.capture();
+  // Both are centred; the newer, larger green window covers the middle, and
+  // xeyes shows around it only if larger — so check each where it is alone.
+  EXPECT_EQ(shot.at(second->x() + 5, second->y() + 5), 0xff00ff00u);
+  EXPECT_GT(count_other_pixels(shot, kBackground), 300L * 200);
+
+  // Move the green window away, then click xeyes: it takes focus.
+  second->move_to(0, 0);
+  h.run_for(milliseconds(100));
+  pointer.move_to(eyes->x() + 100, eyes->y() + 75);
+  pointer.click(BTN_LEFT);
+  ASSERT_TRUE(h.run_until([&] { return h.server().focused_view() == eyes; }));
+  shot = h.capture();
+  Box eyes_box{eyes->x(), eyes->y(), eyes->x() + 200, eyes->y() + 150};
+  EXPECT_EQ(count_pixels(shot, kBackground, eyes_box), 0) << "xeyes is not drawn where it is";
+  EXPECT_EQ(eyes->title(), "xeyes");
+}
+
+TEST_F(XwaylandTest, TitleAndClassReachTheServer) {
+  h.server().spawn(x11_window() + " --title 'Baton X11 Test' --class BatonX11");
+  View* v = wait_for_view("BatonX11");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->title(), "Baton X11 Test");
+}
+
+TEST_F(XwaylandTest, OverrideRedirectMenuIsPlacedWhereAsked) {
+  h.server().spawn(x11_window() + " --class BatonMain --colour 0000ff --width 300 --height 200");
+  View* main_window = wait_for_view("BatonMain");
+  ASSERT_NE(main_window, nullptr);
+  h.server().spawn(x11_window() +
+                   " --override-redirect --class BatonMenu --colour ff0000 --x 100 --y 120 --width 50 --height 40");
+  View* menu = wait_for_view("BatonMenu");
+  ASSERT_NE(menu, nullptr);
+  EXPECT_FALSE(menu->managed());
+  EXPECT_EQ(menu->x(), 100);
+  EXPECT_EQ(menu->y(), 120);
+  EXPECT_EQ(h.server().focused_view(), main_window) << "a menu must not steal window focus";
+  h.run_for(milliseconds(100));
+  Image shot = h.capture();
+  EXPECT_EQ(shot.at(100, 120), 0xffff0000u);
+  EXPECT_EQ(shot.at(149, 159), 0xffff0000u);
+  EXPECT_NE(shot.at(99, 120), 0xffff0000u);
+  EXPECT_NE(shot.at(150, 160), 0xffff0000u);
+  // Clicking the menu does not make it a focused window.
+  pointer.move_to(110, 130);
+  pointer.click(BTN_LEFT);
+  h.run_for(milliseconds(50));
+  EXPECT_EQ(h.server().focused_view(), main_window);
+}
+
+TEST_F(XwaylandTest, FullscreenGameCoversTheOutput) {
+  h.server().spawn(x11_window() + " --fullscreen --class BatonGame --colour ff8000 --width 320 --height 240");
+  View* game = wait_for_view("BatonGame");
+  ASSERT_NE(game, nullptr);
+  ASSERT_TRUE(h.run_until([&] {
+    Image shot = h.capture();
+    return count_pixels(shot, 0xffff8000) == 1024L * 768;
+  }, milliseconds(5000))) << "the fullscreen window does not cover the 1024x768 output";
+  EXPECT_EQ(game->x(), 0);
+  EXPECT_EQ(game->y(), 0);
+  EXPECT_EQ(h.server().focused_view(), game);
+}
+
+}  // namespace
+}  // namespace baton::test
