@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "compositor/log.hpp"
+#include "compositor/pointer_constraints.hpp"
 #include "compositor/server.hpp"
 #include "compositor/view.hpp"
 #include "compositor/wlr.hpp"
@@ -60,15 +61,22 @@ Seat::Seat(Server& server)
       cursor_theme_(wlr_xcursor_manager_create(nullptr, 24)) {
   wlr_cursor_attach_output_layout(cursor_, server.output_layout());
 
+  constraints_ = std::make_unique<PointerConstraints>(*this);
+  // Input is dispatched as it arrives, never batched to the next frame.
   motion_.connect(&cursor_->events.motion, [this](wlr_pointer_motion_event* event) {
-    wlr_cursor_move(cursor_, &event->pointer->base, event->delta_x, event->delta_y);
-    refresh_pointer_focus(event->time_msec);
+    move_cursor(&event->pointer->base, event->time_msec, event->delta_x, event->delta_y, event->unaccel_dx,
+                event->unaccel_dy);
   });
-  motion_absolute_.connect(&cursor_->events.motion_absolute,
-                           [this](wlr_pointer_motion_absolute_event* event) {
-                             wlr_cursor_warp_absolute(cursor_, &event->pointer->base, event->x, event->y);
-                             refresh_pointer_focus(event->time_msec);
-                           });
+  // Absolute devices (tablets, nested windows) move by the difference, so
+  // relative-pointer clients and constraints see them too.
+  motion_absolute_.connect(&cursor_->events.motion_absolute, [this](wlr_pointer_motion_absolute_event* event) {
+    double lx = 0;
+    double ly = 0;
+    wlr_cursor_absolute_to_layout_coords(cursor_, &event->pointer->base, event->x, event->y, &lx, &ly);
+    double dx = lx - cursor_->x;
+    double dy = ly - cursor_->y;
+    move_cursor(&event->pointer->base, event->time_msec, dx, dy, dx, dy);
+  });
   button_.connect(&cursor_->events.button, [this](wlr_pointer_button_event* event) { handle_button(*event); });
   axis_.connect(&cursor_->events.axis, [this](wlr_pointer_axis_event* event) {
     wlr_seat_pointer_notify_axis(seat_, event->time_msec, event->orientation, event->delta,
@@ -91,6 +99,7 @@ Seat::Seat(Server& server)
 }
 
 Seat::~Seat() {
+  constraints_.reset();
   keyboards_.clear();
   pointer_destroys_.clear();
   wlr_xcursor_manager_destroy(cursor_theme_);
@@ -154,11 +163,30 @@ void Seat::focus_keyboard(wlr_surface* surface) {
     wlr_seat_keyboard_notify_enter(seat_, surface, nullptr, 0, nullptr);
 }
 
+void Seat::move_cursor(wlr_input_device* device, uint32_t time_msec, double dx, double dy, double raw_dx,
+                       double raw_dy) {
+  constraints_->filter_motion(time_msec, pointer_sx_, pointer_sy_, dx, dy, raw_dx, raw_dy);
+  // No wl_pointer.motion without motion: a locked pointer must send none.
+  if (dx == 0 && dy == 0) return;
+  wlr_cursor_move(cursor_, device, dx, dy);
+  refresh_pointer_focus(time_msec);
+}
+
+void Seat::restore_cursor_image() {
+  if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");
+}
+
 void Seat::refresh_pointer_focus(uint32_t time_msec) {
   wlr_surface* surface = nullptr;
   double sx = 0;
   double sy = 0;
   server_.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
+  pointer_sx_ = sx;
+  pointer_sy_ = sy;
+  if (surface != pointer_surface_) {
+    pointer_surface_ = surface;
+    constraints_->pointer_focus_changed(surface, sx, sy);
+  }
   if (surface == nullptr) {
     // Over the background: our own cursor image, and no client focus.
     if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");

@@ -24,6 +24,7 @@ namespace baton {
 
 class Server;
 class Seat;
+class PointerConstraints;
 
 class Keyboard {
  public:
@@ -61,10 +62,15 @@ class Seat {
   /// Re-evaluates what is under the cursor, e.g. after windows moved.
   void refresh_pointer_focus(uint32_t time_msec);
   void keyboard_destroyed(Keyboard& keyboard);
+  /// baton's own cursor image (after a client's was taken away).
+  void restore_cursor_image();
+  [[nodiscard]] PointerConstraints& pointer_constraints() { return *constraints_; }
 
  private:
   void update_capabilities();
   void handle_button(const wlr_pointer_button_event& event);
+  void move_cursor(wlr_input_device* device, uint32_t time_msec, double dx, double dy, double raw_dx,
+                   double raw_dy);
 
   Server& server_;
   wlr_seat* seat_;
@@ -72,6 +78,10 @@ class Seat {
   wlr_xcursor_manager* cursor_theme_;
   std::vector<std::unique_ptr<Keyboard>> keyboards_;
   int pointers_ = 0;
+  // Where the pointer is in the surface under it (for constraints).
+  wlr_surface* pointer_surface_ = nullptr;
+  double pointer_sx_ = 0, pointer_sy_ = 0;
+  std::unique_ptr<PointerConstraints> constraints_;
 
   Listener<wlr_pointer_motion_event> motion_;
   Listener<wlr_pointer_motion_absolute_event> motion_absolute_;

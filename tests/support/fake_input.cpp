@@ -53,6 +53,18 @@ void FakePointer::move_to(double lx, double ly) {
   frame();
 }
 
+void FakePointer::move_by(double dx, double dy) {
+  wlr_pointer_motion_event event{};
+  event.pointer = &pointer_;
+  event.time_msec = ++time_;
+  event.delta_x = dx;
+  event.delta_y = dy;
+  event.unaccel_dx = dx;
+  event.unaccel_dy = dy;
+  wl_signal_emit_mutable(&pointer_.events.motion, &event);
+  frame();
+}
+
 void FakePointer::click(uint32_t button) {
   for (auto state : {WL_POINTER_BUTTON_STATE_PRESSED, WL_POINTER_BUTTON_STATE_RELEASED}) {
     wlr_pointer_button_event event{};

@@ -34,6 +34,8 @@ class FakePointer {
   FakePointer& operator=(const FakePointer&) = delete;
   /// Moves to layout coordinates (absolute motion over the whole layout).
   void move_to(double lx, double ly);
+  /// Relative motion, as a mouse makes (no acceleration: raw == delta).
+  void move_by(double dx, double dy);
   void click(uint32_t button);
 
  private:
