@@ -103,6 +103,12 @@ std::string usage_text(std::string_view program) {
                              Exit once the screenshot is written.
       --xwayland MODE        lazy|eager|off: start Xwayland on the first X11
                              client (default), at start-up, or never.
+      --cadence MODE         auto|damage|fixed: when outputs render (default
+                             auto: fixed cadence for fullscreen games).
+      --game-fps N           auto cadence treats a fullscreen surface committing
+                             faster than N per second as a game (default 30).
+      --tearing POLICY       fullscreen|off: honour a fullscreen surface's
+                             tearing-control async hint (default fullscreen).
       --socket NAME          Listen on NAME instead of the first free wayland-N.
       --background COLOR     Solid background colour, #rrggbb (default #292e38).
   -c, --config PATH          Read configuration from PATH.
@@ -204,6 +210,22 @@ ParsedCommandLine parse_command_line(const std::vector<std::string_view>& args) 
       else if (v == "eager") o.xwayland = XwaylandMode::eager;
       else if (v == "off") o.xwayland = XwaylandMode::off;
       else return fail("unknown --xwayland mode '" + std::string(v) + "' (lazy|eager|off)");
+    } else if (arg == "--cadence") {
+      if (needs_value()) return fail("option --cadence needs auto|damage|fixed");
+      if (v == "auto") o.cadence = CadenceMode::automatic;
+      else if (v == "damage") o.cadence = CadenceMode::damage;
+      else if (v == "fixed") o.cadence = CadenceMode::fixed;
+      else return fail("unknown --cadence '" + std::string(v) + "' (auto|damage|fixed)");
+    } else if (arg == "--game-fps") {
+      if (needs_value()) return fail("option --game-fps needs a number");
+      auto fps = parse_int(v, 1, 1000);
+      if (!fps) return fail("bad --game-fps '" + std::string(v) + "' (1..1000)");
+      o.game_fps = *fps;
+    } else if (arg == "--tearing") {
+      if (needs_value()) return fail("option --tearing needs fullscreen|off");
+      if (v == "fullscreen") o.tearing = TearingPolicy::fullscreen;
+      else if (v == "off") o.tearing = TearingPolicy::off;
+      else return fail("unknown --tearing '" + std::string(v) + "' (fullscreen|off)");
     } else if (arg == "--background") {
       if (needs_value()) return fail("option --background needs a colour");
       auto colour = parse_colour(v);

@@ -12,6 +12,8 @@ namespace baton {
 enum class BackendChoice { automatic, headless, wayland, x11, drm };
 enum class RendererChoice { automatic, vulkan, pixman };
 enum class XwaylandMode { lazy, eager, off };
+enum class CadenceMode { automatic, damage, fixed };
+enum class TearingPolicy { off, fullscreen };
 
 struct OutputSize {
   int width = 1280;
@@ -40,6 +42,12 @@ struct Options {
   bool debug = false;
   /// X11 clients: start Xwayland on the first X11 connection, at start-up, or never.
   XwaylandMode xwayland = XwaylandMode::lazy;
+  /// Outputs render on damage, at a fixed cadence, or pick per fullscreen surface.
+  CadenceMode cadence = CadenceMode::automatic;
+  /// A fullscreen surface committing faster than this is treated as a game.
+  int game_fps = 30;
+  /// Whether a fullscreen surface's async presentation hint is honoured.
+  TearingPolicy tearing = TearingPolicy::fullscreen;
   /// Solid background colour, 0xRRGGBB.
   uint32_t background = 0x292e38;
 };

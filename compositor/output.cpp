@@ -6,6 +6,7 @@
 
 #include "compositor/log.hpp"
 #include "compositor/server.hpp"
+#include "compositor/view.hpp"
 #include "compositor/wlr.hpp"
 
 namespace baton {
@@ -34,7 +35,8 @@ Image read_buffer(wlr_renderer* renderer, wlr_buffer* buffer) {
 
 }  // namespace
 
-Output::Output(Server& server, wlr_output* output) : server_(server), output_(output) {
+Output::Output(Server& server, wlr_output* output)
+    : server_(server), output_(output), cadence_(server.options().cadence, server.options().game_fps) {
   wlr_output_init_render(output, server.allocator(), server.renderer());
 
   wlr_output_state state;
@@ -99,10 +101,42 @@ void Output::update_background() {
 
 void Output::handle_frame() {
   update_background();
-  wlr_scene_output_commit(scene_output_, nullptr);
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
+  View* fullscreen = server_.fullscreen_view_on(*this);
+  cadence_.sample(fullscreen != nullptr ? fullscreen->surface() : nullptr,
+                  int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
+  commit_frame(fullscreen);
   wlr_scene_output_send_frame_done(scene_output_, &now);
+  // A fixed cadence commits the next refresh cycle even without damage.
+  if (cadence_.fixed()) wlr_output_schedule_frame(output_);
+}
+
+void Output::commit_frame(View* fullscreen) {
+  if (!output_->needs_frame && !pixman_region32_not_empty(&scene_output_->pending_commit_damage)) return;
+  wlr_output_state state;
+  wlr_output_state_init(&state);
+  if (!wlr_scene_output_build_state(scene_output_, &state, nullptr)) {
+    wlr_output_state_finish(&state);
+    return;
+  }
+  // tearing-control: a fullscreen surface asking for async presentation is
+  // flipped without waiting for vblank where the backend can do it (DRM with
+  // async page flips); elsewhere the request is kept and not applied.
+  tearing_requested_ = fullscreen != nullptr && server_.options().tearing == TearingPolicy::fullscreen &&
+                       fullscreen->surface() != nullptr &&
+                       wlr_tearing_control_manager_v1_surface_hint_from_surface(server_.tearing_control(),
+                                                                              fullscreen->surface()) ==
+                           WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC;
+  tearing_active_ = false;
+  if (tearing_requested_ && wlr_output_is_drm(output_)) {
+    state.tearing_page_flip = true;
+    if (!wlr_output_test_state(output_, &state)) state.tearing_page_flip = false;
+    tearing_active_ = state.tearing_page_flip;
+  }
+  if (!wlr_output_commit_state(output_, &state))
+    LOG_DEBUG("output %s: frame commit failed", output_->name);
+  wlr_output_state_finish(&state);
 }
 
 void Output::handle_commit(const wlr_output_event_commit& event) {

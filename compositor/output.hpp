@@ -4,6 +4,7 @@
 #include <functional>
 #include <vector>
 
+#include "compositor/frame_cadence.hpp"
 #include "compositor/image.hpp"
 #include "compositor/listener.hpp"
 
@@ -17,6 +18,7 @@ struct wlr_scene_rect;
 namespace baton {
 
 class Server;
+class View;
 
 class Output {
  public:
@@ -34,9 +36,17 @@ class Output {
 
   /// Captures the whole output on its next frame, repainting all of it.
   void capture(CaptureCallback callback);
+  /// Whether the last frame ran at a fixed cadence (see FrameCadence).
+  [[nodiscard]] bool fixed_cadence() const { return cadence_.fixed(); }
+  [[nodiscard]] const FrameCadence& cadence() const { return cadence_; }
+  /// A fullscreen surface here asks for async presentation and policy allows it.
+  [[nodiscard]] bool tearing_requested() const { return tearing_requested_; }
+  /// The last commit really was an async (tearing) page flip.
+  [[nodiscard]] bool tearing_active() const { return tearing_active_; }
 
  private:
   void handle_frame();
+  void commit_frame(View* fullscreen);
   void handle_commit(const wlr_output_event_commit& event);
   void update_background();
 
@@ -45,6 +55,9 @@ class Output {
   wlr_scene_output* scene_output_ = nullptr;
   wlr_scene_rect* background_ = nullptr;
   uint64_t frames_ = 0;
+  FrameCadence cadence_;
+  bool tearing_requested_ = false;
+  bool tearing_active_ = false;
   std::vector<CaptureCallback> captures_;
 
   Listener<void> frame_;

@@ -152,6 +152,7 @@ bool Server::create_globals() {
   wlr_viewporter_create(display_);
   wlr_single_pixel_buffer_manager_v1_create(display_);
   wlr_fractional_scale_manager_v1_create(display_, 1);
+  tearing_control_ = wlr_tearing_control_manager_v1_create(display_, 1);
 
   seat_ = std::make_unique<Seat>(*this);
 
@@ -208,6 +209,17 @@ Output* Server::output_at(double lx, double ly) const {
   for (const auto& o : outputs_)
     if (o->wlr() == output) return o.get();
   return outputs_.empty() ? nullptr : outputs_.front().get();
+}
+
+View* Server::fullscreen_view_on(const Output& output) const {
+  for (const auto& v : views_) {
+    if (!v->fullscreen()) continue;
+    wlr_surface* surface = v->surface();
+    if (surface == nullptr) continue;
+    if (output_at(v->x() + surface->current.width / 2.0, v->y() + surface->current.height / 2.0) == &output)
+      return v.get();
+  }
+  return nullptr;
 }
 
 View* Server::view_at(double lx, double ly, wlr_surface** surface, double* sx, double* sy) const {

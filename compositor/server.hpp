@@ -34,6 +34,7 @@ struct wlr_xdg_toplevel;
 struct wlr_xdg_popup;
 struct wlr_input_device;
 struct wlr_xwayland_surface;
+struct wlr_tearing_control_manager_v1;
 
 namespace baton {
 
@@ -97,6 +98,10 @@ class Server {
   /// The output containing layout point (lx, ly), else the first output.
   [[nodiscard]] Output* output_at(double lx, double ly) const;
 
+  /// The topmost fullscreen view on `output`, or null.
+  [[nodiscard]] View* fullscreen_view_on(const Output& output) const;
+  [[nodiscard]] wlr_tearing_control_manager_v1* tearing_control() const { return tearing_control_; }
+
   /// The view and surface at layout coordinates, with surface-local coordinates.
   View* view_at(double lx, double ly, wlr_surface** surface, double* sx, double* sy) const;
   /// Raises `view`, activates it and gives it keyboard focus (null clears).
@@ -141,6 +146,7 @@ class Server {
   wlr_scene_tree* unmanaged_layer_ = nullptr;
   wlr_xdg_shell* xdg_shell_ = nullptr;
   bool advertises_dmabuf_ = false;
+  wlr_tearing_control_manager_v1* tearing_control_ = nullptr;
 
   std::unique_ptr<Seat> seat_;
   std::unique_ptr<Launcher> launcher_;

@@ -24,6 +24,9 @@ class View {
   /// False for windows that place themselves and never take focus by click
   /// (X11 override-redirect menus and tooltips).
   [[nodiscard]] virtual bool managed() const { return true; }
+  /// Covers its output (games, video); candidates for a fixed cadence,
+  /// tearing and direct scanout.
+  [[nodiscard]] virtual bool fullscreen() const { return false; }
   virtual void set_activated(bool activated) = 0;
   [[nodiscard]] virtual std::string title() const = 0;
   /// xdg app_id, or the X11 WM_CLASS class.

@@ -41,6 +41,7 @@ XdgView::~XdgView() {
 }
 
 wlr_surface* XdgView::surface() const { return toplevel_->base->surface; }
+bool XdgView::fullscreen() const { return mapped_ && toplevel_->current.fullscreen; }
 void XdgView::set_activated(bool activated) { wlr_xdg_toplevel_set_activated(toplevel_, activated); }
 std::string XdgView::title() const { return toplevel_->title ? toplevel_->title : ""; }
 std::string XdgView::app_id() const { return toplevel_->app_id ? toplevel_->app_id : ""; }

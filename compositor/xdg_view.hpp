@@ -20,6 +20,7 @@ class XdgView final : public View {
   [[nodiscard]] wlr_surface* surface() const override;
   [[nodiscard]] wlr_scene_tree* tree() const override { return tree_; }
   [[nodiscard]] bool mapped() const override { return mapped_; }
+  [[nodiscard]] bool fullscreen() const override;
   void set_activated(bool activated) override;
   [[nodiscard]] std::string title() const override;
   [[nodiscard]] std::string app_id() const override;

@@ -42,6 +42,7 @@ XwaylandView::~XwaylandView() {
 
 wlr_surface* XwaylandView::surface() const { return xsurface_->surface; }
 bool XwaylandView::managed() const { return !xsurface_->override_redirect; }
+bool XwaylandView::fullscreen() const { return mapped_ && managed() && xsurface_->fullscreen; }
 std::string XwaylandView::title() const { return xsurface_->title ? xsurface_->title : ""; }
 std::string XwaylandView::app_id() const { return xsurface_->class_ ? xsurface_->class_ : ""; }
 

@@ -24,6 +24,7 @@ class XwaylandView final : public View {
   [[nodiscard]] wlr_scene_tree* tree() const override { return tree_; }
   [[nodiscard]] bool mapped() const override { return mapped_; }
   [[nodiscard]] bool managed() const override;
+  [[nodiscard]] bool fullscreen() const override;
   void set_activated(bool activated) override;
   [[nodiscard]] std::string title() const override;
   [[nodiscard]] std::string app_id() const override;

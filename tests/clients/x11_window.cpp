@@ -6,7 +6,11 @@
 //
 //   baton-x11-window [--override-redirect] [--fullscreen] [--x N] [--y N]
 //                    [--width N] [--height N] [--colour RRGGBB]
-//                    [--title T] [--class C]
+//                    [--title T] [--class C] [--animate]
+//
+// --animate repaints the window with a new colour about every 8 ms, like a
+// game rendering as fast as it can.
+#include <poll.h>
 #include <xcb/xcb.h>
 
 #include <cstdio>
@@ -29,6 +33,7 @@ xcb_atom_t atom(xcb_connection_t* c, const char* name) {
 int main(int argc, char** argv) {
   bool override_redirect = false;
   bool fullscreen = false;
+  bool animate = false;
   int x = 0, y = 0, width = 200, height = 150;
   uint32_t colour = 0xff0000;
   std::string title = "baton-x11-window";
@@ -38,6 +43,7 @@ int main(int argc, char** argv) {
     auto next = [&]() { return i + 1 < argc ? argv[++i] : ""; };
     if (arg == "--override-redirect") override_redirect = true;
     else if (arg == "--fullscreen") fullscreen = true;
+    else if (arg == "--animate") animate = true;
     else if (arg == "--x") x = std::atoi(next());
     else if (arg == "--y") y = std::atoi(next());
     else if (arg == "--width") width = std::atoi(next());
@@ -77,14 +83,24 @@ int main(int argc, char** argv) {
   xcb_flush(c);
 
   bool announced = false;
-  while (xcb_generic_event_t* event = xcb_wait_for_event(c)) {
-    uint8_t type = event->response_type & 0x7f;
-    if (type == XCB_MAP_NOTIFY && !announced) {
-      std::printf("mapped\n");
-      std::fflush(stdout);
-      announced = true;
+  uint32_t frame = 0;
+  pollfd fd{xcb_get_file_descriptor(c), POLLIN, 0};
+  while (!xcb_connection_has_error(c)) {
+    poll(&fd, 1, animate ? 8 : -1);
+    while (xcb_generic_event_t* event = xcb_poll_for_event(c)) {
+      if ((event->response_type & 0x7f) == XCB_MAP_NOTIFY && !announced) {
+        std::printf("mapped\n");
+        std::fflush(stdout);
+        announced = true;
+      }
+      std::free(event);
     }
-    std::free(event);
+    if (animate) {
+      const uint32_t pixel = (colour & 0xffff00) | (++frame & 0xff);
+      xcb_change_window_attributes(c, window, XCB_CW_BACK_PIXEL, &pixel);
+      xcb_clear_area(c, 0, window, 0, 0, 0, 0);
+      xcb_flush(c);
+    }
   }
   xcb_disconnect(c);
   return 0;

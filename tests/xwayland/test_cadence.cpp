@@ -1,0 +1,85 @@
+// Frame cadence: outputs render on damage for a desktop and every refresh
+// cycle for games; in automatic mode a fullscreen surface committing faster
+// than the threshold switches its output to the fixed cadence.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "compositor/output.hpp"
+#include "compositor/view.hpp"
+#include "compositor/xwayland.hpp"
+#include "tests/support/harness.hpp"
+
+namespace baton::test {
+namespace {
+
+using std::chrono::milliseconds;
+
+Options cadence_options(CadenceMode mode, bool xwayland = false) {
+  Options options = headless_options(640, 480);
+  options.cadence = mode;
+  if (xwayland) options.xwayland = XwaylandMode::eager;
+  return options;
+}
+
+uint64_t frames_during(Harness& h, milliseconds duration) {
+  uint64_t before = h.server().outputs().front()->frames();
+  h.run_for(duration);
+  return h.server().outputs().front()->frames() - before;
+}
+
+TEST(Cadence, DamageModeIsIdleWithoutDamage) {
+  Harness h(cadence_options(CadenceMode::damage));
+  h.run_for(milliseconds(100));
+  EXPECT_LE(frames_during(h, milliseconds(500)), 1u);
+}
+
+TEST(Cadence, FixedModeCommitsEveryRefreshCycle) {
+  Harness h(cadence_options(CadenceMode::fixed));
+  h.run_for(milliseconds(100));
+  uint64_t frames = frames_during(h, milliseconds(500));
+  // 60 Hz for half a second, with slack for a loaded machine.
+  EXPECT_GE(frames, 20u);
+  EXPECT_LE(frames, 32u);
+}
+
+class AutoCadence : public ::testing::Test {
+ protected:
+  AutoCadence() : h(cadence_options(CadenceMode::automatic, true)) {}
+  void SetUp() override {
+    ASSERT_NE(h.server().xwayland(), nullptr);
+    ASSERT_TRUE(h.run_until([&] { return h.server().xwayland()->ready(); }, milliseconds(10000)));
+  }
+  View* start(const std::string& args) {
+    const char* exe = std::getenv("BATON_X11_WINDOW");
+    if (exe == nullptr) throw std::runtime_error("BATON_X11_WINDOW is not set");
+    h.server().spawn(std::string(exe) + " " + args);
+    View* found = nullptr;
+    h.run_until([&] {
+      for (const auto& v : h.server().views())
+        if (v->mapped() && v->fullscreen()) found = v.get();
+      return found != nullptr;
+    }, milliseconds(10000));
+    return found;
+  }
+  Harness h;
+};
+
+TEST_F(AutoCadence, AFastFullscreenGameGetsTheFixedCadence) {
+  ASSERT_NE(start("--fullscreen --animate --class Game"), nullptr);
+  Output& output = *h.server().outputs().front();
+  ASSERT_TRUE(h.run_until([&] { return output.fixed_cadence(); }, milliseconds(3000)))
+      << "still on damage cadence; fullscreen commit rate " << output.cadence().commit_rate() << "/s";
+  EXPECT_GT(output.cadence().commit_rate(), 30.0);
+}
+
+TEST_F(AutoCadence, AStaticFullscreenWindowStaysOnDamage) {
+  ASSERT_NE(start("--fullscreen --class Still"), nullptr);
+  h.run_for(milliseconds(1200));
+  Output& output = *h.server().outputs().front();
+  EXPECT_FALSE(output.fixed_cadence()) << "commit rate " << output.cadence().commit_rate() << "/s";
+  EXPECT_LE(frames_during(h, milliseconds(500)), 2u);
+}
+
+}  // namespace
+}  // namespace baton::test
