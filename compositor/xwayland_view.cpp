@@ -19,6 +19,7 @@ XwaylandView::XwaylandView(Server& server, wlr_xwayland_surface* surface)
   associate_.connect(&surface->events.associate, [this](void*) { handle_associate(); });
   dissociate_.connect(&surface->events.dissociate, [this](void*) {
     map_.disconnect();
+    commit_.disconnect();
     unmap_.disconnect();
     drop_surface_tree();
   });
@@ -42,7 +43,7 @@ XwaylandView::~XwaylandView() {
 
 wlr_surface* XwaylandView::surface() const { return xsurface_->surface; }
 bool XwaylandView::managed() const { return !xsurface_->override_redirect; }
-bool XwaylandView::fullscreen() const { return mapped_ && managed() && xsurface_->fullscreen; }
+bool XwaylandView::fullscreen() const { return mapped_ && fullscreen_applied_; }
 std::string XwaylandView::title() const { return xsurface_->title ? xsurface_->title : ""; }
 std::string XwaylandView::app_id() const { return xsurface_->class_ ? xsurface_->class_ : ""; }
 
@@ -61,6 +62,11 @@ void XwaylandView::move_to(int x, int y) {
 
 void XwaylandView::handle_associate() {
   map_.connect(&xsurface_->surface->events.map, [this](void*) { handle_map(); });
+  // wlroots may learn a window's pre-map _NET_WM_STATE only after the
+  // Wayland side mapped it, and says nothing: look again on each commit.
+  commit_.connect(&xsurface_->surface->events.commit, [this](void*) {
+    if (mapped_ && managed() && xsurface_->fullscreen != fullscreen_applied_) handle_fullscreen();
+  });
   unmap_.connect(&xsurface_->surface->events.unmap, [this](void*) { handle_unmap(); });
 }
 
@@ -92,6 +98,7 @@ void XwaylandView::handle_map() {
 
 void XwaylandView::handle_unmap() {
   mapped_ = false;
+  fullscreen_applied_ = false;
   wlr_scene_node_set_enabled(&tree_->node, false);
   server_.view_unmapped(*this);
 }
@@ -128,6 +135,7 @@ void XwaylandView::place() {
 // where it was.
 void XwaylandView::handle_fullscreen() {
   bool fullscreen = xsurface_->fullscreen;
+  if (fullscreen == fullscreen_applied_ && mapped_) return;
   if (!mapped_) {
     wlr_xwayland_surface_set_fullscreen(xsurface_, fullscreen);
     return;
@@ -142,12 +150,14 @@ void XwaylandView::handle_fullscreen() {
     saved_width_ = xsurface_->width;
     saved_height_ = xsurface_->height;
     wlr_xwayland_surface_set_fullscreen(xsurface_, true);
+    fullscreen_applied_ = true;
     View::move_to(box.x, box.y);
     wlr_xwayland_surface_configure(xsurface_, static_cast<int16_t>(box.x), static_cast<int16_t>(box.y),
                                    static_cast<uint16_t>(box.width), static_cast<uint16_t>(box.height));
     server_.focus_view(this);
   } else {
     wlr_xwayland_surface_set_fullscreen(xsurface_, false);
+    fullscreen_applied_ = false;
     View::move_to(saved_x_, saved_y_);
     wlr_xwayland_surface_configure(xsurface_, static_cast<int16_t>(saved_x_), static_cast<int16_t>(saved_y_),
                                    static_cast<uint16_t>(saved_width_), static_cast<uint16_t>(saved_height_));

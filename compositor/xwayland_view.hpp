@@ -46,6 +46,7 @@ class XwaylandView final : public View {
   wlr_scene_tree* surface_tree_ = nullptr;
   bool mapped_ = false;
   bool placed_ = false;
+  bool fullscreen_applied_ = false;
   int saved_x_ = 0, saved_y_ = 0, saved_width_ = 0, saved_height_ = 0;
 
   Listener<void> destroy_;
@@ -53,6 +54,7 @@ class XwaylandView final : public View {
   Listener<void> dissociate_;
   Listener<void> map_;
   Listener<void> unmap_;
+  Listener<void> commit_;
   Listener<wlr_xwayland_surface_configure_event> request_configure_;
   Listener<void> request_activate_;
   Listener<void> request_fullscreen_;

@@ -74,11 +74,9 @@ int main(int argc, char** argv) {
   std::string class_prop = wm_class + '\0' + wm_class + '\0';
   xcb_change_property(c, XCB_PROP_MODE_REPLACE, window, XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8,
                       static_cast<uint32_t>(class_prop.size()), class_prop.data());
-  if (fullscreen) {
-    xcb_atom_t state = atom(c, "_NET_WM_STATE");
-    xcb_atom_t full = atom(c, "_NET_WM_STATE_FULLSCREEN");
-    xcb_change_property(c, XCB_PROP_MODE_REPLACE, window, state, XCB_ATOM_ATOM, 32, 1, &full);
-  }
+  xcb_atom_t state = atom(c, "_NET_WM_STATE");
+  xcb_atom_t full = atom(c, "_NET_WM_STATE_FULLSCREEN");
+  if (fullscreen) xcb_change_property(c, XCB_PROP_MODE_REPLACE, window, state, XCB_ATOM_ATOM, 32, 1, &full);
   xcb_map_window(c, window);
   xcb_flush(c);
 
@@ -89,6 +87,22 @@ int main(int argc, char** argv) {
     poll(&fd, 1, animate ? 8 : -1);
     while (xcb_generic_event_t* event = xcb_poll_for_event(c)) {
       if ((event->response_type & 0x7f) == XCB_MAP_NOTIFY && !announced) {
+        // EWMH: a mapped window asks the window manager for a state change
+        // with a client message to the root (as SDL and Wine do).
+        if (fullscreen) {
+          xcb_client_message_event_t message{};
+          message.response_type = XCB_CLIENT_MESSAGE;
+          message.format = 32;
+          message.window = window;
+          message.type = state;
+          message.data.data32[0] = 1;  // _NET_WM_STATE_ADD
+          message.data.data32[1] = full;
+          message.data.data32[3] = 1;  // source: application
+          xcb_send_event(c, 0, screen->root,
+                         XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
+                         reinterpret_cast<const char*>(&message));
+          xcb_flush(c);
+        }
         std::printf("mapped\n");
         std::fflush(stdout);
         announced = true;

@@ -10,6 +10,7 @@
 #include <string>
 #include <stdexcept>
 
+#include "compositor/log.hpp"
 #include "compositor/output.hpp"
 #include "compositor/wlr.hpp"
 
@@ -30,6 +31,9 @@ Options headless_options(int width, int height, int outputs) {
 }
 
 Harness::Harness(Options options) {
+  // BATON_TEST_DEBUG=1: the server's and wlroots' debug log on stderr.
+  if (const char* debug = std::getenv("BATON_TEST_DEBUG"); debug != nullptr && debug[0] == '1')
+    log::set_level(log::Level::debug);
   if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime != nullptr) mkdir(runtime, 0700);
   server_ = std::make_unique<Server>(std::move(options));
   if (!server_->start()) throw std::runtime_error("server failed to start: " + server_->start_error());

@@ -60,6 +60,10 @@ class AutoCadence : public ::testing::Test {
         if (v->mapped() && v->fullscreen()) found = v.get();
       return found != nullptr;
     }, milliseconds(10000));
+    if (found == nullptr)
+      for (const auto& v : h.server().views())
+        ADD_FAILURE() << "view '" << v->app_id() << "' mapped=" << v->mapped() << " fullscreen=" << v->fullscreen()
+                      << " managed=" << v->managed();
     return found;
   }
   Harness h;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "compositor/seat.hpp"
 #include "compositor/view.hpp"
 #include "compositor/xwayland.hpp"
 #include "tests/support/fake_input.hpp"
@@ -150,10 +151,24 @@ TEST_F(XwaylandTest, FullscreenGameCoversTheOutput) {
   h.server().spawn(x11_window() + " --fullscreen --class BatonGame --colour ff8000 --width 320 --height 240");
   View* game = wait_for_view("BatonGame");
   ASSERT_NE(game, nullptr);
+  // Everything is the game's colour but for the cursor image the seat draws
+  // at the pointer (at most 64x64 from its position).
+  const uint32_t orange = 0xffff8000;
+  Image shot;
   ASSERT_TRUE(h.run_until([&] {
-    Image shot = h.capture();
-    return count_pixels(shot, 0xffff8000) == 1024L * 768;
-  }, milliseconds(5000))) << "the fullscreen window does not cover the 1024x768 output";
+    shot = h.capture();
+    return count_pixels(shot, orange) >= 1024L * 768 - 64 * 64;
+  }, milliseconds(5000))) << "the fullscreen window does not cover the 1024x768 output: "
+                          << count_pixels(shot, orange) << " game pixels";
+  const int cx = static_cast<int>(h.server().seat().cursor_x());
+  const int cy = static_cast<int>(h.server().seat().cursor_y());
+  long outside_cursor = 0;
+  for (int y = 0; y < 768; ++y)
+    for (int x = 0; x < 1024; ++x) {
+      bool near_cursor = x >= cx - 32 && x < cx + 64 && y >= cy - 32 && y < cy + 64;
+      if (!near_cursor && shot.at(x, y) != orange) ++outside_cursor;
+    }
+  EXPECT_EQ(outside_cursor, 0) << "pixels away from the cursor at " << cx << "," << cy << " are not the game's";
   EXPECT_EQ(game->x(), 0);
   EXPECT_EQ(game->y(), 0);
   EXPECT_EQ(h.server().focused_view(), game);
