@@ -154,8 +154,9 @@ struct ClientListeners {
             static_cast<Client*>(d)->keymap_received = true;
             close(fd);
           },
-          [](void* d, wl_keyboard*, uint32_t, wl_surface* s, wl_array*) {
+          [](void* d, wl_keyboard*, uint32_t serial, wl_surface* s, wl_array*) {
             static_cast<Client*>(d)->keyboard_focus = s;
+            static_cast<Client*>(d)->keyboard_enter_serial = serial;
           },
           [](void* d, wl_keyboard*, uint32_t, wl_surface* s) {
             auto* client = static_cast<Client*>(d);

@@ -112,6 +112,7 @@ class Client {
   wl_surface* keyboard_focus = nullptr;
   wl_surface* pointer_focus = nullptr;
   uint32_t pointer_enter_serial = 0;
+  uint32_t keyboard_enter_serial = 0;
   double pointer_x = 0, pointer_y = 0;
   std::vector<KeyEvent> keys;
   std::vector<uint32_t> buttons;
