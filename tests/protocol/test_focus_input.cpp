@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
 
+#include "compositor/output.hpp"
 #include "compositor/view.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/fake_input.hpp"
@@ -66,6 +67,18 @@ TEST_F(FocusTest, KeysGoToTheFocusedWindow) {
   EXPECT_EQ(c.keys[0].key, static_cast<uint32_t>(KEY_A));
   EXPECT_EQ(c.keys[0].state, static_cast<uint32_t>(WL_KEYBOARD_KEY_STATE_PRESSED));
   EXPECT_EQ(c.keys[1].state, static_cast<uint32_t>(WL_KEYBOARD_KEY_STATE_RELEASED));
+}
+
+// Input latency must not depend on rendering: with nothing to redraw, no
+// output frame happens, and keys still reach the client at once.
+TEST_F(FocusTest, KeysAreDeliveredWithoutWaitingForAFrame) {
+  Window a(c);
+  map(a, kRed);
+  h.run_for(std::chrono::milliseconds(100));  // let the map's frames settle
+  uint64_t frames = h.server().outputs().front()->frames();
+  for (uint32_t key : {KEY_Q, KEY_W, KEY_E}) keyboard.tap(key);
+  ASSERT_TRUE(h.run_until([&] { return c.keys.size() == 6; }, std::chrono::milliseconds(100)));
+  EXPECT_EQ(h.server().outputs().front()->frames(), frames) << "key delivery waited for an output frame";
 }
 
 TEST_F(FocusTest, ClickRaisesAndFocusesTheWindowUnderThePointer) {
