@@ -33,6 +33,7 @@ pid_t Launcher::spawn(const std::string& command) {
     setsid();
     setenv("WAYLAND_DISPLAY", socket_name_.c_str(), 1);
     setenv("XDG_CURRENT_DESKTOP", "baton", 1);
+    setenv("XDG_SESSION_TYPE", "wayland", 1);
     unsetenv("WAYLAND_SOCKET");
     execl("/bin/sh", "/bin/sh", "-c", command.c_str(), static_cast<char*>(nullptr));
     _exit(127);

@@ -43,6 +43,8 @@ int main(int argc, char** argv) {
   auto on_signal = [&server]() { server.terminate(0); };
   auto sigint = baton::EventSource::signal(server.event_loop(), SIGINT, on_signal);
   auto sigterm = baton::EventSource::signal(server.event_loop(), SIGTERM, on_signal);
+  // SIGHUP re-reads the configuration, as sway and most daemons do.
+  auto sighup = baton::EventSource::signal(server.event_loop(), SIGHUP, [&server]() { server.reload_config(); });
   int code = server.run();
   LOG_INFO("baton exits (status %d)", code);
   return code;

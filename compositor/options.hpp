@@ -35,6 +35,8 @@ struct Options {
   bool debug = false;
   /// Solid background colour, 0xRRGGBB.
   uint32_t background = 0x292e38;
+  /// --background was given: it wins over the config file's.
+  bool background_set = false;
 };
 
 struct ParsedCommandLine {

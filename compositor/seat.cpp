@@ -4,6 +4,10 @@
 
 #include <algorithm>
 
+#include "compositor/bindings.hpp"
+#include "compositor/config/apply.hpp"
+#include "compositor/desktop_protocols.hpp"
+#include "compositor/layer_shell.hpp"
 #include "compositor/log.hpp"
 #include "compositor/server.hpp"
 #include "compositor/view.hpp"
@@ -12,23 +16,16 @@
 namespace baton {
 
 Keyboard::Keyboard(Seat& seat, wlr_keyboard* keyboard) : seat_(seat), keyboard_(keyboard) {
-  // The keymap follows XKB_DEFAULT_{RULES,MODEL,LAYOUT,VARIANT,OPTIONS}.
-  xkb_context* context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
-  xkb_keymap* keymap = xkb_keymap_new_from_names(context, nullptr, XKB_KEYMAP_COMPILE_NO_FLAGS);
-  if (keymap != nullptr) {
-    wlr_keyboard_set_keymap(keyboard, keymap);
-    xkb_keymap_unref(keymap);
-  } else {
-    LOG_ERROR("keyboard %s: no xkb keymap could be compiled", keyboard->base.name);
-  }
-  xkb_context_unref(context);
-  wlr_keyboard_set_repeat_info(keyboard, 25, 600);
+  // The keymap comes from the config's [[input]] entries, then from
+  // XKB_DEFAULT_{RULES,MODEL,LAYOUT,VARIANT,OPTIONS}.
+  apply_input_config(seat.server(), &keyboard->base);
 
   modifiers_.connect(&keyboard->events.modifiers, [this](void*) {
     wlr_seat_set_keyboard(seat_.wlr(), keyboard_);
     wlr_seat_keyboard_notify_modifiers(seat_.wlr(), &keyboard_->modifiers);
   });
   key_.connect(&keyboard->events.key, [this](wlr_keyboard_key_event* event) {
+    seat_.server().protocols().notify_activity();
     if (event->state == WL_KEYBOARD_KEY_STATE_PRESSED && handle_binding(event->keycode)) return;
     wlr_seat_set_keyboard(seat_.wlr(), keyboard_);
     wlr_seat_keyboard_notify_key(seat_.wlr(), event->time_msec, event->keycode, event->state);
@@ -50,7 +47,7 @@ bool Keyboard::handle_binding(uint32_t keycode) {
       return true;
     }
   }
-  return false;
+  return handle_key_binding(seat_.server(), keyboard_, keycode);
 }
 
 Seat::Seat(Server& server)
@@ -61,16 +58,22 @@ Seat::Seat(Server& server)
   wlr_cursor_attach_output_layout(cursor_, server.output_layout());
 
   motion_.connect(&cursor_->events.motion, [this](wlr_pointer_motion_event* event) {
-    wlr_cursor_move(cursor_, &event->pointer->base, event->delta_x, event->delta_y);
-    refresh_pointer_focus(event->time_msec);
+    handle_motion(&event->pointer->base, event->time_msec, event->delta_x, event->delta_y,
+                  event->unaccel_dx, event->unaccel_dy);
   });
   motion_absolute_.connect(&cursor_->events.motion_absolute,
                            [this](wlr_pointer_motion_absolute_event* event) {
-                             wlr_cursor_warp_absolute(cursor_, &event->pointer->base, event->x, event->y);
-                             refresh_pointer_focus(event->time_msec);
+                             double lx = 0;
+                             double ly = 0;
+                             wlr_cursor_absolute_to_layout_coords(cursor_, &event->pointer->base, event->x,
+                                                                  event->y, &lx, &ly);
+                             double dx = lx - cursor_->x;
+                             double dy = ly - cursor_->y;
+                             handle_motion(&event->pointer->base, event->time_msec, dx, dy, dx, dy);
                            });
   button_.connect(&cursor_->events.button, [this](wlr_pointer_button_event* event) { handle_button(*event); });
   axis_.connect(&cursor_->events.axis, [this](wlr_pointer_axis_event* event) {
+    activity();
     wlr_seat_pointer_notify_axis(seat_, event->time_msec, event->orientation, event->delta,
                                  event->delta_discrete, event->source, event->relative_direction);
   });
@@ -110,11 +113,14 @@ void Seat::add_input(wlr_input_device* device) {
     }
     case WLR_INPUT_DEVICE_POINTER: {
       wlr_cursor_attach_input_device(cursor_, device);
+      apply_input_config(server_, device);
       ++pointers_;
+      pointer_devices_.push_back(device);
       auto listener = std::make_unique<Listener<void>>();
       Listener<void>* raw = listener.get();
-      listener->connect(&device->events.destroy, [this, raw](void*) {
+      listener->connect(&device->events.destroy, [this, raw, device](void*) {
         --pointers_;
+        std::erase(pointer_devices_, device);
         std::erase_if(pointer_destroys_, [raw](const auto& l) { return l.get() == raw; });
         update_capabilities();
       });
@@ -131,6 +137,56 @@ void Seat::add_input(wlr_input_device* device) {
 void Seat::keyboard_destroyed(Keyboard& keyboard) {
   std::erase_if(keyboards_, [&](const auto& k) { return k.get() == &keyboard; });
   update_capabilities();
+}
+
+void Seat::reapply_input_config() {
+  for (const auto& keyboard : keyboards_) apply_input_config(server_, &keyboard->wlr()->base);
+  for (wlr_input_device* device : pointer_devices_) apply_input_config(server_, device);
+}
+
+void Seat::set_cursor_name(const char* name) {
+  if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, name);
+}
+
+void Seat::activity() { server_.protocols().notify_activity(); }
+
+void Seat::begin_move(View& view) {
+  grab_.begin(view, Grab::Mode::move, cursor_->x, cursor_->y, 0);
+  if (grab_.active()) wlr_seat_pointer_clear_focus(seat_);
+}
+
+void Seat::begin_resize(View& view, uint32_t edges) {
+  grab_.begin(view, Grab::Mode::resize, cursor_->x, cursor_->y, edges);
+  if (grab_.active()) wlr_seat_pointer_clear_focus(seat_);
+}
+
+void Seat::handle_motion(wlr_input_device* device, uint32_t time_msec, double dx, double dy,
+                         double unaccel_dx, double unaccel_dy) {
+  activity();
+  server_.protocols().send_relative_motion(static_cast<uint64_t>(time_msec) * 1000, dx, dy, unaccel_dx,
+                                           unaccel_dy);
+  if (wlr_pointer_constraint_v1* constraint = server_.protocols().active_constraint()) {
+    // Locked: the cursor stays (relative motion above still flows).
+    if (constraint->type == WLR_POINTER_CONSTRAINT_V1_LOCKED) return;
+    // Confined: the cursor stays inside the constraint's region.
+    double sx = 0;
+    double sy = 0;
+    wlr_surface* surface = nullptr;
+    server_.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
+    double cx = 0;
+    double cy = 0;
+    if (surface == constraint->surface &&
+        wlr_region_confine(&constraint->region, sx, sy, sx + dx, sy + dy, &cx, &cy)) {
+      dx = cx - sx;
+      dy = cy - sy;
+    }
+  }
+  wlr_cursor_move(cursor_, device, dx, dy);
+  if (grab_.active()) {
+    grab_.motion(cursor_->x, cursor_->y);
+    return;
+  }
+  refresh_pointer_focus(time_msec);
 }
 
 void Seat::update_capabilities() {
@@ -158,7 +214,9 @@ void Seat::refresh_pointer_focus(uint32_t time_msec) {
   wlr_surface* surface = nullptr;
   double sx = 0;
   double sy = 0;
+  if (grab_.active()) return;
   server_.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
+  server_.protocols().pointer_focus_changed(surface);
   if (surface == nullptr) {
     // Over the background: our own cursor image, and no client focus.
     if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");
@@ -170,14 +228,47 @@ void Seat::refresh_pointer_focus(uint32_t time_msec) {
 }
 
 void Seat::handle_button(const wlr_pointer_button_event& event) {
-  wlr_seat_pointer_notify_button(seat_, event.time_msec, event.button, event.state);
-  if (event.state != WL_POINTER_BUTTON_STATE_PRESSED) return;
-  // Click to focus: the window under the pointer is raised and focused.
+  activity();
+  if (grab_.active()) {
+    // The grab ends with the button that started it; others are swallowed.
+    if (event.state == WL_POINTER_BUTTON_STATE_RELEASED && (grab_button_ == 0 || event.button == grab_button_)) {
+      grab_.end();
+      grab_button_ = 0;
+      refresh_pointer_focus(event.time_msec);
+    }
+    return;
+  }
   wlr_surface* surface = nullptr;
   double sx = 0;
   double sy = 0;
   View* view = server_.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
-  if (view != nullptr) server_.focus_view(view);
+  if (event.state == WL_POINTER_BUTTON_STATE_PRESSED && view != nullptr) {
+    // Super+left drag moves, Super+right drag resizes; a press on the
+    // server-side title bar (no surface there) moves too.
+    wlr_keyboard* keyboard = wlr_seat_get_keyboard(seat_);
+    bool super = keyboard != nullptr && (wlr_keyboard_get_modifiers(keyboard) & WLR_MODIFIER_LOGO) != 0;
+    bool title_bar = surface == nullptr && event.button == BTN_LEFT;
+    if ((super && (event.button == BTN_LEFT || event.button == BTN_RIGHT)) || title_bar) {
+      server_.focus_view(view);
+      if (event.button == BTN_RIGHT) begin_resize(*view, 0);
+      else begin_move(*view);
+      grab_button_ = event.button;
+      return;
+    }
+  }
+  wlr_seat_pointer_notify_button(seat_, event.time_msec, event.button, event.state);
+  if (event.state != WL_POINTER_BUTTON_STATE_PRESSED) return;
+  // Click to focus: the window under the pointer is raised and focused; a
+  // panel that takes keyboard input on demand gets it when clicked.
+  if (view != nullptr) {
+    server_.focus_view(view);
+  } else if (surface != nullptr) {
+    wlr_layer_surface_v1* layer = wlr_layer_surface_v1_try_from_wlr_surface(surface);
+    if (layer != nullptr &&
+        layer->current.keyboard_interactive != ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE &&
+        server_.layer_shell().exclusive_focus() == nullptr)
+      focus_keyboard(surface);
+  }
 }
 
 }  // namespace baton

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "compositor/grab.hpp"
 #include "compositor/listener.hpp"
 
 struct wlr_seat;
@@ -24,6 +25,7 @@ namespace baton {
 
 class Server;
 class Seat;
+class View;
 
 class Keyboard {
  public:
@@ -61,17 +63,32 @@ class Seat {
   /// Re-evaluates what is under the cursor, e.g. after windows moved.
   void refresh_pointer_focus(uint32_t time_msec);
   void keyboard_destroyed(Keyboard& keyboard);
+  /// Applies the current config's input settings to every device.
+  void reapply_input_config();
+  /// Sets the cursor image to the named xcursor (cursor-shape-v1).
+  void set_cursor_name(const char* name);
+
+  [[nodiscard]] Grab& grab() { return grab_; }
+  /// Starts dragging `view` with the pointer (button held).
+  void begin_move(View& view);
+  void begin_resize(View& view, uint32_t edges);
 
  private:
   void update_capabilities();
   void handle_button(const wlr_pointer_button_event& event);
+  void handle_motion(wlr_input_device* device, uint32_t time_msec, double dx, double dy,
+                     double unaccel_dx, double unaccel_dy);
+  void activity();
 
   Server& server_;
   wlr_seat* seat_;
   wlr_cursor* cursor_;
   wlr_xcursor_manager* cursor_theme_;
   std::vector<std::unique_ptr<Keyboard>> keyboards_;
+  std::vector<wlr_input_device*> pointer_devices_;
   int pointers_ = 0;
+  Grab grab_;
+  uint32_t grab_button_ = 0;
 
   Listener<wlr_pointer_motion_event> motion_;
   Listener<wlr_pointer_motion_absolute_event> motion_absolute_;
