@@ -1,5 +1,6 @@
 #include "compositor/config/config.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
@@ -452,7 +453,20 @@ std::vector<KeyBinding> default_bindings() {
   return bindings;
 }
 
+namespace {
+ParsedConfig parse_unsorted(std::string_view text, const std::string& file_name);
+}
+
 ParsedConfig parse_config(std::string_view text, const std::string& file_name) {
+  ParsedConfig parsed = parse_unsorted(text, file_name);
+  // TOML tables come back sorted by key; report in file order.
+  std::stable_sort(parsed.errors.begin(), parsed.errors.end(),
+                   [](const ConfigError& a, const ConfigError& b) { return a.line < b.line; });
+  return parsed;
+}
+
+namespace {
+ParsedConfig parse_unsorted(std::string_view text, const std::string& file_name) {
   ParsedConfig parsed;
   Reader reader(file_name, parsed.errors);
   // A syntax error stops a TOML parser; report it, blank out that line and
@@ -480,6 +494,7 @@ ParsedConfig parse_config(std::string_view text, const std::string& file_name) {
   parsed.config.bindings = default_bindings();
   return parsed;
 }
+}  // namespace
 
 ParsedConfig load_config(const std::string& path) {
   std::ifstream in(path);
