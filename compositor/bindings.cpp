@@ -4,6 +4,7 @@
 #include "compositor/desktop_protocols.hpp"
 #include "compositor/log.hpp"
 #include "compositor/server.hpp"
+#include "compositor/session_lock.hpp"
 #include "compositor/view.hpp"
 #include "compositor/workspaces.hpp"
 #include "compositor/wlr.hpp"
@@ -12,6 +13,8 @@ namespace baton {
 
 bool handle_key_binding(Server& server, wlr_keyboard* keyboard, uint32_t keycode) {
   if (keyboard->xkb_state == nullptr || server.protocols().shortcuts_inhibited()) return false;
+  // A locked session runs no bindings: the lock screen gets every key.
+  if (server.session_lock().locked()) return false;
   // Caps Lock and Num Lock do not change which binding a key means.
   uint32_t modifiers = wlr_keyboard_get_modifiers(keyboard) & ~(WLR_MODIFIER_CAPS | WLR_MODIFIER_MOD2);
   // Match on the key's unshifted symbol, so "Super+Shift+Q" works whatever

@@ -6,6 +6,7 @@
 #include "compositor/log.hpp"
 #include "compositor/output.hpp"
 #include "compositor/seat.hpp"
+#include "compositor/session_lock.hpp"
 #include "compositor/server.hpp"
 #include "compositor/view.hpp"
 #include "compositor/workspaces.hpp"
@@ -42,6 +43,7 @@ DesktopProtocols::DesktopProtocols(Server& server)
   layout_change_.connect(&server.output_layout()->events.change, [this](void*) {
     outputs_changed();
     server_.layer_shell().arrange_all();
+    server_.session_lock().arrange();
   });
 
   wlr_output_power_manager_v1* power = wlr_output_power_manager_v1_create(display);

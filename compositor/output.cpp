@@ -105,7 +105,14 @@ void Output::update_background() {
 
 void Output::handle_frame() {
   update_background();
+  // A capture reads the frame back through the renderer: compose it even
+  // when one opaque client buffer (a fullscreen window, a lock screen)
+  // could be scanned out directly.
+  wlr_scene* scene = server_.scene();
+  bool direct_scanout = scene->direct_scanout;
+  if (!captures_.empty()) scene->direct_scanout = false;
   wlr_scene_output_commit(scene_output_, nullptr);
+  scene->direct_scanout = direct_scanout;
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
   wlr_scene_output_send_frame_done(scene_output_, &now);

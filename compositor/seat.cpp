@@ -10,6 +10,7 @@
 #include "compositor/layer_shell.hpp"
 #include "compositor/log.hpp"
 #include "compositor/server.hpp"
+#include "compositor/session_lock.hpp"
 #include "compositor/view.hpp"
 #include "compositor/wlr.hpp"
 
@@ -198,6 +199,10 @@ void Seat::update_capabilities() {
 }
 
 void Seat::focus_keyboard(wlr_surface* surface) {
+  // While locked, only the lock screen may have the keyboard.
+  if (server_.session_lock().locked() &&
+      (surface == nullptr || wlr_session_lock_surface_v1_try_from_wlr_surface(surface) == nullptr))
+    surface = server_.session_lock().focus_surface();
   if (surface == nullptr) {
     wlr_seat_keyboard_notify_clear_focus(seat_);
     return;

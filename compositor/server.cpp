@@ -16,6 +16,7 @@
 #include "compositor/log.hpp"
 #include "compositor/output.hpp"
 #include "compositor/screenshot_writer.hpp"
+#include "compositor/session_lock.hpp"
 #include "compositor/seat.hpp"
 #include "compositor/view.hpp"
 #include "compositor/wlr.hpp"
@@ -45,6 +46,7 @@ Server::~Server() {
   new_toplevel_.disconnect();
   new_popup_.disconnect();
   session_active_.disconnect();
+  session_lock_.reset();
   protocols_.reset();
   // Destroying the backend destroys its outputs and input devices, whose
   // shadows (Output, Keyboard) unhook themselves through destroy signals.
@@ -160,6 +162,7 @@ bool Server::create_globals() {
   workspaces_ = std::make_unique<Workspaces>(*this);
   layer_shell_ = std::make_unique<LayerShell>(*this);
   protocols_ = std::make_unique<DesktopProtocols>(*this);
+  session_lock_ = std::make_unique<SessionLock>(*this);
   if (session_ != nullptr)
     session_active_.connect(&session_->events.active, [this](void*) { handle_session_active(session_->active); });
 
@@ -354,6 +357,7 @@ void Server::handle_new_output(wlr_output* output) {
   apply_output_config(*this, output);
   if (layer_shell_) layer_shell_->arrange_all();
   if (protocols_) protocols_->outputs_changed();
+  if (session_lock_) session_lock_->arrange();
 }
 
 void Server::output_destroyed(Output& output) {

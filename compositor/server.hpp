@@ -46,6 +46,7 @@ class ScreenshotWriter;
 class Workspaces;
 class LayerShell;
 class DesktopProtocols;
+class SessionLock;
 
 class Server {
  public:
@@ -109,6 +110,7 @@ class Server {
   Workspaces& workspaces() { return *workspaces_; }
   LayerShell& layer_shell() { return *layer_shell_; }
   DesktopProtocols& protocols() { return *protocols_; }
+  SessionLock& session_lock() { return *session_lock_; }
   [[nodiscard]] int current_workspace() const;
   /// Focuses the next (least recently used) or previous window of the
   /// current workspace.
@@ -166,6 +168,7 @@ class Server {
   std::unique_ptr<Workspaces> workspaces_;
   std::unique_ptr<LayerShell> layer_shell_;
   std::unique_ptr<DesktopProtocols> protocols_;
+  std::unique_ptr<SessionLock> session_lock_;
   pid_t session_pid_ = -1;
   std::vector<std::unique_ptr<Output>> outputs_;
   std::vector<std::unique_ptr<View>> views_;
