@@ -6,8 +6,8 @@
 #include "compositor/server.hpp"
 #include "compositor/session_lock.hpp"
 #include "compositor/view.hpp"
-#include "compositor/workspaces.hpp"
 #include "compositor/wlr.hpp"
+#include "compositor/workspaces.hpp"
 
 namespace baton {
 
@@ -16,7 +16,8 @@ bool handle_key_binding(Server& server, wlr_keyboard* keyboard, uint32_t keycode
   // A locked session runs no bindings: the lock screen gets every key.
   if (server.session_lock().locked()) return false;
   // Caps Lock and Num Lock do not change which binding a key means.
-  uint32_t modifiers = wlr_keyboard_get_modifiers(keyboard) & ~(WLR_MODIFIER_CAPS | WLR_MODIFIER_MOD2);
+  uint32_t modifiers =
+      wlr_keyboard_get_modifiers(keyboard) & ~(WLR_MODIFIER_CAPS | WLR_MODIFIER_MOD2);
   // Match on the key's unshifted symbol, so "Super+Shift+Q" works whatever
   // Shift turns q into.
   xkb_keymap* keymap = xkb_state_get_keymap(keyboard->xkb_state);

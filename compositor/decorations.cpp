@@ -71,8 +71,7 @@ View* XdgDecoration::view() const {
 }
 
 void XdgDecoration::apply() {
-  bool client_side =
-      decoration_->requested_mode == WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE;
+  bool client_side = decoration_->requested_mode == WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE;
   wlr_xdg_toplevel_decoration_v1_set_mode(
       decoration_, client_side ? WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE
                                : WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);

@@ -6,8 +6,8 @@
 #include "compositor/log.hpp"
 #include "compositor/output.hpp"
 #include "compositor/seat.hpp"
-#include "compositor/session_lock.hpp"
 #include "compositor/server.hpp"
+#include "compositor/session_lock.hpp"
 #include "compositor/view.hpp"
 #include "compositor/workspaces.hpp"
 
@@ -47,28 +47,28 @@ DesktopProtocols::DesktopProtocols(Server& server)
   });
 
   wlr_output_power_manager_v1* power = wlr_output_power_manager_v1_create(display);
-  power_set_mode_.connect(&power->events.set_mode, [this](wlr_output_power_v1_set_mode_event* event) {
-    wlr_output_state state;
-    wlr_output_state_init(&state);
-    wlr_output_state_set_enabled(&state, event->mode == ZWLR_OUTPUT_POWER_V1_MODE_ON);
-    if (!wlr_output_commit_state(event->output, &state))
-      LOG_ERROR("output %s: power mode change failed", event->output->name);
-    wlr_output_state_finish(&state);
-    outputs_changed();
-  });
+  power_set_mode_.connect(
+      &power->events.set_mode, [this](wlr_output_power_v1_set_mode_event* event) {
+        wlr_output_state state;
+        wlr_output_state_init(&state);
+        wlr_output_state_set_enabled(&state, event->mode == ZWLR_OUTPUT_POWER_V1_MODE_ON);
+        if (!wlr_output_commit_state(event->output, &state))
+          LOG_ERROR("output %s: power mode change failed", event->output->name);
+        wlr_output_state_finish(&state);
+        outputs_changed();
+      });
 
   wlr_gamma_control_manager_v1* gamma = wlr_gamma_control_manager_v1_create(display);
-  set_gamma_.connect(&gamma->events.set_gamma,
-                     [](wlr_gamma_control_manager_v1_set_gamma_event* event) {
-                       wlr_output_state state;
-                       wlr_output_state_init(&state);
-                       bool ok = event->control == nullptr ||
-                                 wlr_gamma_control_v1_apply(event->control, &state);
-                       ok = ok && wlr_output_commit_state(event->output, &state);
-                       if (!ok && event->control != nullptr)
-                         wlr_gamma_control_v1_send_failed_and_destroy(event->control);
-                       wlr_output_state_finish(&state);
-                     });
+  set_gamma_.connect(
+      &gamma->events.set_gamma, [](wlr_gamma_control_manager_v1_set_gamma_event* event) {
+        wlr_output_state state;
+        wlr_output_state_init(&state);
+        bool ok = event->control == nullptr || wlr_gamma_control_v1_apply(event->control, &state);
+        ok = ok && wlr_output_commit_state(event->output, &state);
+        if (!ok && event->control != nullptr)
+          wlr_gamma_control_v1_send_failed_and_destroy(event->control);
+        wlr_output_state_finish(&state);
+      });
 
   wlr_cursor_shape_manager_v1* shapes = wlr_cursor_shape_manager_v1_create(display, 1);
   set_shape_.connect(&shapes->events.request_set_shape,
@@ -78,9 +78,11 @@ DesktopProtocols::DesktopProtocols(Server& server)
                          server_.seat().set_cursor_name(wlr_cursor_shape_v1_name(event->shape));
                      });
 
-  new_constraint_.connect(&constraints_->events.new_constraint, [this](wlr_pointer_constraint_v1* c) {
-    if (c->surface == server_.seat().wlr()->pointer_state.focused_surface) pointer_focus_changed(c->surface);
-  });
+  new_constraint_.connect(&constraints_->events.new_constraint,
+                          [this](wlr_pointer_constraint_v1* c) {
+                            if (c->surface == server_.seat().wlr()->pointer_state.focused_surface)
+                              pointer_focus_changed(c->surface);
+                          });
 
   new_shortcuts_inhibitor_.connect(&shortcuts_inhibit_->events.new_inhibitor,
                                    [](wlr_keyboard_shortcuts_inhibitor_v1* inhibitor) {
@@ -88,32 +90,32 @@ DesktopProtocols::DesktopProtocols(Server& server)
                                    });
 
   wlr_virtual_keyboard_manager_v1* vk = wlr_virtual_keyboard_manager_v1_create(display);
-  new_virtual_keyboard_.connect(&vk->events.new_virtual_keyboard, [this](wlr_virtual_keyboard_v1* k) {
-    server_.seat().add_input(&k->keyboard.base);
-  });
+  new_virtual_keyboard_.connect(
+      &vk->events.new_virtual_keyboard,
+      [this](wlr_virtual_keyboard_v1* k) { server_.seat().add_input(&k->keyboard.base); });
   wlr_virtual_pointer_manager_v1* vp = wlr_virtual_pointer_manager_v1_create(display);
-  new_virtual_pointer_.connect(&vp->events.new_virtual_pointer,
-                               [this](wlr_virtual_pointer_v1_new_pointer_event* event) {
-                                 wlr_input_device* device = &event->new_pointer->pointer.base;
-                                 server_.seat().add_input(device);
-                                 if (event->suggested_output != nullptr)
-                                   wlr_cursor_map_input_to_output(server_.seat().cursor(), device,
-                                                                  event->suggested_output);
-                               });
+  new_virtual_pointer_.connect(
+      &vp->events.new_virtual_pointer, [this](wlr_virtual_pointer_v1_new_pointer_event* event) {
+        wlr_input_device* device = &event->new_pointer->pointer.base;
+        server_.seat().add_input(device);
+        if (event->suggested_output != nullptr)
+          wlr_cursor_map_input_to_output(server_.seat().cursor(), device, event->suggested_output);
+      });
 
   wlr_idle_inhibit_manager_v1* idle_inhibit = wlr_idle_inhibit_v1_create(display);
-  new_idle_inhibitor_.connect(&idle_inhibit->events.new_inhibitor, [this](wlr_idle_inhibitor_v1* inhibitor) {
-    ++idle_inhibitors_;
-    wlr_idle_notifier_v1_set_inhibited(idle_notifier_, true);
-    auto listener = std::make_unique<Listener<void>>();
-    Listener<void>* raw = listener.get();
-    listener->connect(&inhibitor->events.destroy, [this, raw](void*) {
-      --idle_inhibitors_;
-      wlr_idle_notifier_v1_set_inhibited(idle_notifier_, idle_inhibitors_ > 0);
-      std::erase_if(inhibitor_destroys_, [raw](const auto& l) { return l.get() == raw; });
-    });
-    inhibitor_destroys_.push_back(std::move(listener));
-  });
+  new_idle_inhibitor_.connect(
+      &idle_inhibit->events.new_inhibitor, [this](wlr_idle_inhibitor_v1* inhibitor) {
+        ++idle_inhibitors_;
+        wlr_idle_notifier_v1_set_inhibited(idle_notifier_, true);
+        auto listener = std::make_unique<Listener<void>>();
+        Listener<void>* raw = listener.get();
+        listener->connect(&inhibitor->events.destroy, [this, raw](void*) {
+          --idle_inhibitors_;
+          wlr_idle_notifier_v1_set_inhibited(idle_notifier_, idle_inhibitors_ > 0);
+          std::erase_if(inhibitor_destroys_, [raw](const auto& l) { return l.get() == raw; });
+        });
+        inhibitor_destroys_.push_back(std::move(listener));
+      });
 
   wlr_xdg_activation_v1* activation = wlr_xdg_activation_v1_create(display);
   request_activate_.connect(&activation->events.request_activate,
@@ -127,10 +129,11 @@ DesktopProtocols::DesktopProtocols(Server& server)
                             });
 
   wlr_xdg_decoration_manager_v1* decorations = wlr_xdg_decoration_manager_v1_create(display);
-  new_decoration_.connect(&decorations->events.new_toplevel_decoration,
-                          [this](wlr_xdg_toplevel_decoration_v1* decoration) {
-                            decorations_.push_back(std::make_unique<XdgDecoration>(server_, decoration));
-                          });
+  new_decoration_.connect(
+      &decorations->events.new_toplevel_decoration,
+      [this](wlr_xdg_toplevel_decoration_v1* decoration) {
+        decorations_.push_back(std::make_unique<XdgDecoration>(server_, decoration));
+      });
 }
 
 DesktopProtocols::~DesktopProtocols() = default;
@@ -156,10 +159,10 @@ void DesktopProtocols::send_relative_motion(uint64_t time_usec, double dx, doubl
 }
 
 void DesktopProtocols::pointer_focus_changed(wlr_surface* surface) {
-  wlr_pointer_constraint_v1* next =
-      surface != nullptr
-          ? wlr_pointer_constraints_v1_constraint_for_surface(constraints_, surface, server_.seat().wlr())
-          : nullptr;
+  wlr_pointer_constraint_v1* next = surface != nullptr
+                                        ? wlr_pointer_constraints_v1_constraint_for_surface(
+                                              constraints_, surface, server_.seat().wlr())
+                                        : nullptr;
   if (next == active_constraint_) return;
   if (active_constraint_ != nullptr) wlr_pointer_constraint_v1_send_deactivated(active_constraint_);
   active_constraint_ = next;
@@ -185,7 +188,8 @@ void DesktopProtocols::outputs_changed() {
   wlr_output_manager_v1_set_configuration(output_manager_, config);
 }
 
-void DesktopProtocols::apply_output_configuration(wlr_output_configuration_v1* config, bool test_only) {
+void DesktopProtocols::apply_output_configuration(wlr_output_configuration_v1* config,
+                                                  bool test_only) {
   bool ok = true;
   wlr_output_configuration_head_v1* head;
   wl_list_for_each(head, &config->heads, link) {
@@ -198,10 +202,13 @@ void DesktopProtocols::apply_output_configuration(wlr_output_configuration_v1* c
     // A disabled output keeps its layout entry: removing it would take its
     // scene output with it.
     if (ok && !test_only && head->state.enabled)
-      wlr_output_layout_add(server_.output_layout(), head->state.output, head->state.x, head->state.y);
+      wlr_output_layout_add(server_.output_layout(), head->state.output, head->state.x,
+                            head->state.y);
   }
-  if (ok) wlr_output_configuration_v1_send_succeeded(config);
-  else wlr_output_configuration_v1_send_failed(config);
+  if (ok)
+    wlr_output_configuration_v1_send_succeeded(config);
+  else
+    wlr_output_configuration_v1_send_failed(config);
   wlr_output_configuration_v1_destroy(config);
   if (!test_only) {
     outputs_changed();

@@ -3,8 +3,8 @@
 #include "compositor/desktop_protocols.hpp"
 #include "compositor/server.hpp"
 #include "compositor/view.hpp"
-#include "compositor/workspaces.hpp"
 #include "compositor/wlr.hpp"
+#include "compositor/workspaces.hpp"
 
 namespace baton {
 

@@ -46,7 +46,8 @@ void Grab::motion(double x, double y) {
 }
 
 void Grab::end() {
-  if (mode_ == Mode::resize && view_ != nullptr) wlr_xdg_toplevel_set_resizing(view_->toplevel(), false);
+  if (mode_ == Mode::resize && view_ != nullptr)
+    wlr_xdg_toplevel_set_resizing(view_->toplevel(), false);
   mode_ = Mode::none;
   view_ = nullptr;
 }

@@ -102,10 +102,13 @@ void LayerShell::arrange(wlr_output* output) {
       }
     }
   }
-  auto it = std::find_if(areas_.begin(), areas_.end(), [&](const Area& a) { return a.output == output; });
+  auto it =
+      std::find_if(areas_.begin(), areas_.end(), [&](const Area& a) { return a.output == output; });
   bool changed = it == areas_.end() || memcmp(&it->box, &usable, sizeof(usable)) != 0;
-  if (it == areas_.end()) areas_.push_back({output, usable});
-  else it->box = usable;
+  if (it == areas_.end())
+    areas_.push_back({output, usable});
+  else
+    it->box = usable;
   if (!changed) return;
   for (const auto& v : server_.views()) {
     if (!v->mapped() || !v->maximized() || v->fullscreen()) continue;
@@ -118,7 +121,8 @@ void LayerShell::arrange(wlr_output* output) {
 void LayerShell::arrange_all() {
   std::erase_if(areas_, [this](const Area& a) {
     auto outputs = server_.outputs();
-    return std::none_of(outputs.begin(), outputs.end(), [&](Output* o) { return o->wlr() == a.output; });
+    return std::none_of(outputs.begin(), outputs.end(),
+                        [&](Output* o) { return o->wlr() == a.output; });
   });
   for (Output* output : server_.outputs()) arrange(output->wlr());
 }
@@ -139,7 +143,8 @@ wlr_surface* LayerShell::exclusive_focus() const {
     for (auto it = surfaces_.rbegin(); it != surfaces_.rend(); ++it) {
       wlr_layer_surface_v1* ls = (*it)->wlr();
       if ((*it)->mapped() && static_cast<int>(ls->current.layer) == layer &&
-          ls->current.keyboard_interactive == ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_EXCLUSIVE)
+          ls->current.keyboard_interactive ==
+              ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_EXCLUSIVE)
         return ls->surface;
     }
   }
@@ -157,7 +162,8 @@ void LayerShell::update_keyboard_focus() {
   if (current != nullptr) {
     for (const auto& s : surfaces_)
       if (s->wlr()->surface == current && s->mapped() &&
-          s->wlr()->current.keyboard_interactive != ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE)
+          s->wlr()->current.keyboard_interactive !=
+              ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE)
         return;
   }
   View* view = server_.focused_view();

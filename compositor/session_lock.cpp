@@ -35,7 +35,8 @@ void SessionLock::lock(wlr_session_lock_v1* lock) {
   unlock_.connect(&lock->events.unlock, [this](void*) { unlock(); });
   lock_destroy_.connect(&lock->events.destroy, [this](void*) {
     // Gone without unlocking (the locker crashed): stay locked.
-    if (locked_) LOG_ERROR("the screen locker went away without unlocking; the session stays locked");
+    if (locked_)
+      LOG_ERROR("the screen locker went away without unlocking; the session stays locked");
     active_ = nullptr;
     new_surface_.disconnect();
     unlock_.disconnect();
@@ -73,7 +74,8 @@ void SessionLock::arrange() {
   for (Output* output : server_.outputs()) {
     wlr_box box{};
     wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &box);
-    wlr_scene_rect* cover = wlr_scene_rect_create(server_.layer_shell().lock_tree(), box.width, box.height, kBlack);
+    wlr_scene_rect* cover =
+        wlr_scene_rect_create(server_.layer_shell().lock_tree(), box.width, box.height, kBlack);
     wlr_scene_node_set_position(&cover->node, box.x, box.y);
     wlr_scene_node_lower_to_bottom(&cover->node);
     covers_.push_back(cover);
@@ -96,8 +98,8 @@ void SessionLock::add_surface(wlr_session_lock_surface_v1* lock_surface) {
   wlr_scene_subsurface_tree_create(s->tree, lock_surface->surface);
   s->map.connect(&lock_surface->surface->events.map, [this, raw](void*) {
     if (server_.seat().wlr()->keyboard_state.focused_surface == nullptr ||
-        wlr_session_lock_surface_v1_try_from_wlr_surface(server_.seat().wlr()->keyboard_state.focused_surface) ==
-            nullptr)
+        wlr_session_lock_surface_v1_try_from_wlr_surface(
+            server_.seat().wlr()->keyboard_state.focused_surface) == nullptr)
       server_.seat().focus_keyboard(raw->lock_surface->surface);
   });
   s->destroy.connect(&lock_surface->events.destroy, [this, raw](void*) {

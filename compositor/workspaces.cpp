@@ -34,7 +34,8 @@ void Workspaces::refocus() {
   server_.focus_view(most_recent());
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
-  server_.seat().refresh_pointer_focus(static_cast<uint32_t>(now.tv_sec * 1000 + now.tv_nsec / 1000000));
+  server_.seat().refresh_pointer_focus(
+      static_cast<uint32_t>(now.tv_sec * 1000 + now.tv_nsec / 1000000));
 }
 
 }  // namespace baton

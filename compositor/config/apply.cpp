@@ -36,10 +36,11 @@ void apply_keyboard(wlr_keyboard* keyboard, const std::vector<const InputConfig*
   xkb_context* context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
   xkb_keymap* keymap = xkb_keymap_new_from_names(context, &names, XKB_KEYMAP_COMPILE_NO_FLAGS);
   if (keymap == nullptr) {
-    LOG_ERROR("keyboard %s: the xkb layout '%s' (variant '%s', options '%s') does not compile; "
-              "using the default",
-              keyboard->base.name, names.layout ? names.layout : "", names.variant ? names.variant : "",
-              names.options ? names.options : "");
+    LOG_ERROR(
+        "keyboard %s: the xkb layout '%s' (variant '%s', options '%s') does not compile; "
+        "using the default",
+        keyboard->base.name, names.layout ? names.layout : "", names.variant ? names.variant : "",
+        names.options ? names.options : "");
     keymap = xkb_keymap_new_from_names(context, nullptr, XKB_KEYMAP_COMPILE_NO_FLAGS);
   }
   if (keymap != nullptr) {
@@ -78,7 +79,8 @@ bool apply_output_config(Server& server, wlr_output* output) {
     if (c->mode) size = c->mode;
     if (c->refresh_mhz) refresh = c->refresh_mhz;
     if (c->scale) wlr_output_state_set_scale(&state, static_cast<float>(*c->scale));
-    if (c->transform) wlr_output_state_set_transform(&state, static_cast<wl_output_transform>(*c->transform));
+    if (c->transform)
+      wlr_output_state_set_transform(&state, static_cast<wl_output_transform>(*c->transform));
     if (c->adaptive_sync) wlr_output_state_set_adaptive_sync_enabled(&state, *c->adaptive_sync);
     if (c->position) position = c->position;
   }
@@ -107,8 +109,10 @@ bool apply_output_config(Server& server, wlr_output* output) {
     if (ok) LOG_INFO("output %s: adaptive sync is not supported; left off", output->name);
   }
   wlr_output_state_finish(&state);
-  if (!ok) LOG_ERROR("output %s: the configured state was refused; keeping the current one", output->name);
-  if (position) wlr_output_layout_add(server.output_layout(), output, position->first, position->second);
+  if (!ok)
+    LOG_ERROR("output %s: the configured state was refused; keeping the current one", output->name);
+  if (position)
+    wlr_output_layout_add(server.output_layout(), output, position->first, position->second);
   return ok;
 }
 

@@ -1,12 +1,13 @@
 #include "compositor/config/config.hpp"
 
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "compositor/options.hpp"
 #include "compositor/wlr.hpp"
@@ -47,7 +48,8 @@ std::string lower(std::string_view s) {
 // Collects errors against one file while walking its tables.
 class Reader {
  public:
-  Reader(const std::string& file, std::vector<ConfigError>& errors) : file_(file), errors_(errors) {}
+  Reader(const std::string& file, std::vector<ConfigError>& errors)
+      : file_(file), errors_(errors) {}
 
   void error(const toml::node& node, std::string reason) {
     errors_.push_back({file_, static_cast<int>(node.source().begin.line), std::move(reason)});
@@ -74,10 +76,12 @@ class Reader {
     }
     return n.value<std::string>();
   }
-  std::optional<int64_t> integer(const toml::node& n, const std::string& k, int64_t min, int64_t max) {
+  std::optional<int64_t> integer(const toml::node& n, const std::string& k, int64_t min,
+                                 int64_t max) {
     auto v = n.is_integer() ? n.value<int64_t>() : std::nullopt;
     if (!v || *v < min || *v > max) {
-      error(n, "'" + k + "' must be an integer in " + std::to_string(min) + ".." + std::to_string(max));
+      error(n, "'" + k + "' must be an integer in " + std::to_string(min) + ".." +
+                   std::to_string(max));
       return std::nullopt;
     }
     return v;
@@ -107,10 +111,14 @@ class Reader {
 
 std::optional<int> parse_transform(std::string_view s) {
   static const std::map<std::string_view, int> names = {
-      {"normal", WL_OUTPUT_TRANSFORM_NORMAL},     {"0", WL_OUTPUT_TRANSFORM_NORMAL},
-      {"90", WL_OUTPUT_TRANSFORM_90},             {"180", WL_OUTPUT_TRANSFORM_180},
-      {"270", WL_OUTPUT_TRANSFORM_270},           {"flipped", WL_OUTPUT_TRANSFORM_FLIPPED},
-      {"flipped-90", WL_OUTPUT_TRANSFORM_FLIPPED_90}, {"flipped-180", WL_OUTPUT_TRANSFORM_FLIPPED_180},
+      {"normal", WL_OUTPUT_TRANSFORM_NORMAL},
+      {"0", WL_OUTPUT_TRANSFORM_NORMAL},
+      {"90", WL_OUTPUT_TRANSFORM_90},
+      {"180", WL_OUTPUT_TRANSFORM_180},
+      {"270", WL_OUTPUT_TRANSFORM_270},
+      {"flipped", WL_OUTPUT_TRANSFORM_FLIPPED},
+      {"flipped-90", WL_OUTPUT_TRANSFORM_FLIPPED_90},
+      {"flipped-180", WL_OUTPUT_TRANSFORM_FLIPPED_180},
       {"flipped-270", WL_OUTPUT_TRANSFORM_FLIPPED_270}};
   auto it = names.find(s);
   if (it == names.end()) return std::nullopt;
@@ -164,7 +172,8 @@ void read_output(Reader& r, const toml::table& table, Config& config) {
       out.mode = std::pair{size->width, size->height};
       if (s->find('@') != std::string::npos) out.refresh_mhz = size->refresh_mhz;
     } else if (k == "refresh") {
-      if (auto hz = r.number(node, k, 1, 1000)) out.refresh_mhz = static_cast<int>(*hz * 1000 + 0.5);
+      if (auto hz = r.number(node, k, 1, 1000))
+        out.refresh_mhz = static_cast<int>(*hz * 1000 + 0.5);
     } else if (k == "scale") {
       out.scale = r.number(node, k, 0.25, 10);
     } else if (k == "transform") {
@@ -172,7 +181,9 @@ void read_output(Reader& r, const toml::table& table, Config& config) {
       if (!s) continue;
       out.transform = parse_transform(*s);
       if (!out.transform)
-        r.error(node, "'transform' must be normal, 90, 180, 270, flipped, flipped-90, flipped-180 or flipped-270");
+        r.error(node,
+                "'transform' must be normal, 90, 180, 270, flipped, flipped-90, flipped-180 or "
+                "flipped-270");
     } else if (k == "position") {
       const toml::array* a = node.as_array();
       if (a == nullptr || a->size() != 2 || !(*a)[0].is_integer() || !(*a)[1].is_integer()) {
@@ -188,7 +199,8 @@ void read_output(Reader& r, const toml::table& table, Config& config) {
     }
   }
   if (!named) {
-    r.error(static_cast<int>(table.source().begin.line), "[[output]] needs a name (a connector, or \"*\")");
+    r.error(static_cast<int>(table.source().begin.line),
+            "[[output]] needs a name (a connector, or \"*\")");
     return;
   }
   config.outputs.push_back(std::move(out));
@@ -272,10 +284,14 @@ void read_document(Reader& r, const toml::table& root, Config& config) {
     } else if (k == "renderer") {
       auto s = r.string(node, k);
       if (!s) continue;
-      if (*s == "auto") config.renderer = RendererPreference::automatic;
-      else if (*s == "vulkan") config.renderer = RendererPreference::vulkan;
-      else if (*s == "pixman") config.renderer = RendererPreference::pixman;
-      else r.error(node, "'renderer' must be auto, vulkan or pixman");
+      if (*s == "auto")
+        config.renderer = RendererPreference::automatic;
+      else if (*s == "vulkan")
+        config.renderer = RendererPreference::vulkan;
+      else if (*s == "pixman")
+        config.renderer = RendererPreference::pixman;
+      else
+        r.error(node, "'renderer' must be auto, vulkan or pixman");
     } else if (k == "swapchain_slots") {
       if (auto v = r.integer(node, k, 2, 8)) config.swapchain_slots = static_cast<int>(*v);
     } else if (k == "decoration") {
@@ -288,10 +304,14 @@ void read_document(Reader& r, const toml::table& root, Config& config) {
         std::string dk(dkey.str());
         std::optional<uint32_t> c = r.colour(dnode, dk);
         if (!c) continue;
-        if (dk == "focused") config.focused_colour = *c;
-        else if (dk == "unfocused") config.unfocused_colour = *c;
-        else if (dk == "title") config.title_colour = *c;
-        else r.error(dnode, "unknown decoration setting '" + dk + "'");
+        if (dk == "focused")
+          config.focused_colour = *c;
+        else if (dk == "unfocused")
+          config.unfocused_colour = *c;
+        else if (dk == "title")
+          config.title_colour = *c;
+        else
+          r.error(dnode, "unknown decoration setting '" + dk + "'");
       }
     } else {
       r.error(node, "unknown setting '" + k + "'");
@@ -306,12 +326,14 @@ std::string ConfigError::to_string() const {
   return file + ":" + std::to_string(line) + ": " + reason;
 }
 
-std::vector<const InputConfig*> Config::inputs_for(std::string_view type, std::string_view name) const {
+std::vector<const InputConfig*> Config::inputs_for(std::string_view type,
+                                                   std::string_view name) const {
   std::vector<const InputConfig*> result;
   for (const auto& in : inputs)
     if (in.name.empty() && (in.type.empty() || in.type == type)) result.push_back(&in);
   for (const auto& in : inputs)
-    if (!in.name.empty() && in.name == name && (in.type.empty() || in.type == type)) result.push_back(&in);
+    if (!in.name.empty() && in.name == name && (in.type.empty() || in.type == type))
+      result.push_back(&in);
   return result;
 }
 
@@ -324,11 +346,12 @@ std::vector<const OutputConfig*> Config::outputs_for(std::string_view name) cons
   return result;
 }
 
-bool parse_key_combo(std::string_view text, uint32_t* modifiers, uint32_t* keysym, std::string* error) {
+bool parse_key_combo(std::string_view text, uint32_t* modifiers, uint32_t* keysym,
+                     std::string* error) {
   static const std::map<std::string, uint32_t> mods = {
-      {"super", WLR_MODIFIER_LOGO}, {"logo", WLR_MODIFIER_LOGO}, {"mod4", WLR_MODIFIER_LOGO},
+      {"super", WLR_MODIFIER_LOGO},  {"logo", WLR_MODIFIER_LOGO}, {"mod4", WLR_MODIFIER_LOGO},
       {"shift", WLR_MODIFIER_SHIFT}, {"ctrl", WLR_MODIFIER_CTRL}, {"control", WLR_MODIFIER_CTRL},
-      {"alt", WLR_MODIFIER_ALT}, {"mod1", WLR_MODIFIER_ALT}, {"altgr", WLR_MODIFIER_MOD5},
+      {"alt", WLR_MODIFIER_ALT},     {"mod1", WLR_MODIFIER_ALT},  {"altgr", WLR_MODIFIER_MOD5},
       {"mod5", WLR_MODIFIER_MOD5}};
   *modifiers = 0;
   auto parts = split(text, '+');
@@ -342,7 +365,8 @@ bool parse_key_combo(std::string_view text, uint32_t* modifiers, uint32_t* keysy
   }
   std::string name(trim(parts.back()));
   xkb_keysym_t sym = xkb_keysym_from_name(name.c_str(), XKB_KEYSYM_NO_FLAGS);
-  if (sym == XKB_KEY_NoSymbol) sym = xkb_keysym_from_name(name.c_str(), XKB_KEYSYM_CASE_INSENSITIVE);
+  if (sym == XKB_KEY_NoSymbol)
+    sym = xkb_keysym_from_name(name.c_str(), XKB_KEYSYM_CASE_INSENSITIVE);
   if (sym == XKB_KEY_NoSymbol) {
     *error = "unknown key '" + name + "'";
     return false;
@@ -403,17 +427,27 @@ bool parse_action(std::string_view text, Action* action, std::string* error) {
     std::string dir = words.empty() ? "" : std::string(words[0]);
     bool ok = words.size() <= 2;
     if (verb == "move") {
-      if (dir == "left") action->dx = -step;
-      else if (dir == "right") action->dx = step;
-      else if (dir == "up") action->dy = -step;
-      else if (dir == "down") action->dy = step;
-      else ok = false;
+      if (dir == "left")
+        action->dx = -step;
+      else if (dir == "right")
+        action->dx = step;
+      else if (dir == "up")
+        action->dy = -step;
+      else if (dir == "down")
+        action->dy = step;
+      else
+        ok = false;
     } else {
-      if (dir == "wider") action->dx = step;
-      else if (dir == "narrower") action->dx = -step;
-      else if (dir == "taller") action->dy = step;
-      else if (dir == "shorter") action->dy = -step;
-      else ok = false;
+      if (dir == "wider")
+        action->dx = step;
+      else if (dir == "narrower")
+        action->dx = -step;
+      else if (dir == "taller")
+        action->dy = step;
+      else if (dir == "shorter")
+        action->dy = -step;
+      else
+        ok = false;
     }
     if (!ok) {
       *error = verb == "move" ? "'move' needs left|right|up|down [pixels]"
@@ -428,15 +462,22 @@ bool parse_action(std::string_view text, Action* action, std::string* error) {
 }
 
 std::vector<KeyBinding> default_bindings() {
-  std::vector<std::pair<std::string, std::string>> table = {
-      {"Super+Return", "exec foot"},        {"Super+Shift+Q", "close"},
-      {"Super+Tab", "focus_next"},          {"Super+Shift+Tab", "focus_prev"},
-      {"Super+F", "fullscreen"},            {"Super+M", "maximize"},
-      {"Super+Shift+E", "exit"},            {"Super+Shift+R", "reload"},
-      {"Super+Left", "move left"},          {"Super+Right", "move right"},
-      {"Super+Up", "move up"},              {"Super+Down", "move down"},
-      {"Super+Ctrl+Right", "resize wider"}, {"Super+Ctrl+Left", "resize narrower"},
-      {"Super+Ctrl+Down", "resize taller"}, {"Super+Ctrl+Up", "resize shorter"}};
+  std::vector<std::pair<std::string, std::string>> table = {{"Super+Return", "exec foot"},
+                                                            {"Super+Shift+Q", "close"},
+                                                            {"Super+Tab", "focus_next"},
+                                                            {"Super+Shift+Tab", "focus_prev"},
+                                                            {"Super+F", "fullscreen"},
+                                                            {"Super+M", "maximize"},
+                                                            {"Super+Shift+E", "exit"},
+                                                            {"Super+Shift+R", "reload"},
+                                                            {"Super+Left", "move left"},
+                                                            {"Super+Right", "move right"},
+                                                            {"Super+Up", "move up"},
+                                                            {"Super+Down", "move down"},
+                                                            {"Super+Ctrl+Right", "resize wider"},
+                                                            {"Super+Ctrl+Left", "resize narrower"},
+                                                            {"Super+Ctrl+Down", "resize taller"},
+                                                            {"Super+Ctrl+Up", "resize shorter"}};
   for (int i = 1; i <= 10; ++i) {
     std::string key = std::to_string(i % 10);
     table.emplace_back("Super+" + key, "workspace " + std::to_string(i));
@@ -447,7 +488,8 @@ std::vector<KeyBinding> default_bindings() {
     KeyBinding b;
     std::string why;
     b.text = keys;
-    if (parse_key_combo(keys, &b.modifiers, &b.keysym, &why) && parse_action(action, &b.action, &why))
+    if (parse_key_combo(keys, &b.modifiers, &b.keysym, &why) &&
+        parse_action(action, &b.action, &why))
       bindings.push_back(std::move(b));
   }
   return bindings;

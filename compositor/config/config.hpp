@@ -86,7 +86,7 @@ struct Config {
 
   /// Inputs matching a device, least specific first (type, then name).
   [[nodiscard]] std::vector<const InputConfig*> inputs_for(std::string_view type,
-                                                          std::string_view name) const;
+                                                           std::string_view name) const;
   /// Outputs matching a connector: "*" first, then the named one.
   [[nodiscard]] std::vector<const OutputConfig*> outputs_for(std::string_view name) const;
 };
@@ -105,7 +105,8 @@ ParsedConfig load_config(const std::string& path);
 /// $XDG_CONFIG_HOME/baton/config, else ~/.config/baton/config.
 std::string default_config_path();
 /// "Super+Shift+Return" into modifiers and keysym; false if unknown.
-bool parse_key_combo(std::string_view text, uint32_t* modifiers, uint32_t* keysym, std::string* error);
+bool parse_key_combo(std::string_view text, uint32_t* modifiers, uint32_t* keysym,
+                     std::string* error);
 /// "exec foot", "workspace 3", "move left 20", ... ; false with a reason.
 bool parse_action(std::string_view text, Action* action, std::string* error);
 

@@ -56,15 +56,19 @@ TEST(Config, EveryActionParses) {
   ASSERT_NE(exec, nullptr);
   EXPECT_EQ(exec->action.kind, ActionKind::exec);
   EXPECT_EQ(exec->action.command, "foot --server");
-  EXPECT_EQ(find(c, WLR_MODIFIER_LOGO | WLR_MODIFIER_SHIFT, XKB_KEY_q)->action.kind, ActionKind::close);
+  EXPECT_EQ(find(c, WLR_MODIFIER_LOGO | WLR_MODIFIER_SHIFT, XKB_KEY_q)->action.kind,
+            ActionKind::close);
   EXPECT_EQ(find(c, WLR_MODIFIER_ALT, XKB_KEY_Tab)->action.kind, ActionKind::focus_next);
-  EXPECT_EQ(find(c, WLR_MODIFIER_ALT | WLR_MODIFIER_SHIFT, XKB_KEY_Tab)->action.kind, ActionKind::focus_prev);
+  EXPECT_EQ(find(c, WLR_MODIFIER_ALT | WLR_MODIFIER_SHIFT, XKB_KEY_Tab)->action.kind,
+            ActionKind::focus_prev);
   EXPECT_EQ(find(c, WLR_MODIFIER_LOGO, XKB_KEY_3)->action.number, 3);
-  EXPECT_EQ(find(c, WLR_MODIFIER_LOGO | WLR_MODIFIER_CTRL, XKB_KEY_f)->action.kind, ActionKind::fullscreen);
+  EXPECT_EQ(find(c, WLR_MODIFIER_LOGO | WLR_MODIFIER_CTRL, XKB_KEY_f)->action.kind,
+            ActionKind::fullscreen);
   EXPECT_EQ(find(c, WLR_MODIFIER_LOGO, XKB_KEY_m)->action.kind, ActionKind::maximize);
   EXPECT_EQ(find(c, WLR_MODIFIER_LOGO, XKB_KEY_Left)->action.dx, -50);
   EXPECT_EQ(find(c, WLR_MODIFIER_LOGO | WLR_MODIFIER_CTRL, XKB_KEY_Right)->action.dx, 20);
-  EXPECT_EQ(find(c, WLR_MODIFIER_LOGO | WLR_MODIFIER_SHIFT, XKB_KEY_e)->action.kind, ActionKind::exit);
+  EXPECT_EQ(find(c, WLR_MODIFIER_LOGO | WLR_MODIFIER_SHIFT, XKB_KEY_e)->action.kind,
+            ActionKind::exit);
   EXPECT_EQ(find(c, WLR_MODIFIER_MOD5, XKB_KEY_r)->action.kind, ActionKind::reload);
 }
 

@@ -60,8 +60,8 @@ TEST(ConfigApply, NamedOutputOverridesWildcardAndDisableWorks) {
   std::string path = write_config("output-named", "");
   Harness h(options_with(path));
   wlr_output* output = h.server().outputs()[0]->wlr();
-  std::ofstream(path) << "[[output]]\nname = \"*\"\nscale = 2.0\n\n[[output]]\nname = \"" << output->name
-                      << "\"\nscale = 1.25\nrefresh = 30\n";
+  std::ofstream(path) << "[[output]]\nname = \"*\"\nscale = 2.0\n\n[[output]]\nname = \""
+                      << output->name << "\"\nscale = 1.25\nrefresh = 30\n";
   EXPECT_TRUE(h.server().reload_config());
   EXPECT_FLOAT_EQ(output->scale, 1.25f);
   EXPECT_EQ(output->refresh, 30000);
@@ -100,7 +100,8 @@ repeat_delay = 250
 }
 
 TEST(ConfigApply, ABadLayoutFallsBackToTheDefault) {
-  Harness h(options_with(write_config("bad-layout", "[[input]]\nxkb_layout = \"no-such-layout\"\n")));
+  Harness h(
+      options_with(write_config("bad-layout", "[[input]]\nxkb_layout = \"no-such-layout\"\n")));
   FakeKeyboard keyboard(h.server());
   wlr_keyboard* kb = wlr_seat_get_keyboard(h.server().seat().wlr());
   ASSERT_NE(kb->keymap, nullptr);
@@ -108,9 +109,10 @@ TEST(ConfigApply, ABadLayoutFallsBackToTheDefault) {
 }
 
 TEST(ConfigApply, PointerSettingsNeedLibinput) {
-  GTEST_SKIP() << "SKIPPED LOUDLY: accel, natural_scroll and tap are libinput device settings; this "
-                  "machine has no input devices (no /dev/input, no seat). Their parsing is tested in "
-                  "test_config; apply_input_config only touches libinput devices.";
+  GTEST_SKIP()
+      << "SKIPPED LOUDLY: accel, natural_scroll and tap are libinput device settings; this "
+         "machine has no input devices (no /dev/input, no seat). Their parsing is tested in "
+         "test_config; apply_input_config only touches libinput devices.";
 }
 
 TEST(ConfigApply, BackgroundColourAndCommandLineWins) {
@@ -136,22 +138,26 @@ TEST(ConfigApply, StartupCommandsRunOnceAtStart) {
   std::string dir = scratch_dir("startup");
   std::string path = write_config("startup", "startup = [\"echo x >> " + dir + "/ran\"]\n");
   std::string log = dir + "/baton.log";
-  auto status = run_baton({"--backend", "headless", "-c", path, "-s", "sleep 0.5", "--exit-with-session"}, log,
-                          std::chrono::milliseconds(10000));
+  auto status =
+      run_baton({"--backend", "headless", "-c", path, "-s", "sleep 0.5", "--exit-with-session"},
+                log, std::chrono::milliseconds(10000));
   EXPECT_EQ(status, 0) << read_file(log);
   EXPECT_EQ(read_file(dir + "/ran"), "x\n");
 }
 
 TEST(ConfigApply, BadLinesAreLoggedWithFileAndLineAndBatonStillRuns) {
   std::string dir = scratch_dir("bad-config");
-  std::string path = write_config("bad-config", "swapchain_slots = 3\nrenderer = 7\n[keybindings]\n\"Super+x\" = \"fly\"\n");
+  std::string path = write_config(
+      "bad-config", "swapchain_slots = 3\nrenderer = 7\n[keybindings]\n\"Super+x\" = \"fly\"\n");
   std::string log = dir + "/baton.log";
-  auto status = run_baton({"--backend", "headless", "-c", path, "-s", "true", "--exit-with-session"}, log,
-                          std::chrono::milliseconds(10000));
+  auto status =
+      run_baton({"--backend", "headless", "-c", path, "-s", "true", "--exit-with-session"}, log,
+                std::chrono::milliseconds(10000));
   EXPECT_EQ(status, 0);
   std::string text = read_file(log);
   EXPECT_NE(text.find(path + ":2: 'renderer' must be a string"), std::string::npos) << text;
-  EXPECT_NE(text.find(path + ":4: key binding 'Super+x': unknown action 'fly'"), std::string::npos) << text;
+  EXPECT_NE(text.find(path + ":4: key binding 'Super+x': unknown action 'fly'"), std::string::npos)
+      << text;
 }
 
 TEST(ConfigApply, UnreadableConfigGivenWithDashCIsFatal) {
@@ -169,7 +175,8 @@ TEST(ConfigApply, SighupReloads) {
   ASSERT_TRUE(wait_for_text(log, "running on WAYLAND_DISPLAY", std::chrono::milliseconds(10000)));
   std::ofstream(path) << "bogus = 1\n";
   baton.signal(SIGHUP);
-  EXPECT_TRUE(wait_for_text(log, "configuration reloaded", std::chrono::milliseconds(5000))) << read_file(log);
+  EXPECT_TRUE(wait_for_text(log, "configuration reloaded", std::chrono::milliseconds(5000)))
+      << read_file(log);
   EXPECT_NE(read_file(log).find(path + ":1: unknown setting 'bogus'"), std::string::npos);
   baton.signal(SIGTERM);
   EXPECT_EQ(baton.wait(std::chrono::milliseconds(5000)), 0);

@@ -69,7 +69,8 @@ TEST(DesktopScreenshot, PanelTwoWindowsOneMaximized) {
   EXPECT_GT(count_pixels(shot, kMaximized), 1024L * 400);
   // The floating window is on top, with a focused (coloured) title bar.
   Rect fs = vsmall->frame();
-  EXPECT_EQ(count_pixels(shot, kFloating, {fs.x, fs.y, fs.x + fs.width, fs.y + fs.height}), 360L * 220);
+  EXPECT_EQ(count_pixels(shot, kFloating, {fs.x, fs.y, fs.x + fs.width, fs.y + fs.height}),
+            360L * 220);
   EXPECT_EQ(shot.at(fs.x + fs.width - 4, fs.y - Decoration::kTitleHeight / 2), kFocusedTitle);
   EXPECT_NE(shot.at(fb.x + fb.width - 4, fb.y - Decoration::kTitleHeight / 2), kFocusedTitle);
   zxdg_decoration_manager_v1_destroy(decorations);

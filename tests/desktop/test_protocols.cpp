@@ -9,8 +9,8 @@
 #include "compositor/output.hpp"
 #include "compositor/session_lock.hpp"
 #include "compositor/view.hpp"
-#include "compositor/workspaces.hpp"
 #include "compositor/wlr.hpp"
+#include "compositor/workspaces.hpp"
 #include "ext-idle-notify-v1-client-protocol.h"
 #include "ext-session-lock-v1-client-protocol.h"
 #include "idle-inhibit-unstable-v1-client-protocol.h"
@@ -80,7 +80,8 @@ TEST_F(Protocols, SessionLockCoversEverythingAndTakesTheKeyboard) {
   EXPECT_EQ(count_pixels(covered, kRed), 0);
 
   wl_surface* surface = wl_compositor_create_surface(c.compositor);
-  ext_session_lock_surface_v1* lock_surface = ext_session_lock_v1_get_lock_surface(lock, surface, c.output);
+  ext_session_lock_surface_v1* lock_surface =
+      ext_session_lock_v1_get_lock_surface(lock, surface, c.output);
   static const ext_session_lock_surface_v1_listener surface_listener = {
       [](void* d, ext_session_lock_surface_v1*, uint32_t serial, uint32_t w, uint32_t hh) {
         auto* s = static_cast<LockState*>(d);
@@ -125,7 +126,8 @@ TEST_F(Protocols, ALockerThatDiesLeavesTheSessionLocked) {
     Client locker(h);
     display = locker.display();
     Globals g(h, locker.display());
-    auto* manager = static_cast<ext_session_lock_manager_v1*>(g.bind(&ext_session_lock_manager_v1_interface, 1));
+    auto* manager = static_cast<ext_session_lock_manager_v1*>(
+        g.bind(&ext_session_lock_manager_v1_interface, 1));
     ext_session_lock_manager_v1_lock(manager);
     ASSERT_TRUE(h.run_until([&] { return h.server().session_lock().locked(); }));
   }
@@ -190,7 +192,8 @@ TEST_F(Protocols, ForeignToplevelsListActivateMaximizeAndClose) {
   xdg_toplevel_set_title(b.toplevel(), "second");
   View* va = map(a, kRed);
   View* vb = map(b, kGreen);
-  auto* manager = bind<zwlr_foreign_toplevel_manager_v1>(&zwlr_foreign_toplevel_manager_v1_interface, 3);
+  auto* manager =
+      bind<zwlr_foreign_toplevel_manager_v1>(&zwlr_foreign_toplevel_manager_v1_interface, 3);
   Toplevels t;
   static const zwlr_foreign_toplevel_handle_v1_listener handle_listener = {
       [](void* d, zwlr_foreign_toplevel_handle_v1* h, const char* title) {
@@ -242,7 +245,8 @@ TEST_F(Protocols, ShortcutInhibitorSendsBoundKeysToTheClient) {
   ASSERT_TRUE(h.run_until([&] { return c.keyboard_focus == a.surface(); }));
   auto* manager = bind<zwp_keyboard_shortcuts_inhibit_manager_v1>(
       &zwp_keyboard_shortcuts_inhibit_manager_v1_interface, 1);
-  auto* inhibitor = zwp_keyboard_shortcuts_inhibit_manager_v1_inhibit_shortcuts(manager, a.surface(), c.seat);
+  auto* inhibitor =
+      zwp_keyboard_shortcuts_inhibit_manager_v1_inhibit_shortcuts(manager, a.surface(), c.seat);
   h.sync();
   c.keys.clear();
   keyboard.chord({KEY_LEFTMETA, KEY_2});
@@ -278,7 +282,8 @@ TEST_F(Protocols, IdleNotificationAndInhibitor) {
   // A video player's inhibitor keeps the seat from going idle.
   Window a(c);
   map(a, kRed);
-  auto* inhibit_manager = bind<zwp_idle_inhibit_manager_v1>(&zwp_idle_inhibit_manager_v1_interface, 1);
+  auto* inhibit_manager =
+      bind<zwp_idle_inhibit_manager_v1>(&zwp_idle_inhibit_manager_v1_interface, 1);
   auto* inhibitor = zwp_idle_inhibit_manager_v1_create_inhibitor(inhibit_manager, a.surface());
   keyboard.chord({KEY_A});
   h.run_for(milliseconds(300));
@@ -295,13 +300,13 @@ TEST_F(Protocols, IdleNotificationAndInhibitor) {
 TEST_F(Protocols, RelativePointerReportsMotion) {
   VirtualPointer pointer(h, c);
   ASSERT_TRUE(h.run_until([&] { return c.pointer != nullptr; }));
-  auto* manager = bind<zwp_relative_pointer_manager_v1>(&zwp_relative_pointer_manager_v1_interface, 1);
+  auto* manager =
+      bind<zwp_relative_pointer_manager_v1>(&zwp_relative_pointer_manager_v1_interface, 1);
   auto* relative = zwp_relative_pointer_manager_v1_get_relative_pointer(manager, c.pointer);
   double dx = 0;
   static const zwp_relative_pointer_v1_listener listener = {
-      [](void* d, zwp_relative_pointer_v1*, uint32_t, uint32_t, wl_fixed_t x, wl_fixed_t, wl_fixed_t, wl_fixed_t) {
-        *static_cast<double*>(d) += wl_fixed_to_double(x);
-      }};
+      [](void* d, zwp_relative_pointer_v1*, uint32_t, uint32_t, wl_fixed_t x, wl_fixed_t,
+         wl_fixed_t, wl_fixed_t) { *static_cast<double*>(d) += wl_fixed_to_double(x); }};
   zwp_relative_pointer_v1_add_listener(relative, &listener, &dx);
   Window a(c);
   View* va = map(a, kRed);
@@ -335,7 +340,9 @@ TEST_F(Protocols, DecorationModeFollowsTheClientsPreference) {
   auto* manager = bind<zxdg_decoration_manager_v1>(&zxdg_decoration_manager_v1_interface, 1);
   uint32_t mode_a = 0, mode_b = 0;
   static const zxdg_toplevel_decoration_v1_listener listener = {
-      [](void* d, zxdg_toplevel_decoration_v1*, uint32_t mode) { *static_cast<uint32_t*>(d) = mode; }};
+      [](void* d, zxdg_toplevel_decoration_v1*, uint32_t mode) {
+        *static_cast<uint32_t*>(d) = mode;
+      }};
   Window a(c), b(c);
   auto* da = zxdg_decoration_manager_v1_get_toplevel_decoration(manager, a.toplevel());
   auto* db = zxdg_decoration_manager_v1_get_toplevel_decoration(manager, b.toplevel());
@@ -357,15 +364,27 @@ TEST_F(Protocols, DecorationModeFollowsTheClientsPreference) {
 }
 
 TEST_F(Protocols, EveryDesktopGlobalIsAdvertised) {
-  for (const char* name :
-       {"zwlr_layer_shell_v1", "zxdg_decoration_manager_v1", "xdg_activation_v1",
-        "zwlr_foreign_toplevel_manager_v1", "wl_data_device_manager", "zwp_primary_selection_device_manager_v1",
-        "zwlr_data_control_manager_v1", "zwlr_screencopy_manager_v1", "zwlr_output_manager_v1",
-        "zwlr_output_power_manager_v1", "zwlr_gamma_control_manager_v1", "wp_content_type_manager_v1",
-        "wp_cursor_shape_manager_v1", "zwp_pointer_constraints_v1", "zwp_relative_pointer_manager_v1",
-        "zwp_keyboard_shortcuts_inhibit_manager_v1", "zwp_virtual_keyboard_manager_v1",
-        "zwlr_virtual_pointer_manager_v1", "ext_idle_notifier_v1", "zwp_idle_inhibit_manager_v1",
-        "ext_session_lock_manager_v1"})
+  for (const char* name : {"zwlr_layer_shell_v1",
+                           "zxdg_decoration_manager_v1",
+                           "xdg_activation_v1",
+                           "zwlr_foreign_toplevel_manager_v1",
+                           "wl_data_device_manager",
+                           "zwp_primary_selection_device_manager_v1",
+                           "zwlr_data_control_manager_v1",
+                           "zwlr_screencopy_manager_v1",
+                           "zwlr_output_manager_v1",
+                           "zwlr_output_power_manager_v1",
+                           "zwlr_gamma_control_manager_v1",
+                           "wp_content_type_manager_v1",
+                           "wp_cursor_shape_manager_v1",
+                           "zwp_pointer_constraints_v1",
+                           "zwp_relative_pointer_manager_v1",
+                           "zwp_keyboard_shortcuts_inhibit_manager_v1",
+                           "zwp_virtual_keyboard_manager_v1",
+                           "zwlr_virtual_pointer_manager_v1",
+                           "ext_idle_notifier_v1",
+                           "zwp_idle_inhibit_manager_v1",
+                           "ext_session_lock_manager_v1"})
     EXPECT_TRUE(c.has_global(name)) << name;
 }
 

@@ -24,8 +24,9 @@ bool have(const char* program) {
   return std::system(cmd.c_str()) == 0;
 }
 
-#define REQUIRE_PROGRAM(p) \
-  if (!have(p)) GTEST_SKIP() << "SKIPPED LOUDLY: " p " is not installed (tools/deps.d/desktop.list)"
+#define REQUIRE_PROGRAM(p)                                                \
+  if (!have(p)) GTEST_SKIP() << "SKIPPED LOUDLY: " p " is not installed " \
+                                                     "(tools/deps.d/desktop.list)"
 
 /// Runs `command` under the server and waits until `done_file` exists.
 bool run_client(Harness& h, const std::string& command, const std::string& done_file,
@@ -56,7 +57,8 @@ TEST(RealClients, GrimScreenshotEqualsBatonsOwn) {
   a.initial_commit();
   ASSERT_TRUE(h.run_until([&] { return a.configure_count() >= 1; }));
   a.draw(220, 160, 0xffc03050);
-  ASSERT_TRUE(h.run_until([&] { return !h.server().views().empty() && h.server().views()[0]->mapped(); }));
+  ASSERT_TRUE(
+      h.run_until([&] { return !h.server().views().empty() && h.server().views()[0]->mapped(); }));
   Image ours = h.capture();
   std::string dir = scratch_dir("grim");
   ASSERT_TRUE(run_client(h, "grim " + dir + "/grim.png", dir + "/done"));
@@ -64,7 +66,8 @@ TEST(RealClients, GrimScreenshotEqualsBatonsOwn) {
   ASSERT_EQ(theirs.width, ours.width);
   ASSERT_EQ(theirs.height, ours.height);
   long different = 0;
-  for (size_t i = 0; i < ours.pixels.size(); ++i) different += (ours.pixels[i] | 0xff000000) != theirs.pixels[i];
+  for (size_t i = 0; i < ours.pixels.size(); ++i)
+    different += (ours.pixels[i] | 0xff000000) != theirs.pixels[i];
   EXPECT_EQ(different, 0);
   EXPECT_EQ(count_pixels(theirs, 0xffc03050), 220L * 160);
 }
@@ -81,8 +84,10 @@ TEST(RealClients, WlrRandrListsAndChangesModeScaleAndTransform) {
   EXPECT_NE(list.find("640x480"), std::string::npos) << list;
 
   ASSERT_TRUE(run_client(h,
-                         "wlr-randr --output " + name + " --custom-mode 800x600 --scale 2 --transform 90 "
-                         "> " + dir + "/set.txt 2>&1",
+                         "wlr-randr --output " + name +
+                             " --custom-mode 800x600 --scale 2 --transform 90 "
+                             "> " +
+                             dir + "/set.txt 2>&1",
                          dir + "/done2"));
   EXPECT_EQ(output->width, 800) << read_file(dir + "/set.txt");
   EXPECT_EQ(output->height, 600);
@@ -114,10 +119,12 @@ TEST(RealClients, SwaybgPaintsTheBackgroundLayer) {
   // So this checks that the wallpaper covers the background, not its colour.
   h.server().spawn("exec swaybg --color '#336699'");
   constexpr uint32_t kBatonBackground = 0xff292e38;
-  ASSERT_TRUE(h.run_until([&] { return count_pixels(h.capture(), kBatonBackground) == 0; }, milliseconds(5000)));
+  ASSERT_TRUE(h.run_until([&] { return count_pixels(h.capture(), kBatonBackground) == 0; },
+                          milliseconds(5000)));
   Image shot = h.capture();
   uint32_t p = shot.at(600, 20);
-  EXPECT_TRUE(((p >> 16) & 0xff) < ((p >> 8) & 0xff) && ((p >> 8) & 0xff) < (p & 0xff)) << std::hex << p;
+  EXPECT_TRUE(((p >> 16) & 0xff) < ((p >> 8) & 0xff) && ((p >> 8) & 0xff) < (p & 0xff))
+      << std::hex << p;
   // A wallpaper stays under the windows.
   EXPECT_EQ(count_pixels(h.capture(), 0xffff0000), 200L * 150);
 }
@@ -125,16 +132,17 @@ TEST(RealClients, SwaybgPaintsTheBackgroundLayer) {
 TEST(RealClients, ChildrenGetTheSessionEnvironment) {
   Harness h;
   std::string dir = scratch_dir("session-env");
-  ASSERT_TRUE(run_client(h,
-                         "echo \"$WAYLAND_DISPLAY $XDG_CURRENT_DESKTOP $XDG_SESSION_TYPE\" > " + dir + "/env",
-                         dir + "/done"));
+  ASSERT_TRUE(run_client(
+      h, "echo \"$WAYLAND_DISPLAY $XDG_CURRENT_DESKTOP $XDG_SESSION_TYPE\" > " + dir + "/env",
+      dir + "/done"));
   EXPECT_EQ(read_file(dir + "/env"), h.server().socket_name() + " baton wayland\n");
 }
 
 TEST(RealClients, VtSwitchPauseAndResume) {
-  GTEST_SKIP() << "SKIPPED LOUDLY: needs a libseat session on a real VT (DRM backend); this machine "
-                  "has no /dev/dri and no seat. Server::handle_session_active re-enables, reconfigures "
-                  "and repaints every output on resume; it is not exercised here.";
+  GTEST_SKIP()
+      << "SKIPPED LOUDLY: needs a libseat session on a real VT (DRM backend); this machine "
+         "has no /dev/dri and no seat. Server::handle_session_active re-enables, reconfigures "
+         "and repaints every output on resume; it is not exercised here.";
 }
 
 }  // namespace

@@ -54,7 +54,6 @@ class WindowManagement : public ::testing::Test {
   VirtualPointer pointer;
 };
 
-
 class Bindings : public WindowManagement {
  protected:
   Bindings()
@@ -80,15 +79,19 @@ class Bindings : public WindowManagement {
 TEST_F(Bindings, LaunchThenCloseARealClient) {
   EXPECT_TRUE(h.server().config_errors().empty());
   keyboard.chord({KEY_LEFTMETA, KEY_ENTER});
-  ASSERT_TRUE(h.run_until([&] {
-    for (const auto& v : h.server().views())
-      if (v->mapped()) return true;
-    return false;
-  }, std::chrono::milliseconds(5000))) << "weston-simple-shm never mapped";
+  ASSERT_TRUE(h.run_until(
+      [&] {
+        for (const auto& v : h.server().views())
+          if (v->mapped()) return true;
+        return false;
+      },
+      std::chrono::milliseconds(5000)))
+      << "weston-simple-shm never mapped";
   // The launched window has focus; Super+Shift+Q closes it and it exits.
   ASSERT_TRUE(h.run_until([&] { return h.server().focused_view() != nullptr; }));
   keyboard.chord({KEY_LEFTMETA, KEY_LEFTSHIFT, KEY_Q});
-  EXPECT_TRUE(h.run_until([&] { return h.server().views().empty(); }, std::chrono::milliseconds(5000)));
+  EXPECT_TRUE(
+      h.run_until([&] { return h.server().views().empty(); }, std::chrono::milliseconds(5000)));
 }
 
 TEST_F(Bindings, BoundKeysDoNotReachTheClientOthersDo) {
