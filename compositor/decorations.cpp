@@ -3,6 +3,7 @@
 #include "compositor/config/config.hpp"
 #include "compositor/desktop_protocols.hpp"
 #include "compositor/server.hpp"
+#include "compositor/title_text.hpp"
 #include "compositor/view.hpp"
 #include "compositor/wlr.hpp"
 
@@ -19,33 +20,41 @@ void to_rgba(uint32_t rgb, float out[4]) {
 }  // namespace
 
 Decoration::Decoration(View& view, const Config& config)
-    : view_(view), focused_(config.focused_colour), unfocused_(config.unfocused_colour) {
+    : view_(view),
+      focused_(config.focused_colour),
+      unfocused_(config.unfocused_colour),
+      text_colour_(config.title_colour) {
   float colour[4];
   to_rgba(unfocused_, colour);
   title_ = wlr_scene_rect_create(view.tree(), 0, 0, colour);
-  to_rgba(config.title_colour, colour);
-  // A light strip on the left of the bar marks the title (baton has no text
-  // renderer yet).
-  accent_ = wlr_scene_rect_create(view.tree(), 0, 0, colour);
-  wlr_scene_node_lower_to_bottom(&accent_->node);
+  text_ = wlr_scene_buffer_create(view.tree(), nullptr);
+  // Below the client's surface: the bar never covers window contents.
+  wlr_scene_node_lower_to_bottom(&text_->node);
   wlr_scene_node_lower_to_bottom(&title_->node);
 }
 
 Decoration::~Decoration() {
-  wlr_scene_node_destroy(&accent_->node);
+  wlr_scene_node_destroy(&text_->node);
   wlr_scene_node_destroy(&title_->node);
 }
 
-void Decoration::update(int x, int y, int width, bool focused, bool visible) {
+void Decoration::update(int x, int y, int width, bool focused, bool visible, const std::string& title) {
+  constexpr int kPadding = 8;
   float colour[4];
   to_rgba(focused ? focused_ : unfocused_, colour);
   wlr_scene_rect_set_color(title_, colour);
   wlr_scene_rect_set_size(title_, width, kTitleHeight);
   wlr_scene_node_set_position(&title_->node, x, y - kTitleHeight);
-  wlr_scene_rect_set_size(accent_, std::min(width / 3, 120), kTitleHeight / 3);
-  wlr_scene_node_set_position(&accent_->node, x + 8, y - kTitleHeight + kTitleHeight / 3);
+  if (title != drawn_title_ || width != drawn_width_) {
+    wlr_buffer* text = render_title(title, width - 2 * kPadding, kTitleHeight, text_colour_);
+    wlr_scene_buffer_set_buffer(text_, text);
+    if (text != nullptr) wlr_buffer_drop(text);
+    drawn_title_ = title;
+    drawn_width_ = width;
+  }
+  wlr_scene_node_set_position(&text_->node, x + kPadding, y - kTitleHeight);
   wlr_scene_node_set_enabled(&title_->node, visible);
-  wlr_scene_node_set_enabled(&accent_->node, visible);
+  wlr_scene_node_set_enabled(&text_->node, visible);
 }
 
 XdgDecoration::XdgDecoration(Server& server, wlr_xdg_toplevel_decoration_v1* decoration)

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "compositor/listener.hpp"
 
+struct wlr_scene_buffer;
 struct wlr_scene_rect;
 struct wlr_xdg_toplevel_decoration_v1;
 
@@ -28,14 +30,16 @@ class Decoration {
   Decoration& operator=(const Decoration&) = delete;
 
   /// Lays the frame around the geometry box at (x, y) of `width` in the
-  /// View's tree coordinates.
-  void update(int x, int y, int width, bool focused, bool visible);
+  /// View's tree coordinates, with `title` written in it.
+  void update(int x, int y, int width, bool focused, bool visible, const std::string& title);
 
  private:
   View& view_;
-  uint32_t focused_, unfocused_;
+  uint32_t focused_, unfocused_, text_colour_;
   wlr_scene_rect* title_;
-  wlr_scene_rect* accent_;
+  wlr_scene_buffer* text_;
+  std::string drawn_title_;
+  int drawn_width_ = -1;
 };
 
 /// One zxdg_toplevel_decoration_v1: clients that prefer client-side

@@ -49,6 +49,7 @@ View::View(Server& server, wlr_xdg_toplevel* toplevel)
                             if (mapped_) server_.seat().begin_resize(*this, event->edges);
                           });
   set_title_.connect(&toplevel->events.set_title, [this](void*) {
+    update_decoration();
     if (foreign_) foreign_->update();
   });
   set_app_id_.connect(&toplevel->events.set_app_id, [this](void*) {
@@ -168,7 +169,7 @@ void View::update_decoration() {
   if (!decoration_) return;
   wlr_box geometry{};
   wlr_xdg_surface_get_geometry(toplevel_->base, &geometry);
-  decoration_->update(geometry.x, geometry.y, geometry.width, activated_, !fullscreen_);
+  decoration_->update(geometry.x, geometry.y, geometry.width, activated_, !fullscreen_, title());
 }
 
 wlr_surface* View::surface() const { return toplevel_->base->surface; }

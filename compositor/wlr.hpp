@@ -26,6 +26,7 @@ extern "C" {
 #include <wlr/backend/x11.h>
 #include <wlr/backend/drm.h>
 #include <wlr/backend/libinput.h>
+#include <wlr/interfaces/wlr_buffer.h>
 #include <wlr/interfaces/wlr_keyboard.h>
 #include <wlr/interfaces/wlr_pointer.h>
 #include <wlr/render/allocator.h>

@@ -43,6 +43,7 @@ TEST(DesktopScreenshot, PanelTwoWindowsOneMaximized) {
   };
 
   Window big(c);
+  xdg_toplevel_set_title(big.toplevel(), "Editor - notes.txt");
   View* vbig = open(big, kMaximized, 400, 300);
   ASSERT_NE(vbig, nullptr);
   EXPECT_TRUE(vbig->server_decorated());
@@ -53,6 +54,7 @@ TEST(DesktopScreenshot, PanelTwoWindowsOneMaximized) {
   big.draw(big.last_configure().width, big.last_configure().height, kMaximized);
 
   Window small(c);
+  xdg_toplevel_set_title(small.toplevel(), "Terminal");
   View* vsmall = open(small, kFloating, 360, 220);
   ASSERT_NE(vsmall, nullptr);
   h.sync();
@@ -73,6 +75,20 @@ TEST(DesktopScreenshot, PanelTwoWindowsOneMaximized) {
             360L * 220);
   EXPECT_EQ(shot.at(fs.x + fs.width - 4, fs.y - Decoration::kTitleHeight / 2), kFocusedTitle);
   EXPECT_NE(shot.at(fb.x + fb.width - 4, fb.y - Decoration::kTitleHeight / 2), kFocusedTitle);
+  // Both titles are written in their bars: light text pixels at the left.
+  auto bright_in = [&](Box box) {
+    long n = 0;
+    for (int y = box.y0; y < box.y1; ++y)
+      for (int x = box.x0; x < box.x1; ++x) {
+        uint32_t p = shot.at(x, y);
+        n += ((p >> 16) & 0xff) > 200 && ((p >> 8) & 0xff) > 200 && (p & 0xff) > 200;
+      }
+    return n;
+  };
+  EXPECT_GT(bright_in({fs.x, fs.y - Decoration::kTitleHeight, fs.x + 100, fs.y}), 20);
+  EXPECT_GT(bright_in({fb.x, fb.y - Decoration::kTitleHeight, fb.x + 150, fb.y}), 20);
+  EXPECT_EQ(bright_in({fs.x + 200, fs.y - Decoration::kTitleHeight, fs.x + fs.width, fs.y}), 0)
+      << "a short title leaves the rest of the bar empty";
   zxdg_decoration_manager_v1_destroy(decorations);
 }
 
