@@ -33,6 +33,7 @@ pid_t Launcher::spawn(const std::string& command) {
     setsid();
     setenv("WAYLAND_DISPLAY", socket_name_.c_str(), 1);
     setenv("XDG_CURRENT_DESKTOP", "baton", 1);
+    setenv("XDG_SESSION_TYPE", "wayland", 1);
     unsetenv("WAYLAND_SOCKET");
     for (const auto& [name, value] : env_) {
       if (value.empty())

@@ -35,14 +35,15 @@ int main(int argc, char** argv) {
     }
   }
 
-  // Block the shutdown signals before anything can announce the socket: one
-  // that arrives early then waits for the event loop's signalfd instead of
-  // killing baton with its default action. Children get a clean mask.
-  sigset_t shutdown_signals;
-  sigemptyset(&shutdown_signals);
-  sigaddset(&shutdown_signals, SIGINT);
-  sigaddset(&shutdown_signals, SIGTERM);
-  sigprocmask(SIG_BLOCK, &shutdown_signals, nullptr);
+  // Block the signals baton handles before anything starts: the event loop
+  // reads them from a signalfd, which works only if every thread blocks
+  // them, and the renderer's driver starts threads (llvmpipe does) that
+  // inherit this mask. An early signal then waits instead of killing baton
+  // with its default action. Children get a clean mask.
+  sigset_t handled_signals;
+  sigemptyset(&handled_signals);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&handled_signals, sig);
+  sigprocmask(SIG_BLOCK, &handled_signals, nullptr);
 
   baton::Server server(std::move(parsed.options));
   if (!server.start()) {
@@ -52,6 +53,8 @@ int main(int argc, char** argv) {
   auto on_signal = [&server]() { server.terminate(0); };
   auto sigint = baton::EventSource::signal(server.event_loop(), SIGINT, on_signal);
   auto sigterm = baton::EventSource::signal(server.event_loop(), SIGTERM, on_signal);
+  // SIGHUP re-reads the configuration, as sway and most daemons do.
+  auto sighup = baton::EventSource::signal(server.event_loop(), SIGHUP, [&server]() { server.reload_config(); });
   int code = server.run();
   LOG_INFO("baton exits (status %d)", code);
   return code;

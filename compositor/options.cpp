@@ -231,6 +231,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string_view>& args) 
       auto colour = parse_colour(v);
       if (!colour) return fail("bad --background '" + std::string(v) + "' (expected #rrggbb)");
       o.background = *colour;
+      o.background_set = true;
     } else if (arg == "-c" || arg == "--config") {
       if (needs_value()) return fail("option " + std::string(arg) + " needs a path");
       o.config_path = std::string(v);

@@ -50,6 +50,8 @@ struct Options {
   TearingPolicy tearing = TearingPolicy::fullscreen;
   /// Solid background colour, 0xRRGGBB.
   uint32_t background = 0x292e38;
+  /// --background was given: it wins over the config file's.
+  bool background_set = false;
 };
 
 struct ParsedCommandLine {

@@ -92,6 +92,13 @@ Output::~Output() {
   if (background_ != nullptr) wlr_scene_node_destroy(&background_->node);
 }
 
+void Output::set_background(uint32_t rgb) {
+  const float colour[4] = {static_cast<float>((rgb >> 16) & 0xff) / 255.0f,
+                           static_cast<float>((rgb >> 8) & 0xff) / 255.0f,
+                           static_cast<float>(rgb & 0xff) / 255.0f, 1.0f};
+  wlr_scene_rect_set_color(background_, colour);
+}
+
 void Output::update_background() {
   wlr_box box{};
   wlr_output_layout_get_box(server_.output_layout(), output_, &box);

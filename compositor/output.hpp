@@ -34,6 +34,8 @@ class Output {
   /// Frames committed so far.
   [[nodiscard]] uint64_t frames() const { return frames_; }
 
+  /// Solid background colour, 0xRRGGBB (config reload).
+  void set_background(uint32_t rgb);
   /// Captures the whole output on its next frame, repainting all of it.
   void capture(CaptureCallback callback);
   /// Whether the last frame ran at a fixed cadence (see FrameCadence).

@@ -4,32 +4,30 @@
 
 #include <algorithm>
 
+#include "compositor/bindings.hpp"
+#include "compositor/config/apply.hpp"
+#include "compositor/desktop_protocols.hpp"
+#include "compositor/layer_shell.hpp"
 #include "compositor/log.hpp"
 #include "compositor/pointer_constraints.hpp"
 #include "compositor/server.hpp"
+#include "compositor/session_lock.hpp"
 #include "compositor/view.hpp"
 #include "compositor/wlr.hpp"
 
 namespace baton {
 
 Keyboard::Keyboard(Seat& seat, wlr_keyboard* keyboard) : seat_(seat), keyboard_(keyboard) {
-  // The keymap follows XKB_DEFAULT_{RULES,MODEL,LAYOUT,VARIANT,OPTIONS}.
-  xkb_context* context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
-  xkb_keymap* keymap = xkb_keymap_new_from_names(context, nullptr, XKB_KEYMAP_COMPILE_NO_FLAGS);
-  if (keymap != nullptr) {
-    wlr_keyboard_set_keymap(keyboard, keymap);
-    xkb_keymap_unref(keymap);
-  } else {
-    LOG_ERROR("keyboard %s: no xkb keymap could be compiled", keyboard->base.name);
-  }
-  xkb_context_unref(context);
-  wlr_keyboard_set_repeat_info(keyboard, 25, 600);
+  // The keymap comes from the config's [[input]] entries, then from
+  // XKB_DEFAULT_{RULES,MODEL,LAYOUT,VARIANT,OPTIONS}.
+  apply_input_config(seat.server(), &keyboard->base);
 
   modifiers_.connect(&keyboard->events.modifiers, [this](void*) {
     wlr_seat_set_keyboard(seat_.wlr(), keyboard_);
     wlr_seat_keyboard_notify_modifiers(seat_.wlr(), &keyboard_->modifiers);
   });
   key_.connect(&keyboard->events.key, [this](wlr_keyboard_key_event* event) {
+    seat_.server().protocols().notify_activity();
     if (event->state == WL_KEYBOARD_KEY_STATE_PRESSED && handle_binding(event->keycode)) return;
     wlr_seat_set_keyboard(seat_.wlr(), keyboard_);
     wlr_seat_keyboard_notify_key(seat_.wlr(), event->time_msec, event->keycode, event->state);
@@ -51,7 +49,7 @@ bool Keyboard::handle_binding(uint32_t keycode) {
       return true;
     }
   }
-  return false;
+  return handle_key_binding(seat_.server(), keyboard_, keycode);
 }
 
 Seat::Seat(Server& server)
@@ -64,21 +62,22 @@ Seat::Seat(Server& server)
   constraints_ = std::make_unique<PointerConstraints>(*this);
   // Input is dispatched as it arrives, never batched to the next frame.
   motion_.connect(&cursor_->events.motion, [this](wlr_pointer_motion_event* event) {
-    move_cursor(&event->pointer->base, event->time_msec, event->delta_x, event->delta_y, event->unaccel_dx,
-                event->unaccel_dy);
+    handle_motion(&event->pointer->base, event->time_msec, event->delta_x, event->delta_y,
+                  event->unaccel_dx, event->unaccel_dy);
   });
-  // Absolute devices (tablets, nested windows) move by the difference, so
-  // relative-pointer clients and constraints see them too.
-  motion_absolute_.connect(&cursor_->events.motion_absolute, [this](wlr_pointer_motion_absolute_event* event) {
-    double lx = 0;
-    double ly = 0;
-    wlr_cursor_absolute_to_layout_coords(cursor_, &event->pointer->base, event->x, event->y, &lx, &ly);
-    double dx = lx - cursor_->x;
-    double dy = ly - cursor_->y;
-    move_cursor(&event->pointer->base, event->time_msec, dx, dy, dx, dy);
-  });
+  motion_absolute_.connect(&cursor_->events.motion_absolute,
+                           [this](wlr_pointer_motion_absolute_event* event) {
+                             double lx = 0;
+                             double ly = 0;
+                             wlr_cursor_absolute_to_layout_coords(cursor_, &event->pointer->base, event->x,
+                                                                  event->y, &lx, &ly);
+                             double dx = lx - cursor_->x;
+                             double dy = ly - cursor_->y;
+                             handle_motion(&event->pointer->base, event->time_msec, dx, dy, dx, dy);
+                           });
   button_.connect(&cursor_->events.button, [this](wlr_pointer_button_event* event) { handle_button(*event); });
   axis_.connect(&cursor_->events.axis, [this](wlr_pointer_axis_event* event) {
+    activity();
     wlr_seat_pointer_notify_axis(seat_, event->time_msec, event->orientation, event->delta,
                                  event->delta_discrete, event->source, event->relative_direction);
   });
@@ -119,11 +118,14 @@ void Seat::add_input(wlr_input_device* device) {
     }
     case WLR_INPUT_DEVICE_POINTER: {
       wlr_cursor_attach_input_device(cursor_, device);
+      apply_input_config(server_, device);
       ++pointers_;
+      pointer_devices_.push_back(device);
       auto listener = std::make_unique<Listener<void>>();
       Listener<void>* raw = listener.get();
-      listener->connect(&device->events.destroy, [this, raw](void*) {
+      listener->connect(&device->events.destroy, [this, raw, device](void*) {
         --pointers_;
+        std::erase(pointer_devices_, device);
         std::erase_if(pointer_destroys_, [raw](const auto& l) { return l.get() == raw; });
         update_capabilities();
       });
@@ -142,6 +144,42 @@ void Seat::keyboard_destroyed(Keyboard& keyboard) {
   update_capabilities();
 }
 
+void Seat::reapply_input_config() {
+  for (const auto& keyboard : keyboards_) apply_input_config(server_, &keyboard->wlr()->base);
+  for (wlr_input_device* device : pointer_devices_) apply_input_config(server_, device);
+}
+
+void Seat::set_cursor_name(const char* name) {
+  if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, name);
+}
+
+void Seat::activity() { server_.protocols().notify_activity(); }
+
+void Seat::begin_move(View& view) {
+  grab_.begin(view, Grab::Mode::move, cursor_->x, cursor_->y, 0);
+  if (grab_.active()) wlr_seat_pointer_clear_focus(seat_);
+}
+
+void Seat::begin_resize(View& view, uint32_t edges) {
+  grab_.begin(view, Grab::Mode::resize, cursor_->x, cursor_->y, edges);
+  if (grab_.active()) wlr_seat_pointer_clear_focus(seat_);
+}
+
+void Seat::handle_motion(wlr_input_device* device, uint32_t time_msec, double dx, double dy,
+                         double unaccel_dx, double unaccel_dy) {
+  activity();
+  // Relative motion goes out first; the constraint then limits the cursor.
+  constraints_->filter_motion(time_msec, pointer_sx_, pointer_sy_, dx, dy, unaccel_dx, unaccel_dy);
+  // No wl_pointer.motion without motion: a locked pointer must send none.
+  if (dx == 0 && dy == 0) return;
+  wlr_cursor_move(cursor_, device, dx, dy);
+  if (grab_.active()) {
+    grab_.motion(cursor_->x, cursor_->y);
+    return;
+  }
+  refresh_pointer_focus(time_msec);
+}
+
 void Seat::update_capabilities() {
   uint32_t caps = 0;
   if (pointers_ > 0) caps |= WL_SEAT_CAPABILITY_POINTER;
@@ -151,6 +189,10 @@ void Seat::update_capabilities() {
 }
 
 void Seat::focus_keyboard(wlr_surface* surface) {
+  // While locked, only the lock screen may have the keyboard.
+  if (server_.session_lock().locked() &&
+      (surface == nullptr || wlr_session_lock_surface_v1_try_from_wlr_surface(surface) == nullptr))
+    surface = server_.session_lock().focus_surface();
   if (surface == nullptr) {
     wlr_seat_keyboard_notify_clear_focus(seat_);
     return;
@@ -163,15 +205,6 @@ void Seat::focus_keyboard(wlr_surface* surface) {
     wlr_seat_keyboard_notify_enter(seat_, surface, nullptr, 0, nullptr);
 }
 
-void Seat::move_cursor(wlr_input_device* device, uint32_t time_msec, double dx, double dy, double raw_dx,
-                       double raw_dy) {
-  constraints_->filter_motion(time_msec, pointer_sx_, pointer_sy_, dx, dy, raw_dx, raw_dy);
-  // No wl_pointer.motion without motion: a locked pointer must send none.
-  if (dx == 0 && dy == 0) return;
-  wlr_cursor_move(cursor_, device, dx, dy);
-  refresh_pointer_focus(time_msec);
-}
-
 void Seat::restore_cursor_image() {
   if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");
 }
@@ -180,6 +213,7 @@ void Seat::refresh_pointer_focus(uint32_t time_msec) {
   wlr_surface* surface = nullptr;
   double sx = 0;
   double sy = 0;
+  if (grab_.active()) return;
   server_.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
   pointer_sx_ = sx;
   pointer_sy_ = sy;
@@ -198,14 +232,47 @@ void Seat::refresh_pointer_focus(uint32_t time_msec) {
 }
 
 void Seat::handle_button(const wlr_pointer_button_event& event) {
-  wlr_seat_pointer_notify_button(seat_, event.time_msec, event.button, event.state);
-  if (event.state != WL_POINTER_BUTTON_STATE_PRESSED) return;
-  // Click to focus: the window under the pointer is raised and focused.
+  activity();
+  if (grab_.active()) {
+    // The grab ends with the button that started it; others are swallowed.
+    if (event.state == WL_POINTER_BUTTON_STATE_RELEASED && (grab_button_ == 0 || event.button == grab_button_)) {
+      grab_.end();
+      grab_button_ = 0;
+      refresh_pointer_focus(event.time_msec);
+    }
+    return;
+  }
   wlr_surface* surface = nullptr;
   double sx = 0;
   double sy = 0;
   View* view = server_.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
-  if (view != nullptr) server_.focus_view(view);
+  if (event.state == WL_POINTER_BUTTON_STATE_PRESSED && view != nullptr) {
+    // Super+left drag moves, Super+right drag resizes; a press on the
+    // server-side title bar (no surface there) moves too.
+    wlr_keyboard* keyboard = wlr_seat_get_keyboard(seat_);
+    bool super = keyboard != nullptr && (wlr_keyboard_get_modifiers(keyboard) & WLR_MODIFIER_LOGO) != 0;
+    bool title_bar = surface == nullptr && event.button == BTN_LEFT;
+    if ((super && (event.button == BTN_LEFT || event.button == BTN_RIGHT)) || title_bar) {
+      server_.focus_view(view);
+      if (event.button == BTN_RIGHT) begin_resize(*view, 0);
+      else begin_move(*view);
+      grab_button_ = event.button;
+      return;
+    }
+  }
+  wlr_seat_pointer_notify_button(seat_, event.time_msec, event.button, event.state);
+  if (event.state != WL_POINTER_BUTTON_STATE_PRESSED) return;
+  // Click to focus: the window under the pointer is raised and focused; a
+  // panel that takes keyboard input on demand gets it when clicked.
+  if (view != nullptr) {
+    server_.focus_view(view);
+  } else if (surface != nullptr) {
+    wlr_layer_surface_v1* layer = wlr_layer_surface_v1_try_from_wlr_surface(surface);
+    if (layer != nullptr &&
+        layer->current.keyboard_interactive != ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE &&
+        server_.layer_shell().exclusive_focus() == nullptr)
+      focus_keyboard(surface);
+  }
 }
 
 }  // namespace baton

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "compositor/grab.hpp"
 #include "compositor/listener.hpp"
 
 struct wlr_seat;
@@ -25,6 +26,7 @@ namespace baton {
 class Server;
 class Seat;
 class PointerConstraints;
+class View;
 
 class Keyboard {
  public:
@@ -66,22 +68,36 @@ class Seat {
   void restore_cursor_image();
   [[nodiscard]] PointerConstraints& pointer_constraints() { return *constraints_; }
 
+  /// Applies the current config's input settings to every device.
+  void reapply_input_config();
+  /// Sets the cursor image to the named xcursor (cursor-shape-v1).
+  void set_cursor_name(const char* name);
+
+  [[nodiscard]] Grab& grab() { return grab_; }
+  /// Starts dragging `view` with the pointer (button held).
+  void begin_move(View& view);
+  void begin_resize(View& view, uint32_t edges);
+
  private:
   void update_capabilities();
   void handle_button(const wlr_pointer_button_event& event);
-  void move_cursor(wlr_input_device* device, uint32_t time_msec, double dx, double dy, double raw_dx,
-                   double raw_dy);
+  void handle_motion(wlr_input_device* device, uint32_t time_msec, double dx, double dy,
+                     double unaccel_dx, double unaccel_dy);
+  void activity();
 
   Server& server_;
   wlr_seat* seat_;
   wlr_cursor* cursor_;
   wlr_xcursor_manager* cursor_theme_;
   std::vector<std::unique_ptr<Keyboard>> keyboards_;
+  std::vector<wlr_input_device*> pointer_devices_;
   int pointers_ = 0;
   // Where the pointer is in the surface under it (for constraints).
   wlr_surface* pointer_surface_ = nullptr;
   double pointer_sx_ = 0, pointer_sy_ = 0;
   std::unique_ptr<PointerConstraints> constraints_;
+  Grab grab_;
+  uint32_t grab_button_ = 0;
 
   Listener<wlr_pointer_motion_event> motion_;
   Listener<wlr_pointer_motion_absolute_event> motion_absolute_;

@@ -2,19 +2,27 @@
 
 #include <sys/wait.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 
 #include "backend/backend_factory.hpp"
+#include "compositor/config/apply.hpp"
+#include "compositor/desktop_protocols.hpp"
+#include "compositor/layer_shell.hpp"
 #include "compositor/launcher.hpp"
 #include "compositor/log.hpp"
 #include "compositor/output.hpp"
 #include "compositor/screenshot_writer.hpp"
+#include "compositor/session_lock.hpp"
 #include "compositor/seat.hpp"
 #include "compositor/xdg_view.hpp"
 #include "compositor/xwayland.hpp"
 #include "compositor/xwayland_view.hpp"
 #include "compositor/wlr.hpp"
+#include "compositor/workspaces.hpp"
 #include "renderer/renderer_factory.hpp"
 
 namespace baton {
@@ -41,12 +49,17 @@ Server::~Server() {
   new_input_.disconnect();
   new_toplevel_.disconnect();
   new_popup_.disconnect();
+  session_active_.disconnect();
+  session_lock_.reset();
+  protocols_.reset();
   // Destroying the backend destroys its outputs and input devices, whose
   // shadows (Output, Keyboard) unhook themselves through destroy signals.
   if (backend_ != nullptr) wlr_backend_destroy(backend_);
   popups_.clear();
   views_.clear();
   outputs_.clear();
+  layer_shell_.reset();
+  workspaces_.reset();
   seat_.reset();
   if (scene_ != nullptr) wlr_scene_node_destroy(&scene_->tree.node);
   if (allocator_ != nullptr) wlr_allocator_destroy(allocator_);
@@ -61,6 +74,7 @@ bool Server::start() {
     return false;
   }
   event_loop_ = wl_display_get_event_loop(display_);
+  load_config();
 
   CreatedBackend backend = create_backend(event_loop_, options_);
   if (backend.backend == nullptr) {
@@ -155,6 +169,12 @@ bool Server::create_globals() {
   tearing_control_ = wlr_tearing_control_manager_v1_create(display_, 1);
 
   seat_ = std::make_unique<Seat>(*this);
+  workspaces_ = std::make_unique<Workspaces>(*this);
+  layer_shell_ = std::make_unique<LayerShell>(*this);
+  protocols_ = std::make_unique<DesktopProtocols>(*this);
+  session_lock_ = std::make_unique<SessionLock>(*this);
+  if (session_ != nullptr)
+    session_active_.connect(&session_->events.active, [this](void*) { handle_session_active(session_->active); });
 
   // Nested backends destroy themselves when the parent compositor or X
   // server goes away; a nested baton then has nothing left to show.
@@ -172,10 +192,12 @@ bool Server::create_globals() {
 }
 
 int Server::run() {
+  update_activation_environment();
   for (size_t i = 0; i < options_.startup_commands.size(); ++i) {
     pid_t pid = spawn(options_.startup_commands[i]);
     if (i == 0) session_pid_ = pid;
   }
+  for (const std::string& command : config_.startup) spawn(command);
   if (options_.exit_with_session && session_pid_ < 0) {
     LOG_ERROR("--exit-with-session without a startup command that could start");
     return 1;
@@ -224,13 +246,18 @@ View* Server::fullscreen_view_on(const Output& output) const {
 
 View* Server::view_at(double lx, double ly, wlr_surface** surface, double* sx, double* sy) const {
   *surface = nullptr;
+  // The whole scene: panels and fullscreen windows take input too.
   wlr_scene_node* node = wlr_scene_node_at(&scene_->tree.node, lx, ly, sx, sy);
-  if (node == nullptr || node->type != WLR_SCENE_NODE_BUFFER) return nullptr;
-  wlr_scene_surface* scene_surface = wlr_scene_surface_try_from_buffer(wlr_scene_buffer_from_node(node));
-  if (scene_surface == nullptr) return nullptr;
-  *surface = scene_surface->surface;
-  for (wlr_scene_tree* tree = node->parent; tree != nullptr; tree = tree->node.parent)
-    if (tree->node.data != nullptr) return static_cast<View*>(tree->node.data);
+  if (node == nullptr) return nullptr;
+  if (node->type == WLR_SCENE_NODE_BUFFER) {
+    wlr_scene_surface* scene_surface = wlr_scene_surface_try_from_buffer(wlr_scene_buffer_from_node(node));
+    if (scene_surface != nullptr) *surface = scene_surface->surface;
+  }
+  for (wlr_scene_tree* tree = node->parent; tree != nullptr; tree = tree->node.parent) {
+    if (tree->node.data == nullptr) continue;
+    for (const auto& v : views_)
+      if (v.get() == tree->node.data) return v.get();
+  }
   return nullptr;
 }
 
@@ -246,15 +273,119 @@ void Server::focus_view(View* view) {
   auto it = std::find_if(views_.begin(), views_.end(), [view](const auto& v) { return v.get() == view; });
   if (it != views_.end()) std::rotate(views_.begin(), it, it + 1);
   view->set_activated(true);
-  seat_->focus_keyboard(view->surface());
+  // A lock screen or launcher that asked for the keyboard keeps it.
+  wlr_surface* exclusive = layer_shell_->exclusive_focus();
+  seat_->focus_keyboard(exclusive != nullptr ? exclusive : view->surface());
+}
+
+int Server::current_workspace() const { return workspaces_->current(); }
+
+void Server::cycle_focus(bool forward) {
+  std::vector<View*> candidates;
+  for (const auto& v : views_)
+    if (v->mapped() && v->workspace() == workspaces_->current()) candidates.push_back(v.get());
+  if (candidates.size() < 2) return;
+  if (forward) {
+    // The window focused longest ago; repeating walks through them all.
+    focus_view(candidates.back());
+    return;
+  }
+  // Backwards: the focused window goes to the end of the order and the one
+  // focused just before it comes up.
+  View* current = candidates.front();
+  focus_view(candidates[1]);
+  auto it = std::find_if(views_.begin(), views_.end(), [current](const auto& v) { return v.get() == current; });
+  if (it != views_.end()) std::rotate(it, it + 1, views_.end());
+}
+
+void Server::load_config() {
+  config_path_ = options_.config_path ? *options_.config_path : default_config_path();
+  ParsedConfig parsed;
+  if (options_.config_path || access(config_path_.c_str(), F_OK) == 0) {
+    parsed = baton::load_config(config_path_);
+  } else {
+    LOG_DEBUG("no config file at %s; using the defaults", config_path_.c_str());
+    parsed.config.bindings = default_bindings();
+  }
+  config_ = std::move(parsed.config);
+  config_errors_ = std::move(parsed.errors);
+  for (const ConfigError& error : config_errors_) LOG_ERROR("config: %s", error.to_string().c_str());
+  if (config_.background && !options_.background_set) options_.background = *config_.background;
+}
+
+bool Server::reload_config() {
+  load_config();
+  apply_config();
+  LOG_INFO("configuration reloaded from %s (%zu problem%s)", config_path_.c_str(), config_errors_.size(),
+           config_errors_.size() == 1 ? "" : "s");
+  return config_errors_.empty();
+}
+
+void Server::apply_config() {
+  for (const auto& output : outputs_) {
+    apply_output_config(*this, output->wlr());
+    output->set_background(options_.background);
+  }
+  seat_->reapply_input_config();
+  layer_shell_->arrange_all();
+}
+
+void Server::handle_session_active(bool active) {
+  if (!active) {
+    LOG_INFO("session paused (VT switch)");
+    return;
+  }
+  // Back on our VT: outputs come back as we left them, or as configured.
+  LOG_INFO("session resumed; re-enabling outputs");
+  for (const auto& output : outputs_) {
+    wlr_output_state state;
+    wlr_output_state_init(&state);
+    wlr_output_state_set_enabled(&state, true);
+    wlr_output_commit_state(output->wlr(), &state);
+    wlr_output_state_finish(&state);
+    apply_output_config(*this, output->wlr());
+    wlr_damage_ring_add_whole(&output->scene_output()->damage_ring);
+    wlr_output_schedule_frame(output->wlr());
+  }
+}
+
+void Server::update_activation_environment() {
+  // D-Bus-activated services (portals, notification daemons) and systemd
+  // user units must learn which display to use.
+  if (std::getenv("DBUS_SESSION_BUS_ADDRESS") == nullptr) {
+    LOG_DEBUG("no session bus; the activation environment is not updated");
+    return;
+  }
+  const char* path = std::getenv("PATH");
+  bool found = false;
+  std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string candidate = dirs.substr(start, end - start) + "/dbus-update-activation-environment";
+    if (access(candidate.c_str(), X_OK) == 0) found = true;
+    start = end + 1;
+  }
+  if (!found) {
+    LOG_DEBUG("dbus-update-activation-environment not found; skipped");
+    return;
+  }
+  spawn("dbus-update-activation-environment --systemd WAYLAND_DISPLAY XDG_CURRENT_DESKTOP "
+        "XDG_SESSION_TYPE");
 }
 
 void Server::handle_new_output(wlr_output* output) {
   outputs_.push_back(std::make_unique<Output>(*this, output));
+  apply_output_config(*this, output);
+  if (layer_shell_) layer_shell_->arrange_all();
+  if (protocols_) protocols_->outputs_changed();
+  if (session_lock_) session_lock_->arrange();
 }
 
 void Server::output_destroyed(Output& output) {
+  if (layer_shell_) layer_shell_->output_removed(output.wlr());
   std::erase_if(outputs_, [&](const auto& o) { return o.get() == &output; });
+  if (protocols_) protocols_->outputs_changed();
   // Closing the last window of a nested baton ends it, as closing a nested
   // sway or weston does.
   bool nested = backend_kind_ == BackendChoice::wayland || backend_kind_ == BackendChoice::x11;
@@ -287,21 +418,18 @@ void Server::view_mapped(View& view) {
 }
 
 void Server::view_unmapped(View& view) {
+  seat_->grab().forget(view);
   if (focused_view_ == &view) {
     focused_view_ = nullptr;
-    // Focus passes to the most recently focused window still mapped.
-    View* next = nullptr;
-    for (const auto& v : views_)
-      if (v.get() != &view && v->mapped() && v->managed()) {
-        next = v.get();
-        break;
-      }
-    focus_view(next);
+    // Focus passes to the most recently focused window still mapped on
+    // this workspace.
+    focus_view(workspaces_->most_recent(&view));
   }
   seat_->refresh_pointer_focus(now_msec());
 }
 
 void Server::view_destroyed(View& view) {
+  seat_->grab().forget(view);
   if (focused_view_ == &view) focused_view_ = nullptr;
   std::erase_if(views_, [&](const auto& v) { return v.get() == &view; });
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "compositor/config/config.hpp"
 #include "compositor/event_source.hpp"
 #include "compositor/image.hpp"
 #include "compositor/listener.hpp"
@@ -45,6 +46,10 @@ class Seat;
 class Launcher;
 class ScreenshotWriter;
 class Xwayland;
+class Workspaces;
+class LayerShell;
+class DesktopProtocols;
+class SessionLock;
 
 class Server {
  public:
@@ -107,6 +112,23 @@ class Server {
   /// Raises `view`, activates it and gives it keyboard focus (null clears).
   void focus_view(View* view);
 
+  /// The configuration in effect, and what was wrong with its file.
+  [[nodiscard]] const Config& config() const { return config_; }
+  [[nodiscard]] const std::vector<ConfigError>& config_errors() const { return config_errors_; }
+  [[nodiscard]] const std::string& config_path() const { return config_path_; }
+  /// Re-reads the config file and applies bindings, outputs, inputs and
+  /// colours (startup commands run once). Returns whether it was error-free.
+  bool reload_config();
+
+  Workspaces& workspaces() { return *workspaces_; }
+  LayerShell& layer_shell() { return *layer_shell_; }
+  DesktopProtocols& protocols() { return *protocols_; }
+  SessionLock& session_lock() { return *session_lock_; }
+  [[nodiscard]] int current_workspace() const;
+  /// Focuses the next (least recently used) or previous window of the
+  /// current workspace.
+  void cycle_focus(bool forward);
+
   /// Spawns `command` through /bin/sh with this server's WAYLAND_DISPLAY.
   int spawn(const std::string& command);
 
@@ -122,8 +144,15 @@ class Server {
   void handle_new_output(wlr_output* output);
   void handle_new_toplevel(wlr_xdg_toplevel* toplevel);
   void handle_new_popup(wlr_xdg_popup* popup);
+  void load_config();
+  void apply_config();
+  void handle_session_active(bool active);
+  void update_activation_environment();
 
   Options options_;
+  Config config_;
+  std::vector<ConfigError> config_errors_;
+  std::string config_path_;
   std::string start_error_;
   bool terminated_ = false;
   int exit_code_ = 0;
@@ -152,6 +181,10 @@ class Server {
   std::unique_ptr<Launcher> launcher_;
   std::unique_ptr<Xwayland> xwayland_;
   std::unique_ptr<ScreenshotWriter> screenshot_writer_;
+  std::unique_ptr<Workspaces> workspaces_;
+  std::unique_ptr<LayerShell> layer_shell_;
+  std::unique_ptr<DesktopProtocols> protocols_;
+  std::unique_ptr<SessionLock> session_lock_;
   pid_t session_pid_ = -1;
   std::vector<std::unique_ptr<Output>> outputs_;
   std::vector<std::unique_ptr<View>> views_;
@@ -163,6 +196,7 @@ class Server {
   Listener<wlr_input_device> new_input_;
   Listener<wlr_xdg_toplevel> new_toplevel_;
   Listener<wlr_xdg_popup> new_popup_;
+  Listener<void> session_active_;
 };
 
 }  // namespace baton

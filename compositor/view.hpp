@@ -1,6 +1,7 @@
 // A window the desktop manages, whatever its protocol: xdg-shell toplevels
-// (XdgView) and X11 windows through Xwayland (XwaylandView). The Server
-// focuses, stacks and hit-tests Views without knowing which kind they are.
+// (XdgView) and X11 windows through Xwayland (XwaylandView). The Server,
+// window management (bindings, grabs, workspaces) and taskbars focus, stack,
+// move and resize Views without knowing which kind they are.
 #pragma once
 
 #include <string>
@@ -9,6 +10,12 @@ struct wlr_scene_tree;
 struct wlr_surface;
 
 namespace baton {
+
+/// A window's frame rectangle in layout coordinates: its visible geometry,
+/// not counting client-side shadows or a server-side title bar.
+struct Rect {
+  int x = 0, y = 0, width = 0, height = 0;
+};
 
 class View {
  public:
@@ -24,21 +31,52 @@ class View {
   /// False for windows that place themselves and never take focus by click
   /// (X11 override-redirect menus and tooltips).
   [[nodiscard]] virtual bool managed() const { return true; }
-  /// Covers its output (games, video); candidates for a fixed cadence,
-  /// tearing and direct scanout.
-  [[nodiscard]] virtual bool fullscreen() const { return false; }
-  virtual void set_activated(bool activated) = 0;
   [[nodiscard]] virtual std::string title() const = 0;
   /// xdg app_id, or the X11 WM_CLASS class.
   [[nodiscard]] virtual std::string app_id() const = 0;
+
+  virtual void set_activated(bool activated) = 0;
+  [[nodiscard]] bool activated() const { return activated_; }
 
   /// Top-left of the window's scene tree in layout coordinates.
   [[nodiscard]] int x() const;
   [[nodiscard]] int y() const;
   virtual void move_to(int x, int y);
+  /// The frame in layout coordinates (see Rect).
+  [[nodiscard]] virtual Rect frame() const = 0;
+  /// Places the frame's top-left corner at layout (x, y).
+  virtual void move_frame_to(int x, int y) = 0;
+  /// Asks the client for a frame of `width`x`height` (it may pick another).
+  virtual void request_size(int width, int height) = 0;
+  /// Asks the client to close the window.
+  virtual void close() = 0;
+
+  [[nodiscard]] int workspace() const { return workspace_; }
+  void set_workspace(int workspace) { workspace_ = workspace; }
+  /// Shows or hides the window (workspace switches).
+  void set_visible(bool visible);
+  [[nodiscard]] bool visible() const;
+
+  [[nodiscard]] virtual bool maximized() const = 0;
+  /// Covers its output (games, video); candidates for a fixed cadence,
+  /// tearing and direct scanout.
+  [[nodiscard]] virtual bool fullscreen() const = 0;
+  /// Fills the usable area of its output, or returns to where it was.
+  virtual void set_maximized(bool maximized) = 0;
+  /// Covers its whole output above panels, or returns to where it was.
+  virtual void set_fullscreen(bool fullscreen) = 0;
+  /// Server-side decoration (a title bar), for kinds that support it.
+  virtual void set_server_decorated(bool /*decorated*/) {}
+  [[nodiscard]] virtual bool server_decorated() const { return false; }
+  /// Height of the server-side title bar above the frame (0 without one).
+  [[nodiscard]] virtual int title_bar_height() const { return 0; }
 
  protected:
   View() = default;
+  bool activated_ = false;
+
+ private:
+  int workspace_ = 1;
 };
 
 }  // namespace baton

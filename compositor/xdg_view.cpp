@@ -1,5 +1,10 @@
 #include "compositor/xdg_view.hpp"
 
+#include <algorithm>
+
+#include "compositor/decorations.hpp"
+#include "compositor/foreign_toplevel.hpp"
+#include "compositor/layer_shell.hpp"
 #include "compositor/log.hpp"
 #include "compositor/output.hpp"
 #include "compositor/seat.hpp"
@@ -21,17 +26,34 @@ XdgView::XdgView(Server& server, wlr_xdg_toplevel* toplevel)
   map_.connect(&base->surface->events.map, [this](void*) { handle_map(); });
   unmap_.connect(&base->surface->events.unmap, [this](void*) {
     mapped_ = false;
+    foreign_.reset();
     server_.view_unmapped(*this);
   });
   commit_.connect(&base->surface->events.commit, [this](void*) { handle_commit(); });
   destroy_.connect(&toplevel->events.destroy, [this](void*) { server_.view_destroyed(*this); });
-  // Maximize and fullscreen belong to window management (its own issue);
-  // until then the protocol still requires a configure in reply.
+  // Before the first map the request is remembered by wlroots (requested.*)
+  // and applied in handle_map; the protocol still wants a configure now.
   request_maximize_.connect(&toplevel->events.request_maximize, [this](void*) {
-    if (toplevel_->base->initialized) wlr_xdg_surface_schedule_configure(toplevel_->base);
+    if (mapped_) set_maximized(toplevel_->requested.maximized);
+    else if (toplevel_->base->initialized) wlr_xdg_surface_schedule_configure(toplevel_->base);
   });
   request_fullscreen_.connect(&toplevel->events.request_fullscreen, [this](void*) {
-    if (toplevel_->base->initialized) wlr_xdg_surface_schedule_configure(toplevel_->base);
+    if (mapped_) set_fullscreen(toplevel_->requested.fullscreen);
+    else if (toplevel_->base->initialized) wlr_xdg_surface_schedule_configure(toplevel_->base);
+  });
+  request_move_.connect(&toplevel->events.request_move, [this](void*) {
+    if (mapped_) server_.seat().begin_move(*this);
+  });
+  request_resize_.connect(&toplevel->events.request_resize,
+                          [this](wlr_xdg_toplevel_resize_event* event) {
+                            if (mapped_) server_.seat().begin_resize(*this, event->edges);
+                          });
+  set_title_.connect(&toplevel->events.set_title, [this](void*) {
+    update_decoration();
+    if (foreign_) foreign_->update();
+  });
+  set_app_id_.connect(&toplevel->events.set_app_id, [this](void*) {
+    if (foreign_) foreign_->update();
   });
 }
 
@@ -40,22 +62,158 @@ XdgView::~XdgView() {
   toplevel_->base->data = nullptr;
 }
 
+Rect XdgView::frame() const {
+  wlr_box geometry{};
+  wlr_xdg_surface_get_geometry(toplevel_->base, &geometry);
+  return {tree_->node.x + geometry.x, tree_->node.y + geometry.y, geometry.width, geometry.height};
+}
+
+void XdgView::move_frame_to(int x, int y) {
+  wlr_box geometry{};
+  wlr_xdg_surface_get_geometry(toplevel_->base, &geometry);
+  move_to(x - geometry.x, y - geometry.y);
+}
+
+void XdgView::request_size(int width, int height) {
+  if (!toplevel_->base->initialized) return;
+  wlr_xdg_toplevel_set_size(toplevel_, std::max(1, width), std::max(1, height));
+}
+
+void XdgView::close() { wlr_xdg_toplevel_send_close(toplevel_); }
+
+
+int XdgView::title_bar_height() const {
+  return decoration_ && !fullscreen_ ? Decoration::kTitleHeight : 0;
+}
+
+void XdgView::remember_floating_box() {
+  if (maximized_ || fullscreen_) return;
+  floating_box_ = frame();
+  has_floating_box_ = true;
+}
+
+void XdgView::restore_floating_box() {
+  if (!has_floating_box_) return;
+  move_frame_to(floating_box_.x, floating_box_.y);
+  request_size(floating_box_.width, floating_box_.height);
+}
+
+void XdgView::set_maximized(bool maximized) {
+  if (!toplevel_->base->initialized) return;
+  if (maximized) remember_floating_box();
+  maximized_ = maximized;
+  wlr_xdg_toplevel_set_maximized(toplevel_, maximized);
+  if (!fullscreen_) {
+    if (maximized) {
+      Rect f = frame();
+      Output* output = server_.output_at(f.x + f.width / 2.0, f.y + f.height / 2.0);
+      if (output != nullptr) {
+        wlr_box area = server_.layer_shell().usable_area(output->wlr());
+        int title = title_bar_height();
+        move_frame_to(area.x, area.y + title);
+        request_size(area.width, area.height - title);
+      }
+    } else {
+      restore_floating_box();
+    }
+  }
+  if (foreign_) foreign_->update();
+  wlr_xdg_surface_schedule_configure(toplevel_->base);
+}
+
+void XdgView::set_fullscreen(bool fullscreen) {
+  if (!toplevel_->base->initialized) return;
+  if (fullscreen == fullscreen_) {
+    wlr_xdg_surface_schedule_configure(toplevel_->base);
+    return;
+  }
+  if (fullscreen) {
+    remember_floating_box();
+    Rect f = frame();
+    Output* output = server_.output_at(f.x + f.width / 2.0, f.y + f.height / 2.0);
+    fullscreen_ = true;
+    wlr_scene_node_reparent(&tree_->node, server_.layer_shell().fullscreen_tree());
+    if (output != nullptr) {
+      wlr_box box{};
+      wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &box);
+      move_frame_to(box.x, box.y);
+      request_size(box.width, box.height);
+    }
+  } else {
+    fullscreen_ = false;
+    wlr_scene_node_reparent(&tree_->node, server_.view_layer());
+  }
+  wlr_xdg_toplevel_set_fullscreen(toplevel_, fullscreen);
+  update_decoration();
+  if (!fullscreen) {
+    if (maximized_) {
+      maximized_ = false;
+      set_maximized(true);
+    } else {
+      restore_floating_box();
+    }
+  }
+  if (foreign_) foreign_->update();
+  wlr_xdg_surface_schedule_configure(toplevel_->base);
+}
+
+void XdgView::set_server_decorated(bool decorated) {
+  if (decorated && !decoration_) decoration_ = std::make_unique<Decoration>(*this, server_.config());
+  if (!decorated) decoration_.reset();
+  update_decoration();
+}
+
+void XdgView::update_decoration() {
+  if (!decoration_) return;
+  wlr_box geometry{};
+  wlr_xdg_surface_get_geometry(toplevel_->base, &geometry);
+  decoration_->update(geometry.x, geometry.y, geometry.width, activated_, !fullscreen_, title());
+}
+
 wlr_surface* XdgView::surface() const { return toplevel_->base->surface; }
-bool XdgView::fullscreen() const { return mapped_ && toplevel_->current.fullscreen; }
-void XdgView::set_activated(bool activated) { wlr_xdg_toplevel_set_activated(toplevel_, activated); }
+void XdgView::set_activated(bool activated) {
+  activated_ = activated;
+  wlr_xdg_toplevel_set_activated(toplevel_, activated);
+  update_decoration();
+  if (foreign_) foreign_->update();
+}
 std::string XdgView::title() const { return toplevel_->title ? toplevel_->title : ""; }
 std::string XdgView::app_id() const { return toplevel_->app_id ? toplevel_->app_id : ""; }
 
 void XdgView::handle_commit() {
   // The first commit of an xdg surface must be answered with a configure;
   // 0x0 lets the client choose its own size.
-  if (toplevel_->base->initial_commit) wlr_xdg_toplevel_set_size(toplevel_, 0, 0);
+  if (toplevel_->base->initial_commit) {
+    wlr_xdg_toplevel_set_size(toplevel_, 0, 0);
+    return;
+  }
+  if (!mapped_) return;
+  // Keep a maximized or fullscreen frame pinned to its area's corner while
+  // the client's geometry (shadows, size) settles.
+  if (fullscreen_ || maximized_) {
+    Rect f = frame();
+    Output* output = server_.output_at(f.x + f.width / 2.0, f.y + f.height / 2.0);
+    if (output != nullptr) {
+      wlr_box box{};
+      if (fullscreen_)
+        wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &box);
+      else
+        box = server_.layer_shell().usable_area(output->wlr());
+      move_frame_to(box.x, box.y + title_bar_height());
+    }
+  }
+  update_decoration();
 }
 
 void XdgView::handle_map() {
   mapped_ = true;
   if (!placed_) place();
+  set_workspace(server_.current_workspace());
+  foreign_ = std::make_unique<ForeignToplevel>(server_, *this);
   server_.view_mapped(*this);
+  if (toplevel_->requested.fullscreen) set_fullscreen(true);
+  else if (toplevel_->requested.maximized) set_maximized(true);
+  update_decoration();
 }
 
 // New windows open centred on the output under the pointer, cascading by a
@@ -80,14 +238,18 @@ void XdgView::place() {
       moved = true;
     }
   }
-  if (x < area.x) x = area.x;
-  if (y < area.y) y = area.y;
+  wlr_box usable = server_.layer_shell().usable_area(output->wlr());
+  if (x + geometry.x < usable.x) x = usable.x - geometry.x;
+  if (y + geometry.y - title_bar_height() < usable.y) y = usable.y - geometry.y + title_bar_height();
   move_to(x, y);
 }
 
 Popup::Popup(Server& server, wlr_xdg_popup* popup) : server_(server), popup_(popup) {
   wlr_xdg_surface* parent = wlr_xdg_surface_try_from_wlr_surface(popup->parent);
   auto* parent_tree = parent != nullptr ? static_cast<wlr_scene_tree*>(parent->data) : nullptr;
+  // Panels (layer surfaces) open popups too; their tree is in their data.
+  if (wlr_layer_surface_v1* layer = wlr_layer_surface_v1_try_from_wlr_surface(popup->parent))
+    parent_tree = static_cast<wlr_scene_tree*>(layer->data);
   if (parent_tree != nullptr) {
     popup->base->data = wlr_scene_xdg_surface_create(parent_tree, popup->base);
   } else {

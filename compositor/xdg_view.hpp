@@ -1,15 +1,21 @@
 // xdg-shell toplevels and popups in the scene graph.
 #pragma once
 
+#include <memory>
+#include <string>
+
 #include "compositor/listener.hpp"
 #include "compositor/view.hpp"
 
 struct wlr_xdg_toplevel;
 struct wlr_xdg_popup;
+struct wlr_xdg_toplevel_resize_event;
 
 namespace baton {
 
 class Server;
+class Decoration;
+class ForeignToplevel;
 
 class XdgView final : public View {
  public:
@@ -20,21 +26,43 @@ class XdgView final : public View {
   [[nodiscard]] wlr_surface* surface() const override;
   [[nodiscard]] wlr_scene_tree* tree() const override { return tree_; }
   [[nodiscard]] bool mapped() const override { return mapped_; }
-  [[nodiscard]] bool fullscreen() const override;
   void set_activated(bool activated) override;
   [[nodiscard]] std::string title() const override;
   [[nodiscard]] std::string app_id() const override;
+
+  [[nodiscard]] Rect frame() const override;
+  void move_frame_to(int x, int y) override;
+  void request_size(int width, int height) override;
+  void close() override;
+
+  [[nodiscard]] bool maximized() const override { return maximized_; }
+  [[nodiscard]] bool fullscreen() const override { return fullscreen_; }
+  void set_maximized(bool maximized) override;
+  void set_fullscreen(bool fullscreen) override;
+  void set_server_decorated(bool decorated) override;
+  [[nodiscard]] bool server_decorated() const override { return decoration_ != nullptr; }
+  [[nodiscard]] int title_bar_height() const override;
 
  private:
   void handle_commit();
   void handle_map();
   void place();
+  /// The box the window occupies now: where maximize/fullscreen return to.
+  void remember_floating_box();
+  void restore_floating_box();
+  void update_decoration();
 
   Server& server_;
   wlr_xdg_toplevel* toplevel_;
   wlr_scene_tree* tree_;
   bool mapped_ = false;
   bool placed_ = false;
+  bool maximized_ = false;
+  bool fullscreen_ = false;
+  bool has_floating_box_ = false;
+  Rect floating_box_;
+  std::unique_ptr<Decoration> decoration_;
+  std::unique_ptr<ForeignToplevel> foreign_;
 
   Listener<void> map_;
   Listener<void> unmap_;
@@ -42,6 +70,10 @@ class XdgView final : public View {
   Listener<void> destroy_;
   Listener<void> request_maximize_;
   Listener<void> request_fullscreen_;
+  Listener<void> request_move_;
+  Listener<wlr_xdg_toplevel_resize_event> request_resize_;
+  Listener<void> set_title_;
+  Listener<void> set_app_id_;
 };
 
 /// An xdg popup, parented to its toplevel's or parent popup's scene tree and

@@ -1,5 +1,6 @@
 #include "compositor/xwayland_view.hpp"
 
+#include "compositor/layer_shell.hpp"
 #include "compositor/log.hpp"
 #include "compositor/output.hpp"
 #include "compositor/seat.hpp"
@@ -29,6 +30,12 @@ XwaylandView::XwaylandView(Server& server, wlr_xwayland_surface* surface)
     if (mapped_ && managed()) server_.focus_view(this);
   });
   request_fullscreen_.connect(&surface->events.request_fullscreen, [this](void*) { handle_fullscreen(); });
+  request_maximize_.connect(&surface->events.request_maximize, [this](void*) {
+    if (mapped_ && managed()) set_maximized(xsurface_->maximized_horz || xsurface_->maximized_vert);
+  });
+  request_move_.connect(&surface->events.request_move, [this](void*) {
+    if (mapped_ && managed()) server_.seat().begin_move(*this);
+  });
   // Override-redirect windows position themselves.
   set_geometry_.connect(&surface->events.set_geometry, [this](void*) {
     if (!managed()) wlr_scene_node_set_position(&tree_->node, xsurface_->x, xsurface_->y);
@@ -48,6 +55,7 @@ std::string XwaylandView::title() const { return xsurface_->title ? xsurface_->t
 std::string XwaylandView::app_id() const { return xsurface_->class_ ? xsurface_->class_ : ""; }
 
 void XwaylandView::set_activated(bool activated) {
+  activated_ = activated;
   wlr_xwayland_surface_activate(xsurface_, activated);
   if (activated) wlr_xwayland_surface_restack(xsurface_, nullptr, XCB_STACK_MODE_ABOVE);
 }
@@ -88,6 +96,7 @@ void XwaylandView::handle_map() {
     wlr_scene_node_raise_to_top(&tree_->node);
   } else if (!placed_) {
     place();
+    set_workspace(server_.current_workspace());
   }
   // A window that asked for fullscreen before mapping (as games do) gets it now.
   if (managed() && xsurface_->fullscreen) handle_fullscreen();
@@ -131,36 +140,80 @@ void XwaylandView::place() {
   move_to(x < area.x ? area.x : x, y < area.y ? area.y : y);
 }
 
-// A fullscreen X11 window covers its output; leaving fullscreen restores
-// where it was.
-void XwaylandView::handle_fullscreen() {
-  bool fullscreen = xsurface_->fullscreen;
-  if (fullscreen == fullscreen_applied_ && mapped_) return;
-  if (!mapped_) {
-    wlr_xwayland_surface_set_fullscreen(xsurface_, fullscreen);
+Rect XwaylandView::frame() const { return {x(), y(), xsurface_->width, xsurface_->height}; }
+
+void XwaylandView::request_size(int width, int height) {
+  wlr_xwayland_surface_configure(xsurface_, static_cast<int16_t>(x()), static_cast<int16_t>(y()),
+                                 static_cast<uint16_t>(width > 1 ? width : 1),
+                                 static_cast<uint16_t>(height > 1 ? height : 1));
+}
+
+void XwaylandView::close() { wlr_xwayland_surface_close(xsurface_); }
+
+void XwaylandView::remember_floating_box() {
+  if (maximized_ || fullscreen_applied_) return;
+  floating_box_ = frame();
+  has_floating_box_ = true;
+}
+
+void XwaylandView::restore_floating_box() {
+  if (!has_floating_box_) return;
+  move_to(floating_box_.x, floating_box_.y);
+  request_size(floating_box_.width, floating_box_.height);
+}
+
+void XwaylandView::set_maximized(bool maximized) {
+  if (!mapped_ || maximized == maximized_) return;
+  if (maximized) remember_floating_box();
+  maximized_ = maximized;
+  wlr_xwayland_surface_set_maximized(xsurface_, maximized);
+  if (fullscreen_applied_) return;
+  if (!maximized) {
+    restore_floating_box();
     return;
   }
+  Output* output = server_.output_at(x() + xsurface_->width / 2.0, y() + xsurface_->height / 2.0);
+  if (output == nullptr) return;
+  wlr_box area = server_.layer_shell().usable_area(output->wlr());
+  move_to(area.x, area.y);
+  request_size(area.width, area.height);
+}
+
+// The client asked (the state wlroots keeps for it changed).
+void XwaylandView::handle_fullscreen() {
+  if (!mapped_) {
+    wlr_xwayland_surface_set_fullscreen(xsurface_, xsurface_->fullscreen);
+    return;
+  }
+  set_fullscreen(xsurface_->fullscreen);
+}
+
+// A fullscreen X11 window covers its output above panels; leaving
+// fullscreen restores where it was.
+void XwaylandView::set_fullscreen(bool fullscreen) {
+  if (!mapped_ || !managed() || fullscreen == fullscreen_applied_) return;
   if (fullscreen) {
     Output* output = server_.output_at(x() + xsurface_->width / 2.0, y() + xsurface_->height / 2.0);
     if (output == nullptr) return;
     wlr_box box{};
     wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &box);
-    saved_x_ = x();
-    saved_y_ = y();
-    saved_width_ = xsurface_->width;
-    saved_height_ = xsurface_->height;
-    wlr_xwayland_surface_set_fullscreen(xsurface_, true);
+    remember_floating_box();
     fullscreen_applied_ = true;
-    View::move_to(box.x, box.y);
-    wlr_xwayland_surface_configure(xsurface_, static_cast<int16_t>(box.x), static_cast<int16_t>(box.y),
-                                   static_cast<uint16_t>(box.width), static_cast<uint16_t>(box.height));
+    wlr_xwayland_surface_set_fullscreen(xsurface_, true);
+    wlr_scene_node_reparent(&tree_->node, server_.layer_shell().fullscreen_tree());
+    move_to(box.x, box.y);
+    request_size(box.width, box.height);
     server_.focus_view(this);
   } else {
-    wlr_xwayland_surface_set_fullscreen(xsurface_, false);
     fullscreen_applied_ = false;
-    View::move_to(saved_x_, saved_y_);
-    wlr_xwayland_surface_configure(xsurface_, static_cast<int16_t>(saved_x_), static_cast<int16_t>(saved_y_),
-                                   static_cast<uint16_t>(saved_width_), static_cast<uint16_t>(saved_height_));
+    wlr_xwayland_surface_set_fullscreen(xsurface_, false);
+    wlr_scene_node_reparent(&tree_->node, server_.view_layer());
+    if (maximized_) {
+      maximized_ = false;
+      set_maximized(true);
+    } else {
+      restore_floating_box();
+    }
   }
 }
 

@@ -29,6 +29,13 @@ class XwaylandView final : public View {
   [[nodiscard]] std::string title() const override;
   [[nodiscard]] std::string app_id() const override;
   void move_to(int x, int y) override;
+  [[nodiscard]] Rect frame() const override;
+  void move_frame_to(int x, int y) override { move_to(x, y); }
+  void request_size(int width, int height) override;
+  void close() override;
+  [[nodiscard]] bool maximized() const override { return maximized_; }
+  void set_maximized(bool maximized) override;
+  void set_fullscreen(bool fullscreen) override;
   [[nodiscard]] wlr_xwayland_surface* xwayland_surface() const { return xsurface_; }
 
  private:
@@ -37,7 +44,10 @@ class XwaylandView final : public View {
   void handle_unmap();
   void drop_surface_tree();
   void handle_request_configure(const wlr_xwayland_surface_configure_event& event);
+  /// Applies the fullscreen state the client asked for.
   void handle_fullscreen();
+  void remember_floating_box();
+  void restore_floating_box();
   void place();
 
   Server& server_;
@@ -47,7 +57,9 @@ class XwaylandView final : public View {
   bool mapped_ = false;
   bool placed_ = false;
   bool fullscreen_applied_ = false;
-  int saved_x_ = 0, saved_y_ = 0, saved_width_ = 0, saved_height_ = 0;
+  bool maximized_ = false;
+  bool has_floating_box_ = false;
+  Rect floating_box_;
 
   Listener<void> destroy_;
   Listener<void> associate_;
@@ -58,6 +70,8 @@ class XwaylandView final : public View {
   Listener<wlr_xwayland_surface_configure_event> request_configure_;
   Listener<void> request_activate_;
   Listener<void> request_fullscreen_;
+  Listener<void> request_maximize_;
+  Listener<void> request_move_;
   Listener<void> set_geometry_;
   Listener<void> surface_tree_destroy_;
 };

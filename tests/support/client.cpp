@@ -64,7 +64,7 @@ namespace {
 const xdg_surface_listener kSurfaceListener = {WindowListeners::surface_configure};
 const xdg_toplevel_listener kToplevelListener = {
     WindowListeners::toplevel_configure,
-    [](void*, xdg_toplevel*) {},
+    [](void* data, xdg_toplevel*) { static_cast<Window*>(data)->closed = true; },
     [](void*, xdg_toplevel*, int32_t, int32_t) {},
     [](void*, xdg_toplevel*, wl_array*) {},
 };

@@ -67,6 +67,8 @@ class Window {
   /// Popups: the last xdg_popup.configure geometry (parent-relative).
   int popup_x = 0, popup_y = 0, popup_width = 0, popup_height = 0;
   bool popup_done = false;
+  /// xdg_toplevel.close arrived.
+  bool closed = false;
 
  private:
   friend struct WindowListeners;

@@ -1,0 +1,130 @@
+#include "compositor/config/apply.hpp"
+
+#include <libinput.h>
+
+#include "compositor/config/config.hpp"
+#include "compositor/log.hpp"
+#include "compositor/server.hpp"
+#include "compositor/wlr.hpp"
+
+namespace baton {
+namespace {
+
+const char* device_type(wlr_input_device* device) {
+  if (device->type == WLR_INPUT_DEVICE_KEYBOARD) return "keyboard";
+  if (wlr_input_device_is_libinput(device)) {
+    libinput_device* handle = wlr_libinput_get_device_handle(device);
+    if (libinput_device_config_tap_get_finger_count(handle) > 0) return "touchpad";
+  }
+  return "pointer";
+}
+
+void apply_keyboard(wlr_keyboard* keyboard, const std::vector<const InputConfig*>& configs) {
+  xkb_rule_names names{};
+  int rate = 25;
+  int delay = 600;
+  for (const InputConfig* c : configs) {
+    if (c->xkb_rules) names.rules = c->xkb_rules->c_str();
+    if (c->xkb_model) names.model = c->xkb_model->c_str();
+    if (c->xkb_layout) names.layout = c->xkb_layout->c_str();
+    if (c->xkb_variant) names.variant = c->xkb_variant->c_str();
+    if (c->xkb_options) names.options = c->xkb_options->c_str();
+    if (c->repeat_rate) rate = *c->repeat_rate;
+    if (c->repeat_delay) delay = *c->repeat_delay;
+  }
+  // Unset names fall back to XKB_DEFAULT_* and then to xkbcommon's defaults.
+  xkb_context* context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
+  xkb_keymap* keymap = xkb_keymap_new_from_names(context, &names, XKB_KEYMAP_COMPILE_NO_FLAGS);
+  if (keymap == nullptr) {
+    LOG_ERROR(
+        "keyboard %s: the xkb layout '%s' (variant '%s', options '%s') does not compile; "
+        "using the default",
+        keyboard->base.name, names.layout ? names.layout : "", names.variant ? names.variant : "",
+        names.options ? names.options : "");
+    keymap = xkb_keymap_new_from_names(context, nullptr, XKB_KEYMAP_COMPILE_NO_FLAGS);
+  }
+  if (keymap != nullptr) {
+    wlr_keyboard_set_keymap(keyboard, keymap);
+    xkb_keymap_unref(keymap);
+  }
+  xkb_context_unref(context);
+  wlr_keyboard_set_repeat_info(keyboard, rate, delay);
+}
+
+void apply_libinput(wlr_input_device* device, const std::vector<const InputConfig*>& configs) {
+  libinput_device* handle = wlr_libinput_get_device_handle(device);
+  for (const InputConfig* c : configs) {
+    if (c->accel && libinput_device_config_accel_is_available(handle))
+      libinput_device_config_accel_set_speed(handle, *c->accel);
+    if (c->natural_scroll && libinput_device_config_scroll_has_natural_scroll(handle))
+      libinput_device_config_scroll_set_natural_scroll_enabled(handle, *c->natural_scroll);
+    if (c->tap && libinput_device_config_tap_get_finger_count(handle) > 0)
+      libinput_device_config_tap_set_enabled(
+          handle, *c->tap ? LIBINPUT_CONFIG_TAP_ENABLED : LIBINPUT_CONFIG_TAP_DISABLED);
+  }
+}
+
+}  // namespace
+
+bool apply_output_config(Server& server, wlr_output* output) {
+  auto configs = server.config().outputs_for(output->name);
+  if (configs.empty()) return true;
+  wlr_output_state state;
+  wlr_output_state_init(&state);
+  std::optional<std::pair<int, int>> position;
+  std::optional<std::pair<int, int>> size;
+  std::optional<int> refresh;
+  for (const OutputConfig* c : configs) {
+    if (c->enabled) wlr_output_state_set_enabled(&state, *c->enabled);
+    if (c->mode) size = c->mode;
+    if (c->refresh_mhz) refresh = c->refresh_mhz;
+    if (c->scale) wlr_output_state_set_scale(&state, static_cast<float>(*c->scale));
+    if (c->transform)
+      wlr_output_state_set_transform(&state, static_cast<wl_output_transform>(*c->transform));
+    if (c->adaptive_sync) wlr_output_state_set_adaptive_sync_enabled(&state, *c->adaptive_sync);
+    if (c->position) position = c->position;
+  }
+  if (size || refresh) {
+    int width = size ? size->first : output->width;
+    int height = size ? size->second : output->height;
+    // A listed mode when the output has one, else a custom mode (headless,
+    // nested, or a monitor that accepts it).
+    wlr_output_mode* best = nullptr;
+    wlr_output_mode* mode;
+    wl_list_for_each(mode, &output->modes, link) {
+      if (mode->width != width || mode->height != height) continue;
+      if (refresh && std::abs(mode->refresh - *refresh) > 500) continue;
+      if (best == nullptr || mode->refresh > best->refresh) best = mode;
+    }
+    if (best != nullptr)
+      wlr_output_state_set_mode(&state, best);
+    else
+      wlr_output_state_set_custom_mode(&state, width, height, refresh ? *refresh : 0);
+  }
+  bool ok = wlr_output_commit_state(output, &state);
+  // Adaptive sync is a wish: retry without it when that was what failed.
+  if (!ok && (state.committed & WLR_OUTPUT_STATE_ADAPTIVE_SYNC_ENABLED) != 0) {
+    state.committed &= ~WLR_OUTPUT_STATE_ADAPTIVE_SYNC_ENABLED;
+    ok = wlr_output_commit_state(output, &state);
+    if (ok) LOG_INFO("output %s: adaptive sync is not supported; left off", output->name);
+  }
+  wlr_output_state_finish(&state);
+  if (!ok)
+    LOG_ERROR("output %s: the configured state was refused; keeping the current one", output->name);
+  if (position)
+    wlr_output_layout_add(server.output_layout(), output, position->first, position->second);
+  return ok;
+}
+
+void apply_input_config(Server& server, wlr_input_device* device) {
+  auto configs = server.config().inputs_for(device_type(device), device->name ? device->name : "");
+  if (device->type == WLR_INPUT_DEVICE_KEYBOARD) {
+    wlr_keyboard* keyboard = wlr_keyboard_from_input_device(device);
+    if (wlr_input_device_get_virtual_keyboard(device) == nullptr) apply_keyboard(keyboard, configs);
+    return;
+  }
+  if (device->type == WLR_INPUT_DEVICE_POINTER && wlr_input_device_is_libinput(device))
+    apply_libinput(device, configs);
+}
+
+}  // namespace baton

@@ -1,0 +1,91 @@
+#include "compositor/decorations.hpp"
+
+#include "compositor/config/config.hpp"
+#include "compositor/desktop_protocols.hpp"
+#include "compositor/server.hpp"
+#include "compositor/title_text.hpp"
+#include "compositor/xdg_view.hpp"
+#include "compositor/wlr.hpp"
+
+namespace baton {
+namespace {
+
+void to_rgba(uint32_t rgb, float out[4]) {
+  out[0] = static_cast<float>((rgb >> 16) & 0xff) / 255.0f;
+  out[1] = static_cast<float>((rgb >> 8) & 0xff) / 255.0f;
+  out[2] = static_cast<float>(rgb & 0xff) / 255.0f;
+  out[3] = 1.0f;
+}
+
+}  // namespace
+
+Decoration::Decoration(View& view, const Config& config)
+    : view_(view),
+      focused_(config.focused_colour),
+      unfocused_(config.unfocused_colour),
+      text_colour_(config.title_colour) {
+  float colour[4];
+  to_rgba(unfocused_, colour);
+  title_ = wlr_scene_rect_create(view.tree(), 0, 0, colour);
+  text_ = wlr_scene_buffer_create(view.tree(), nullptr);
+  // Below the client's surface: the bar never covers window contents.
+  wlr_scene_node_lower_to_bottom(&text_->node);
+  wlr_scene_node_lower_to_bottom(&title_->node);
+}
+
+Decoration::~Decoration() {
+  wlr_scene_node_destroy(&text_->node);
+  wlr_scene_node_destroy(&title_->node);
+}
+
+void Decoration::update(int x, int y, int width, bool focused, bool visible, const std::string& title) {
+  constexpr int kPadding = 8;
+  float colour[4];
+  to_rgba(focused ? focused_ : unfocused_, colour);
+  wlr_scene_rect_set_color(title_, colour);
+  wlr_scene_rect_set_size(title_, width, kTitleHeight);
+  wlr_scene_node_set_position(&title_->node, x, y - kTitleHeight);
+  if (title != drawn_title_ || width != drawn_width_) {
+    wlr_buffer* text = render_title(title, width - 2 * kPadding, kTitleHeight, text_colour_);
+    wlr_scene_buffer_set_buffer(text_, text);
+    if (text != nullptr) wlr_buffer_drop(text);
+    drawn_title_ = title;
+    drawn_width_ = width;
+  }
+  wlr_scene_node_set_position(&text_->node, x + kPadding, y - kTitleHeight);
+  wlr_scene_node_set_enabled(&title_->node, visible);
+  wlr_scene_node_set_enabled(&text_->node, visible);
+}
+
+XdgDecoration::XdgDecoration(Server& server, wlr_xdg_toplevel_decoration_v1* decoration)
+    : server_(server), decoration_(decoration) {
+  request_mode_.connect(&decoration->events.request_mode, [this](void*) {
+    if (decoration_->toplevel->base->initialized) apply();
+  });
+  // A mode may only be sent once the surface is initialized: on its
+  // initial commit at the earliest.
+  commit_.connect(&decoration->toplevel->base->surface->events.commit, [this](void*) {
+    if (decoration_->toplevel->base->initial_commit) apply();
+  });
+  destroy_.connect(&decoration->events.destroy, [this](void*) {
+    if (View* v = view()) v->set_server_decorated(false);
+    server_.protocols().decoration_destroyed(*this);
+  });
+}
+
+View* XdgDecoration::view() const {
+  for (const auto& v : server_.views())
+    if (auto* xdg = dynamic_cast<XdgView*>(v.get()); xdg != nullptr && xdg->toplevel() == decoration_->toplevel)
+      return xdg;
+  return nullptr;
+}
+
+void XdgDecoration::apply() {
+  bool client_side = decoration_->requested_mode == WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE;
+  wlr_xdg_toplevel_decoration_v1_set_mode(
+      decoration_, client_side ? WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE
+                               : WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+  if (View* v = view()) v->set_server_decorated(!client_side);
+}
+
+}  // namespace baton

@@ -1,0 +1,392 @@
+// Desktop protocols from the client side: session lock (our client and
+// swaylock), xdg-activation, foreign toplevels, shortcut inhibitors, idle
+// notification and inhibition, relative pointer, output power, decoration
+// mode negotiation.
+#include <gtest/gtest.h>
+#include <linux/input-event-codes.h>
+#include <signal.h>
+
+#include "compositor/output.hpp"
+#include "compositor/session_lock.hpp"
+#include "compositor/view.hpp"
+#include "compositor/wlr.hpp"
+#include "compositor/workspaces.hpp"
+#include "ext-idle-notify-v1-client-protocol.h"
+#include "ext-session-lock-v1-client-protocol.h"
+#include "idle-inhibit-unstable-v1-client-protocol.h"
+#include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
+#include "relative-pointer-unstable-v1-client-protocol.h"
+#include "tests/desktop/desktop_clients.hpp"
+#include "tests/support/process.hpp"
+#include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
+#include "wlr-output-power-management-unstable-v1-client-protocol.h"
+#include "xdg-activation-v1-client-protocol.h"
+#include "xdg-decoration-unstable-v1-client-protocol.h"
+
+namespace baton::test {
+namespace {
+
+using std::chrono::milliseconds;
+constexpr uint32_t kRed = 0xffff0000;
+constexpr uint32_t kGreen = 0xff00ff00;
+
+class Protocols : public ::testing::Test {
+ protected:
+  Protocols() : c(h), globals(h, c.display()), keyboard(h, c) {}
+
+  View* map(Window& w, uint32_t colour) {
+    w.initial_commit();
+    EXPECT_TRUE(h.run_until([&] { return w.configure_count() >= 1; }));
+    w.draw(200, 150, colour);
+    View* found = nullptr;
+    EXPECT_TRUE(h.run_until([&] { return (found = find_view(h, w)) != nullptr; }));
+    return found;
+  }
+  template <typename T>
+  T* bind(const wl_interface* interface, uint32_t version) {
+    auto* p = static_cast<T*>(globals.bind(interface, version));
+    EXPECT_NE(p, nullptr) << interface->name << " is not advertised";
+    return p;
+  }
+
+  Harness h;
+  Client c;
+  Globals globals;
+  VirtualKeyboard keyboard;
+};
+
+// --- session lock ---------------------------------------------------------
+
+struct LockState {
+  bool locked = false, finished = false;
+  uint32_t serial = 0;
+  int width = 0, height = 0;
+};
+
+TEST_F(Protocols, SessionLockCoversEverythingAndTakesTheKeyboard) {
+  Window a(c);
+  map(a, kRed);
+  auto* manager = bind<ext_session_lock_manager_v1>(&ext_session_lock_manager_v1_interface, 1);
+  LockState state;
+  static const ext_session_lock_v1_listener lock_listener = {
+      [](void* d, ext_session_lock_v1*) { static_cast<LockState*>(d)->locked = true; },
+      [](void* d, ext_session_lock_v1*) { static_cast<LockState*>(d)->finished = true; }};
+  ext_session_lock_v1* lock = ext_session_lock_manager_v1_lock(manager);
+  ext_session_lock_v1_add_listener(lock, &lock_listener, &state);
+  ASSERT_TRUE(h.run_until([&] { return state.locked; }));
+  EXPECT_TRUE(h.server().session_lock().locked());
+  // Covered before any lock surface exists: no window pixels.
+  Image covered = h.capture();
+  EXPECT_EQ(count_pixels(covered, kRed), 0);
+
+  wl_surface* surface = wl_compositor_create_surface(c.compositor);
+  ext_session_lock_surface_v1* lock_surface =
+      ext_session_lock_v1_get_lock_surface(lock, surface, c.output);
+  static const ext_session_lock_surface_v1_listener surface_listener = {
+      [](void* d, ext_session_lock_surface_v1*, uint32_t serial, uint32_t w, uint32_t hh) {
+        auto* s = static_cast<LockState*>(d);
+        s->serial = serial;
+        s->width = static_cast<int>(w);
+        s->height = static_cast<int>(hh);
+      }};
+  ext_session_lock_surface_v1_add_listener(lock_surface, &surface_listener, &state);
+  ASSERT_TRUE(h.run_until([&] { return state.width > 0; }));
+  EXPECT_EQ(state.width, 640);
+  EXPECT_EQ(state.height, 480);
+  ext_session_lock_surface_v1_ack_configure(lock_surface, state.serial);
+  ShmBuffer buffer(c.shm, 640, 480, 0xff203040);
+  wl_surface_attach(surface, buffer.get(), 0, 0);
+  wl_surface_damage_buffer(surface, 0, 0, 640, 480);
+  wl_surface_commit(surface);
+  ASSERT_TRUE(h.run_until([&] { return c.keyboard_focus == surface; }));
+  Image shot = h.capture();
+  EXPECT_EQ(count_pixels(shot, 0xff203040), 640 * 480) << std::hex << shot.at(320, 240);
+
+  // Focusing a window or pressing a binding changes nothing while locked.
+  h.server().focus_view(h.server().views().front().get());
+  keyboard.chord({KEY_LEFTMETA, KEY_2});
+  EXPECT_EQ(h.server().workspaces().current(), 1);
+  EXPECT_EQ(c.keyboard_focus, surface);
+
+  ext_session_lock_v1_unlock_and_destroy(lock);
+  ASSERT_TRUE(h.run_until([&] { return !h.server().session_lock().locked(); }));
+  EXPECT_TRUE(h.run_until([&] { return c.keyboard_focus == a.surface(); }));
+  ext_session_lock_surface_v1_destroy(lock_surface);
+  wl_surface_destroy(surface);
+  h.sync();
+  EXPECT_EQ(count_pixels(h.capture(), kRed), 200 * 150);
+  ext_session_lock_manager_v1_destroy(manager);
+}
+
+TEST_F(Protocols, ALockerThatDiesLeavesTheSessionLocked) {
+  Window a(c);
+  map(a, kRed);
+  wl_display* display = nullptr;
+  {
+    Client locker(h);
+    display = locker.display();
+    Globals g(h, locker.display());
+    auto* manager = static_cast<ext_session_lock_manager_v1*>(
+        g.bind(&ext_session_lock_manager_v1_interface, 1));
+    ext_session_lock_manager_v1_lock(manager);
+    ASSERT_TRUE(h.run_until([&] { return h.server().session_lock().locked(); }));
+  }
+  h.disconnect(display);  // as if the locker crashed
+  h.run_for(milliseconds(50));
+  EXPECT_TRUE(h.server().session_lock().locked());
+  EXPECT_EQ(count_pixels(h.capture(), kRed), 0);
+}
+
+TEST_F(Protocols, SwaylockLocksTheSession) {
+  if (std::system("command -v swaylock >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "SKIPPED LOUDLY: swaylock is not installed (tools/deps.d/desktop.list)";
+  Window a(c);
+  map(a, kRed);
+  pid_t pid = h.server().spawn("exec swaylock --color 305070");
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(h.run_until([&] { return h.server().session_lock().locked(); }, milliseconds(5000)));
+  // swaylock's surface, in its colour, covers the screen.
+  EXPECT_TRUE(h.run_until([&] { return count_pixels(h.capture(), 0xff305070) > 640 * 480 / 2; },
+                          milliseconds(5000)));
+  EXPECT_EQ(count_pixels(h.capture(), kRed), 0);
+  // Killing the locker does not unlock (the password is the only way).
+  kill(pid, SIGKILL);
+  h.run_for(milliseconds(200));
+  EXPECT_TRUE(h.server().session_lock().locked());
+  EXPECT_EQ(count_pixels(h.capture(), kRed), 0);
+}
+
+// --- xdg-activation -------------------------------------------------------
+
+TEST_F(Protocols, ActivationTokenFocusesAnotherWindow) {
+  Window a(c), b(c);
+  View* va = map(a, kRed);
+  View* vb = map(b, kGreen);
+  ASSERT_EQ(h.server().focused_view(), vb);
+  auto* activation = bind<xdg_activation_v1>(&xdg_activation_v1_interface, 1);
+  xdg_activation_token_v1* token = xdg_activation_v1_get_activation_token(activation);
+  std::string token_text;
+  static const xdg_activation_token_v1_listener listener = {
+      [](void* d, xdg_activation_token_v1*, const char* t) { *static_cast<std::string*>(d) = t; }};
+  xdg_activation_token_v1_add_listener(token, &listener, &token_text);
+  xdg_activation_token_v1_set_surface(token, b.surface());
+  xdg_activation_token_v1_commit(token);
+  ASSERT_TRUE(h.run_until([&] { return !token_text.empty(); }));
+  xdg_activation_v1_activate(activation, token_text.c_str(), a.surface());
+  EXPECT_TRUE(h.run_until([&] { return h.server().focused_view() == va; }));
+  xdg_activation_token_v1_destroy(token);
+  xdg_activation_v1_destroy(activation);
+}
+
+// --- foreign toplevel management -------------------------------------------
+
+struct Toplevels {
+  std::vector<zwlr_foreign_toplevel_handle_v1*> handles;
+  std::map<zwlr_foreign_toplevel_handle_v1*, std::string> titles;
+  std::map<zwlr_foreign_toplevel_handle_v1*, bool> activated;
+};
+
+TEST_F(Protocols, ForeignToplevelsListActivateMaximizeAndClose) {
+  Window a(c), b(c);
+  xdg_toplevel_set_title(a.toplevel(), "first");
+  xdg_toplevel_set_title(b.toplevel(), "second");
+  View* va = map(a, kRed);
+  View* vb = map(b, kGreen);
+  auto* manager =
+      bind<zwlr_foreign_toplevel_manager_v1>(&zwlr_foreign_toplevel_manager_v1_interface, 3);
+  Toplevels t;
+  static const zwlr_foreign_toplevel_handle_v1_listener handle_listener = {
+      [](void* d, zwlr_foreign_toplevel_handle_v1* h, const char* title) {
+        static_cast<Toplevels*>(d)->titles[h] = title;
+      },
+      [](void*, zwlr_foreign_toplevel_handle_v1*, const char*) {},
+      [](void*, zwlr_foreign_toplevel_handle_v1*, wl_output*) {},
+      [](void*, zwlr_foreign_toplevel_handle_v1*, wl_output*) {},
+      [](void* d, zwlr_foreign_toplevel_handle_v1* h, wl_array* states) {
+        bool active = false;
+        auto* s = static_cast<uint32_t*>(states->data);
+        for (size_t i = 0; i < states->size / sizeof(uint32_t); ++i)
+          active |= s[i] == ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_ACTIVATED;
+        static_cast<Toplevels*>(d)->activated[h] = active;
+      },
+      [](void*, zwlr_foreign_toplevel_handle_v1*) {},
+      [](void*, zwlr_foreign_toplevel_handle_v1*) {},
+      [](void*, zwlr_foreign_toplevel_handle_v1*, zwlr_foreign_toplevel_handle_v1*) {}};
+  static const zwlr_foreign_toplevel_manager_v1_listener manager_listener = {
+      [](void* d, zwlr_foreign_toplevel_manager_v1*, zwlr_foreign_toplevel_handle_v1* handle) {
+        static_cast<Toplevels*>(d)->handles.push_back(handle);
+        zwlr_foreign_toplevel_handle_v1_add_listener(handle, &handle_listener, d);
+      },
+      [](void*, zwlr_foreign_toplevel_manager_v1*) {}};
+  zwlr_foreign_toplevel_manager_v1_add_listener(manager, &manager_listener, &t);
+  ASSERT_TRUE(h.run_until([&] { return t.titles.size() == 2; }));
+  zwlr_foreign_toplevel_handle_v1* first = nullptr;
+  for (auto& [handle, title] : t.titles)
+    if (title == "first") first = handle;
+  ASSERT_NE(first, nullptr);
+  EXPECT_FALSE(t.activated[first]);
+  EXPECT_EQ(h.server().focused_view(), vb);
+
+  zwlr_foreign_toplevel_handle_v1_activate(first, c.seat);
+  ASSERT_TRUE(h.run_until([&] { return h.server().focused_view() == va && t.activated[first]; }));
+  zwlr_foreign_toplevel_handle_v1_set_maximized(first);
+  ASSERT_TRUE(h.run_until([&] { return va->maximized(); }));
+  zwlr_foreign_toplevel_handle_v1_close(first);
+  EXPECT_TRUE(h.run_until([&] { return a.closed; }));
+  zwlr_foreign_toplevel_manager_v1_stop(manager);
+  for (auto* handle : t.handles) zwlr_foreign_toplevel_handle_v1_destroy(handle);
+}
+
+// --- keyboard shortcuts inhibit --------------------------------------------
+
+TEST_F(Protocols, ShortcutInhibitorSendsBoundKeysToTheClient) {
+  Window a(c);
+  map(a, kRed);
+  ASSERT_TRUE(h.run_until([&] { return c.keyboard_focus == a.surface(); }));
+  auto* manager = bind<zwp_keyboard_shortcuts_inhibit_manager_v1>(
+      &zwp_keyboard_shortcuts_inhibit_manager_v1_interface, 1);
+  auto* inhibitor =
+      zwp_keyboard_shortcuts_inhibit_manager_v1_inhibit_shortcuts(manager, a.surface(), c.seat);
+  h.sync();
+  c.keys.clear();
+  keyboard.chord({KEY_LEFTMETA, KEY_2});
+  EXPECT_EQ(h.server().workspaces().current(), 1);
+  bool saw_2 = false;
+  for (const auto& k : c.keys) saw_2 |= k.key == KEY_2;
+  EXPECT_TRUE(saw_2);
+  zwp_keyboard_shortcuts_inhibitor_v1_destroy(inhibitor);
+  h.sync();
+  keyboard.chord({KEY_LEFTMETA, KEY_2});
+  EXPECT_EQ(h.server().workspaces().current(), 2);
+  zwp_keyboard_shortcuts_inhibit_manager_v1_destroy(manager);
+}
+
+// --- idle ------------------------------------------------------------------
+
+struct Idle {
+  int idled = 0, resumed = 0;
+};
+
+TEST_F(Protocols, IdleNotificationAndInhibitor) {
+  auto* notifier = bind<ext_idle_notifier_v1>(&ext_idle_notifier_v1_interface, 1);
+  Idle idle;
+  static const ext_idle_notification_v1_listener listener = {
+      [](void* d, ext_idle_notification_v1*) { ++static_cast<Idle*>(d)->idled; },
+      [](void* d, ext_idle_notification_v1*) { ++static_cast<Idle*>(d)->resumed; }};
+  auto* notification = ext_idle_notifier_v1_get_idle_notification(notifier, 100, c.seat);
+  ext_idle_notification_v1_add_listener(notification, &listener, &idle);
+  ASSERT_TRUE(h.run_until([&] { return idle.idled == 1; }, milliseconds(1000)));
+  keyboard.chord({KEY_A});
+  ASSERT_TRUE(h.run_until([&] { return idle.resumed == 1; }));
+
+  // A video player's inhibitor keeps the seat from going idle.
+  Window a(c);
+  map(a, kRed);
+  auto* inhibit_manager =
+      bind<zwp_idle_inhibit_manager_v1>(&zwp_idle_inhibit_manager_v1_interface, 1);
+  auto* inhibitor = zwp_idle_inhibit_manager_v1_create_inhibitor(inhibit_manager, a.surface());
+  keyboard.chord({KEY_A});
+  h.run_for(milliseconds(300));
+  EXPECT_EQ(idle.idled, 1);
+  zwp_idle_inhibitor_v1_destroy(inhibitor);
+  EXPECT_TRUE(h.run_until([&] { return idle.idled == 2; }, milliseconds(1000)));
+  ext_idle_notification_v1_destroy(notification);
+  ext_idle_notifier_v1_destroy(notifier);
+  zwp_idle_inhibit_manager_v1_destroy(inhibit_manager);
+}
+
+// --- relative pointer ------------------------------------------------------
+
+TEST_F(Protocols, RelativePointerReportsMotion) {
+  VirtualPointer pointer(h, c);
+  ASSERT_TRUE(h.run_until([&] { return c.pointer != nullptr; }));
+  auto* manager =
+      bind<zwp_relative_pointer_manager_v1>(&zwp_relative_pointer_manager_v1_interface, 1);
+  auto* relative = zwp_relative_pointer_manager_v1_get_relative_pointer(manager, c.pointer);
+  double dx = 0;
+  static const zwp_relative_pointer_v1_listener listener = {
+      [](void* d, zwp_relative_pointer_v1*, uint32_t, uint32_t, wl_fixed_t x, wl_fixed_t,
+         wl_fixed_t, wl_fixed_t) { *static_cast<double*>(d) += wl_fixed_to_double(x); }};
+  zwp_relative_pointer_v1_add_listener(relative, &listener, &dx);
+  Window a(c);
+  View* va = map(a, kRed);
+  Rect f = va->frame();
+  pointer.move_to(f.x + 10, f.y + 10, 640, 480);
+  ASSERT_TRUE(h.run_until([&] { return c.pointer_focus == a.surface(); }));
+  dx = 0;
+  pointer.move_to(f.x + 40, f.y + 10, 640, 480);
+  EXPECT_TRUE(h.run_until([&] { return dx > 29 && dx < 31; }));
+  zwp_relative_pointer_v1_destroy(relative);
+  zwp_relative_pointer_manager_v1_destroy(manager);
+}
+
+// --- output power ----------------------------------------------------------
+
+TEST_F(Protocols, OutputPowerTurnsTheOutputOffAndOn) {
+  auto* manager = bind<zwlr_output_power_manager_v1>(&zwlr_output_power_manager_v1_interface, 1);
+  auto* power = zwlr_output_power_manager_v1_get_output_power(manager, c.output);
+  wlr_output* output = h.server().outputs()[0]->wlr();
+  zwlr_output_power_v1_set_mode(power, ZWLR_OUTPUT_POWER_V1_MODE_OFF);
+  ASSERT_TRUE(h.run_until([&] { return !output->enabled; }));
+  zwlr_output_power_v1_set_mode(power, ZWLR_OUTPUT_POWER_V1_MODE_ON);
+  ASSERT_TRUE(h.run_until([&] { return output->enabled; }));
+  zwlr_output_power_v1_destroy(power);
+  zwlr_output_power_manager_v1_destroy(manager);
+}
+
+// --- xdg-decoration ---------------------------------------------------------
+
+TEST_F(Protocols, DecorationModeFollowsTheClientsPreference) {
+  auto* manager = bind<zxdg_decoration_manager_v1>(&zxdg_decoration_manager_v1_interface, 1);
+  uint32_t mode_a = 0, mode_b = 0;
+  static const zxdg_toplevel_decoration_v1_listener listener = {
+      [](void* d, zxdg_toplevel_decoration_v1*, uint32_t mode) {
+        *static_cast<uint32_t*>(d) = mode;
+      }};
+  Window a(c), b(c);
+  auto* da = zxdg_decoration_manager_v1_get_toplevel_decoration(manager, a.toplevel());
+  auto* db = zxdg_decoration_manager_v1_get_toplevel_decoration(manager, b.toplevel());
+  zxdg_toplevel_decoration_v1_add_listener(da, &listener, &mode_a);
+  zxdg_toplevel_decoration_v1_add_listener(db, &listener, &mode_b);
+  zxdg_toplevel_decoration_v1_set_mode(da, ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+  View* va = map(a, kRed);
+  View* vb = map(b, kGreen);
+  ASSERT_TRUE(h.run_until([&] { return mode_a != 0 && mode_b != 0; }));
+  EXPECT_EQ(mode_a, static_cast<uint32_t>(ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE));
+  EXPECT_EQ(mode_b, static_cast<uint32_t>(ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE));
+  EXPECT_FALSE(va->server_decorated());
+  EXPECT_TRUE(vb->server_decorated());
+  zxdg_toplevel_decoration_v1_destroy(da);
+  zxdg_toplevel_decoration_v1_destroy(db);
+  h.sync();
+  EXPECT_FALSE(vb->server_decorated());
+  zxdg_decoration_manager_v1_destroy(manager);
+}
+
+TEST_F(Protocols, EveryDesktopGlobalIsAdvertised) {
+  for (const char* name : {"zwlr_layer_shell_v1",
+                           "zxdg_decoration_manager_v1",
+                           "xdg_activation_v1",
+                           "zwlr_foreign_toplevel_manager_v1",
+                           "wl_data_device_manager",
+                           "zwp_primary_selection_device_manager_v1",
+                           "zwlr_data_control_manager_v1",
+                           "zwlr_screencopy_manager_v1",
+                           "zwlr_output_manager_v1",
+                           "zwlr_output_power_manager_v1",
+                           "zwlr_gamma_control_manager_v1",
+                           "wp_content_type_manager_v1",
+                           "wp_cursor_shape_manager_v1",
+                           "zwp_pointer_constraints_v1",
+                           "zwp_relative_pointer_manager_v1",
+                           "zwp_keyboard_shortcuts_inhibit_manager_v1",
+                           "zwp_virtual_keyboard_manager_v1",
+                           "zwlr_virtual_pointer_manager_v1",
+                           "ext_idle_notifier_v1",
+                           "zwp_idle_inhibit_manager_v1",
+                           "ext_session_lock_manager_v1"})
+    EXPECT_TRUE(c.has_global(name)) << name;
+}
+
+}  // namespace
+}  // namespace baton::test

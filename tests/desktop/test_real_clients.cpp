@@ -1,0 +1,149 @@
+// Real desktop tools nobody here wrote, against an in-process baton:
+// wl-clipboard (data-control, primary selection), grim (screencopy),
+// wlr-randr (output management). They run as children of the server and
+// connect to its socket while the test pumps the event loop.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+
+#include "compositor/output.hpp"
+#include "compositor/view.hpp"
+#include "compositor/wlr.hpp"
+#include "tests/support/client.hpp"
+#include "tests/support/harness.hpp"
+#include "tests/support/process.hpp"
+
+namespace baton::test {
+namespace {
+
+using std::chrono::milliseconds;
+
+bool have(const char* program) {
+  std::string cmd = std::string("command -v ") + program + " >/dev/null 2>&1";
+  return std::system(cmd.c_str()) == 0;
+}
+
+#define REQUIRE_PROGRAM(p)                                                \
+  if (!have(p)) GTEST_SKIP() << "SKIPPED LOUDLY: " p " is not installed " \
+                                                     "(tools/deps.d/desktop.list)"
+
+/// Runs `command` under the server and waits until `done_file` exists.
+bool run_client(Harness& h, const std::string& command, const std::string& done_file,
+                milliseconds timeout = milliseconds(5000)) {
+  h.server().spawn(command + "; touch " + done_file);
+  return h.run_until([&] { return access(done_file.c_str(), F_OK) == 0; }, timeout);
+}
+
+TEST(RealClients, WlClipboardCopiesBetweenClients) {
+  REQUIRE_PROGRAM("wl-copy");
+  Harness h;
+  std::string dir = scratch_dir("wl-clipboard");
+  // wl-copy stays running to serve the selection; wl-paste reads it.
+  h.server().spawn("wl-copy 'hello from baton'");
+  h.server().spawn("echo -n primary text | wl-copy --primary");
+  h.run_for(milliseconds(300));
+  ASSERT_TRUE(run_client(h, "wl-paste -n > " + dir + "/clip.txt", dir + "/done1"));
+  ASSERT_TRUE(run_client(h, "wl-paste --primary -n > " + dir + "/primary.txt", dir + "/done2"));
+  EXPECT_EQ(read_file(dir + "/clip.txt"), "hello from baton");
+  EXPECT_EQ(read_file(dir + "/primary.txt"), "primary text");
+}
+
+TEST(RealClients, GrimScreenshotEqualsBatonsOwn) {
+  REQUIRE_PROGRAM("grim");
+  Harness h;
+  Client c(h);
+  Window a(c);
+  a.initial_commit();
+  ASSERT_TRUE(h.run_until([&] { return a.configure_count() >= 1; }));
+  a.draw(220, 160, 0xffc03050);
+  ASSERT_TRUE(
+      h.run_until([&] { return !h.server().views().empty() && h.server().views()[0]->mapped(); }));
+  Image ours = h.capture();
+  std::string dir = scratch_dir("grim");
+  ASSERT_TRUE(run_client(h, "grim " + dir + "/grim.png", dir + "/done"));
+  Image theirs = load_png_or_fail(dir + "/grim.png");
+  ASSERT_EQ(theirs.width, ours.width);
+  ASSERT_EQ(theirs.height, ours.height);
+  long different = 0;
+  for (size_t i = 0; i < ours.pixels.size(); ++i)
+    different += (ours.pixels[i] | 0xff000000) != theirs.pixels[i];
+  EXPECT_EQ(different, 0);
+  EXPECT_EQ(count_pixels(theirs, 0xffc03050), 220L * 160);
+}
+
+TEST(RealClients, WlrRandrListsAndChangesModeScaleAndTransform) {
+  REQUIRE_PROGRAM("wlr-randr");
+  Harness h;
+  std::string dir = scratch_dir("wlr-randr");
+  ASSERT_TRUE(run_client(h, "wlr-randr > " + dir + "/list.txt", dir + "/done1"));
+  std::string list = read_file(dir + "/list.txt");
+  wlr_output* output = h.server().outputs()[0]->wlr();
+  std::string name = output->name;  // headless outputs are numbered per process
+  EXPECT_NE(list.find(name), std::string::npos) << list;
+  EXPECT_NE(list.find("640x480"), std::string::npos) << list;
+
+  ASSERT_TRUE(run_client(h,
+                         "wlr-randr --output " + name +
+                             " --custom-mode 800x600 --scale 2 --transform 90 "
+                             "> " +
+                             dir + "/set.txt 2>&1",
+                         dir + "/done2"));
+  EXPECT_EQ(output->width, 800) << read_file(dir + "/set.txt");
+  EXPECT_EQ(output->height, 600);
+  EXPECT_FLOAT_EQ(output->scale, 2.0f);
+  EXPECT_EQ(output->transform, WL_OUTPUT_TRANSFORM_90);
+  // Layout size: rotated and scaled.
+  wlr_box box{};
+  wlr_output_layout_get_box(h.server().output_layout(), output, &box);
+  EXPECT_EQ(box.width, 300);
+  EXPECT_EQ(box.height, 400);
+  ASSERT_TRUE(run_client(h, "wlr-randr > " + dir + "/list2.txt", dir + "/done3"));
+  std::string after = read_file(dir + "/list2.txt");
+  EXPECT_NE(after.find("800x600"), std::string::npos) << after;
+  EXPECT_NE(after.find("Transform: 90"), std::string::npos) << after;
+}
+
+TEST(RealClients, SwaybgPaintsTheBackgroundLayer) {
+  REQUIRE_PROGRAM("swaybg");
+  Harness h;
+  Client c(h);
+  Window a(c);
+  a.initial_commit();
+  ASSERT_TRUE(h.run_until([&] { return a.configure_count() >= 1; }));
+  a.draw(200, 150, 0xffff0000);
+  // KNOWN GAP: swaybg scales a 1x1 single-pixel buffer to the output with
+  // a viewport, and under the pixman renderer the result is too dark and
+  // position-dependent (#336699 reads back as #0f1f2f at (600,20), #0c1926
+  // in the corner) -- a renderer-side sampling problem, not layer-shell.
+  // So this checks that the wallpaper covers the background, not its colour.
+  h.server().spawn("exec swaybg --color '#336699'");
+  constexpr uint32_t kBatonBackground = 0xff292e38;
+  ASSERT_TRUE(h.run_until([&] { return count_pixels(h.capture(), kBatonBackground) == 0; },
+                          milliseconds(5000)));
+  Image shot = h.capture();
+  uint32_t p = shot.at(600, 20);
+  EXPECT_TRUE(((p >> 16) & 0xff) < ((p >> 8) & 0xff) && ((p >> 8) & 0xff) < (p & 0xff))
+      << std::hex << p;
+  // A wallpaper stays under the windows.
+  EXPECT_EQ(count_pixels(h.capture(), 0xffff0000), 200L * 150);
+}
+
+TEST(RealClients, ChildrenGetTheSessionEnvironment) {
+  Harness h;
+  std::string dir = scratch_dir("session-env");
+  ASSERT_TRUE(run_client(
+      h, "echo \"$WAYLAND_DISPLAY $XDG_CURRENT_DESKTOP $XDG_SESSION_TYPE\" > " + dir + "/env",
+      dir + "/done"));
+  EXPECT_EQ(read_file(dir + "/env"), h.server().socket_name() + " baton wayland\n");
+}
+
+TEST(RealClients, VtSwitchPauseAndResume) {
+  GTEST_SKIP()
+      << "SKIPPED LOUDLY: needs a libseat session on a real VT (DRM backend); this machine "
+         "has no /dev/dri and no seat. Server::handle_session_active re-enables, reconfigures "
+         "and repaints every output on resume; it is not exercised here.";
+}
+
+}  // namespace
+}  // namespace baton::test

@@ -1,0 +1,337 @@
+// Window management driven like a user: a virtual keyboard presses the
+// configured bindings, a virtual pointer drags, a layer-shell panel takes
+// its exclusive zone, and the effects are checked on windows and pixels.
+#include <gtest/gtest.h>
+#include <linux/input-event-codes.h>
+
+#include <fstream>
+
+#include "compositor/layer_shell.hpp"
+#include "compositor/output.hpp"
+#include "compositor/view.hpp"
+#include "compositor/workspaces.hpp"
+#include "tests/desktop/desktop_clients.hpp"
+#include "tests/support/process.hpp"
+
+namespace baton::test {
+namespace {
+
+constexpr uint32_t kRed = 0xffff0000;
+constexpr uint32_t kGreen = 0xff00ff00;
+constexpr uint32_t kBackground = 0xff292e38;
+
+Options with_config(const std::string& name, const std::string& text) {
+  std::string path = scratch_dir(name) + "/config";
+  std::ofstream(path) << text;
+  Options options = headless_options();
+  options.config_path = path;
+  return options;
+}
+
+class WindowManagement : public ::testing::Test {
+ protected:
+  explicit WindowManagement(Options options = headless_options())
+      : h(std::move(options)), c(h), keyboard(h, c), pointer(h, c) {}
+
+  View* map(Window& w, uint32_t colour, int width = 200, int height = 150) {
+    w.initial_commit();
+    EXPECT_TRUE(h.run_until([&] { return w.configure_count() >= 1; }));
+    w.draw(width, height, colour);
+    View* found = nullptr;
+    EXPECT_TRUE(h.run_until([&] { return (found = find_view(h, w)) != nullptr; }));
+    return found;
+  }
+  /// Draws at the size of the latest configure, as a real client would.
+  void follow_configure(Window& w, uint32_t colour) {
+    const Configure& cfg = w.last_configure();
+    w.draw(cfg.width > 0 ? cfg.width : 200, cfg.height > 0 ? cfg.height : 150, colour);
+    h.sync();
+  }
+
+  Harness h;
+  Client c;
+  VirtualKeyboard keyboard;
+  VirtualPointer pointer;
+};
+
+class Bindings : public WindowManagement {
+ protected:
+  Bindings()
+      : WindowManagement(with_config("bindings", R"(
+[keybindings]
+"Super+Return" = "exec weston-simple-shm"
+"Super+Shift+Q" = "close"
+"Super+Tab" = "focus_next"
+"Super+Shift+Tab" = "focus_prev"
+"Super+1" = "workspace 1"
+"Super+2" = "workspace 2"
+"Super+Shift+2" = "move_to_workspace 2"
+"Super+M" = "maximize"
+"Super+F" = "fullscreen"
+"Super+Right" = "move right 30"
+"Super+Down" = "move down"
+"Super+Ctrl+Right" = "resize wider 40"
+"Super+Shift+E" = "exit"
+"Super+Shift+R" = "reload"
+)")) {}
+};
+
+TEST_F(Bindings, LaunchThenCloseARealClient) {
+  EXPECT_TRUE(h.server().config_errors().empty());
+  keyboard.chord({KEY_LEFTMETA, KEY_ENTER});
+  ASSERT_TRUE(h.run_until(
+      [&] {
+        for (const auto& v : h.server().views())
+          if (v->mapped()) return true;
+        return false;
+      },
+      std::chrono::milliseconds(5000)))
+      << "weston-simple-shm never mapped";
+  // The launched window has focus; Super+Shift+Q closes it and it exits.
+  ASSERT_TRUE(h.run_until([&] { return h.server().focused_view() != nullptr; }));
+  keyboard.chord({KEY_LEFTMETA, KEY_LEFTSHIFT, KEY_Q});
+  EXPECT_TRUE(
+      h.run_until([&] { return h.server().views().empty(); }, std::chrono::milliseconds(5000)));
+}
+
+TEST_F(Bindings, BoundKeysDoNotReachTheClientOthersDo) {
+  Window a(c);
+  map(a, kRed);
+  c.keys.clear();
+  keyboard.chord({KEY_LEFTMETA, KEY_2});
+  keyboard.chord({KEY_LEFTMETA, KEY_1});
+  keyboard.chord({KEY_A});
+  h.sync();
+  bool saw_a = false, saw_2 = false;
+  for (const auto& k : c.keys) {
+    saw_a |= k.key == KEY_A && k.state == WL_KEYBOARD_KEY_STATE_PRESSED;
+    saw_2 |= k.key == KEY_2 && k.state == WL_KEYBOARD_KEY_STATE_PRESSED;
+  }
+  EXPECT_TRUE(saw_a);
+  EXPECT_FALSE(saw_2);
+}
+
+TEST_F(Bindings, WorkspacesSwitchAndWindowsMoveBetweenThem) {
+  Window a(c);
+  View* va = map(a, kRed);
+  ASSERT_NE(va, nullptr);
+  EXPECT_EQ(va->workspace(), 1);
+  keyboard.chord({KEY_LEFTMETA, KEY_2});
+  EXPECT_EQ(h.server().workspaces().current(), 2);
+  EXPECT_FALSE(va->visible());
+  EXPECT_EQ(h.server().focused_view(), nullptr);
+  Image empty = h.capture();
+  EXPECT_EQ(count_pixels(empty, kRed), 0);
+
+  Window b(c);
+  View* vb = map(b, kGreen);
+  EXPECT_EQ(vb->workspace(), 2);
+  keyboard.chord({KEY_LEFTMETA, KEY_1});
+  EXPECT_TRUE(va->visible());
+  EXPECT_FALSE(vb->visible());
+  EXPECT_EQ(h.server().focused_view(), va);
+  Image one = h.capture();
+  EXPECT_EQ(count_pixels(one, kRed), 200 * 150);
+  EXPECT_EQ(count_pixels(one, kGreen), 0);
+
+  // Super+Shift+2 sends the focused window away.
+  keyboard.chord({KEY_LEFTMETA, KEY_LEFTSHIFT, KEY_2});
+  EXPECT_EQ(va->workspace(), 2);
+  EXPECT_FALSE(va->visible());
+  keyboard.chord({KEY_LEFTMETA, KEY_2});
+  EXPECT_TRUE(va->visible() && vb->visible());
+}
+
+TEST_F(Bindings, FocusCyclesThroughWindows) {
+  Window a(c), b(c), d(c);
+  View* va = map(a, kRed);
+  View* vb = map(b, kGreen);
+  View* vd = map(d, 0xff0000ff);
+  EXPECT_EQ(h.server().focused_view(), vd);
+  keyboard.chord({KEY_LEFTMETA, KEY_TAB});
+  EXPECT_EQ(h.server().focused_view(), va);
+  keyboard.chord({KEY_LEFTMETA, KEY_TAB});
+  EXPECT_EQ(h.server().focused_view(), vb);
+  keyboard.chord({KEY_LEFTMETA, KEY_LEFTSHIFT, KEY_TAB});
+  EXPECT_EQ(h.server().focused_view(), va);
+  ASSERT_TRUE(h.run_until([&] { return c.keyboard_focus == a.surface(); }));
+}
+
+TEST_F(Bindings, KeyboardMoveAndResize) {
+  Window a(c);
+  View* va = map(a, kRed);
+  Rect before = va->frame();
+  keyboard.chord({KEY_LEFTMETA, KEY_RIGHT});
+  keyboard.chord({KEY_LEFTMETA, KEY_DOWN});
+  Rect after = va->frame();
+  EXPECT_EQ(after.x, before.x + 30);
+  EXPECT_EQ(after.y, before.y + 20);
+  keyboard.chord({KEY_LEFTMETA, KEY_LEFTCTRL, KEY_RIGHT});
+  ASSERT_TRUE(h.run_until([&] { return a.last_configure().width == 240; }));
+  EXPECT_EQ(a.last_configure().height, 150);
+}
+
+TEST_F(Bindings, MaximizeAndFullscreenToggle) {
+  Window a(c);
+  View* va = map(a, kRed);
+  Rect floating = va->frame();
+  keyboard.chord({KEY_LEFTMETA, KEY_M});
+  ASSERT_TRUE(h.run_until([&] { return a.last_configure().width == 640; }));
+  EXPECT_EQ(a.last_configure().height, 480);
+  follow_configure(a, kRed);
+  EXPECT_TRUE(va->maximized());
+  Rect max = va->frame();
+  EXPECT_EQ(max.x, 0);
+  EXPECT_EQ(max.y, 0);
+  // All of the screen but the cursor (24x24 at most).
+  EXPECT_GE(count_pixels(h.capture(), kRed), 640 * 480 - 24 * 24);
+
+  keyboard.chord({KEY_LEFTMETA, KEY_M});
+  ASSERT_TRUE(h.run_until([&] { return a.last_configure().width == floating.width; }));
+  follow_configure(a, kRed);
+  EXPECT_FALSE(va->maximized());
+  EXPECT_EQ(va->frame().x, floating.x);
+  EXPECT_EQ(va->frame().y, floating.y);
+
+  keyboard.chord({KEY_LEFTMETA, KEY_F});
+  ASSERT_TRUE(h.run_until([&] { return a.last_configure().width == 640; }));
+  follow_configure(a, kRed);
+  EXPECT_TRUE(va->fullscreen());
+  keyboard.chord({KEY_LEFTMETA, KEY_F});
+  ASSERT_TRUE(h.run_until([&] { return a.last_configure().width == floating.width; }));
+  EXPECT_FALSE(va->fullscreen());
+}
+
+TEST_F(Bindings, ClientRequestsMaximizeAndFullscreen) {
+  Window a(c);
+  View* va = map(a, kRed);
+  xdg_toplevel_set_maximized(a.toplevel());
+  ASSERT_TRUE(h.run_until([&] { return a.last_configure().width == 640; }));
+  EXPECT_TRUE(va->maximized());
+  xdg_toplevel_unset_maximized(a.toplevel());
+  ASSERT_TRUE(h.run_until([&] { return a.last_configure().width == 200; }));
+  xdg_toplevel_set_fullscreen(a.toplevel(), nullptr);
+  ASSERT_TRUE(h.run_until([&] { return va->fullscreen(); }));
+}
+
+TEST_F(Bindings, SuperDragMovesTheWindowByTheDraggedAmount) {
+  Window a(c);
+  View* va = map(a, kRed);
+  Rect before = va->frame();
+  int x0 = before.x + 50, y0 = before.y + 40;
+  pointer.move_to(x0, y0, 640, 480);
+  keyboard.press(KEY_LEFTMETA, true);
+  pointer.button(BTN_LEFT, true);
+  pointer.move_to(x0 + 70, y0 - 25, 640, 480);
+  pointer.move_to(x0 + 120, y0 + 60, 640, 480);
+  pointer.button(BTN_LEFT, false);
+  keyboard.press(KEY_LEFTMETA, false);
+  Rect after = va->frame();
+  EXPECT_EQ(after.x, before.x + 120);
+  EXPECT_EQ(after.y, before.y + 60);
+  // The drag was the compositor's: the client saw no button.
+  EXPECT_TRUE(c.buttons.empty());
+  Image shot = h.capture();
+  EXPECT_EQ(shot.at(after.x + 5, after.y + 5), kRed);
+}
+
+TEST_F(Bindings, SuperRightDragResizes) {
+  Window a(c);
+  View* va = map(a, kRed);
+  Rect before = va->frame();
+  int x0 = before.x + 100, y0 = before.y + 100;
+  pointer.move_to(x0, y0, 640, 480);
+  keyboard.press(KEY_LEFTMETA, true);
+  pointer.button(BTN_RIGHT, true);
+  pointer.move_to(x0 + 60, y0 + 30, 640, 480);
+  pointer.button(BTN_RIGHT, false);
+  keyboard.press(KEY_LEFTMETA, false);
+  ASSERT_TRUE(h.run_until([&] { return a.last_configure().width == before.width + 60; }));
+  EXPECT_EQ(a.last_configure().height, before.height + 30);
+}
+
+TEST_F(Bindings, ReloadBindingAppliesTheEditedFile) {
+  std::ofstream(h.server().config_path()) << R"(background = "#123456"
+[keybindings]
+"Super+Shift+R" = "reload"
+"Super+K" = "workspace 7"
+)";
+  keyboard.chord({KEY_LEFTMETA, KEY_LEFTSHIFT, KEY_R});
+  keyboard.chord({KEY_LEFTMETA, KEY_K});
+  EXPECT_EQ(h.server().workspaces().current(), 7);
+  EXPECT_EQ(h.capture().at(1, 1), 0xff123456u);
+  // Super+2 is no longer bound.
+  keyboard.chord({KEY_LEFTMETA, KEY_2});
+  EXPECT_EQ(h.server().workspaces().current(), 7);
+}
+
+TEST_F(Bindings, ExitBindingTerminates) {
+  keyboard.chord({KEY_LEFTMETA, KEY_LEFTSHIFT, KEY_E});
+  EXPECT_TRUE(h.server().terminated());
+}
+
+class LayerShellTest : public WindowManagement {};
+
+TEST_F(LayerShellTest, PanelReservesItsZoneAndMaximizedWindowsRespectIt) {
+  Panel panel(c, ZWLR_LAYER_SHELL_V1_LAYER_TOP,
+              ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT |
+                  ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT,
+              30, 30, 0xff0000ff);
+  ASSERT_TRUE(h.run_until([&] { return panel.configured(); }));
+  EXPECT_EQ(panel.width, 640);
+  EXPECT_EQ(panel.height, 30);
+  h.sync();
+  wlr_box usable = h.server().layer_shell().usable_area(h.server().outputs()[0]->wlr());
+  EXPECT_EQ(usable.y, 30);
+  EXPECT_EQ(usable.height, 450);
+
+  Window a(c);
+  View* va = map(a, kRed);
+  EXPECT_GE(va->frame().y, 30) << "new windows open below the panel";
+  va->set_maximized(true);
+  ASSERT_TRUE(h.run_until([&] { return a.last_configure().height == 450; }));
+  EXPECT_EQ(a.last_configure().width, 640);
+  follow_configure(a, kRed);
+  EXPECT_EQ(va->frame().y, 30);
+  Image shot = h.capture();
+  // Both fill their areas, but for the cursor (24x24 at most, top left).
+  EXPECT_GE(count_pixels(shot, 0xff0000ff), 640 * 30 - 24 * 24);
+  EXPECT_EQ(count_pixels(shot, 0xff0000ff, {0, 0, 640, 30}), count_pixels(shot, 0xff0000ff));
+  EXPECT_GE(count_pixels(shot, kRed), 640 * 450 - 24 * 24);
+  EXPECT_EQ(count_pixels(shot, kRed, {0, 30, 640, 480}), count_pixels(shot, kRed));
+}
+
+TEST_F(LayerShellTest, ExclusiveKeyboardInteractivityTakesFocusAndGivesItBack) {
+  Window a(c);
+  map(a, kRed);
+  ASSERT_TRUE(h.run_until([&] { return c.keyboard_focus == a.surface(); }));
+  {
+    Panel launcher(c, ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY, 0, 100, 0, 0xff00ffff,
+                   ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_EXCLUSIVE);
+    ASSERT_TRUE(h.run_until([&] { return c.keyboard_focus == launcher.surface(); }));
+    // Focusing a window does not steal the keyboard from it.
+    h.server().focus_view(h.server().views().front().get());
+    h.sync();
+    EXPECT_EQ(c.keyboard_focus, launcher.surface());
+  }
+  EXPECT_TRUE(h.run_until([&] { return c.keyboard_focus == a.surface(); }));
+}
+
+TEST_F(LayerShellTest, BackgroundLayerIsBelowWindowsAndOverlayAbove) {
+  Panel wallpaper(c, ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND, 15, 0, -1, 0xff808080);
+  ASSERT_TRUE(h.run_until([&] { return wallpaper.configured(); }));
+  Window a(c);
+  View* va = map(a, kRed);
+  Panel overlay(c, ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY, 0, 20, 0, 0xffffff00);
+  ASSERT_TRUE(h.run_until([&] { return overlay.configured(); }));
+  h.sync();
+  Image shot = h.capture();
+  EXPECT_EQ(shot.at(0, 0), 0xff808080u);
+  Rect f = va->frame();
+  EXPECT_EQ(shot.at(f.x + 2, f.y + 2), kRed);
+  EXPECT_EQ(shot.at(320, 240), 0xffffff00u);  // centred overlay over the window
+  EXPECT_EQ(count_pixels(shot, kBackground), 0);
+}
+
+}  // namespace
+}  // namespace baton::test
