@@ -24,9 +24,11 @@ bool have(const char* program) {
   return std::system(cmd.c_str()) == 0;
 }
 
-#define REQUIRE_PROGRAM(p)                                                \
-  if (!have(p)) GTEST_SKIP() << "SKIPPED LOUDLY: " p " is not installed " \
-                                                     "(tools/deps.d/desktop.list)"
+#define REQUIRE_PROGRAM(p)             \
+  if (!have(p))                        \
+  GTEST_SKIP() << "SKIPPED LOUDLY: " p \
+                  " is not installed " \
+                  "(tools/deps.d/desktop.list)"
 
 /// Runs `command` under the server and waits until `done_file` exists.
 bool run_client(Harness& h, const std::string& command, const std::string& done_file,
