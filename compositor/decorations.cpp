@@ -38,7 +38,8 @@ Decoration::~Decoration() {
   wlr_scene_node_destroy(&title_->node);
 }
 
-void Decoration::update(int x, int y, int width, bool focused, bool visible, const std::string& title) {
+void Decoration::update(int x, int y, int width, bool focused, bool visible,
+                        const std::string& title) {
   constexpr int kPadding = 8;
   float colour[4];
   to_rgba(focused ? focused_ : unfocused_, colour);

@@ -21,7 +21,8 @@ void buffer_destroy(wlr_buffer* buffer) {
   delete self;
 }
 
-bool buffer_begin_access(wlr_buffer* buffer, uint32_t flags, void** data, uint32_t* format, size_t* stride) {
+bool buffer_begin_access(wlr_buffer* buffer, uint32_t flags, void** data, uint32_t* format,
+                         size_t* stride) {
   CairoBuffer* self = wl_container_of(buffer, self, base);
   if ((flags & WLR_BUFFER_DATA_PTR_ACCESS_WRITE) != 0) return false;
   *data = cairo_image_surface_get_data(self->surface);
@@ -63,7 +64,8 @@ wlr_buffer* render_title(const std::string& text, int max_width, int height, uin
   auto* buffer = new CairoBuffer{};
   buffer->surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
   cairo_t* cr = cairo_create(buffer->surface);
-  cairo_set_source_rgb(cr, ((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0, (rgb & 0xff) / 255.0);
+  cairo_set_source_rgb(cr, ((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0,
+                       (rgb & 0xff) / 255.0);
   cairo_move_to(cr, 0, (height - text_height) / 2.0);
   pango_cairo_update_layout(cr, layout);
   pango_cairo_show_layout(cr, layout);

@@ -7,18 +7,22 @@
 #include <signal.h>
 
 #include "compositor/output.hpp"
+#include "compositor/seat.hpp"
 #include "compositor/session_lock.hpp"
 #include "compositor/view.hpp"
 #include "compositor/wlr.hpp"
 #include "compositor/workspaces.hpp"
+#include "cursor-shape-v1-client-protocol.h"
 #include "ext-idle-notify-v1-client-protocol.h"
 #include "ext-session-lock-v1-client-protocol.h"
 #include "idle-inhibit-unstable-v1-client-protocol.h"
 #include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
+#include "pointer-constraints-unstable-v1-client-protocol.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
 #include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/process.hpp"
 #include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
+#include "wlr-gamma-control-unstable-v1-client-protocol.h"
 #include "wlr-output-power-management-unstable-v1-client-protocol.h"
 #include "xdg-activation-v1-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
@@ -361,6 +365,109 @@ TEST_F(Protocols, DecorationModeFollowsTheClientsPreference) {
   h.sync();
   EXPECT_FALSE(vb->server_decorated());
   zxdg_decoration_manager_v1_destroy(manager);
+}
+
+// --- pointer: cursor shape, lock, title-bar drag ----------------------------
+
+TEST_F(Protocols, CursorShapeChangesTheCursorImage) {
+  VirtualPointer pointer(h, c);
+  Window a(c);
+  View* va = map(a, kRed);
+  Rect f = va->frame();
+  pointer.move_to(f.x + 50, f.y + 50, 640, 480);
+  ASSERT_TRUE(h.run_until([&] { return c.pointer_focus == a.surface(); }));
+  auto crop = [&](const Image& img) {
+    std::vector<uint32_t> px;
+    for (int y = f.y + 40; y < f.y + 80; ++y)
+      for (int x = f.x + 40; x < f.x + 80; ++x) px.push_back(img.at(x, y));
+    return px;
+  };
+  auto before = crop(h.capture());
+  auto* manager = bind<wp_cursor_shape_manager_v1>(&wp_cursor_shape_manager_v1_interface, 1);
+  auto* device = wp_cursor_shape_manager_v1_get_pointer(manager, c.pointer);
+  wp_cursor_shape_device_v1_set_shape(device, c.pointer_enter_serial,
+                                      WP_CURSOR_SHAPE_DEVICE_V1_SHAPE_TEXT);
+  h.sync();
+  EXPECT_TRUE(h.run_until([&] { return crop(h.capture()) != before; }))
+      << "the cursor image did not change";
+  wp_cursor_shape_device_v1_destroy(device);
+  wp_cursor_shape_manager_v1_destroy(manager);
+}
+
+TEST_F(Protocols, LockedPointerStaysPutAndStillReportsMotion) {
+  VirtualPointer pointer(h, c);
+  Window a(c);
+  View* va = map(a, kRed);
+  Rect f = va->frame();
+  auto* constraints = bind<zwp_pointer_constraints_v1>(&zwp_pointer_constraints_v1_interface, 1);
+  auto* relative_manager =
+      bind<zwp_relative_pointer_manager_v1>(&zwp_relative_pointer_manager_v1_interface, 1);
+  ASSERT_TRUE(h.run_until([&] { return c.pointer != nullptr; }));
+  auto* relative =
+      zwp_relative_pointer_manager_v1_get_relative_pointer(relative_manager, c.pointer);
+  double dx = 0;
+  static const zwp_relative_pointer_v1_listener rlistener = {
+      [](void* d, zwp_relative_pointer_v1*, uint32_t, uint32_t, wl_fixed_t x, wl_fixed_t,
+         wl_fixed_t, wl_fixed_t) { *static_cast<double*>(d) += wl_fixed_to_double(x); }};
+  zwp_relative_pointer_v1_add_listener(relative, &rlistener, &dx);
+  bool locked = false;
+  auto* lock = zwp_pointer_constraints_v1_lock_pointer(
+      constraints, a.surface(), c.pointer, nullptr, ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT);
+  static const zwp_locked_pointer_v1_listener llistener = {
+      [](void* d, zwp_locked_pointer_v1*) { *static_cast<bool*>(d) = true; },
+      [](void* d, zwp_locked_pointer_v1*) { *static_cast<bool*>(d) = false; }};
+  zwp_locked_pointer_v1_add_listener(lock, &llistener, &locked);
+  pointer.move_to(f.x + 20, f.y + 20, 640, 480);
+  ASSERT_TRUE(h.run_until([&] { return locked; }));
+  double x0 = h.server().seat().cursor_x();
+  dx = 0;
+  pointer.move_to(f.x + 70, f.y + 20, 640, 480);
+  ASSERT_TRUE(h.run_until([&] { return dx > 49; }));
+  EXPECT_EQ(h.server().seat().cursor_x(), x0);
+  zwp_locked_pointer_v1_destroy(lock);
+  zwp_relative_pointer_v1_destroy(relative);
+  zwp_relative_pointer_manager_v1_destroy(relative_manager);
+  zwp_pointer_constraints_v1_destroy(constraints);
+}
+
+TEST_F(Protocols, DraggingTheTitleBarMovesTheWindow) {
+  VirtualPointer pointer(h, c);
+  auto* decorations = bind<zxdg_decoration_manager_v1>(&zxdg_decoration_manager_v1_interface, 1);
+  Window a(c);
+  auto* deco = zxdg_decoration_manager_v1_get_toplevel_decoration(decorations, a.toplevel());
+  View* va = map(a, kRed);
+  ASSERT_TRUE(h.run_until([&] { return va->server_decorated(); }));
+  Rect f = va->frame();
+  int x0 = f.x + 100, y0 = f.y - 10;  // on the title bar
+  pointer.move_to(x0, y0, 640, 480);
+  pointer.button(BTN_LEFT, true);
+  pointer.move_to(x0 - 40, y0 + 33, 640, 480);
+  pointer.button(BTN_LEFT, false);
+  EXPECT_EQ(va->frame().x, f.x - 40);
+  EXPECT_EQ(va->frame().y, f.y + 33);
+  zxdg_toplevel_decoration_v1_destroy(deco);
+  zxdg_decoration_manager_v1_destroy(decorations);
+}
+
+// --- gamma -----------------------------------------------------------------
+
+TEST_F(Protocols, GammaControlFailsCleanlyWhereTheOutputHasNoGammaTable) {
+  auto* manager = bind<zwlr_gamma_control_manager_v1>(&zwlr_gamma_control_manager_v1_interface, 1);
+  auto* control = zwlr_gamma_control_manager_v1_get_gamma_control(manager, c.output);
+  struct State {
+    uint32_t size = 0;
+    bool failed = false;
+  } state;
+  static const zwlr_gamma_control_v1_listener listener = {
+      [](void* d, zwlr_gamma_control_v1*, uint32_t size) { static_cast<State*>(d)->size = size; },
+      [](void* d, zwlr_gamma_control_v1*) { static_cast<State*>(d)->failed = true; }};
+  zwlr_gamma_control_v1_add_listener(control, &listener, &state);
+  // The headless backend has no gamma ramp: gammastep is told "failed" and
+  // baton keeps running (a DRM output would report its ramp size here).
+  EXPECT_TRUE(h.run_until([&] { return state.failed || state.size > 0; }));
+  EXPECT_TRUE(state.failed);
+  zwlr_gamma_control_v1_destroy(control);
+  zwlr_gamma_control_manager_v1_destroy(manager);
 }
 
 TEST_F(Protocols, EveryDesktopGlobalIsAdvertised) {

@@ -3,9 +3,11 @@
 // wlr-randr (output management). They run as children of the server and
 // connect to its socket while the test pumps the event loop.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <fstream>
 
 #include "compositor/output.hpp"
 #include "compositor/view.hpp"
@@ -24,9 +26,11 @@ bool have(const char* program) {
   return std::system(cmd.c_str()) == 0;
 }
 
-#define REQUIRE_PROGRAM(p)                                                \
-  if (!have(p)) GTEST_SKIP() << "SKIPPED LOUDLY: " p " is not installed " \
-                                                     "(tools/deps.d/desktop.list)"
+#define REQUIRE_PROGRAM(p)             \
+  if (!have(p))                        \
+  GTEST_SKIP() << "SKIPPED LOUDLY: " p \
+                  " is not installed " \
+                  "(tools/deps.d/desktop.list)"
 
 /// Runs `command` under the server and waits until `done_file` exists.
 bool run_client(Harness& h, const std::string& command, const std::string& done_file,
@@ -102,6 +106,27 @@ TEST(RealClients, WlrRandrListsAndChangesModeScaleAndTransform) {
   std::string after = read_file(dir + "/list2.txt");
   EXPECT_NE(after.find("800x600"), std::string::npos) << after;
   EXPECT_NE(after.find("Transform: 90"), std::string::npos) << after;
+}
+
+TEST(RealClients, KanshiAppliesItsProfile) {
+  REQUIRE_PROGRAM("kanshi");
+  Harness h;
+  wlr_output* output = h.server().outputs()[0]->wlr();
+  std::string dir = scratch_dir("kanshi");
+  std::string config = dir + "/kanshi.conf";
+  {
+    std::ofstream out(config);
+    // No mode: kanshi only picks listed modes and headless outputs list none.
+    out << "profile {\n  output " << output->name << " position 10,20 scale 2 transform 180\n}\n";
+  }
+  pid_t pid = h.server().spawn("exec kanshi -c " + config);
+  EXPECT_TRUE(h.run_until([&] { return output->scale == 2.0f; }, milliseconds(5000)));
+  EXPECT_EQ(output->transform, WL_OUTPUT_TRANSFORM_180);
+  wlr_box box{};
+  wlr_output_layout_get_box(h.server().output_layout(), output, &box);
+  EXPECT_EQ(box.x, 10);
+  EXPECT_EQ(box.y, 20);
+  kill(pid, SIGTERM);
 }
 
 TEST(RealClients, SwaybgPaintsTheBackgroundLayer) {

@@ -301,6 +301,44 @@ TEST_F(LayerShellTest, PanelReservesItsZoneAndMaximizedWindowsRespectIt) {
   EXPECT_EQ(count_pixels(shot, kRed, {0, 30, 640, 480}), count_pixels(shot, kRed));
 }
 
+TEST_F(LayerShellTest, FullscreenCoversPanelsButNotOverlays) {
+  Panel panel(c, ZWLR_LAYER_SHELL_V1_LAYER_TOP,
+              ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT |
+                  ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT,
+              30, 30, 0xff0000ff);
+  ASSERT_TRUE(h.run_until([&] { return panel.configured(); }));
+  Window a(c);
+  View* va = map(a, kRed);
+  va->set_fullscreen(true);
+  ASSERT_TRUE(h.run_until([&] { return a.last_configure().width == 640; }));
+  EXPECT_EQ(a.last_configure().height, 480);  // the whole output, exclusive zone or not
+  follow_configure(a, kRed);
+  EXPECT_EQ(va->frame().y, 0);
+  Image shot = h.capture();
+  EXPECT_EQ(count_pixels(shot, 0xff0000ff), 0);
+  Panel overlay(c, ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY, 0, 40, 0, 0xffffff00);
+  ASSERT_TRUE(h.run_until([&] { return overlay.configured(); }));
+  h.sync();
+  EXPECT_EQ(count_pixels(h.capture(), 0xffffff00), 40 * 40);
+}
+
+TEST_F(LayerShellTest, OnDemandPanelGetsTheKeyboardWhenClicked) {
+  Window a(c);
+  map(a, kRed);
+  Panel bar(c, ZWLR_LAYER_SHELL_V1_LAYER_TOP,
+            ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT |
+                ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT,
+            30, 30, 0xff0000ff, ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_ON_DEMAND);
+  ASSERT_TRUE(h.run_until([&] { return bar.configured(); }));
+  h.sync();
+  EXPECT_EQ(c.keyboard_focus, a.surface()) << "on-demand does not take focus by itself";
+  pointer.move_to(100, 470, 640, 480);
+  pointer.button(BTN_LEFT, true);
+  pointer.button(BTN_LEFT, false);
+  EXPECT_TRUE(h.run_until([&] { return c.keyboard_focus == bar.surface(); }));
+  EXPECT_EQ(c.pointer_focus, bar.surface());
+}
+
 TEST_F(LayerShellTest, ExclusiveKeyboardInteractivityTakesFocusAndGivesItBack) {
   Window a(c);
   map(a, kRed);
