@@ -1,0 +1,74 @@
+// tearing-control-v1: a fullscreen client's async hint is accepted and, where
+// policy allows it, requested of the output; it takes effect only on
+// backends that can flip without vblank (DRM with async page flips), which
+// the headless backend cannot: there it stays requested but not active.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "compositor/output.hpp"
+#include "compositor/view.hpp"
+#include "tearing-control-v1-client-protocol.h"
+#include "tests/support/client.hpp"
+#include "tests/support/harness.hpp"
+
+namespace baton::test {
+namespace {
+
+struct TearingGlobals {
+  wp_tearing_control_manager_v1* manager = nullptr;
+};
+
+void run_fullscreen_async_client(Harness& h, Client& c, Window& w) {
+  TearingGlobals g;
+  wl_registry* registry = wl_display_get_registry(c.display());
+  static const wl_registry_listener listener = {
+      [](void* data, wl_registry* r, uint32_t name, const char* iface, uint32_t) {
+        if (std::strcmp(iface, wp_tearing_control_manager_v1_interface.name) == 0)
+          static_cast<TearingGlobals*>(data)->manager = static_cast<wp_tearing_control_manager_v1*>(
+              wl_registry_bind(r, name, &wp_tearing_control_manager_v1_interface, 1));
+      },
+      [](void*, wl_registry*, uint32_t) {}};
+  wl_registry_add_listener(registry, &listener, &g);
+  h.sync();
+  ASSERT_NE(g.manager, nullptr) << "wp_tearing_control_manager_v1 is not advertised";
+  wp_tearing_control_v1* tearing = wp_tearing_control_manager_v1_get_tearing_control(g.manager, w.surface());
+  wp_tearing_control_v1_set_presentation_hint(tearing, WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC);
+  w.initial_commit();
+  ASSERT_TRUE(h.run_until([&] { return w.configure_count() >= 1; }));
+  w.draw(320, 240, 0xff204080);
+  ASSERT_TRUE(h.run_until([&] { return !h.server().views().empty() && h.server().views().front()->mapped(); }));
+  xdg_toplevel_set_fullscreen(w.toplevel(), nullptr);
+  ASSERT_TRUE(h.run_until([&] { return w.last_configure().width == 640; })) << "no fullscreen configure";
+  w.draw(640, 480, 0xff204080);
+  ASSERT_TRUE(h.run_until([&] { return h.server().views().front()->fullscreen(); }));
+  // A few redraws, as a game does.
+  for (int i = 0; i < 3; ++i) {
+    w.draw(640, 480, 0xff204080 + static_cast<uint32_t>(i));
+    h.run_for(std::chrono::milliseconds(20));
+  }
+}
+
+TEST(Tearing, AsyncHintOfAFullscreenSurfaceIsRequestedButHeadlessCannotTear) {
+  Harness h;
+  Client c(h);
+  Window w(c);
+  run_fullscreen_async_client(h, c, w);
+  Output& output = *h.server().outputs().front();
+  EXPECT_TRUE(output.tearing_requested());
+  EXPECT_FALSE(output.tearing_active()) << "the headless backend has no vblank to skip";
+  EXPECT_EQ(wl_display_get_error(c.display()), 0);
+}
+
+TEST(Tearing, PolicyOffIgnoresTheHint) {
+  Options options = headless_options();
+  options.tearing = TearingPolicy::off;
+  Harness h(options);
+  Client c(h);
+  Window w(c);
+  run_fullscreen_async_client(h, c, w);
+  EXPECT_FALSE(h.server().outputs().front()->tearing_requested());
+}
+
+}  // namespace
+}  // namespace baton::test
