@@ -64,7 +64,7 @@ if ! pkg-config --exists 'wlroots-0.18' && [ ! -f subprojects/wlroots/meson.buil
   echo "baton setup: fetching Debian's wlroots 0.18 source"
   tmp=$(mktemp -d)
   ( cd "$tmp" && apt-get source -qq --download-only 'wlroots/trixie' 2>&1 | { grep -v unsandboxed || true; } >/dev/null &&
-    dpkg-source -x ./wlroots_0.18*.dsc src >/dev/null )
+    { dpkg-source -x ./wlroots_0.18*.dsc src >unpack.log 2>&1 || { cat unpack.log >&2; false; }; } )
   mkdir -p subprojects
   rm -rf subprojects/wlroots
   mv "$tmp/src" subprojects/wlroots
