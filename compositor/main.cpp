@@ -42,6 +42,9 @@ int main(int argc, char** argv) {
   sigemptyset(&shutdown_signals);
   sigaddset(&shutdown_signals, SIGINT);
   sigaddset(&shutdown_signals, SIGTERM);
+  // SIGUSR1 asks for a screenshot (--screenshot): blocked before the
+  // renderer starts threads, which would otherwise die of it.
+  sigaddset(&shutdown_signals, SIGUSR1);
   sigprocmask(SIG_BLOCK, &shutdown_signals, nullptr);
 
   baton::Server server(std::move(parsed.options));

@@ -356,6 +356,8 @@ class Producer {
 }  // namespace baton::testing
 
 int main(int argc, char** argv) {
+  // Tests read this output even when they end the client with a signal.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   auto options = baton::testing::parse(argc, argv);
   if (!options) {
     std::fprintf(stderr,
