@@ -14,12 +14,10 @@ bool renderer_imports(wlr_dmabuf_attributes* attribs, void* data) {
 
 }  // namespace
 
-DmabufGlobal create_linux_dmabuf(wl_display* display, wlr_renderer* renderer,
-                                 int fallback_drm_fd) {
+DmabufGlobal create_linux_dmabuf(wl_display* display, wlr_renderer* renderer, int fallback_drm_fd) {
   const wlr_drm_format_set* formats =
       wlr_renderer_get_texture_formats(renderer, WLR_BUFFER_CAP_DMABUF);
-  if (formats == nullptr || formats->len == 0)
-    return {nullptr, "the renderer imports no dma-bufs"};
+  if (formats == nullptr || formats->len == 0) return {nullptr, "the renderer imports no dma-bufs"};
   if (wlr_renderer_get_drm_fd(renderer) >= 0) {
     wlr_linux_dmabuf_v1* global = wlr_linux_dmabuf_v1_create_with_renderer(display, 5, renderer);
     return {global, global != nullptr ? "" : "wlr_linux_dmabuf_v1_create_with_renderer failed"};

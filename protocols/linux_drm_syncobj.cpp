@@ -51,7 +51,8 @@ uint64_t point_of(uint32_t hi, uint32_t lo) { return (static_cast<uint64_t>(hi) 
 
 void destroy_resource(wl_client*, wl_resource* resource) { wl_resource_destroy(resource); }
 
-const struct wp_linux_drm_syncobj_timeline_v1_interface kTimelineImpl = {.destroy = destroy_resource};
+const struct wp_linux_drm_syncobj_timeline_v1_interface kTimelineImpl = {.destroy =
+                                                                             destroy_resource};
 
 // An inert surface object (its wl_surface is gone) answers every request but
 // destroy with an error.
@@ -67,11 +68,13 @@ const struct wp_linux_drm_syncobj_surface_v1_interface kSurfaceImpl = {
     .destroy = destroy_resource,
     .set_acquire_point =
         [](wl_client*, wl_resource* resource, wl_resource* timeline, uint32_t hi, uint32_t lo) {
-          if (SyncobjSurface* s = live_surface(resource)) s->set_acquire(timeline, point_of(hi, lo));
+          if (SyncobjSurface* s = live_surface(resource))
+            s->set_acquire(timeline, point_of(hi, lo));
         },
     .set_release_point =
         [](wl_client*, wl_resource* resource, wl_resource* timeline, uint32_t hi, uint32_t lo) {
-          if (SyncobjSurface* s = live_surface(resource)) s->set_release(timeline, point_of(hi, lo));
+          if (SyncobjSurface* s = live_surface(resource))
+            s->set_release(timeline, point_of(hi, lo));
         },
 };
 
@@ -130,8 +133,8 @@ std::unique_ptr<LinuxDrmSyncobj> LinuxDrmSyncobj::create(wl_display* display, in
 }
 
 LinuxDrmSyncobj::LinuxDrmSyncobj(wl_display* display, UniqueFd drm) : drm_(std::move(drm)) {
-  global_ = wl_global_create(display, &wp_linux_drm_syncobj_manager_v1_interface, 1, this,
-                             bind_manager);
+  global_ =
+      wl_global_create(display, &wp_linux_drm_syncobj_manager_v1_interface, 1, this, bind_manager);
 }
 
 LinuxDrmSyncobj::~LinuxDrmSyncobj() {
@@ -155,9 +158,9 @@ void LinuxDrmSyncobj::get_surface(wl_resource* manager, uint32_t id, wl_resource
                            "this wl_surface already has a syncobj surface");
     return;
   }
-  wl_resource* resource =
-      wl_resource_create(wl_resource_get_client(manager), &wp_linux_drm_syncobj_surface_v1_interface,
-                         wl_resource_get_version(manager), id);
+  wl_resource* resource = wl_resource_create(wl_resource_get_client(manager),
+                                             &wp_linux_drm_syncobj_surface_v1_interface,
+                                             wl_resource_get_version(manager), id);
   if (resource == nullptr) {
     wl_resource_post_no_memory(manager);
     return;
@@ -177,15 +180,15 @@ void LinuxDrmSyncobj::import_timeline(wl_resource* manager, uint32_t id, UniqueF
                            "not a DRM syncobj: %s", timeline.error().describe().c_str());
     return;
   }
-  wl_resource* resource =
-      wl_resource_create(wl_resource_get_client(manager), &wp_linux_drm_syncobj_timeline_v1_interface,
-                         wl_resource_get_version(manager), id);
+  wl_resource* resource = wl_resource_create(wl_resource_get_client(manager),
+                                             &wp_linux_drm_syncobj_timeline_v1_interface,
+                                             wl_resource_get_version(manager), id);
   if (resource == nullptr) {
     wl_resource_post_no_memory(manager);
     return;
   }
-  auto* shared = new std::shared_ptr<sync::Timeline>(
-      std::make_shared<sync::Timeline>(std::move(*timeline)));
+  auto* shared =
+      new std::shared_ptr<sync::Timeline>(std::make_shared<sync::Timeline>(std::move(*timeline)));
   wl_resource_set_implementation(resource, &kTimelineImpl, shared, [](wl_resource* r) {
     delete static_cast<std::shared_ptr<sync::Timeline>*>(wl_resource_get_user_data(r));
   });

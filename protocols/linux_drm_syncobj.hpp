@@ -42,8 +42,7 @@ class LinuxDrmSyncobj {
  public:
   /// The global on `drm_fd` (duplicated). Null with `why` set when the DRM
   /// device lacks timeline syncobjs or DRM_IOCTL_SYNCOBJ_EVENTFD.
-  static std::unique_ptr<LinuxDrmSyncobj> create(wl_display* display, int drm_fd,
-                                                 std::string& why);
+  static std::unique_ptr<LinuxDrmSyncobj> create(wl_display* display, int drm_fd, std::string& why);
   ~LinuxDrmSyncobj();
   LinuxDrmSyncobj(const LinuxDrmSyncobj&) = delete;
   LinuxDrmSyncobj& operator=(const LinuxDrmSyncobj&) = delete;

@@ -3,7 +3,6 @@
 #include <poll.h>
 
 #include <algorithm>
-
 #include <optional>
 #include <string>
 
