@@ -281,6 +281,8 @@ class Producer {
       if (!*released)
         return fail("release point " + std::to_string(slot.release_point) +
                     " never signalled: the compositor holds the buffer");
+      std::printf("dmabuf-client: frame %d: release point %llu signalled before reuse\n", i,
+                  static_cast<unsigned long long>(slot.release_point));
     }
     std::optional<PendingFence> fence;
     if (o_.sync != SyncMode::none) {

@@ -88,6 +88,10 @@ for sync in explicit implicit; do
     cat "$work/client.out"
     grep -q "4 frames ($alloc, $sync sync), 0 presented before their fence" "$work/client.out" ||
       status=1
+    # Frames 2 and 3 reuse the buffers of 0 and 1: their release points first.
+    if [ $sync = explicit ] && [ "$(grep -c 'signalled before reuse' "$work/client.out")" != 2 ]; then
+      echo "the client did not see both release points signalled"; status=1
+    fi
     [ $status = 0 ] && { "$check" "$out/dmabuf-$name.png" 2060e0 58000 || status=1; }
     result "$name" $status
   done
