@@ -23,8 +23,8 @@
 // early, never, or a call failed; 77 the compositor lacks what --sync needs.
 #include <drm_fourcc.h>
 #include <fcntl.h>
-#include <sys/eventfd.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 
 #include <chrono>
@@ -163,9 +163,12 @@ class Producer {
  private:
   const char* sync_name() const {
     switch (o_.sync) {
-      case SyncMode::none: return "no";
-      case SyncMode::implicit: return "implicit";
-      case SyncMode::explicit_: return "explicit";
+      case SyncMode::none:
+        return "no";
+      case SyncMode::implicit:
+        return "implicit";
+      case SyncMode::explicit_:
+        return "explicit";
     }
     return "?";
   }
@@ -215,10 +218,10 @@ class Producer {
   int send_conflicting_points() {
     Slot& slot = slots_[0];
     slot.buffer.write(kColours[0]);
-    wp_linux_drm_syncobj_surface_v1_set_acquire_point(syncobj_surface_.get(), wl_timeline_.get(),
-                                                      0, 5);
-    wp_linux_drm_syncobj_surface_v1_set_release_point(syncobj_surface_.get(), wl_timeline_.get(),
-                                                      0, 5);
+    wp_linux_drm_syncobj_surface_v1_set_acquire_point(syncobj_surface_.get(), wl_timeline_.get(), 0,
+                                                      5);
+    wp_linux_drm_syncobj_surface_v1_set_release_point(syncobj_surface_.get(), wl_timeline_.get(), 0,
+                                                      5);
     wl_surface_attach(window_.surface(), slot.wl.get(), 0, 0);
     wl_surface_commit(window_.surface());
     return expect_protocol_error("wp_linux_drm_syncobj_surface_v1",
@@ -257,16 +260,21 @@ class Producer {
     return 0;
   }
 
+  // Acquire and release points live on separate timelines: a timeline's
+  // points are ordered, so on a shared one a later acquire point would make
+  // an unsignalled release point look signalled.
   int make_timeline() {
     auto gpu = open_drm_node("virtio_gpu", NodeKind::render);
     if (!gpu) return fail("no virtio_gpu render node for the timeline: " + gpu.error().describe());
-    auto timeline = sync::Timeline::create(gpu->get());
-    if (!timeline) return fail(timeline.error().describe());
-    auto fd = timeline->export_fd();
-    if (!fd) return fail(fd.error().describe());
-    timeline_.emplace(std::move(*timeline));
-    wl_timeline_.reset(
-        wp_linux_drm_syncobj_manager_v1_import_timeline(window_.syncobj(), fd->get()));
+    for (int which = 0; which < 2; ++which) {
+      auto timeline = sync::Timeline::create(gpu->get());
+      if (!timeline) return fail(timeline.error().describe());
+      auto fd = timeline->export_fd();
+      if (!fd) return fail(fd.error().describe());
+      (which == 0 ? timeline_ : release_timeline_).emplace(std::move(*timeline));
+      (which == 0 ? wl_timeline_ : wl_release_timeline_)
+          .reset(wp_linux_drm_syncobj_manager_v1_import_timeline(window_.syncobj(), fd->get()));
+    }
     syncobj_surface_.reset(
         wp_linux_drm_syncobj_manager_v1_get_surface(window_.syncobj(), window_.surface()));
     return 0;
@@ -276,7 +284,8 @@ class Producer {
     Slot& slot = slots_[static_cast<size_t>(i) % slots_.size()];
     if (slot.release_point != 0) {
       // The compositor signals the release point once it no longer reads.
-      auto released = timeline_->wait(slot.release_point, sync::Timeline::WaitFor::signalled, 5s);
+      auto released =
+          release_timeline_->wait(slot.release_point, sync::Timeline::WaitFor::signalled, 5s);
       if (!released) return fail(released.error().describe());
       if (!*released)
         return fail("release point " + std::to_string(slot.release_point) +
@@ -299,14 +308,15 @@ class Producer {
       if (!imported) return fail(imported.error().describe());
     }
     if (o_.sync == SyncMode::explicit_) {
-      uint64_t acquire = 2 * static_cast<uint64_t>(i) + 1;
-      slot.release_point = acquire + 1;
+      uint64_t acquire = static_cast<uint64_t>(i) + 1;
+      slot.release_point = acquire;  // on the release timeline
       auto imported = timeline_->import_sync_file(acquire, fence->sync_file);
       if (!imported) return fail(imported.error().describe());
       wp_linux_drm_syncobj_surface_v1_set_acquire_point(syncobj_surface_.get(), wl_timeline_.get(),
                                                         0, static_cast<uint32_t>(acquire));
-      wp_linux_drm_syncobj_surface_v1_set_release_point(
-          syncobj_surface_.get(), wl_timeline_.get(), 0, static_cast<uint32_t>(slot.release_point));
+      wp_linux_drm_syncobj_surface_v1_set_release_point(syncobj_surface_.get(),
+                                                        wl_release_timeline_.get(), 0,
+                                                        static_cast<uint32_t>(slot.release_point));
     }
     wl_surface_attach(window_.surface(), slot.wl.get(), 0, 0);
     wl_surface_damage_buffer(window_.surface(), 0, 0, kWidth, kHeight);
@@ -321,7 +331,8 @@ class Producer {
       if (!window_.dispatch_for(std::chrono::milliseconds(o_.hold_ms)))
         return fail("the connection died while stalled");
       if (window_.frame_done(serial))
-        return fail("frame " + std::to_string(i) + " was presented though its fence never signalled");
+        return fail("frame " + std::to_string(i) +
+                    " was presented though its fence never signalled");
       std::printf("dmabuf-client: frame %d still held after %d ms, as it must be\n", i, o_.hold_ms);
       return kStalled;
     }
@@ -349,8 +360,8 @@ class Producer {
   WaylandWindow window_;
   UniqueFd vgem_, card_;
   std::vector<Slot> slots_;
-  std::optional<sync::Timeline> timeline_;
-  SyncobjTimeline wl_timeline_;
+  std::optional<sync::Timeline> timeline_, release_timeline_;
+  SyncobjTimeline wl_timeline_, wl_release_timeline_;
   SyncobjSurface syncobj_surface_;
 };
 

@@ -41,11 +41,12 @@ grep "buffers:" "$log"
 grep -q "linux-dmabuf-v1 on, linux-drm-syncobj-v1 on" "$log" ||
   { cat "$log"; fail "baton does not advertise both linux-dmabuf-v1 and linux-drm-syncobj-v1"; }
 
-# Waits for FILE to exist while baton lives, up to 60 s.
+# Waits for FILE to exist while baton and process PID live, up to 60 s.
 wait_file() {
   for _ in $(seq 1200); do
     [ -e "$1" ] && return 0
     kill -0 $baton_pid 2>/dev/null || return 1
+    kill -0 "$2" 2>/dev/null || return 1
     sleep 0.05
   done
   return 1
@@ -78,7 +79,7 @@ for sync in explicit implicit; do
       --done-file "$work/done" >"$work/client.out" 2>&1 &
     client_pid=$!
     status=0
-    if wait_file "$work/done"; then
+    if wait_file "$work/done" $client_pid; then
       screenshot "$out/dmabuf-$name.png" || { echo "no screenshot"; status=1; }
     else
       echo "the client never finished its frames"; status=1
@@ -104,7 +105,7 @@ rm -f "$work/stalled"
   --done-file "$work/stalled" &
 stuck_pid=$!
 status=0
-wait_file "$work/stalled" || { echo "the stalling client never stalled"; status=1; }
+wait_file "$work/stalled" $stuck_pid || { echo "the stalling client never stalled"; status=1; }
 "$client" --alloc vgem --sync implicit --frames 8 --delay-ms 100 --hold-ms 0 || status=1
 kill -0 $stuck_pid 2>/dev/null || { echo "the stall ended before the other client finished"; status=1; }
 wait $stuck_pid || status=1
