@@ -204,8 +204,8 @@ void Server::create_sync_globals() {
     LOG_INFO("linux-drm-syncobj-v1 not advertised: no DRM device (see --drm-device)");
   }
   gate_ = std::make_unique<ReadinessGate>(event_loop_, compositor_, syncobj_.get());
-  LOG_INFO("buffers: linux-dmabuf-v1 %s, linux-drm-syncobj-v1 %s", advertises_dmabuf_ ? "on" : "off",
-           syncobj_ ? "on" : "off");
+  LOG_INFO("buffers: linux-dmabuf-v1 %s, linux-drm-syncobj-v1 %s",
+           advertises_dmabuf_ ? "on" : "off", syncobj_ ? "on" : "off");
 }
 
 int Server::run() {
