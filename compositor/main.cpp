@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
   // with its default action. Children get a clean mask.
   sigset_t handled_signals;
   sigemptyset(&handled_signals);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&handled_signals, sig);
+  // SIGUSR1 asks for a screenshot now (--screenshot).
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1}) sigaddset(&handled_signals, sig);
   sigprocmask(SIG_BLOCK, &handled_signals, nullptr);
 
   baton::Server server(std::move(parsed.options));

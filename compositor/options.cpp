@@ -109,6 +109,9 @@ std::string usage_text(std::string_view program) {
                              faster than N per second as a game (default 30).
       --tearing POLICY       fullscreen|off: honour a fullscreen surface's
                              tearing-control async hint (default fullscreen).
+      --drm-device PATH      DRM node for explicit sync (and dma-buf feedback) when
+                             neither backend nor renderer has one (e.g. headless
+                             with a Vulkan device that has no DRM node).
       --socket NAME          Listen on NAME instead of the first free wayland-N.
       --background COLOR     Solid background colour, #rrggbb (default #292e38).
   -c, --config PATH          Read configuration from PATH.
@@ -201,6 +204,9 @@ ParsedCommandLine parse_command_line(const std::vector<std::string_view>& args) 
       auto ms = parse_int(v, 0, 600000);
       if (!ms) return fail("bad --screenshot-delay '" + std::string(v) + "'");
       o.screenshot_delay_ms = *ms;
+    } else if (arg == "--drm-device") {
+      if (needs_value() || v.empty()) return fail("option --drm-device needs a path");
+      o.drm_device = std::string(v);
     } else if (arg == "--socket") {
       if (needs_value()) return fail("option --socket needs a name");
       o.socket_name = std::string(v);

@@ -37,6 +37,9 @@ struct Options {
   /// How long after the first client window maps the screenshot is taken.
   int screenshot_delay_ms = 300;
   std::optional<std::string> config_path;
+  /// --drm-device: a DRM node for linux-drm-syncobj-v1 when the backend and
+  /// renderer have none.
+  std::optional<std::string> drm_device;
   /// Listen on this socket name instead of the first free wayland-N.
   std::optional<std::string> socket_name;
   bool debug = false;

@@ -1,5 +1,7 @@
 #include "compositor/screenshot_writer.hpp"
 
+#include <csignal>
+
 #include "compositor/log.hpp"
 #include "compositor/output.hpp"
 #include "compositor/server.hpp"
@@ -10,6 +12,7 @@ namespace baton {
 ScreenshotWriter::ScreenshotWriter(Server& server, std::string path, int delay_ms, bool exit_after)
     : server_(server), path_(std::move(path)), delay_ms_(delay_ms), exit_after_(exit_after) {
   timer_ = EventSource::timer(server.event_loop(), [this]() { capture_all(); });
+  on_signal_ = EventSource::signal(server.event_loop(), SIGUSR1, [this]() { capture_all(); });
 }
 
 std::string ScreenshotWriter::path_for_output(const std::string& path, size_t index) {

@@ -1,5 +1,6 @@
 // --screenshot: once the first client window has mapped and had time to
-// draw, writes a PNG of every output and optionally ends the server.
+// draw, writes a PNG of every output and optionally ends the server. SIGUSR1
+// takes another one at once (tests that know when their frame is up).
 #pragma once
 
 #include <memory>
@@ -32,6 +33,7 @@ class ScreenshotWriter {
   bool started_ = false;
   size_t pending_ = 0;
   std::unique_ptr<EventSource> timer_;
+  std::unique_ptr<EventSource> on_signal_;
 };
 
 }  // namespace baton

@@ -1,8 +1,11 @@
 #include "compositor/server.hpp"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 
 #include <unistd.h>
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <cstdlib>
@@ -23,6 +26,9 @@
 #include "compositor/xwayland_view.hpp"
 #include "compositor/wlr.hpp"
 #include "compositor/workspaces.hpp"
+#include "protocols/linux_dmabuf.hpp"
+#include "protocols/linux_drm_syncobj.hpp"
+#include "protocols/readiness_gate.hpp"
 #include "renderer/renderer_factory.hpp"
 
 namespace baton {
@@ -44,6 +50,8 @@ Server::~Server() {
   // Xwayland's windows go first, while the scene and seat still exist.
   xwayland_.reset();
   if (display_ != nullptr) wl_display_destroy_clients(display_);
+  gate_.reset();
+  syncobj_.reset();
   backend_destroy_.disconnect();
   new_output_.disconnect();
   new_input_.disconnect();
@@ -145,11 +153,15 @@ bool Server::create_globals() {
     start_error_ = "wl_shm could not be set up for the renderer";
     return false;
   }
-  // linux-dmabuf-v1 only when the renderer can really import dma-bufs.
-  if (wlr_renderer_get_texture_formats(renderer_, WLR_BUFFER_CAP_DMABUF) != nullptr) {
-    advertises_dmabuf_ = wlr_linux_dmabuf_v1_create_with_renderer(display_, 5, renderer_) != nullptr;
+  if (options_.drm_device) {
+    drm_device_ = UniqueFd(open(options_.drm_device->c_str(), O_RDWR | O_CLOEXEC));
+    if (!drm_device_) {
+      start_error_ = "--drm-device " + *options_.drm_device + ": open: " + std::strerror(errno);
+      return false;
+    }
   }
   compositor_ = wlr_compositor_create(display_, 6, renderer_);
+  create_sync_globals();
   wlr_subcompositor_create(display_);
   wlr_data_device_manager_create(display_);
 
@@ -189,6 +201,31 @@ bool Server::create_globals() {
                         [this](wlr_xdg_toplevel* toplevel) { handle_new_toplevel(toplevel); });
   new_popup_.connect(&xdg_shell_->events.new_popup, [this](wlr_xdg_popup* popup) { handle_new_popup(popup); });
   return true;
+}
+
+int Server::sync_drm_fd() {
+  if (int fd = wlr_backend_get_drm_fd(backend_); fd >= 0) return fd;
+  if (int fd = wlr_renderer_get_drm_fd(renderer_); fd >= 0) return fd;
+  return drm_device_.get();
+}
+
+void Server::create_sync_globals() {
+  const int drm_fd = sync_drm_fd();
+  // linux-dmabuf-v1 only when the renderer can really import dma-bufs.
+  DmabufGlobal dmabuf = create_linux_dmabuf(display_, renderer_, drm_fd);
+  advertises_dmabuf_ = dmabuf.global != nullptr;
+  if (!advertises_dmabuf_) LOG_INFO("linux-dmabuf-v1 not advertised: %s", dmabuf.why.c_str());
+  // Explicit sync is about dma-bufs: without them a client could not use it.
+  if (advertises_dmabuf_ && drm_fd >= 0) {
+    std::string why;
+    syncobj_ = LinuxDrmSyncobj::create(display_, drm_fd, why);
+    if (!syncobj_) LOG_INFO("linux-drm-syncobj-v1 not advertised: %s", why.c_str());
+  } else if (advertises_dmabuf_) {
+    LOG_INFO("linux-drm-syncobj-v1 not advertised: no DRM device (see --drm-device)");
+  }
+  gate_ = std::make_unique<ReadinessGate>(event_loop_, compositor_, syncobj_.get());
+  LOG_INFO("buffers: linux-dmabuf-v1 %s, linux-drm-syncobj-v1 %s",
+           advertises_dmabuf_ ? "on" : "off", syncobj_ ? "on" : "off");
 }
 
 int Server::run() {

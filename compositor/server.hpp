@@ -16,6 +16,7 @@
 #include "compositor/image.hpp"
 #include "compositor/listener.hpp"
 #include "compositor/options.hpp"
+#include "compositor/unique_fd.hpp"
 
 struct wl_display;
 struct wl_event_loop;
@@ -50,6 +51,8 @@ class Workspaces;
 class LayerShell;
 class DesktopProtocols;
 class SessionLock;
+class LinuxDrmSyncobj;
+class ReadinessGate;
 
 class Server {
  public:
@@ -92,6 +95,9 @@ class Server {
   [[nodiscard]] Xwayland* xwayland() const { return xwayland_.get(); }
   void add_xwayland_surface(wlr_xwayland_surface* surface);
   [[nodiscard]] bool advertises_dmabuf() const { return advertises_dmabuf_; }
+  /// linux-drm-syncobj-v1; null when not advertised.
+  [[nodiscard]] LinuxDrmSyncobj* explicit_sync() const { return syncobj_.get(); }
+  [[nodiscard]] ReadinessGate& readiness_gate() { return *gate_; }
   Seat& seat() { return *seat_; }
 
   /// Outputs in creation order.
@@ -141,6 +147,10 @@ class Server {
 
  private:
   bool create_globals();
+  /// The DRM fd for explicit sync: the backend's, the renderer's, or
+  /// --drm-device's; -1 when there is none.
+  int sync_drm_fd();
+  void create_sync_globals();
   void handle_new_output(wlr_output* output);
   void handle_new_toplevel(wlr_xdg_toplevel* toplevel);
   void handle_new_popup(wlr_xdg_popup* popup);
@@ -177,6 +187,9 @@ class Server {
   bool advertises_dmabuf_ = false;
   wlr_tearing_control_manager_v1* tearing_control_ = nullptr;
 
+  UniqueFd drm_device_;  // --drm-device, when opened
+  std::unique_ptr<LinuxDrmSyncobj> syncobj_;
+  std::unique_ptr<ReadinessGate> gate_;
   std::unique_ptr<Seat> seat_;
   std::unique_ptr<Launcher> launcher_;
   std::unique_ptr<Xwayland> xwayland_;

@@ -11,11 +11,20 @@
 //
 // usage: baton-dmabuf-client [--alloc udmabuf|vgem|virtio-gpu]
 //            [--sync implicit|explicit|none] [--frames N] [--delay-ms MS]
+//            [--hold-ms MS] [--done-file PATH] [--stall-at N]
+//            [--misbehave conflicting-points|bad-timeline]
+// --hold-ms: how long the last frame stays up; --done-file: created once the
+// last frame is presented (or the stall began), for a test to screenshot;
+// --stall-at N: frame N's fence is never signalled; passes when the frame is
+// still not presented --hold-ms later (the compositor kept the previous one);
+// --misbehave: breaks linux-drm-syncobj-v1 and passes when the compositor
+// answers with the matching protocol error.
 // exit: 0 all frames presented after their fences; 1 a frame was presented
 // early, never, or a call failed; 77 the compositor lacks what --sync needs.
 #include <drm_fourcc.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 
 #include <chrono>
@@ -42,12 +51,17 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 enum class SyncMode { none, implicit, explicit_ };
+enum class Misbehave { no, conflicting_points, bad_timeline };
 
 struct Options {
   Allocator allocator = Allocator::udmabuf;
   SyncMode sync = SyncMode::explicit_;
   int frames = 4;
   int delay_ms = 200;
+  int hold_ms = 500;
+  std::string done_file;
+  int stall_at = -1;
+  Misbehave misbehave = Misbehave::no;
 };
 
 constexpr uint32_t kWidth = 256, kHeight = 256;
@@ -80,6 +94,20 @@ std::optional<Options> parse(int argc, char** argv) {
       o.frames = std::atoi(value);
     } else if (arg == "--delay-ms") {
       o.delay_ms = std::atoi(value);
+    } else if (arg == "--hold-ms") {
+      o.hold_ms = std::atoi(value);
+    } else if (arg == "--done-file") {
+      o.done_file = value;
+    } else if (arg == "--stall-at") {
+      o.stall_at = std::atoi(value);
+    } else if (arg == "--misbehave") {
+      std::string_view v = value;
+      if (v == "conflicting-points")
+        o.misbehave = Misbehave::conflicting_points;
+      else if (v == "bad-timeline")
+        o.misbehave = Misbehave::bad_timeline;
+      else
+        return std::nullopt;
     } else {
       return std::nullopt;
     }
@@ -113,27 +141,34 @@ class Producer {
       return skip("the compositor advertises no wp_linux_drm_syncobj_manager_v1");
     if (int r = open_devices(); r != 0) return r;
     if (int r = make_slots(); r != 0) return r;
+    if (o_.misbehave == Misbehave::bad_timeline) return send_bad_timeline();
     if (o_.sync == SyncMode::explicit_)
       if (int r = make_timeline(); r != 0) return r;
+    if (o_.misbehave == Misbehave::conflicting_points) return send_conflicting_points();
 
     int early = 0;
     for (int i = 0; i < o_.frames; ++i) {
       int r = frame(i, early);
+      if (r == kStalled) return 0;
       if (r != 0) return r;
     }
     std::printf("dmabuf-client: %d frames (%s, %s sync), %d presented before their fence\n",
                 o_.frames, allocator_name(o_.allocator), sync_name(), early);
-    // Keep the last frame on screen a little for screenshots.
-    window_.dispatch_for(500ms);
+    done();
+    // Keep the last frame on screen for screenshots.
+    window_.dispatch_for(std::chrono::milliseconds(o_.hold_ms));
     return early == 0 ? 0 : 1;
   }
 
  private:
   const char* sync_name() const {
     switch (o_.sync) {
-      case SyncMode::none: return "no";
-      case SyncMode::implicit: return "implicit";
-      case SyncMode::explicit_: return "explicit";
+      case SyncMode::none:
+        return "no";
+      case SyncMode::implicit:
+        return "implicit";
+      case SyncMode::explicit_:
+        return "explicit";
     }
     return "?";
   }
@@ -144,6 +179,53 @@ class Producer {
   int skip(const std::string& why) {
     std::printf("dmabuf-client: SKIP: %s\n", why.c_str());
     return kSkip;
+  }
+
+  static constexpr int kStalled = -1;
+
+  void done() {
+    if (o_.done_file.empty()) return;
+    UniqueFd f(open(o_.done_file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+    if (!f) std::printf("dmabuf-client: cannot create %s\n", o_.done_file.c_str());
+  }
+
+  // Passes when the connection died of protocol error `code` on `interface`.
+  int expect_protocol_error(const char* interface, uint32_t code) {
+    if (wl_display_roundtrip(window_.display()) >= 0)
+      return fail(std::string("no protocol error; expected ") + interface + " error " +
+                  std::to_string(code));
+    const wl_interface* got = nullptr;
+    uint32_t id = 0;
+    uint32_t got_code = wl_display_get_protocol_error(window_.display(), &got, &id);
+    const char* name = got != nullptr ? got->name : "(none)";
+    std::printf("dmabuf-client: disconnected with protocol error %u on %s@%u\n", got_code, name,
+                id);
+    if (got == nullptr || std::string_view(name) != interface || got_code != code)
+      return fail(std::string("expected error ") + std::to_string(code) + " on " + interface);
+    return 0;
+  }
+
+  // A timeline fd that is no DRM syncobj (an eventfd).
+  int send_bad_timeline() {
+    UniqueFd not_syncobj(::eventfd(0, EFD_CLOEXEC));
+    wl_timeline_.reset(
+        wp_linux_drm_syncobj_manager_v1_import_timeline(window_.syncobj(), not_syncobj.get()));
+    return expect_protocol_error("wp_linux_drm_syncobj_manager_v1",
+                                 WP_LINUX_DRM_SYNCOBJ_MANAGER_V1_ERROR_INVALID_TIMELINE);
+  }
+
+  // Acquire and release at the same point of one timeline.
+  int send_conflicting_points() {
+    Slot& slot = slots_[0];
+    slot.buffer.write(kColours[0]);
+    wp_linux_drm_syncobj_surface_v1_set_acquire_point(syncobj_surface_.get(), wl_timeline_.get(), 0,
+                                                      5);
+    wp_linux_drm_syncobj_surface_v1_set_release_point(syncobj_surface_.get(), wl_timeline_.get(), 0,
+                                                      5);
+    wl_surface_attach(window_.surface(), slot.wl.get(), 0, 0);
+    wl_surface_commit(window_.surface());
+    return expect_protocol_error("wp_linux_drm_syncobj_surface_v1",
+                                 WP_LINUX_DRM_SYNCOBJ_SURFACE_V1_ERROR_CONFLICTING_POINTS);
   }
 
   int open_devices() {
@@ -178,16 +260,21 @@ class Producer {
     return 0;
   }
 
+  // Acquire and release points live on separate timelines: a timeline's
+  // points are ordered, so on a shared one a later acquire point would make
+  // an unsignalled release point look signalled.
   int make_timeline() {
     auto gpu = open_drm_node("virtio_gpu", NodeKind::render);
     if (!gpu) return fail("no virtio_gpu render node for the timeline: " + gpu.error().describe());
-    auto timeline = sync::Timeline::create(gpu->get());
-    if (!timeline) return fail(timeline.error().describe());
-    auto fd = timeline->export_fd();
-    if (!fd) return fail(fd.error().describe());
-    timeline_.emplace(std::move(*timeline));
-    wl_timeline_.reset(
-        wp_linux_drm_syncobj_manager_v1_import_timeline(window_.syncobj(), fd->get()));
+    for (int which = 0; which < 2; ++which) {
+      auto timeline = sync::Timeline::create(gpu->get());
+      if (!timeline) return fail(timeline.error().describe());
+      auto fd = timeline->export_fd();
+      if (!fd) return fail(fd.error().describe());
+      (which == 0 ? timeline_ : release_timeline_).emplace(std::move(*timeline));
+      (which == 0 ? wl_timeline_ : wl_release_timeline_)
+          .reset(wp_linux_drm_syncobj_manager_v1_import_timeline(window_.syncobj(), fd->get()));
+    }
     syncobj_surface_.reset(
         wp_linux_drm_syncobj_manager_v1_get_surface(window_.syncobj(), window_.surface()));
     return 0;
@@ -197,11 +284,14 @@ class Producer {
     Slot& slot = slots_[static_cast<size_t>(i) % slots_.size()];
     if (slot.release_point != 0) {
       // The compositor signals the release point once it no longer reads.
-      auto released = timeline_->wait(slot.release_point, sync::Timeline::WaitFor::signalled, 5s);
+      auto released =
+          release_timeline_->wait(slot.release_point, sync::Timeline::WaitFor::signalled, 5s);
       if (!released) return fail(released.error().describe());
       if (!*released)
         return fail("release point " + std::to_string(slot.release_point) +
                     " never signalled: the compositor holds the buffer");
+      std::printf("dmabuf-client: frame %d: release point %llu signalled before reuse\n", i,
+                  static_cast<unsigned long long>(slot.release_point));
     }
     std::optional<PendingFence> fence;
     if (o_.sync != SyncMode::none) {
@@ -218,20 +308,34 @@ class Producer {
       if (!imported) return fail(imported.error().describe());
     }
     if (o_.sync == SyncMode::explicit_) {
-      uint64_t acquire = 2 * static_cast<uint64_t>(i) + 1;
-      slot.release_point = acquire + 1;
+      uint64_t acquire = static_cast<uint64_t>(i) + 1;
+      slot.release_point = acquire;  // on the release timeline
       auto imported = timeline_->import_sync_file(acquire, fence->sync_file);
       if (!imported) return fail(imported.error().describe());
       wp_linux_drm_syncobj_surface_v1_set_acquire_point(syncobj_surface_.get(), wl_timeline_.get(),
                                                         0, static_cast<uint32_t>(acquire));
-      wp_linux_drm_syncobj_surface_v1_set_release_point(
-          syncobj_surface_.get(), wl_timeline_.get(), 0, static_cast<uint32_t>(slot.release_point));
+      wp_linux_drm_syncobj_surface_v1_set_release_point(syncobj_surface_.get(),
+                                                        wl_release_timeline_.get(), 0,
+                                                        static_cast<uint32_t>(slot.release_point));
     }
     wl_surface_attach(window_.surface(), slot.wl.get(), 0, 0);
     wl_surface_damage_buffer(window_.surface(), 0, 0, kWidth, kHeight);
     auto committed = Clock::now();
     uint32_t serial = window_.commit_with_frame();
 
+    if (fence && i == o_.stall_at) {
+      // The "GPU" never finishes: the compositor must keep the previous frame.
+      std::printf("dmabuf-client: frame %d: stalling (fence never signalled)\n", i);
+      std::fflush(stdout);
+      done();
+      if (!window_.dispatch_for(std::chrono::milliseconds(o_.hold_ms)))
+        return fail("the connection died while stalled");
+      if (window_.frame_done(serial))
+        return fail("frame " + std::to_string(i) +
+                    " was presented though its fence never signalled");
+      std::printf("dmabuf-client: frame %d still held after %d ms, as it must be\n", i, o_.hold_ms);
+      return kStalled;
+    }
     double signalled_at = 0;
     if (fence) {
       // The "GPU" is still busy: the compositor must not present this yet.
@@ -256,8 +360,8 @@ class Producer {
   WaylandWindow window_;
   UniqueFd vgem_, card_;
   std::vector<Slot> slots_;
-  std::optional<sync::Timeline> timeline_;
-  SyncobjTimeline wl_timeline_;
+  std::optional<sync::Timeline> timeline_, release_timeline_;
+  SyncobjTimeline wl_timeline_, wl_release_timeline_;
   SyncobjSurface syncobj_surface_;
 };
 
@@ -265,11 +369,14 @@ class Producer {
 }  // namespace baton::testing
 
 int main(int argc, char** argv) {
+  // Tests read this output even when they end the client with a signal.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   auto options = baton::testing::parse(argc, argv);
   if (!options) {
     std::fprintf(stderr,
                  "usage: %s [--alloc udmabuf|vgem|virtio-gpu] [--sync implicit|explicit|none] "
-                 "[--frames N] [--delay-ms MS]\n",
+                 "[--frames N] [--delay-ms MS] [--hold-ms MS] [--done-file PATH] [--stall-at N] "
+                 "[--misbehave conflicting-points|bad-timeline]\n",
                  argv[0]);
     return 2;
   }

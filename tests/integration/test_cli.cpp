@@ -70,6 +70,25 @@ TEST(Cli, DrmWithoutASeatOrGpuIsAClearError) {
   EXPECT_NE(r.log.find("/dev/dri does not exist"), std::string::npos) << r.log;
 }
 
+TEST(Cli, UnopenableDrmDeviceNamesTheErrno) {
+  BatonRun r = baton("no-drm-device",
+                     {"--backend", "headless", "--renderer", "pixman", "--drm-device",
+                      "/nonexistent/renderD128"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.log.find("--drm-device /nonexistent/renderD128: open: No such file or directory"),
+            std::string::npos)
+      << r.log;
+}
+
+TEST(Cli, PixmanAdvertisesNeitherDmabufNorExplicitSync) {
+  // pixman cannot import dma-bufs; explicit sync without them would be a lie.
+  BatonRun r = baton("pixman-buffers", {"--backend", "headless", "--renderer", "pixman",
+                                        "--exit-with-session", "--startup", "true"});
+  EXPECT_EQ(r.status, 0) << r.log;
+  EXPECT_NE(r.log.find("buffers: linux-dmabuf-v1 off, linux-drm-syncobj-v1 off"), std::string::npos)
+      << r.log;
+}
+
 TEST(Cli, MissingConfigFileIsReported) {
   BatonRun r = baton("no-config", {"-c", "/nonexistent/baton.conf", "--backend", "headless"});
   EXPECT_EQ(r.status, 1);

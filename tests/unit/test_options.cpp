@@ -50,6 +50,15 @@ TEST(Options, EveryOptionParses) {
   EXPECT_EQ(parse({"--xwayland", "off"}).options.xwayland, baton::XwaylandMode::off);
 }
 
+TEST(Options, DrmDeviceForExplicitSync) {
+  EXPECT_FALSE(parse({}).options.drm_device.has_value());
+  EXPECT_EQ(parse({"--drm-device", "/dev/dri/renderD128"}).options.drm_device,
+            "/dev/dri/renderD128");
+  auto missing = parse({"--drm-device"});
+  EXPECT_EQ(missing.action, Action::error);
+  EXPECT_NE(missing.error.find("--drm-device"), std::string::npos);
+}
+
 TEST(Options, HelpAndVersion) {
   EXPECT_EQ(parse({"--help"}).action, Action::help);
   EXPECT_EQ(parse({"-h"}).action, Action::help);

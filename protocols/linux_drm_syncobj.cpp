@@ -1,0 +1,214 @@
+#include "protocols/linux_drm_syncobj.hpp"
+
+#include <fcntl.h>
+#include <sys/eventfd.h>
+#include <xf86drm.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "compositor/log.hpp"
+#include "compositor/wlr.hpp"
+#include "linux-drm-syncobj-v1-server-protocol.h"
+#include "protocols/syncobj_surface.hpp"
+
+namespace baton {
+
+// Signals one release point when the buffer baton read it through goes away.
+class ReleaseWatch {
+ public:
+  ReleaseWatch(wlr_buffer* buffer, std::shared_ptr<sync::Timeline> timeline, uint64_t point,
+               std::function<void(ReleaseWatch&)> done)
+      : timeline_(std::move(timeline)), point_(point) {
+    destroy_.connect(&buffer->events.destroy, [this, done](void*) {
+      signal();
+      done(*this);
+    });
+  }
+  void signal() {
+    if (!timeline_) return;
+    if (sync::Status s = timeline_->signal(point_); !s)
+      LOG_ERROR("linux-drm-syncobj: release point %llu: %s",
+                static_cast<unsigned long long>(point_), s.error().describe().c_str());
+    timeline_.reset();
+  }
+
+ private:
+  std::shared_ptr<sync::Timeline> timeline_;
+  uint64_t point_;
+  Listener<void> destroy_;
+};
+
+namespace {
+
+LinuxDrmSyncobj* manager_of(wl_resource* resource) {
+  return static_cast<LinuxDrmSyncobj*>(wl_resource_get_user_data(resource));
+}
+SyncobjSurface* surface_of(wl_resource* resource) {
+  return static_cast<SyncobjSurface*>(wl_resource_get_user_data(resource));
+}
+uint64_t point_of(uint32_t hi, uint32_t lo) { return (static_cast<uint64_t>(hi) << 32) | lo; }
+
+void destroy_resource(wl_client*, wl_resource* resource) { wl_resource_destroy(resource); }
+
+const struct wp_linux_drm_syncobj_timeline_v1_interface kTimelineImpl = {.destroy =
+                                                                             destroy_resource};
+
+// An inert surface object (its wl_surface is gone) answers every request but
+// destroy with an error.
+SyncobjSurface* live_surface(wl_resource* resource) {
+  SyncobjSurface* surface = surface_of(resource);
+  if (surface == nullptr)
+    wl_resource_post_error(resource, WP_LINUX_DRM_SYNCOBJ_SURFACE_V1_ERROR_NO_SURFACE,
+                           "the wl_surface has been destroyed");
+  return surface;
+}
+
+const struct wp_linux_drm_syncobj_surface_v1_interface kSurfaceImpl = {
+    .destroy = destroy_resource,
+    .set_acquire_point =
+        [](wl_client*, wl_resource* resource, wl_resource* timeline, uint32_t hi, uint32_t lo) {
+          if (SyncobjSurface* s = live_surface(resource))
+            s->set_acquire(timeline, point_of(hi, lo));
+        },
+    .set_release_point =
+        [](wl_client*, wl_resource* resource, wl_resource* timeline, uint32_t hi, uint32_t lo) {
+          if (SyncobjSurface* s = live_surface(resource))
+            s->set_release(timeline, point_of(hi, lo));
+        },
+};
+
+const struct wp_linux_drm_syncobj_manager_v1_interface kManagerImpl = {
+    .destroy = destroy_resource,
+    .get_surface =
+        [](wl_client*, wl_resource* manager, uint32_t id, wl_resource* surface) {
+          manager_of(manager)->get_surface(manager, id, surface);
+        },
+    .import_timeline =
+        [](wl_client*, wl_resource* manager, uint32_t id, int32_t fd) {
+          manager_of(manager)->import_timeline(manager, id, UniqueFd(fd));
+        },
+};
+
+void bind_manager(wl_client* client, void* data, uint32_t version, uint32_t id) {
+  wl_resource* resource =
+      wl_resource_create(client, &wp_linux_drm_syncobj_manager_v1_interface, version, id);
+  if (resource == nullptr) {
+    wl_client_post_no_memory(client);
+    return;
+  }
+  wl_resource_set_implementation(resource, &kManagerImpl, data, nullptr);
+}
+
+// Timeline syncobjs, and waiting on them through an eventfd (kernel 6.6+).
+std::string check_device(int drm_fd) {
+  uint64_t cap = 0;
+  if (drmGetCap(drm_fd, DRM_CAP_SYNCOBJ_TIMELINE, &cap) != 0 || cap == 0)
+    return "the DRM device has no timeline syncobjs (DRM_CAP_SYNCOBJ_TIMELINE)";
+  UniqueFd efd(::eventfd(0, EFD_CLOEXEC));
+  if (!efd) return std::string("eventfd: ") + std::strerror(errno);
+  // Handle 0 never exists: ENOENT means the ioctl itself is known.
+  if (drmSyncobjEventfd(drm_fd, 0, 0, efd.get(), 0) == 0 || errno != ENOENT)
+    return std::string("DRM_IOCTL_SYNCOBJ_EVENTFD unsupported: ") + std::strerror(errno);
+  return "";
+}
+
+}  // namespace
+
+std::unique_ptr<LinuxDrmSyncobj> LinuxDrmSyncobj::create(wl_display* display, int drm_fd,
+                                                         std::string& why) {
+  why = check_device(drm_fd);
+  if (!why.empty()) return nullptr;
+  UniqueFd drm(fcntl(drm_fd, F_DUPFD_CLOEXEC, 0));
+  if (!drm) {
+    why = std::string("fcntl(F_DUPFD_CLOEXEC): ") + std::strerror(errno);
+    return nullptr;
+  }
+  std::unique_ptr<LinuxDrmSyncobj> self(new LinuxDrmSyncobj(display, std::move(drm)));
+  if (self->global_ == nullptr) {
+    why = "wl_global_create failed";
+    return nullptr;
+  }
+  return self;
+}
+
+LinuxDrmSyncobj::LinuxDrmSyncobj(wl_display* display, UniqueFd drm) : drm_(std::move(drm)) {
+  global_ =
+      wl_global_create(display, &wp_linux_drm_syncobj_manager_v1_interface, 1, this, bind_manager);
+}
+
+LinuxDrmSyncobj::~LinuxDrmSyncobj() {
+  // Whatever is still held is never read again: let its producers go.
+  for (auto& release : releases_) release->signal();
+  releases_.clear();
+  surfaces_.clear();
+  if (global_ != nullptr) wl_global_destroy(global_);
+}
+
+SyncobjSurface* LinuxDrmSyncobj::surface_for(wlr_surface* surface) const {
+  for (const auto& s : surfaces_)
+    if (s->surface() == surface) return s.get();
+  return nullptr;
+}
+
+void LinuxDrmSyncobj::get_surface(wl_resource* manager, uint32_t id, wl_resource* surface_res) {
+  wlr_surface* surface = wlr_surface_from_resource(surface_res);
+  if (surface_for(surface) != nullptr) {
+    wl_resource_post_error(manager, WP_LINUX_DRM_SYNCOBJ_MANAGER_V1_ERROR_SURFACE_EXISTS,
+                           "this wl_surface already has a syncobj surface");
+    return;
+  }
+  wl_resource* resource = wl_resource_create(wl_resource_get_client(manager),
+                                             &wp_linux_drm_syncobj_surface_v1_interface,
+                                             wl_resource_get_version(manager), id);
+  if (resource == nullptr) {
+    wl_resource_post_no_memory(manager);
+    return;
+  }
+  auto shadow = std::make_unique<SyncobjSurface>(*this, resource, surface);
+  wl_resource_set_implementation(resource, &kSurfaceImpl, shadow.get(), [](wl_resource* r) {
+    SyncobjSurface* s = surface_of(r);
+    if (s != nullptr) s->manager().surface_destroyed(*s);
+  });
+  surfaces_.push_back(std::move(shadow));
+}
+
+void LinuxDrmSyncobj::import_timeline(wl_resource* manager, uint32_t id, UniqueFd fd) {
+  auto timeline = sync::Timeline::import_fd(drm_.get(), fd);
+  if (!timeline) {
+    wl_resource_post_error(manager, WP_LINUX_DRM_SYNCOBJ_MANAGER_V1_ERROR_INVALID_TIMELINE,
+                           "not a DRM syncobj: %s", timeline.error().describe().c_str());
+    return;
+  }
+  wl_resource* resource = wl_resource_create(wl_resource_get_client(manager),
+                                             &wp_linux_drm_syncobj_timeline_v1_interface,
+                                             wl_resource_get_version(manager), id);
+  if (resource == nullptr) {
+    wl_resource_post_no_memory(manager);
+    return;
+  }
+  auto* shared =
+      new std::shared_ptr<sync::Timeline>(std::make_shared<sync::Timeline>(std::move(*timeline)));
+  wl_resource_set_implementation(resource, &kTimelineImpl, shared, [](wl_resource* r) {
+    delete static_cast<std::shared_ptr<sync::Timeline>*>(wl_resource_get_user_data(r));
+  });
+}
+
+void LinuxDrmSyncobj::surface_destroyed(SyncobjSurface& surface) {
+  wl_resource_set_user_data(surface.resource(), nullptr);
+  surfaces_.remove_if([&](const auto& s) { return s.get() == &surface; });
+}
+
+void LinuxDrmSyncobj::release_when_done(wlr_buffer* buffer, const SyncobjPoints& points) {
+  if (buffer == nullptr) {
+    if (sync::Status s = points.release_timeline->signal(points.release_point); !s)
+      LOG_ERROR("linux-drm-syncobj: release point: %s", s.error().describe().c_str());
+    return;
+  }
+  releases_.push_back(std::make_unique<ReleaseWatch>(
+      buffer, points.release_timeline, points.release_point, [this](ReleaseWatch& done) {
+        releases_.remove_if([&](const auto& r) { return r.get() == &done; });
+      }));
+}
+
+}  // namespace baton

@@ -1,0 +1,71 @@
+// linux-drm-syncobj-v1, implemented by baton: clients hand over timeline
+// syncobjs and, per buffer commit, an acquire point (when the buffer may be
+// read) and a release point (signalled by baton once it no longer reads).
+//
+// wlroots 0.18 has this global too, but only exposes the applied state; the
+// readiness gate needs the acquire point of the commit being made, so baton
+// keeps the per-commit points itself (wlr_surface_synced). Waiting for the
+// acquire point is the ReadinessGate's job, not this class's.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <memory>
+#include <string>
+
+#include "compositor/listener.hpp"
+#include "compositor/unique_fd.hpp"
+#include "renderer/sync/timeline.hpp"
+
+struct wl_client;
+struct wl_display;
+struct wl_global;
+struct wl_resource;
+struct wlr_buffer;
+struct wlr_surface;
+
+namespace baton {
+
+/// The points one commit carries.
+struct SyncobjPoints {
+  std::shared_ptr<sync::Timeline> acquire_timeline;
+  uint64_t acquire_point = 0;
+  std::shared_ptr<sync::Timeline> release_timeline;
+  uint64_t release_point = 0;
+};
+
+class SyncobjSurface;
+class ReleaseWatch;
+
+class LinuxDrmSyncobj {
+ public:
+  /// The global on `drm_fd` (duplicated). Null with `why` set when the DRM
+  /// device lacks timeline syncobjs or DRM_IOCTL_SYNCOBJ_EVENTFD.
+  static std::unique_ptr<LinuxDrmSyncobj> create(wl_display* display, int drm_fd, std::string& why);
+  ~LinuxDrmSyncobj();
+  LinuxDrmSyncobj(const LinuxDrmSyncobj&) = delete;
+  LinuxDrmSyncobj& operator=(const LinuxDrmSyncobj&) = delete;
+
+  /// The syncobj surface of `surface`, or null when the client made none.
+  [[nodiscard]] SyncobjSurface* surface_for(wlr_surface* surface) const;
+
+  /// Signals `points`' release point once `buffer` (the client buffer that
+  /// holds the commit's texture) is released; at once when null.
+  void release_when_done(wlr_buffer* buffer, const SyncobjPoints& points);
+
+  // Request handlers (the C trampolines in the .cpp call them).
+  void get_surface(wl_resource* manager, uint32_t id, wl_resource* surface);
+  void import_timeline(wl_resource* manager, uint32_t id, UniqueFd fd);
+  void surface_destroyed(SyncobjSurface& surface);
+
+ private:
+  LinuxDrmSyncobj(wl_display* display, UniqueFd drm);
+
+  UniqueFd drm_;
+  wl_global* global_ = nullptr;
+  std::list<std::unique_ptr<SyncobjSurface>> surfaces_;
+  std::list<std::unique_ptr<ReleaseWatch>> releases_;
+};
+
+}  // namespace baton

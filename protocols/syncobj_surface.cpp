@@ -1,0 +1,113 @@
+#include "protocols/syncobj_surface.hpp"
+
+#include <new>
+
+#include "linux-drm-syncobj-v1-server-protocol.h"
+
+namespace baton {
+namespace {
+
+void init_points(void* state) { new (state) SyncobjPoints(); }
+void finish_points(void* state) { static_cast<SyncobjPoints*>(state)->~SyncobjPoints(); }
+void move_points(void* dst, void* src) {
+  // Each commit carries only the points set for it: the source is left empty.
+  *static_cast<SyncobjPoints*>(dst) = std::move(*static_cast<SyncobjPoints*>(src));
+  *static_cast<SyncobjPoints*>(src) = SyncobjPoints();
+}
+
+const wlr_surface_synced_impl kSyncedImpl = {
+    .state_size = sizeof(SyncobjPoints),
+    .init_state = init_points,
+    .finish_state = finish_points,
+    .move_state = move_points,
+};
+
+std::shared_ptr<sync::Timeline> timeline_of(wl_resource* timeline) {
+  auto* shared = static_cast<std::shared_ptr<sync::Timeline>*>(wl_resource_get_user_data(timeline));
+  return *shared;
+}
+
+}  // namespace
+
+SyncobjSurface::SyncobjSurface(LinuxDrmSyncobj& manager, wl_resource* resource,
+                               wlr_surface* surface)
+    : manager_(manager), resource_(resource), surface_(surface) {
+  // Cannot fail here: wlroots allocates only for cached states, and a new
+  // syncobj surface on a surface with a held commit gets that too.
+  if (!wlr_surface_synced_init(&synced_, surface, &kSyncedImpl, pending_storage_,
+                               current_storage_)) {
+    new (pending_storage_) SyncobjPoints();
+    new (current_storage_) SyncobjPoints();
+    synced_.surface = nullptr;
+    wl_resource_post_no_memory(resource);
+    return;
+  }
+  commit_.connect(&surface->events.commit, [this](void*) { applied(); });
+  surface_destroy_.connect(&surface->events.destroy, [this](void*) {
+    // The resource stays with the client, inert, until it destroys it.
+    wl_resource_set_user_data(resource_, nullptr);
+    manager_.surface_destroyed(*this);
+  });
+}
+
+SyncobjSurface::~SyncobjSurface() {
+  commit_.disconnect();
+  surface_destroy_.disconnect();
+  if (synced_.surface != nullptr) {
+    wlr_surface_synced_finish(&synced_);
+  } else {
+    pending_->~SyncobjPoints();
+    current_->~SyncobjPoints();
+  }
+}
+
+void SyncobjSurface::set_acquire(wl_resource* timeline, uint64_t point) {
+  pending_->acquire_timeline = timeline_of(timeline);
+  pending_->acquire_point = point;
+}
+
+void SyncobjSurface::set_release(wl_resource* timeline, uint64_t point) {
+  pending_->release_timeline = timeline_of(timeline);
+  pending_->release_point = point;
+}
+
+bool SyncobjSurface::check_pending() {
+  const SyncobjPoints& p = *pending_;
+  const bool attaches = (surface_->pending.committed & WLR_SURFACE_STATE_BUFFER) != 0 &&
+                        surface_->pending.buffer != nullptr;
+  auto reject = [this](uint32_t code, const char* why) {
+    wlr_surface_reject_pending(surface_, resource_, code, "%s", why);
+    return false;
+  };
+  if (!attaches && p.acquire_timeline)
+    return reject(WP_LINUX_DRM_SYNCOBJ_SURFACE_V1_ERROR_NO_BUFFER,
+                  "acquire point set on a commit without a buffer");
+  if (!attaches && p.release_timeline)
+    return reject(WP_LINUX_DRM_SYNCOBJ_SURFACE_V1_ERROR_NO_BUFFER,
+                  "release point set on a commit without a buffer");
+  if (!attaches) return true;
+  if (!p.acquire_timeline)
+    return reject(WP_LINUX_DRM_SYNCOBJ_SURFACE_V1_ERROR_NO_ACQUIRE_POINT,
+                  "buffer committed without an acquire point");
+  if (!p.release_timeline)
+    return reject(WP_LINUX_DRM_SYNCOBJ_SURFACE_V1_ERROR_NO_RELEASE_POINT,
+                  "buffer committed without a release point");
+  if (p.acquire_timeline == p.release_timeline && p.acquire_point >= p.release_point)
+    return reject(WP_LINUX_DRM_SYNCOBJ_SURFACE_V1_ERROR_CONFLICTING_POINTS,
+                  "the acquire point is not before the release point on the same timeline");
+  wlr_dmabuf_attributes attribs{};
+  if (!wlr_buffer_get_dmabuf(surface_->pending.buffer, &attribs))
+    return reject(WP_LINUX_DRM_SYNCOBJ_SURFACE_V1_ERROR_UNSUPPORTED_BUFFER,
+                  "explicit sync needs a dma-buf buffer");
+  return true;
+}
+
+void SyncobjSurface::applied() {
+  if (!current_->release_timeline) return;
+  // surface->buffer holds the texture imported from this commit's dma-buf;
+  // baton reads the client's memory until it goes.
+  wlr_buffer* held = surface_->buffer != nullptr ? &surface_->buffer->base : nullptr;
+  manager_.release_when_done(held, *current_);
+}
+
+}  // namespace baton

@@ -1,0 +1,49 @@
+// The per-surface object of linux-drm-syncobj-v1: the pending acquire and
+// release points, moved through wlroots' surface state machinery so that a
+// held (cached) commit keeps its own points.
+#pragma once
+
+#include <cstdint>
+
+#include "compositor/listener.hpp"
+#include "compositor/wlr.hpp"
+#include "protocols/linux_drm_syncobj.hpp"
+
+namespace baton {
+
+class SyncobjSurface {
+ public:
+  SyncobjSurface(LinuxDrmSyncobj& manager, wl_resource* resource, wlr_surface* surface);
+  ~SyncobjSurface();
+  SyncobjSurface(const SyncobjSurface&) = delete;
+  SyncobjSurface& operator=(const SyncobjSurface&) = delete;
+
+  /// Checks the commit being made against the protocol's rules; on a
+  /// violation rejects it with a protocol error and returns false.
+  bool check_pending();
+  /// The points of the commit being made.
+  [[nodiscard]] const SyncobjPoints& pending() const { return *pending_; }
+  [[nodiscard]] wlr_surface* surface() const { return surface_; }
+  [[nodiscard]] wl_resource* resource() const { return resource_; }
+  [[nodiscard]] LinuxDrmSyncobj& manager() const { return manager_; }
+
+  void set_acquire(wl_resource* timeline, uint64_t point);
+  void set_release(wl_resource* timeline, uint64_t point);
+
+ private:
+  void applied();
+
+  LinuxDrmSyncobj& manager_;
+  wl_resource* resource_;
+  wlr_surface* surface_;
+  wlr_surface_synced synced_{};
+  // wlroots zeroes and initialises these itself (placement-new in init_state).
+  alignas(SyncobjPoints) unsigned char pending_storage_[sizeof(SyncobjPoints)];
+  alignas(SyncobjPoints) unsigned char current_storage_[sizeof(SyncobjPoints)];
+  SyncobjPoints* pending_ = reinterpret_cast<SyncobjPoints*>(pending_storage_);
+  SyncobjPoints* current_ = reinterpret_cast<SyncobjPoints*>(current_storage_);
+  Listener<void> commit_;
+  Listener<void> surface_destroy_;
+};
+
+}  // namespace baton
