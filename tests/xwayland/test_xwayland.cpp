@@ -147,6 +147,34 @@ TEST_F(XwaylandTest, OverrideRedirectMenuIsPlacedWhereAsked) {
   EXPECT_EQ(h.server().focused_view(), main_window);
 }
 
+// A native Wayland terminal and an X11 terminal side by side, both drawn;
+// the picture is kept as build/tests/native-and-x11.png.
+TEST_F(XwaylandTest, NativeAndX11ClientsSideBySide) {
+  std::string home = scratch_dir("side-by-side-home");
+  h.server().spawn("HOME=" + home + " LC_ALL=C.UTF-8 foot -W 60x20 -T 'foot (Wayland)' sh -c 'echo native Wayland client; exec sleep 60'");
+  View* foot = wait_for_view("foot");
+  ASSERT_NE(foot, nullptr) << "foot did not map";
+  h.server().spawn("xterm -T 'xterm (X11)' -e sh -c 'echo X11 client through Xwayland; exec sleep 60'");
+  View* xterm = wait_for_view("XTerm");
+  ASSERT_NE(xterm, nullptr) << "xterm did not map";
+  foot->move_frame_to(8, 40);
+  Rect f = foot->frame();
+  xterm->move_frame_to(f.x + f.width + 16, 40);
+  h.run_for(milliseconds(300));  // both redraw after moving
+  Image shot = h.capture();
+  std::string png = std::string(BATON_BUILD_DIR) + "/native-and-x11.png";
+  ASSERT_EQ(write_png(png, shot), "");
+  Rect x = xterm->frame();
+  EXPECT_LE(f.x + f.width, x.x) << "the windows overlap";
+  EXPECT_LE(x.x + x.width, 1024) << "xterm runs off the output";
+  EXPECT_EQ(count_pixels(shot, kBackground, {f.x, f.y, f.x + f.width, f.y + f.height}), 0) << "foot is not drawn";
+  EXPECT_EQ(count_pixels(shot, kBackground, {x.x, x.y, x.x + x.width, x.y + x.height}), 0) << "xterm is not drawn";
+  EXPECT_GT(distinct_colours(shot, {f.x, f.y, f.x + f.width, f.y + f.height}), 4) << "no text in foot";
+  // xterm draws its bitmap font without antialiasing: black glyphs on white.
+  EXPECT_GT(count_pixels(shot, 0xff000000, {x.x, x.y, x.x + x.width, x.y + x.height}), 100) << "no text in xterm";
+  EXPECT_GT(count_pixels(shot, 0xffffffff, {x.x, x.y, x.x + x.width, x.y + x.height}), 10000);
+}
+
 TEST_F(XwaylandTest, FullscreenGameCoversTheOutput) {
   h.server().spawn(x11_window() + " --fullscreen --class BatonGame --colour ff8000 --width 320 --height 240");
   View* game = wait_for_view("BatonGame");
