@@ -18,6 +18,11 @@ namespace baton {
 class FrameCadence {
  public:
   FrameCadence(CadenceMode mode, int game_fps) : mode_(mode), game_fps_(game_fps) {}
+  void set_policy(CadenceMode mode, int game_fps) {
+    mode_ = mode;
+    game_fps_ = game_fps;
+  }
+  [[nodiscard]] CadenceMode mode() const { return mode_; }
 
   /// Called every output frame with the fullscreen surface on it (or null).
   void sample(wlr_surface* fullscreen, int64_t now_ns);

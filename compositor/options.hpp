@@ -45,12 +45,14 @@ struct Options {
   bool debug = false;
   /// X11 clients: start Xwayland on the first X11 connection, at start-up, or never.
   XwaylandMode xwayland = XwaylandMode::lazy;
+  // Games: set on the command line these win over the config file, which
+  // wins over the defaults (automatic cadence, 30 fps, tearing for fullscreen).
   /// Outputs render on damage, at a fixed cadence, or pick per fullscreen surface.
-  CadenceMode cadence = CadenceMode::automatic;
+  std::optional<CadenceMode> cadence;
   /// A fullscreen surface committing faster than this is treated as a game.
-  int game_fps = 30;
+  std::optional<int> game_fps;
   /// Whether a fullscreen surface's async presentation hint is honoured.
-  TearingPolicy tearing = TearingPolicy::fullscreen;
+  std::optional<TearingPolicy> tearing;
   /// Solid background colour, 0xRRGGBB.
   uint32_t background = 0x292e38;
   /// --background was given: it wins over the config file's.

@@ -2,8 +2,10 @@
 
 #include <drm_fourcc.h>
 
+#include <algorithm>
 #include <ctime>
 
+#include "compositor/config/config.hpp"
 #include "compositor/log.hpp"
 #include "compositor/server.hpp"
 #include "compositor/view.hpp"
@@ -36,7 +38,8 @@ Image read_buffer(wlr_renderer* renderer, wlr_buffer* buffer) {
 }  // namespace
 
 Output::Output(Server& server, wlr_output* output)
-    : server_(server), output_(output), cadence_(server.options().cadence, server.options().game_fps) {
+    : server_(server), output_(output), cadence_(CadenceMode::automatic, 30) {
+  apply_games_policy();
   wlr_output_init_render(output, server.allocator(), server.renderer());
 
   wlr_output_state state;
@@ -87,6 +90,24 @@ Output::Output(Server& server, wlr_output* output)
            output->refresh / 1000.0);
 }
 
+void Output::apply_games_policy() {
+  const Options& options = server_.options();
+  const Config& config = server_.config();
+  std::optional<CadenceMode> cadence;
+  std::optional<bool> tearing_here;
+  for (const OutputConfig* c : config.outputs_for(output_->name)) {
+    if (c->cadence) cadence = c->cadence;
+    if (c->tearing) tearing_here = c->tearing;
+  }
+  cadence_.set_policy(options.cadence.value_or(cadence.value_or(CadenceMode::automatic)),
+                      options.game_fps.value_or(config.games.game_fps.value_or(30)));
+  tearing_policy_ = options.tearing.value_or(config.games.tearing.value_or(TearingPolicy::fullscreen));
+  tearing_allowed_here_ = tearing_here.value_or(true);
+  LOG_DEBUG("output %s: cadence %d, game fps %d, tearing %s", output_->name,
+            static_cast<int>(cadence_.mode()), options.game_fps.value_or(config.games.game_fps.value_or(30)),
+            tearing_policy_ == TearingPolicy::fullscreen && tearing_allowed_here_ ? "allowed" : "off");
+}
+
 Output::~Output() {
   if (!captures_.empty()) wlr_output_lock_attach_render(output_, false);
   if (background_ != nullptr) wlr_scene_node_destroy(&background_->node);
@@ -130,8 +151,10 @@ void Output::commit_frame(View* fullscreen) {
   // tearing-control: a fullscreen surface asking for async presentation is
   // flipped without waiting for vblank where the backend can do it (DRM with
   // async page flips); elsewhere the request is kept and not applied.
-  tearing_requested_ = fullscreen != nullptr && server_.options().tearing == TearingPolicy::fullscreen &&
-                       fullscreen->surface() != nullptr &&
+  const auto& denied = server_.config().games.no_tearing_apps;
+  tearing_requested_ = fullscreen != nullptr && tearing_policy_ == TearingPolicy::fullscreen &&
+                       tearing_allowed_here_ && fullscreen->surface() != nullptr &&
+                       std::find(denied.begin(), denied.end(), fullscreen->app_id()) == denied.end() &&
                        wlr_tearing_control_manager_v1_surface_hint_from_surface(server_.tearing_control(),
                                                                               fullscreen->surface()) ==
                            WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC;

@@ -43,6 +43,9 @@ class Output {
   [[nodiscard]] const FrameCadence& cadence() const { return cadence_; }
   /// A fullscreen surface here asks for async presentation and policy allows it.
   [[nodiscard]] bool tearing_requested() const { return tearing_requested_; }
+  /// Re-reads cadence and tearing policy (command line, then config, then
+  /// defaults); called at creation and on config reload.
+  void apply_games_policy();
   /// The last commit really was an async (tearing) page flip.
   [[nodiscard]] bool tearing_active() const { return tearing_active_; }
 
@@ -58,6 +61,8 @@ class Output {
   wlr_scene_rect* background_ = nullptr;
   uint64_t frames_ = 0;
   FrameCadence cadence_;
+  TearingPolicy tearing_policy_ = TearingPolicy::fullscreen;
+  bool tearing_allowed_here_ = true;
   bool tearing_requested_ = false;
   bool tearing_active_ = false;
   std::vector<CaptureCallback> captures_;

@@ -362,6 +362,7 @@ void Server::apply_config() {
   for (const auto& output : outputs_) {
     apply_output_config(*this, output->wlr());
     output->set_background(options_.background);
+    output->apply_games_policy();
   }
   seat_->reapply_input_config();
   layer_shell_->arrange_all();

@@ -194,6 +194,15 @@ void read_output(Reader& r, const toml::table& table, Config& config) {
                                static_cast<int>(*(*a)[1].value<int64_t>())};
     } else if (k == "adaptive_sync") {
       out.adaptive_sync = r.boolean(node, k);
+    } else if (k == "cadence") {
+      auto s = r.string(node, k);
+      if (!s) continue;
+      if (*s == "auto") out.cadence = CadenceMode::automatic;
+      else if (*s == "damage") out.cadence = CadenceMode::damage;
+      else if (*s == "fixed") out.cadence = CadenceMode::fixed;
+      else r.error(node, "'cadence' must be auto, damage or fixed");
+    } else if (k == "tearing") {
+      out.tearing = r.boolean(node, k);
     } else {
       r.error(node, "unknown output setting '" + k + "'");
     }
@@ -294,6 +303,34 @@ void read_document(Reader& r, const toml::table& root, Config& config) {
         r.error(node, "'renderer' must be auto, vulkan or pixman");
     } else if (k == "swapchain_slots") {
       if (auto v = r.integer(node, k, 2, 8)) config.swapchain_slots = static_cast<int>(*v);
+    } else if (k == "games") {
+      const toml::table* t = node.as_table();
+      if (t == nullptr) {
+        r.error(node, "'games' must be a table");
+        continue;
+      }
+      for (auto&& [gkey, gnode] : *t) {
+        std::string gk(gkey.str());
+        if (gk == "game_fps") {
+          if (auto v = r.integer(gnode, gk, 1, 1000)) config.games.game_fps = static_cast<int>(*v);
+        } else if (gk == "tearing") {
+          auto s = r.string(gnode, gk);
+          if (!s) continue;
+          if (*s == "fullscreen") config.games.tearing = TearingPolicy::fullscreen;
+          else if (*s == "off") config.games.tearing = TearingPolicy::off;
+          else r.error(gnode, "'tearing' must be fullscreen or off");
+        } else if (gk == "no_tearing_apps") {
+          const toml::array* a = gnode.as_array();
+          if (a == nullptr) {
+            r.error(gnode, "'no_tearing_apps' must be an array of app ids");
+            continue;
+          }
+          for (const toml::node& item : *a)
+            if (auto s = r.string(item, gk)) config.games.no_tearing_apps.push_back(*s);
+        } else {
+          r.error(gnode, "unknown games setting '" + gk + "'");
+        }
+      }
     } else if (k == "decoration") {
       const toml::table* t = node.as_table();
       if (t == nullptr) {

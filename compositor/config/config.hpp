@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "compositor/options.hpp"
+
 namespace baton {
 
 enum class ActionKind {
@@ -51,6 +53,18 @@ struct OutputConfig {
   std::optional<int> transform;  // enum wl_output_transform
   std::optional<std::pair<int, int>> position;
   std::optional<bool> adaptive_sync;
+  /// Frame cadence on this output (games).
+  std::optional<CadenceMode> cadence;
+  /// False: never tear on this output, whatever a client asks.
+  std::optional<bool> tearing;
+};
+
+/// [games]: how fullscreen games are presented.
+struct GamesConfig {
+  std::optional<int> game_fps;
+  std::optional<TearingPolicy> tearing;
+  /// app_ids (X11: WM_CLASS) whose tearing requests are never honoured.
+  std::vector<std::string> no_tearing_apps;
 };
 
 struct InputConfig {
@@ -80,6 +94,7 @@ struct Config {
   std::optional<uint32_t> background;  // 0xRRGGBB
   RendererPreference renderer = RendererPreference::automatic;
   int swapchain_slots = 3;
+  GamesConfig games;
   uint32_t focused_colour = 0x4c7899;
   uint32_t unfocused_colour = 0x333333;
   uint32_t title_colour = 0xffffff;

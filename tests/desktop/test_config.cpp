@@ -222,3 +222,48 @@ TEST(Config, TheInstalledExampleParsesCleanly) {
 
 }  // namespace
 }  // namespace baton::test
+
+namespace baton {
+namespace {
+
+TEST(Config, GamesSettings) {
+  auto p = parse_config(R"([games]
+game_fps = 45
+tearing = "off"
+no_tearing_apps = ["mpv", "org.example.Video"]
+
+[[output]]
+name = "HEADLESS-1"
+cadence = "fixed"
+tearing = false
+)", "games.toml");
+  ASSERT_TRUE(p.errors.empty()) << p.errors.front().to_string();
+  EXPECT_EQ(p.config.games.game_fps, 45);
+  EXPECT_EQ(p.config.games.tearing, TearingPolicy::off);
+  EXPECT_EQ(p.config.games.no_tearing_apps, (std::vector<std::string>{"mpv", "org.example.Video"}));
+  ASSERT_EQ(p.config.outputs.size(), 1u);
+  EXPECT_EQ(p.config.outputs[0].cadence, CadenceMode::fixed);
+  EXPECT_EQ(p.config.outputs[0].tearing, false);
+}
+
+TEST(Config, BadGamesSettingsAreReportedByLine) {
+  auto p = parse_config(R"([games]
+game_fps = 0
+tearing = "sometimes"
+frobnicate = 1
+
+[[output]]
+name = "*"
+cadence = "often"
+)", "bad-games.toml");
+  ASSERT_EQ(p.errors.size(), 4u);
+  EXPECT_EQ(p.errors[0].line, 2);
+  EXPECT_EQ(p.errors[1].line, 3);
+  EXPECT_NE(p.errors[1].reason.find("fullscreen or off"), std::string::npos);
+  EXPECT_EQ(p.errors[2].line, 4);
+  EXPECT_EQ(p.errors[3].line, 8);
+  EXPECT_NE(p.errors[3].reason.find("auto, damage or fixed"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace baton

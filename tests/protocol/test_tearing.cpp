@@ -4,6 +4,7 @@
 // the headless backend cannot: there it stays requested but not active.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "compositor/output.hpp"
@@ -63,6 +64,41 @@ TEST(Tearing, AsyncHintOfAFullscreenSurfaceIsRequestedButHeadlessCannotTear) {
 TEST(Tearing, PolicyOffIgnoresTheHint) {
   Options options = headless_options();
   options.tearing = TearingPolicy::off;
+  Harness h(options);
+  Client c(h);
+  Window w(c);
+  run_fullscreen_async_client(h, c, w);
+  EXPECT_FALSE(h.server().outputs().front()->tearing_requested());
+}
+
+}  // namespace
+}  // namespace baton::test
+
+namespace baton::test {
+namespace {
+
+std::string config_file(const std::string& text) {
+  std::string path = std::string(BATON_BUILD_DIR) + "/tearing-" + std::to_string(text.size()) + ".toml";
+  FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  return path;
+}
+
+TEST(Tearing, ConfigDeniesAnApplication) {
+  Options options = headless_options();
+  options.config_path = config_file("[games]\nno_tearing_apps = [\"org.baton.game\"]\n");
+  Harness h(options);
+  Client c(h);
+  Window w(c);
+  xdg_toplevel_set_app_id(w.toplevel(), "org.baton.game");
+  run_fullscreen_async_client(h, c, w);
+  EXPECT_FALSE(h.server().outputs().front()->tearing_requested());
+}
+
+TEST(Tearing, ConfigTurnsItOffForAnOutput) {
+  Options options = headless_options();
+  options.config_path = config_file("[[output]]\nname = \"*\"\ntearing = false\n");
   Harness h(options);
   Client c(h);
   Window w(c);

@@ -70,6 +70,7 @@ initrd="$cache/initramfs-$kver.cpio.gz"
 ctl=$(mktemp -d "$cache/run.XXXXXX")
 trap 'rm -rf "$ctl"' EXIT
 {
+  echo ': >/run/baton-vm/started'
   echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
   echo 'export HOME=/root LANG=C.UTF-8 XDG_RUNTIME_DIR=/run/user/0'
   echo 'mkdir -p -m 700 /run/user/0'
@@ -102,8 +103,31 @@ done
 [ $gpu = 1 ] && cmd+=(-device virtio-gpu-pci)
 cmd+=(-append "$append")
 
-timeout -k 5 "$timeout" "${cmd[@]}" </dev/null
-qrc=$?
+# Stock kernels under TCG very rarely hang or oops early in boot (seen once
+# in sched_clock_cpu). A boot that has not started the command within
+# boot_limit seconds is abandoned and tried once more; the command itself
+# is never run twice.
+boot_limit=${BATON_VM_BOOT_TIMEOUT:-90}
+for attempt in 1 2; do
+  rm -f "$ctl/started" "$ctl/kernel.log"
+  timeout -k 5 "$timeout" "${cmd[@]}" </dev/null &
+  qpid=$!
+  for _ in $(seq $((boot_limit * 10))); do
+    [ -f "$ctl/started" ] && break
+    kill -0 $qpid 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -f "$ctl/started" ]; then
+    wait $qpid
+    qrc=$?
+    break
+  fi
+  kill $qpid 2>/dev/null
+  wait $qpid
+  qrc=$?
+  echo "vm-run: the guest did not start the command within ${boot_limit}s (boot $attempt of 2); its kernel log:" >&2
+  tail -n 40 "$ctl/kernel.log" >&2 2>/dev/null
+done
 if [ -f "$ctl/rc" ]; then
   exit "$(cat "$ctl/rc")"
 fi

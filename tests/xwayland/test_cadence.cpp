@@ -3,12 +3,14 @@
 // than the threshold switches its output to the fixed cadence.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "compositor/output.hpp"
 #include "compositor/view.hpp"
 #include "compositor/xwayland.hpp"
 #include "tests/support/harness.hpp"
+#include "tests/support/process.hpp"
 
 namespace baton::test {
 namespace {
@@ -83,6 +85,40 @@ TEST_F(AutoCadence, AStaticFullscreenWindowStaysOnDamage) {
   Output& output = *h.server().outputs().front();
   EXPECT_FALSE(output.fixed_cadence()) << "commit rate " << output.cadence().commit_rate() << "/s";
   EXPECT_LE(frames_during(h, milliseconds(500)), 2u);
+}
+
+}  // namespace
+}  // namespace baton::test
+
+namespace baton::test {
+namespace {
+
+std::string write_config(const std::string& name, const std::string& text) {
+  std::string path = scratch_dir(name) + "/config.toml";
+  FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  return path;
+}
+
+// (Headless output names count up across a process, so these match "*".)
+TEST(CadenceConfig, AnOutputSetToFixedInTheConfigCommitsEveryCycle) {
+  Options options = headless_options(640, 480);
+  options.config_path = write_config("cadence-config", "[[output]]\nname = \"*\"\ncadence = \"fixed\"\n");
+  Harness h(options);
+  EXPECT_TRUE(h.server().outputs().front()->fixed_cadence());
+  h.run_for(milliseconds(100));
+  EXPECT_GE(frames_during(h, milliseconds(500)), 20u);
+}
+
+TEST(CadenceConfig, TheCommandLineWinsOverTheConfig) {
+  Options options = headless_options(640, 480);
+  options.config_path = write_config("cadence-cli", "[[output]]\nname = \"*\"\ncadence = \"fixed\"\n");
+  options.cadence = CadenceMode::damage;
+  Harness h(options);
+  EXPECT_FALSE(h.server().outputs().front()->fixed_cadence());
+  h.run_for(milliseconds(100));
+  EXPECT_LE(frames_during(h, milliseconds(500)), 1u);
 }
 
 }  // namespace
