@@ -115,6 +115,14 @@ void Output::handle_commit(const wlr_output_event_commit& event) {
   for (auto& callback : callbacks) callback(image);
 }
 
+void Output::renderer_rebuilt() {
+  if (!wlr_output_init_render(output_, server_.allocator(), server_.renderer()))
+    LOG_ERROR("output %s: the rebuilt renderer cannot drive it", output_->name);
+  // The new swapchain starts empty: repaint everything.
+  wlr_damage_ring_add_whole(&scene_output_->damage_ring);
+  wlr_output_schedule_frame(output_);
+}
+
 void Output::capture(CaptureCallback callback) {
   captures_.push_back(std::move(callback));
   wlr_damage_ring_add_whole(&scene_output_->damage_ring);

@@ -34,6 +34,8 @@ class Output {
 
   /// Captures the whole output on its next frame, repainting all of it.
   void capture(CaptureCallback callback);
+  /// The server's renderer was rebuilt (GPU loss): render with the new one.
+  void renderer_rebuilt();
 
  private:
   void handle_frame();
