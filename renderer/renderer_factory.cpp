@@ -11,24 +11,34 @@
 namespace baton {
 namespace {
 
-// True when every output backend reads pixels by pointer (headless): the
-// only consumers the Vulkan swapchain serves until it can export dma-bufs.
-bool takes_host_pixels(wlr_backend* backend) {
-  if (!wlr_backend_is_multi(backend)) return wlr_backend_is_headless(backend);
+// How the outputs take the swapchain's buffers.
+enum class Consumer {
+  host_pointer,  // headless: pixels by pointer
+  shm,           // nested Wayland: the parent compositor takes wl_shm
+  unsupported,   // DRM and X11 need dma-buf export (not there yet)
+};
+
+Consumer consumer_of(wlr_backend* backend) {
   struct Seen {
-    bool all_headless = true;
+    bool unsupported = false;
+    bool wayland = false;
     int outputs = 0;
   } seen;
-  wlr_multi_for_each_backend(
-      backend,
-      [](wlr_backend* sub, void* data) {
-        auto* seen = static_cast<Seen*>(data);
-        if (wlr_backend_is_libinput(sub)) return;  // no outputs
-        ++seen->outputs;
-        if (!wlr_backend_is_headless(sub)) seen->all_headless = false;
-      },
-      &seen);
-  return seen.all_headless && seen.outputs > 0;
+  auto visit = [](wlr_backend* sub, void* data) {
+    auto* seen = static_cast<Seen*>(data);
+    if (wlr_backend_is_libinput(sub)) return;  // no outputs
+    ++seen->outputs;
+    if (wlr_backend_is_wl(sub))
+      seen->wayland = true;
+    else if (!wlr_backend_is_headless(sub))
+      seen->unsupported = true;
+  };
+  if (wlr_backend_is_multi(backend))
+    wlr_multi_for_each_backend(backend, visit, &seen);
+  else
+    visit(backend, &seen);
+  if (seen.unsupported || seen.outputs == 0) return Consumer::unsupported;
+  return seen.wayland ? Consumer::shm : Consumer::host_pointer;
 }
 
 std::optional<uint64_t> drm_node(wlr_backend* backend) {
@@ -52,9 +62,11 @@ CreatedRenderer create_renderer(wlr_backend* backend, const Options& options) {
   if (options.renderer == RendererChoice::pixman) return create_pixman();
 
   const bool explicit_vulkan = options.renderer == RendererChoice::vulkan;
-  if (!takes_host_pixels(backend)) {
-    // Nested and DRM outputs need dma-buf export from the swapchain: not there yet.
-    std::string why = "baton's Vulkan swapchain serves only the headless backend so far";
+  const Consumer consumer = consumer_of(backend);
+  if (consumer == Consumer::unsupported) {
+    // DRM and X11 outputs need dma-buf export from the swapchain: not there yet.
+    std::string why =
+        "baton's Vulkan swapchain serves headless and nested Wayland outputs only so far";
     if (explicit_vulkan) return {nullptr, "", why};
     LOG_INFO("renderer: %s; falling back to pixman", why.c_str());
     return create_pixman();
@@ -66,6 +78,12 @@ CreatedRenderer create_renderer(wlr_backend* backend, const Options& options) {
   vk.debug_messenger = true;
   vk.pipeline_cache_path = vulkan::default_pipeline_cache_path();
   vulkan::CreatedRenderer created = vulkan::create_renderer(vk);
+  if (created.renderer != nullptr && consumer == Consumer::shm &&
+      !vulkan::renderer_can_share_memory(created.renderer)) {
+    wlr_renderer_destroy(created.renderer);
+    created = {nullptr, "the parent compositor takes wl_shm and the device cannot import host "
+                        "memory (no VK_EXT_external_memory_host)"};
+  }
   if (created.renderer != nullptr) return {created.renderer, "vulkan", ""};
   if (explicit_vulkan) return {nullptr, "", created.error};
   LOG_ERROR("renderer: Vulkan unavailable: %s", created.error.c_str());
@@ -80,6 +98,7 @@ wlr_allocator* create_allocator(wlr_backend* backend, wlr_renderer* renderer,
   // Outputs of one size share the allocator's per-size slot budget.
   swapchain.slots = options.swapchain_slots * std::max(1, options.outputs);
   swapchain.host_visible = true;
+  swapchain.shm = consumer_of(backend) == Consumer::shm;
   return vulkan::create_swapchain_allocator(renderer, swapchain);
 }
 

@@ -194,13 +194,15 @@ bool submit(wlr_render_pass* base) {
   }
   if (pass.timer != nullptr)
     vkCmdWriteTimestamp2(cb, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pass.timer->pool.get(), 1);
-  const uint64_t point = r.submit(cb);
+  uint64_t point = r.submit(cb);
   RenderTarget& target = *pass.target;
   if (point != 0) {
     target.last_point = point;
     target.state = SlotState::queued;
     for (Texture* t : pass.used) t->last_used = point;
     if (pass.timer != nullptr) pass.timer->point = point;
+    // wl_shm carries no fence: the parent reads the memory as soon as it gets it.
+    if (target.fenceless_consumer && !r.device().wait(point)) point = 0;
   } else {
     target.state = SlotState::free;
   }

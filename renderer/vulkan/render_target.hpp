@@ -19,6 +19,9 @@ struct RenderTarget {
   uint32_t height = 0;
   /// Linear and mapped: the CPU reads the pixels after the last render.
   bool host_visible = false;
+  /// Read by a consumer that takes no fence (a wl_shm parent compositor):
+  /// the pass waits for its own completion before the buffer is handed on.
+  bool fenceless_consumer = false;
   /// UNDEFINED until first drawn into, GENERAL afterwards.
   VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
   /// The timeline point of the last submission that wrote or read it.

@@ -1,6 +1,9 @@
 #include "renderer/vulkan/swapchain_allocator.hpp"
 
 #include <drm_fourcc.h>
+#include <sys/mman.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "compositor/log.hpp"
 #include "renderer/vulkan/formats.hpp"
@@ -38,10 +41,22 @@ bool begin_data_ptr_access(wlr_buffer* base, uint32_t /*flags*/, void** data, ui
 
 void end_data_ptr_access(wlr_buffer*) {}
 
+bool get_shm(wlr_buffer* base, wlr_shm_attributes* attribs) {
+  SwapchainBuffer* buffer = get(base);
+  if (!buffer->shared.fd) return false;
+  attribs->fd = buffer->shared.fd.get();
+  attribs->format = buffer->target.drm_format;
+  attribs->width = base->width;
+  attribs->height = base->height;
+  attribs->stride = static_cast<int>(buffer->stride);
+  attribs->offset = static_cast<off_t>(buffer->offset);
+  return true;
+}
+
 const wlr_buffer_impl kBufferImpl = {
     .destroy = buffer_destroy,
     .get_dmabuf = nullptr,
-    .get_shm = nullptr,
+    .get_shm = get_shm,
     .begin_data_ptr_access = begin_data_ptr_access,
     .end_data_ptr_access = end_data_ptr_access,
 };
@@ -54,10 +69,42 @@ bool offers(const wlr_drm_format* format, uint64_t modifier) {
 
 SwapchainAllocator* get(wlr_allocator* a) { return reinterpret_cast<SwapchainAllocator*>(a); }
 
-bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_visible) {
+// Allocates the image's memory as a memfd and imports it (external_memory_host).
+bool import_shared_memory(SwapchainBuffer& buffer, const VkMemoryRequirements& req,
+                          VkDeviceMemory& memory) {
+  Device& device = *buffer.device;
+  const VkDeviceSize align = device.host_pointer_alignment;
+  const size_t size = static_cast<size_t>((req.size + align - 1) / align * align);
+  if (!buffer.shared.create(size)) return false;
+  VkMemoryHostPointerPropertiesEXT host{VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+  if (!device.check(device.get_host_pointer_properties(
+                        device.get(), VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+                        buffer.shared.data, &host),
+                    "vkGetMemoryHostPointerPropertiesEXT"))
+    return false;
+  int type = device.memory_type(req.memoryTypeBits & host.memoryTypeBits,
+                                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
+  if (type < 0) {
+    LOG_ERROR("vulkan: no memory type can import a memfd for a swapchain image");
+    return false;
+  }
+  VkImportMemoryHostPointerInfoEXT import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT};
+  import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+  import.pHostPointer = buffer.shared.data;
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &import};
+  alloc.allocationSize = size;
+  alloc.memoryTypeIndex = static_cast<uint32_t>(type);
+  return device.check(vkAllocateMemory(device.get(), &alloc, nullptr, &memory),
+                      "vkAllocateMemory (host pointer)");
+}
+
+bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_visible,
+                  bool shm) {
   Device& device = *buffer.device;
   VkDevice dev = device.get();
-  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  VkExternalMemoryImageCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO};
+  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, shm ? &external : nullptr};
   info.imageType = VK_IMAGE_TYPE_2D;
   info.format = format.vk;
   info.extent = {buffer.target.width, buffer.target.height, 1};
@@ -85,26 +132,30 @@ bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_v
 
   VkMemoryRequirements req{};
   vkGetImageMemoryRequirements(dev, image, &req);
-  VkMemoryPropertyFlags want = host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                                  VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
-                                                  VK_MEMORY_PROPERTY_HOST_CACHED_BIT
-                                            : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-  int type = device.memory_type(req.memoryTypeBits, want);
-  if (type < 0 && host_visible)
-    type = device.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-  if (type < 0 && !host_visible) type = device.memory_type(req.memoryTypeBits, 0);
-  if (type < 0) {
-    LOG_ERROR("vulkan: no memory type fits a %s swapchain image",
-              host_visible ? "host-visible" : "device-local");
-    return false;
-  }
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = static_cast<uint32_t>(type);
   VkDeviceMemory memory = VK_NULL_HANDLE;
-  if (!device.check(vkAllocateMemory(dev, &alloc, nullptr, &memory), "vkAllocateMemory"))
-    return false;
+  if (shm) {
+    if (!import_shared_memory(buffer, req, memory)) return false;
+  } else {
+    VkMemoryPropertyFlags want = host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                                    VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                                    VK_MEMORY_PROPERTY_HOST_CACHED_BIT
+                                              : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    int type = device.memory_type(req.memoryTypeBits, want);
+    if (type < 0 && host_visible)
+      type = device.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    if (type < 0 && !host_visible) type = device.memory_type(req.memoryTypeBits, 0);
+    if (type < 0) {
+      LOG_ERROR("vulkan: no memory type fits a %s swapchain image",
+                host_visible ? "host-visible" : "device-local");
+      return false;
+    }
+    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    alloc.allocationSize = req.size;
+    alloc.memoryTypeIndex = static_cast<uint32_t>(type);
+    if (!device.check(vkAllocateMemory(dev, &alloc, nullptr, &memory), "vkAllocateMemory"))
+      return false;
+  }
   buffer.memory = UniqueMemory(dev, memory);
   if (!device.check(vkBindImageMemory(dev, image, memory, 0), "vkBindImageMemory")) return false;
 
@@ -112,10 +163,12 @@ bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_v
     VkImageSubresource sub{VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
     VkSubresourceLayout layout{};
     vkGetImageSubresourceLayout(dev, image, &sub, &layout);
-    void* ptr = nullptr;
-    if (!device.check(vkMapMemory(dev, memory, 0, VK_WHOLE_SIZE, 0, &ptr), "vkMapMemory"))
+    void* ptr = buffer.shared.data;
+    if (!shm &&
+        !device.check(vkMapMemory(dev, memory, 0, VK_WHOLE_SIZE, 0, &ptr), "vkMapMemory"))
       return false;
     buffer.mapped = static_cast<unsigned char*>(ptr) + layout.offset;
+    buffer.offset = layout.offset;
     buffer.stride = layout.rowPitch;
   }
 
@@ -132,6 +185,7 @@ bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_v
   buffer.target.view = view;
   buffer.target.format = format.vk;
   buffer.target.host_visible = host_visible;
+  buffer.target.fenceless_consumer = shm;
   return true;
 }
 
@@ -165,7 +219,7 @@ wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
   buffer->target.width = static_cast<uint32_t>(width);
   buffer->target.height = static_cast<uint32_t>(height);
   buffer->target.drm_format = drm_format->format;
-  if (!create_image(*buffer, *format, alloc->host_visible)) return nullptr;
+  if (!create_image(*buffer, *format, alloc->host_visible, alloc->shm)) return nullptr;
   wlr_buffer_init(&buffer->base, &kBufferImpl, width, height);
   SwapchainBuffer* raw = buffer.get();
   buffer->release.connect(&buffer->base.events.release,
@@ -183,9 +237,36 @@ const wlr_allocator_interface kAllocatorImpl = {
 
 }  // namespace
 
+SharedMemory::~SharedMemory() {
+  if (data != nullptr) munmap(data, size);
+}
+
+bool SharedMemory::create(size_t bytes) {
+  fd = UniqueFd(memfd_create("baton-swapchain", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (!fd || ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0) {
+    LOG_ERROR("vulkan swapchain: memfd of %zu bytes: %m", bytes);
+    return false;
+  }
+  // The consumer maps it too: it must not be able to shrink it under us.
+  fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL);
+  void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+  if (mapped == MAP_FAILED) {
+    LOG_ERROR("vulkan swapchain: mmap of the slot memfd: %m");
+    return false;
+  }
+  data = mapped;
+  size = bytes;
+  return true;
+}
+
 RenderTarget* render_target_of(wlr_buffer* buffer) {
   if (buffer == nullptr || buffer->impl != &kBufferImpl) return nullptr;
   return &get(buffer)->target;
+}
+
+bool renderer_can_share_memory(wlr_renderer* renderer) {
+  return is_vulkan_renderer(renderer) &&
+         Renderer::from(renderer)->device().features().host_memory_import;
 }
 
 wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer, const SwapchainOptions& options) {
@@ -194,8 +275,14 @@ wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer, const Swapchai
   alloc->device = Renderer::from(renderer)->shared_device();
   alloc->counts = std::make_shared<SlotCounts>();
   alloc->slots = std::max(1, options.slots);
-  alloc->host_visible = options.host_visible;
-  uint32_t caps = options.host_visible ? WLR_BUFFER_CAP_DATA_PTR : 0;
+  alloc->shm = options.shm && renderer_can_share_memory(renderer);
+  if (options.shm && !alloc->shm) {
+    LOG_ERROR("vulkan swapchain: wl_shm slots need VK_EXT_external_memory_host");
+    return nullptr;
+  }
+  alloc->host_visible = options.host_visible || alloc->shm;
+  uint32_t caps = alloc->host_visible ? WLR_BUFFER_CAP_DATA_PTR : 0;
+  if (alloc->shm) caps |= WLR_BUFFER_CAP_SHM;
   wlr_allocator_init(&alloc->base, &kAllocatorImpl, caps);
   return &alloc.release()->base;
 }

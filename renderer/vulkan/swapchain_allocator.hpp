@@ -10,7 +10,10 @@
 //
 // Where dma-buf export is impossible (this host's lavapipe, the NVIDIA
 // machine) the images are linear and host-visible: their pixels are handed
-// out by pointer with no extra copy.
+// out by pointer with no extra copy. For a nested output (the parent
+// compositor takes wl_shm) each slot's memory is a memfd imported into
+// Vulkan (VK_EXT_external_memory_host): the parent maps the very pixels the
+// GPU wrote, again with no copy.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +22,7 @@
 #include <tuple>
 
 #include "compositor/listener.hpp"
+#include "compositor/unique_fd.hpp"
 #include "compositor/wlr.hpp"
 #include "renderer/vulkan/device.hpp"
 #include "renderer/vulkan/render_target.hpp"
@@ -32,9 +36,22 @@ struct SlotCounts {
   std::map<std::tuple<int, int, uint32_t>, int> live;
 };
 
+/// A memfd mapped shared: the memory of a wl_shm-capable slot.
+struct SharedMemory {
+  UniqueFd fd;
+  void* data = nullptr;
+  size_t size = 0;
+  SharedMemory() = default;
+  ~SharedMemory();
+  SharedMemory(const SharedMemory&) = delete;
+  SharedMemory& operator=(const SharedMemory&) = delete;
+  [[nodiscard]] bool create(size_t bytes);
+};
+
 struct SwapchainBuffer {
   wlr_buffer base;  // first: wlroots hands us &base
   std::shared_ptr<Device> device;
+  SharedMemory shared;  // before memory: unmapped only after Vulkan let go of it
   std::shared_ptr<SlotCounts> counts;
   std::tuple<int, int, uint32_t> key;
   UniqueImage image;
@@ -43,6 +60,7 @@ struct SwapchainBuffer {
   RenderTarget target;
   unsigned char* mapped = nullptr;  // host-visible slots: the first pixel
   size_t stride = 0;
+  size_t offset = 0;  // of the first pixel in `shared`
   Listener<void> release;
 };
 
@@ -52,6 +70,7 @@ struct SwapchainAllocator {
   std::shared_ptr<SlotCounts> counts;
   int slots = 3;
   bool host_visible = true;
+  bool shm = false;
 };
 
 }  // namespace baton::vulkan

@@ -49,7 +49,13 @@ struct SwapchainOptions {
   /// Host-visible linear images that expose their pixels through data-ptr
   /// access; else device-local optimal images only the GPU touches.
   bool host_visible = true;
+  /// Slots are memfds the consumer may take as wl_shm buffers (nested
+  /// outputs); needs renderer_can_share_memory(). Implies host_visible.
+  bool shm = false;
 };
+
+/// Whether slots can live in memfds (VK_EXT_external_memory_host).
+[[nodiscard]] bool renderer_can_share_memory(wlr_renderer* renderer);
 
 /// The core-owned swapchain allocator: its buffers are this renderer's images.
 [[nodiscard]] wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer,
