@@ -15,13 +15,15 @@ namespace {
 enum class Consumer {
   host_pointer,  // headless: pixels by pointer
   shm,           // nested Wayland: the parent compositor takes wl_shm
-  unsupported,   // DRM and X11 need dma-buf export (not there yet)
+  kms,           // DRM: dumb buffers of the display device, imported as dma-bufs
+  unsupported,   // X11, or a mix of output kinds (not there yet)
 };
 
 Consumer consumer_of(wlr_backend* backend) {
   struct Seen {
     bool unsupported = false;
     bool wayland = false;
+    bool drm = false;
     int outputs = 0;
   } seen;
   auto visit = [](wlr_backend* sub, void* data) {
@@ -30,6 +32,8 @@ Consumer consumer_of(wlr_backend* backend) {
     ++seen->outputs;
     if (wlr_backend_is_wl(sub))
       seen->wayland = true;
+    else if (wlr_backend_is_drm(sub))
+      seen->drm = true;
     else if (!wlr_backend_is_headless(sub))
       seen->unsupported = true;
   };
@@ -37,7 +41,9 @@ Consumer consumer_of(wlr_backend* backend) {
     wlr_multi_for_each_backend(backend, visit, &seen);
   else
     visit(backend, &seen);
-  if (seen.unsupported || seen.outputs == 0) return Consumer::unsupported;
+  if (seen.unsupported || seen.outputs == 0 || (seen.drm && seen.wayland))
+    return Consumer::unsupported;
+  if (seen.drm) return Consumer::kms;
   return seen.wayland ? Consumer::shm : Consumer::host_pointer;
 }
 
@@ -64,9 +70,8 @@ CreatedRenderer create_renderer(wlr_backend* backend, const Options& options) {
   const bool explicit_vulkan = options.renderer == RendererChoice::vulkan;
   const Consumer consumer = consumer_of(backend);
   if (consumer == Consumer::unsupported) {
-    // DRM and X11 outputs need dma-buf export from the swapchain: not there yet.
     std::string why =
-        "baton's Vulkan swapchain serves headless and nested Wayland outputs only so far";
+        "baton's Vulkan swapchain serves headless, nested Wayland and DRM outputs only so far";
     if (explicit_vulkan) return {nullptr, "", why};
     LOG_INFO("renderer: %s; falling back to pixman", why.c_str());
     return create_pixman();
@@ -84,6 +89,12 @@ CreatedRenderer create_renderer(wlr_backend* backend, const Options& options) {
     created = {nullptr, "the parent compositor takes wl_shm and the device cannot import host "
                         "memory (no VK_EXT_external_memory_host)"};
   }
+  if (created.renderer != nullptr && consumer == Consumer::kms &&
+      !vulkan::renderer_can_import_dmabuf(created.renderer)) {
+    wlr_renderer_destroy(created.renderer);
+    created = {nullptr, "DRM slots are dumb buffers shared as dma-bufs and the device cannot "
+                        "import them (no VK_EXT_image_drm_format_modifier / dma-buf import)"};
+  }
   if (created.renderer != nullptr) return {created.renderer, "vulkan", ""};
   if (explicit_vulkan) return {nullptr, "", created.error};
   LOG_ERROR("renderer: Vulkan unavailable: %s", created.error.c_str());
@@ -98,7 +109,9 @@ wlr_allocator* create_allocator(wlr_backend* backend, wlr_renderer* renderer,
   // Outputs of one size share the allocator's per-size slot budget.
   swapchain.slots = options.swapchain_slots * std::max(1, options.outputs);
   swapchain.host_visible = true;
-  swapchain.shm = consumer_of(backend) == Consumer::shm;
+  const Consumer consumer = consumer_of(backend);
+  swapchain.shm = consumer == Consumer::shm;
+  if (consumer == Consumer::kms) swapchain.kms_fd = wlr_backend_get_drm_fd(backend);
   return vulkan::create_swapchain_allocator(renderer, swapchain);
 }
 

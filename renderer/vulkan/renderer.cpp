@@ -106,9 +106,11 @@ bool Renderer::init(const std::string& pipeline_cache_path) {
   pool_ = UniqueCommandPool(device_->get(), pool);
   if (!pipelines_.create(pipeline_cache_path)) return false;
   build_format_sets();
-  // Render targets are the swapchain's own images, handed out by data pointer
-  // (rendering into imported dma-bufs is not implemented).
-  wlr_renderer_init(&wlr_.base, &kRendererImpl, WLR_BUFFER_CAP_DATA_PTR);
+  // Render targets are the swapchain's own slots only: host memory handed
+  // out by pointer, or (DRM) dumb buffers shared as dma-bufs.
+  uint32_t caps = WLR_BUFFER_CAP_DATA_PTR;
+  if (device_->features().dmabuf_import) caps |= WLR_BUFFER_CAP_DMABUF;
+  wlr_renderer_init(&wlr_.base, &kRendererImpl, caps);
   return true;
 }
 

@@ -1,11 +1,15 @@
 #include "renderer/vulkan/swapchain_allocator.hpp"
 
 #include <drm_fourcc.h>
-#include <sys/mman.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
+#include <xf86drm.h>
+
+#include <cstdlib>
 
 #include "compositor/log.hpp"
+#include "renderer/vulkan/dmabuf_import.hpp"
 #include "renderer/vulkan/formats.hpp"
 #include "renderer/vulkan/renderer.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
@@ -53,9 +57,24 @@ bool get_shm(wlr_buffer* base, wlr_shm_attributes* attribs) {
   return true;
 }
 
+bool get_dmabuf(wlr_buffer* base, wlr_dmabuf_attributes* attribs) {
+  SwapchainBuffer* buffer = get(base);
+  if (!buffer->dumb) return false;
+  *attribs = {};
+  attribs->width = base->width;
+  attribs->height = base->height;
+  attribs->format = buffer->target.drm_format;
+  attribs->modifier = DRM_FORMAT_MOD_LINEAR;
+  attribs->n_planes = 1;
+  attribs->offset[0] = 0;
+  attribs->stride[0] = buffer->dumb->pitch();
+  attribs->fd[0] = buffer->dumb->dmabuf();
+  return true;
+}
+
 const wlr_buffer_impl kBufferImpl = {
     .destroy = buffer_destroy,
-    .get_dmabuf = nullptr,
+    .get_dmabuf = get_dmabuf,
     .get_shm = get_shm,
     .begin_data_ptr_access = begin_data_ptr_access,
     .end_data_ptr_access = end_data_ptr_access,
@@ -96,6 +115,51 @@ bool import_shared_memory(SwapchainBuffer& buffer, const VkMemoryRequirements& r
   alloc.memoryTypeIndex = static_cast<uint32_t>(type);
   return device.check(vkAllocateMemory(device.get(), &alloc, nullptr, &memory),
                       "vkAllocateMemory (host pointer)");
+}
+
+bool create_view(SwapchainBuffer& buffer, const FormatInfo& format) {
+  Device& device = *buffer.device;
+  VkImageViewCreateInfo view_info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  view_info.image = buffer.image.get();
+  view_info.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  view_info.format = format.vk;
+  view_info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkImageView view = VK_NULL_HANDLE;
+  if (!device.check(vkCreateImageView(device.get(), &view_info, nullptr, &view),
+                    "vkCreateImageView"))
+    return false;
+  buffer.view = UniqueImageView(device.get(), view);
+  buffer.target.image = buffer.image.get();
+  buffer.target.view = view;
+  buffer.target.format = format.vk;
+  return true;
+}
+
+// A DRM slot: a dumb buffer of the display device, drawn into through Vulkan.
+bool create_dumb_image(SwapchainBuffer& buffer, const FormatInfo& format,
+                       const std::shared_ptr<UniqueFd>& kms) {
+  buffer.dumb = DumbBuffer::create(kms, buffer.target.width, buffer.target.height, 32);
+  if (!buffer.dumb) return false;
+  wlr_dmabuf_attributes attribs{};
+  attribs.width = static_cast<int>(buffer.target.width);
+  attribs.height = static_cast<int>(buffer.target.height);
+  attribs.format = format.drm;
+  attribs.modifier = DRM_FORMAT_MOD_LINEAR;
+  attribs.n_planes = 1;
+  attribs.stride[0] = buffer.dumb->pitch();
+  attribs.fd[0] = buffer.dumb->dmabuf();
+  ImportedImage imported;
+  const VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                                  VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+  if (!import_dmabuf(*buffer.device, attribs, format, imported, usage)) return false;
+  buffer.image = std::move(imported.image);
+  buffer.memory = std::move(imported.memory);
+  if (!create_view(buffer, format)) return false;
+  buffer.target.host_visible = false;
+  // virtio-gpu ignores implicit fences at scanout and the render-done
+  // sync_file is not handed to KMS as IN_FENCE_FD yet: finish before the flip.
+  buffer.target.fenceless_consumer = true;
+  return true;
 }
 
 bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_visible,
@@ -172,18 +236,7 @@ bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_v
     buffer.stride = layout.rowPitch;
   }
 
-  VkImageViewCreateInfo view_info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
-  view_info.image = image;
-  view_info.viewType = VK_IMAGE_VIEW_TYPE_2D;
-  view_info.format = format.vk;
-  view_info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  VkImageView view = VK_NULL_HANDLE;
-  if (!device.check(vkCreateImageView(dev, &view_info, nullptr, &view), "vkCreateImageView"))
-    return false;
-  buffer.view = UniqueImageView(dev, view);
-  buffer.target.image = image;
-  buffer.target.view = view;
-  buffer.target.format = format.vk;
+  if (!create_view(buffer, format)) return false;
   buffer.target.host_visible = host_visible;
   buffer.target.fenceless_consumer = shm;
   return true;
@@ -197,9 +250,12 @@ wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
     LOG_ERROR("vulkan swapchain: format 0x%08x cannot be rendered to", drm_format->format);
     return nullptr;
   }
-  // Linear slots satisfy LINEAR and implicit consumers; optimal ones only implicit.
+  // The intersection rule: a slot's layout must be one the consumer listed.
+  // Linear slots (host-visible, memfd, dumb) satisfy LINEAR and implicit
+  // consumers; optimal ones only implicit.
+  const bool linear = alloc->host_visible || alloc->kms;
   bool ok_modifier = offers(drm_format, DRM_FORMAT_MOD_INVALID) ||
-                     (alloc->host_visible && offers(drm_format, DRM_FORMAT_MOD_LINEAR));
+                     (linear && offers(drm_format, DRM_FORMAT_MOD_LINEAR));
   if (!ok_modifier) {
     LOG_ERROR("vulkan swapchain: none of the %zu offered modifiers can be allocated",
               drm_format->len);
@@ -219,7 +275,9 @@ wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
   buffer->target.width = static_cast<uint32_t>(width);
   buffer->target.height = static_cast<uint32_t>(height);
   buffer->target.drm_format = drm_format->format;
-  if (!create_image(*buffer, *format, alloc->host_visible, alloc->shm)) return nullptr;
+  const bool created = alloc->kms ? create_dumb_image(*buffer, *format, alloc->kms)
+                                  : create_image(*buffer, *format, alloc->host_visible, alloc->shm);
+  if (!created) return nullptr;
   wlr_buffer_init(&buffer->base, &kBufferImpl, width, height);
   SwapchainBuffer* raw = buffer.get();
   buffer->release.connect(&buffer->base.events.release,
@@ -264,6 +322,11 @@ RenderTarget* render_target_of(wlr_buffer* buffer) {
   return &get(buffer)->target;
 }
 
+bool renderer_can_import_dmabuf(wlr_renderer* renderer) {
+  return is_vulkan_renderer(renderer) &&
+         Renderer::from(renderer)->device().features().dmabuf_import;
+}
+
 bool renderer_can_share_memory(wlr_renderer* renderer) {
   return is_vulkan_renderer(renderer) &&
          Renderer::from(renderer)->device().features().host_memory_import;
@@ -281,8 +344,26 @@ wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer, const Swapchai
     return nullptr;
   }
   alloc->host_visible = options.host_visible || alloc->shm;
+  if (options.kms_fd >= 0) {
+    if (!Renderer::from(renderer)->device().features().dmabuf_import) {
+      LOG_ERROR("vulkan swapchain: DRM slots need dma-buf import (VK_EXT_image_drm_format_modifier)");
+      return nullptr;
+    }
+    // An open file of our own, not a dup: GEM handles are per open file, and
+    // the DRM backend closes the handles it gets importing our dma-bufs.
+    char* path = drmGetDeviceNameFromFd2(options.kms_fd);
+    alloc->kms = std::make_shared<UniqueFd>(path ? open(path, O_RDWR | O_CLOEXEC) : -1);
+    if (!*alloc->kms) {
+      LOG_ERROR("vulkan swapchain: cannot open the DRM device %s again: %m", path ? path : "?");
+      free(path);
+      return nullptr;
+    }
+    free(path);
+    alloc->host_visible = false;
+  }
   uint32_t caps = alloc->host_visible ? WLR_BUFFER_CAP_DATA_PTR : 0;
   if (alloc->shm) caps |= WLR_BUFFER_CAP_SHM;
+  if (alloc->kms) caps |= WLR_BUFFER_CAP_DMABUF;
   wlr_allocator_init(&alloc->base, &kAllocatorImpl, caps);
   return &alloc.release()->base;
 }

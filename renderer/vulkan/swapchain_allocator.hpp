@@ -25,6 +25,7 @@
 #include "compositor/unique_fd.hpp"
 #include "compositor/wlr.hpp"
 #include "renderer/vulkan/device.hpp"
+#include "renderer/vulkan/dumb_buffer.hpp"
 #include "renderer/vulkan/render_target.hpp"
 #include "renderer/vulkan/vk_util.hpp"
 
@@ -52,6 +53,7 @@ struct SwapchainBuffer {
   wlr_buffer base;  // first: wlroots hands us &base
   std::shared_ptr<Device> device;
   SharedMemory shared;  // before memory: unmapped only after Vulkan let go of it
+  std::unique_ptr<DumbBuffer> dumb;  // DRM slots: the memory's owner, likewise
   std::shared_ptr<SlotCounts> counts;
   std::tuple<int, int, uint32_t> key;
   UniqueImage image;
@@ -71,6 +73,7 @@ struct SwapchainAllocator {
   int slots = 3;
   bool host_visible = true;
   bool shm = false;
+  std::shared_ptr<UniqueFd> kms;  // DRM slots: dumb buffers of this device
 };
 
 }  // namespace baton::vulkan

@@ -52,8 +52,13 @@ struct SwapchainOptions {
   /// Slots are memfds the consumer may take as wl_shm buffers (nested
   /// outputs); needs renderer_can_share_memory(). Implies host_visible.
   bool shm = false;
+  /// DRM outputs: the display device's fd (not taken; its node is opened
+  /// again). Slots are its dumb buffers imported into Vulkan as LINEAR dma-bufs.
+  int kms_fd = -1;
 };
 
+/// Whether the device imports dma-bufs (DRM slots and client dma-bufs).
+[[nodiscard]] bool renderer_can_import_dmabuf(wlr_renderer* renderer);
 /// Whether slots can live in memfds (VK_EXT_external_memory_host).
 [[nodiscard]] bool renderer_can_share_memory(wlr_renderer* renderer);
 
