@@ -124,6 +124,9 @@ bool Server::create_globals() {
   }
   // linux-dmabuf-v1 only when the renderer can really import dma-bufs.
   if (wlr_renderer_get_texture_formats(renderer_, WLR_BUFFER_CAP_DMABUF) != nullptr) {
+    // renderer/dmabuf_global.hpp's create_linux_dmabuf() also serves
+    // renderers without a DRM node (lavapipe); it is switched on together
+    // with the implicit-sync readiness gate (dmabuf-clients fails without it).
     advertises_dmabuf_ = wlr_linux_dmabuf_v1_create_with_renderer(display_, 5, renderer_) != nullptr;
   }
   compositor_ = wlr_compositor_create(display_, 6, renderer_);
