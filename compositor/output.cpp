@@ -7,6 +7,7 @@
 #include "compositor/log.hpp"
 #include "compositor/server.hpp"
 #include "compositor/wlr.hpp"
+#include "renderer/vulkan/vulkan_renderer.hpp"
 
 namespace baton {
 namespace {
@@ -107,6 +108,7 @@ void Output::handle_frame() {
 void Output::handle_commit(const wlr_output_event_commit& event) {
   if ((event.state->committed & WLR_OUTPUT_STATE_BUFFER) == 0) return;
   ++frames_;
+  vulkan::slot_presented(event.state->buffer);  // the swapchain tracks what is on screen
   if (captures_.empty()) return;
   Image image = read_buffer(server_.renderer(), event.state->buffer);
   // Callbacks may capture again; run the ones pending now.

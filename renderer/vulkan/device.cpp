@@ -294,6 +294,9 @@ Device::Created Device::create(const DeviceOptions& options) {
     self->get_image_modifier = reinterpret_cast<PFN_vkGetImageDrmFormatModifierPropertiesEXT>(
         vkGetDeviceProcAddr(self->device_, "vkGetImageDrmFormatModifierPropertiesEXT"));
   }
+  if (self->features_.semaphore_sync_fd)
+    self->import_semaphore_fd = reinterpret_cast<PFN_vkImportSemaphoreFdKHR>(
+        vkGetDeviceProcAddr(self->device_, "vkImportSemaphoreFdKHR"));
   if (self->features_.host_memory_import)
     self->get_host_pointer_properties = reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
         vkGetDeviceProcAddr(self->device_, "vkGetMemoryHostPointerPropertiesEXT"));

@@ -58,6 +58,7 @@ class Device {
   PFN_vkGetMemoryFdPropertiesKHR get_memory_fd_properties = nullptr;
   PFN_vkGetImageDrmFormatModifierPropertiesEXT get_image_modifier = nullptr;
   PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties = nullptr;
+  PFN_vkImportSemaphoreFdKHR import_semaphore_fd = nullptr;
   /// Host allocations imported as device memory start and end on this multiple.
   VkDeviceSize host_pointer_alignment = 4096;
 

@@ -5,10 +5,10 @@
 
 #include <cstdint>
 
-namespace baton::vulkan {
+#include "compositor/unique_fd.hpp"
+#include "renderer/vulkan/slot_state.hpp"
 
-/// Where a swapchain slot is in its life (see swapchain_allocator.hpp).
-enum class SlotState { free, rendering, queued, on_screen };
+namespace baton::vulkan {
 
 struct RenderTarget {
   VkImage image = VK_NULL_HANDLE;
@@ -27,6 +27,11 @@ struct RenderTarget {
   /// The timeline point of the last submission that wrote or read it.
   uint64_t last_point = 0;
   SlotState state = SlotState::free;
+  /// Set when the slot was released while its consumer may still read it
+  /// (a pending sync_file); the next pass waits for it on the GPU.
+  UniqueFd release_fence;
+  /// Moves the slot along its life; false (logged) when the step is illegal.
+  bool step(SlotEvent event);
 };
 
 }  // namespace baton::vulkan

@@ -11,6 +11,7 @@
 #include "compositor/log.hpp"
 #include "renderer/vulkan/dmabuf_import.hpp"
 #include "renderer/vulkan/formats.hpp"
+#include "renderer/vulkan/release_fence.hpp"
 #include "renderer/vulkan/renderer.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 
@@ -280,8 +281,11 @@ wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
   if (!created) return nullptr;
   wlr_buffer_init(&buffer->base, &kBufferImpl, width, height);
   SwapchainBuffer* raw = buffer.get();
-  buffer->release.connect(&buffer->base.events.release,
-                          [raw](void*) { raw->target.state = SlotState::free; });
+  buffer->release.connect(&buffer->base.events.release, [raw](void*) {
+    raw->target.step(SlotEvent::released);
+    // The display (or whoever took the dma-buf) may still be reading it.
+    if (raw->dumb) raw->target.release_fence = pending_write_fence(raw->dumb->dmabuf());
+  });
   ++live;
   return &buffer.release()->base;
 }
@@ -294,6 +298,22 @@ const wlr_allocator_interface kAllocatorImpl = {
 };
 
 }  // namespace
+
+bool RenderTarget::step(SlotEvent event) {
+  std::optional<SlotState> next = next_state(state, event);
+  if (!next) {
+    LOG_ERROR("vulkan swapchain: a %s slot cannot take event %d", slot_state_name(state),
+              static_cast<int>(event));
+    return false;
+  }
+  state = *next;
+  return true;
+}
+
+void slot_presented(wlr_buffer* buffer) {
+  if (RenderTarget* target = render_target_of(buffer); target != nullptr)
+    target->step(SlotEvent::presented);
+}
 
 SharedMemory::~SharedMemory() {
   if (data != nullptr) munmap(data, size);

@@ -11,6 +11,7 @@
 
 struct wlr_renderer;
 struct wlr_allocator;
+struct wlr_buffer;
 
 namespace baton::vulkan {
 
@@ -56,6 +57,10 @@ struct SwapchainOptions {
   /// again). Slots are its dumb buffers imported into Vulkan as LINEAR dma-bufs.
   int kms_fd = -1;
 };
+
+/// An output committed `buffer` (a no-op unless it is a swapchain slot): the
+/// slot is on screen until released.
+void slot_presented(wlr_buffer* buffer);
 
 /// Whether the device imports dma-bufs (DRM slots and client dma-bufs).
 [[nodiscard]] bool renderer_can_import_dmabuf(wlr_renderer* renderer);
