@@ -26,8 +26,8 @@ bool RenderStack::create(const char* backend_label, std::string& error) {
   name_ = created.name;
   allocator_ = create_allocator(backend_, renderer_, options_);
   if (allocator_ == nullptr) {
-    error = std::string("no buffer allocator fits the ") + backend_label +
-            " backend and the " + name_ + " renderer";
+    error = std::string("no buffer allocator fits the ") + backend_label + " backend and the " +
+            name_ + " renderer";
     return false;
   }
   watch(renderer_);

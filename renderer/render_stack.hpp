@@ -13,8 +13,8 @@
 #include <string>
 
 #include "compositor/listener.hpp"
-#include "renderer/client_buffers.hpp"
 #include "compositor/options.hpp"
+#include "renderer/client_buffers.hpp"
 
 struct wl_display;
 struct wl_event_loop;

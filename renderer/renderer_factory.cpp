@@ -86,14 +86,16 @@ CreatedRenderer create_renderer(wlr_backend* backend, const Options& options) {
   if (created.renderer != nullptr && consumer == Consumer::shm &&
       !vulkan::renderer_can_share_memory(created.renderer)) {
     wlr_renderer_destroy(created.renderer);
-    created = {nullptr, "the parent compositor takes wl_shm and the device cannot import host "
-                        "memory (no VK_EXT_external_memory_host)"};
+    created = {nullptr,
+               "the parent compositor takes wl_shm and the device cannot import host "
+               "memory (no VK_EXT_external_memory_host)"};
   }
   if (created.renderer != nullptr && consumer == Consumer::kms &&
       !vulkan::renderer_can_import_dmabuf(created.renderer)) {
     wlr_renderer_destroy(created.renderer);
-    created = {nullptr, "DRM slots are dumb buffers shared as dma-bufs and the device cannot "
-                        "import them (no VK_EXT_image_drm_format_modifier / dma-buf import)"};
+    created = {nullptr,
+               "DRM slots are dumb buffers shared as dma-bufs and the device cannot "
+               "import them (no VK_EXT_image_drm_format_modifier / dma-buf import)"};
   }
   if (created.renderer != nullptr) return {created.renderer, "vulkan", ""};
   if (explicit_vulkan) return {nullptr, "", created.error};

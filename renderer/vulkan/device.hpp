@@ -47,9 +47,9 @@ class Device {
 
   /// Extensions that were found and enabled.
   struct Features {
-    bool dmabuf_import = false;      // external_memory_fd + dma_buf + drm_format_modifier
-    bool semaphore_sync_fd = false;  // external_semaphore_fd
-    bool drm_node = false;           // physical_device_drm
+    bool dmabuf_import = false;       // external_memory_fd + dma_buf + drm_format_modifier
+    bool semaphore_sync_fd = false;   // external_semaphore_fd
+    bool drm_node = false;            // physical_device_drm
     bool host_memory_import = false;  // external_memory_host: memfd-backed slots
   };
   const Features& features() const { return features_; }

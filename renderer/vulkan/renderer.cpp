@@ -305,8 +305,9 @@ uint64_t Renderer::submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitI
 
 VkSemaphore Renderer::import_fence(UniqueFd sync_file) {
   if (!device_->features().semaphore_sync_fd || device_->import_semaphore_fd == nullptr) {
-    LOG_ERROR("vulkan: a slot's release fence cannot be waited on the GPU (no "
-              "VK_KHR_external_semaphore_fd); refusing to draw over a buffer still in use");
+    LOG_ERROR(
+        "vulkan: a slot's release fence cannot be waited on the GPU (no "
+        "VK_KHR_external_semaphore_fd); refusing to draw over a buffer still in use");
     return VK_NULL_HANDLE;
   }
   const uint64_t done = device_->completed();

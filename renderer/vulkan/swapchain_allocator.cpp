@@ -150,8 +150,8 @@ bool create_dumb_image(SwapchainBuffer& buffer, const FormatInfo& format,
   attribs.stride[0] = buffer.dumb->pitch();
   attribs.fd[0] = buffer.dumb->dmabuf();
   ImportedImage imported;
-  const VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-                                  VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+  const VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+                                  VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
   if (!import_dmabuf(*buffer.device, attribs, format, imported, usage)) return false;
   buffer.image = std::move(imported.image);
   buffer.memory = std::move(imported.memory);
@@ -163,8 +163,7 @@ bool create_dumb_image(SwapchainBuffer& buffer, const FormatInfo& format,
   return true;
 }
 
-bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_visible,
-                  bool shm) {
+bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_visible, bool shm) {
   Device& device = *buffer.device;
   VkDevice dev = device.get();
   VkExternalMemoryImageCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO};
@@ -229,8 +228,7 @@ bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_v
     VkSubresourceLayout layout{};
     vkGetImageSubresourceLayout(dev, image, &sub, &layout);
     void* ptr = buffer.shared.data;
-    if (!shm &&
-        !device.check(vkMapMemory(dev, memory, 0, VK_WHOLE_SIZE, 0, &ptr), "vkMapMemory"))
+    if (!shm && !device.check(vkMapMemory(dev, memory, 0, VK_WHOLE_SIZE, 0, &ptr), "vkMapMemory"))
       return false;
     buffer.mapped = static_cast<unsigned char*>(ptr) + layout.offset;
     buffer.offset = layout.offset;
@@ -366,7 +364,8 @@ wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer, const Swapchai
   alloc->host_visible = options.host_visible || alloc->shm;
   if (options.kms_fd >= 0) {
     if (!Renderer::from(renderer)->device().features().dmabuf_import) {
-      LOG_ERROR("vulkan swapchain: DRM slots need dma-buf import (VK_EXT_image_drm_format_modifier)");
+      LOG_ERROR(
+          "vulkan swapchain: DRM slots need dma-buf import (VK_EXT_image_drm_format_modifier)");
       return nullptr;
     }
     // An open file of our own, not a dup: GEM handles are per open file, and

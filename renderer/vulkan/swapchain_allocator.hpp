@@ -52,7 +52,7 @@ struct SharedMemory {
 struct SwapchainBuffer {
   wlr_buffer base;  // first: wlroots hands us &base
   std::shared_ptr<Device> device;
-  SharedMemory shared;  // before memory: unmapped only after Vulkan let go of it
+  SharedMemory shared;               // before memory: unmapped only after Vulkan let go of it
   std::unique_ptr<DumbBuffer> dumb;  // DRM slots: the memory's owner, likewise
   std::shared_ptr<SlotCounts> counts;
   std::tuple<int, int, uint32_t> key;

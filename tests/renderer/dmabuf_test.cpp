@@ -20,10 +20,10 @@ namespace baton::test {
 namespace {
 
 // In the VM (BATON_REQUIRE_DMABUF=1) what would skip on the host is a failure.
-#define SKIP_UNLESS_REQUIRED(why)                                                    \
-  do {                                                                             \
+#define SKIP_UNLESS_REQUIRED(why)                                                      \
+  do {                                                                                 \
     if (std::getenv("BATON_REQUIRE_DMABUF") != nullptr) FAIL() << "required: " << why; \
-    GTEST_SKIP() << why;                                                           \
+    GTEST_SKIP() << why;                                                               \
   } while (0)
 
 // A LINEAR ARGB8888 dma-buf made from memfd pages through /dev/udmabuf.

@@ -26,10 +26,10 @@
 namespace baton::test {
 namespace {
 
-#define SKIP_UNLESS_REQUIRED(why)                                                    \
-  do {                                                                               \
+#define SKIP_UNLESS_REQUIRED(why)                                                      \
+  do {                                                                                 \
     if (std::getenv("BATON_REQUIRE_DMABUF") != nullptr) FAIL() << "required: " << why; \
-    GTEST_SKIP() << why;                                                             \
+    GTEST_SKIP() << why;                                                               \
   } while (0)
 
 constexpr uint32_t kRed = 0xffff0000;
@@ -58,8 +58,8 @@ void start(Vulkan& vk, const vulkan::SwapchainOptions& swapchain) {
 wlr_buffer* new_slot(Vulkan& vk, int size) {
   wlr_drm_format_set set{};
   wlr_drm_format_set_add(&set, DRM_FORMAT_ARGB8888, DRM_FORMAT_MOD_LINEAR);
-  wlr_buffer* buffer =
-      wlr_allocator_create_buffer(vk.allocator, size, size, wlr_drm_format_set_get(&set, DRM_FORMAT_ARGB8888));
+  wlr_buffer* buffer = wlr_allocator_create_buffer(
+      vk.allocator, size, size, wlr_drm_format_set_get(&set, DRM_FORMAT_ARGB8888));
   wlr_drm_format_set_finish(&set);
   return buffer;
 }
@@ -154,16 +154,15 @@ TEST(SlotFence, ReleasedSlotIsRedrawnOnlyAfterItsReadersFence) {
   });
   auto t0 = std::chrono::steady_clock::now();
   const bool submitted = fill(vk.renderer, slot, kGreen);
-  auto submit_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::steady_clock::now() - t0)
-                       .count();
+  auto submit_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
   reader.join();
   vulkan::renderer_finish(vk.renderer);
   const uint32_t after = first_pixel(attribs);
-  std::printf("slot-fence: the submit returned after %lld ms (%s)\n",
-              static_cast<long long>(submit_ms),
-              submit_ms >= 700 ? "the driver waited for the fence on the CPU"
-                               : "the wait is on the GPU");
+  std::printf(
+      "slot-fence: the submit returned after %lld ms (%s)\n", static_cast<long long>(submit_ms),
+      submit_ms >= 700 ? "the driver waited for the fence on the CPU" : "the wait is on the GPU");
 
   EXPECT_TRUE(submitted);
   EXPECT_EQ(before, kRed) << "the slot was drawn over while its reader's fence was pending";
