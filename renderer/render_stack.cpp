@@ -24,7 +24,7 @@ bool RenderStack::create(const char* backend_label, std::string& error) {
   }
   renderer_ = created.renderer;
   name_ = created.name;
-  allocator_ = create_allocator(backend_, renderer_, options_);
+  allocator_ = create_allocator(backend_, renderer_, options_, wl_display_get_event_loop(display_));
   if (allocator_ == nullptr) {
     error = std::string("no buffer allocator fits the ") + backend_label + " backend and the " +
             name_ + " renderer";
@@ -66,7 +66,8 @@ void RenderStack::rebuild() {
     LOG_ERROR("renderer: rebuild failed: %s; outputs stay dark", created.error.c_str());
     return;
   }
-  wlr_allocator* allocator = create_allocator(backend_, created.renderer, options_);
+  wlr_allocator* allocator =
+      create_allocator(backend_, created.renderer, options_, wl_display_get_event_loop(display_));
   if (allocator == nullptr) {
     LOG_ERROR("renderer: no allocator for the new %s renderer; outputs stay dark", created.name);
     wlr_renderer_destroy(created.renderer);

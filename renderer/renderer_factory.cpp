@@ -105,7 +105,7 @@ CreatedRenderer create_renderer(wlr_backend* backend, const Options& options) {
 }
 
 wlr_allocator* create_allocator(wlr_backend* backend, wlr_renderer* renderer,
-                                const Options& options) {
+                                const Options& options, wl_event_loop* loop) {
   if (!vulkan::is_vulkan_renderer(renderer)) return wlr_allocator_autocreate(backend, renderer);
   vulkan::SwapchainOptions swapchain;
   // Outputs of one size share the allocator's per-size slot budget.
@@ -114,6 +114,7 @@ wlr_allocator* create_allocator(wlr_backend* backend, wlr_renderer* renderer,
   const Consumer consumer = consumer_of(backend);
   swapchain.shm = consumer == Consumer::shm;
   if (consumer == Consumer::kms) swapchain.kms_fd = wlr_backend_get_drm_fd(backend);
+  swapchain.loop = loop;
   return vulkan::create_swapchain_allocator(renderer, swapchain);
 }
 

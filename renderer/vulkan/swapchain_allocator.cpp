@@ -241,6 +241,32 @@ bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_v
   return true;
 }
 
+// A DRM slot whose reader (the display) may still be busy with it.
+void slot_released(SwapchainBuffer& buffer) {
+  buffer.target.step(SlotEvent::released);
+  if (!buffer.dumb) return;
+  UniqueFd fence = pending_write_fence(buffer.dumb->dmabuf());
+  if (!fence) return;
+  if (buffer.loop == nullptr) {
+    buffer.target.release_fence = std::move(fence);  // the next pass waits on the GPU
+    return;
+  }
+  // Hold it back from the swapchain (which reuses only unlocked buffers)
+  // until the fence signals; the event loop watches it, nothing blocks.
+  wlr_buffer_lock(&buffer.base);
+  buffer.held_fence = std::move(fence);
+  SwapchainBuffer* raw = &buffer;
+  buffer.fence_watch =
+      EventSource::fd(buffer.loop, buffer.held_fence.get(), WL_EVENT_READABLE, [raw](uint32_t) {
+        raw->fence_watch->reset();
+        raw->held_fence.reset();
+        // Unlocking may destroy the buffer (and this callback's owner): later.
+        wl_event_loop_add_idle(
+            raw->loop, [](void* data) { wlr_buffer_unlock(static_cast<wlr_buffer*>(data)); },
+            &raw->base);
+      });
+}
+
 wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
                           const wlr_drm_format* drm_format) {
   SwapchainAllocator* alloc = get(base);
@@ -279,11 +305,8 @@ wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
   if (!created) return nullptr;
   wlr_buffer_init(&buffer->base, &kBufferImpl, width, height);
   SwapchainBuffer* raw = buffer.get();
-  buffer->release.connect(&buffer->base.events.release, [raw](void*) {
-    raw->target.step(SlotEvent::released);
-    // The display (or whoever took the dma-buf) may still be reading it.
-    if (raw->dumb) raw->target.release_fence = pending_write_fence(raw->dumb->dmabuf());
-  });
+  buffer->loop = alloc->loop;
+  buffer->release.connect(&buffer->base.events.release, [raw](void*) { slot_released(*raw); });
   ++live;
   return &buffer.release()->base;
 }
@@ -379,6 +402,7 @@ wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer, const Swapchai
     }
     free(path);
     alloc->host_visible = false;
+    alloc->loop = options.loop;
   }
   uint32_t caps = alloc->host_visible ? WLR_BUFFER_CAP_DATA_PTR : 0;
   if (alloc->shm) caps |= WLR_BUFFER_CAP_SHM;

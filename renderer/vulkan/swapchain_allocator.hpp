@@ -21,6 +21,7 @@
 #include <memory>
 #include <tuple>
 
+#include "compositor/event_source.hpp"
 #include "compositor/listener.hpp"
 #include "compositor/unique_fd.hpp"
 #include "compositor/wlr.hpp"
@@ -63,6 +64,9 @@ struct SwapchainBuffer {
   unsigned char* mapped = nullptr;  // host-visible slots: the first pixel
   size_t stride = 0;
   size_t offset = 0;  // of the first pixel in `shared`
+  wl_event_loop* loop = nullptr;
+  UniqueFd held_fence;  // while held back: the reader's fence being watched
+  std::unique_ptr<EventSource> fence_watch;
   Listener<void> release;
 };
 
@@ -74,6 +78,7 @@ struct SwapchainAllocator {
   bool host_visible = true;
   bool shm = false;
   std::shared_ptr<UniqueFd> kms;  // DRM slots: dumb buffers of this device
+  wl_event_loop* loop = nullptr;
 };
 
 }  // namespace baton::vulkan

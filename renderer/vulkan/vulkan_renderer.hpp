@@ -12,6 +12,7 @@
 struct wlr_renderer;
 struct wlr_allocator;
 struct wlr_buffer;
+struct wl_event_loop;
 
 namespace baton::vulkan {
 
@@ -56,6 +57,10 @@ struct SwapchainOptions {
   /// DRM outputs: the display device's fd (not taken; its node is opened
   /// again). Slots are its dumb buffers imported into Vulkan as LINEAR dma-bufs.
   int kms_fd = -1;
+  /// Where a DRM slot released with its reader still busy waits for that
+  /// reader's fence, held back from the swapchain (never blocking). Null:
+  /// the next pass waits for the fence on the GPU instead.
+  wl_event_loop* loop = nullptr;
 };
 
 /// An output committed `buffer` (a no-op unless it is a swapchain slot): the
