@@ -14,15 +14,15 @@ namespace {
 // How the outputs take the swapchain's buffers.
 enum class Consumer {
   host_pointer,  // headless: pixels by pointer
-  shm,           // nested Wayland: the parent compositor takes wl_shm
+  shm,           // nested Wayland / X11: the parent takes wl_shm / MIT-SHM memfds
   kms,           // DRM: dumb buffers of the display device, imported as dma-bufs
-  unsupported,   // X11, or a mix of output kinds (not there yet)
+  unsupported,   // a mix of DRM and nested outputs, or none (not handled yet)
 };
 
 Consumer consumer_of(wlr_backend* backend) {
   struct Seen {
     bool unsupported = false;
-    bool wayland = false;
+    bool nested = false;  // a Wayland or X11 parent
     bool drm = false;
     int outputs = 0;
   } seen;
@@ -30,8 +30,8 @@ Consumer consumer_of(wlr_backend* backend) {
     auto* seen = static_cast<Seen*>(data);
     if (wlr_backend_is_libinput(sub)) return;  // no outputs
     ++seen->outputs;
-    if (wlr_backend_is_wl(sub))
-      seen->wayland = true;
+    if (wlr_backend_is_wl(sub) || wlr_backend_is_x11(sub))
+      seen->nested = true;
     else if (wlr_backend_is_drm(sub))
       seen->drm = true;
     else if (!wlr_backend_is_headless(sub))
@@ -41,10 +41,10 @@ Consumer consumer_of(wlr_backend* backend) {
     wlr_multi_for_each_backend(backend, visit, &seen);
   else
     visit(backend, &seen);
-  if (seen.unsupported || seen.outputs == 0 || (seen.drm && seen.wayland))
+  if (seen.unsupported || seen.outputs == 0 || (seen.drm && seen.nested))
     return Consumer::unsupported;
   if (seen.drm) return Consumer::kms;
-  return seen.wayland ? Consumer::shm : Consumer::host_pointer;
+  return seen.nested ? Consumer::shm : Consumer::host_pointer;
 }
 
 std::optional<uint64_t> drm_node(wlr_backend* backend) {
@@ -71,7 +71,8 @@ CreatedRenderer create_renderer(wlr_backend* backend, const Options& options) {
   const Consumer consumer = consumer_of(backend);
   if (consumer == Consumer::unsupported) {
     std::string why =
-        "baton's Vulkan swapchain serves headless, nested Wayland and DRM outputs only so far";
+        "baton's Vulkan swapchain serves headless, nested (Wayland, X11) or DRM outputs, one "
+        "kind at a time";
     if (explicit_vulkan) return {nullptr, "", why};
     LOG_INFO("renderer: %s; falling back to pixman", why.c_str());
     return create_pixman();
