@@ -37,8 +37,16 @@ ReuploadCount ClientTextures::reupload(wl_display* display, wlr_renderer* render
 
   ReuploadCount count;
   for (wlr_surface* surface : all_surfaces(display)) {
+    ++count.surfaces;
     wlr_client_buffer* buffer = surface->buffer;
-    if (buffer == nullptr || buffer->texture != nullptr) continue;
+    if (buffer == nullptr) {
+      ++count.without_buffer;
+      continue;
+    }
+    if (buffer->texture != nullptr) {
+      ++count.kept;
+      continue;
+    }
     wlr_texture* texture =
         buffer->source != nullptr ? wlr_texture_from_buffer(renderer, buffer->source) : nullptr;
     if (texture == nullptr) {

@@ -19,6 +19,9 @@ struct wlr_renderer;
 namespace baton {
 
 struct ReuploadCount {
+  int surfaces = 0;
+  int without_buffer = 0;  // unmapped, or nothing committed yet
+  int kept = 0;            // their texture survived (made by the new renderer already)
   int reuploaded = 0;
   /// Surfaces whose buffer the client already destroyed: they stay blank
   /// until their next commit (the pixels lived only in the lost textures).

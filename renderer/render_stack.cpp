@@ -1,8 +1,11 @@
 #include "renderer/render_stack.hpp"
 
+#include <cstdlib>
+
 #include "compositor/log.hpp"
 #include "compositor/wlr.hpp"
 #include "renderer/renderer_factory.hpp"
+#include "renderer/vulkan/vulkan_renderer.hpp"
 
 namespace baton {
 
@@ -31,6 +34,20 @@ bool RenderStack::create(const char* backend_label, std::string& error) {
     return false;
   }
   watch(renderer_);
+  if (const char* drill = std::getenv("BATON_TEST_GPU_LOSS_MS"); drill != nullptr) {
+    // Counted from the first client's connection: the drill wants windows up.
+    const int after_ms = std::atoi(drill);
+    loss_drill_ = EventSource::timer(wl_display_get_event_loop(display_), [this, after_ms] {
+      if (!drill_armed_) {
+        drill_armed_ = !wl_list_empty(wl_display_get_client_list(display_));
+        loss_drill_->arm_ms(drill_armed_ ? after_ms : 100);
+        return;
+      }
+      LOG_INFO("renderer: BATON_TEST_GPU_LOSS_MS: simulating a lost device");
+      vulkan::renderer_simulate_device_lost(renderer_);
+    });
+    loss_drill_->arm_ms(100);
+  }
   return true;
 }
 
@@ -85,8 +102,10 @@ void RenderStack::rebuild() {
   ++rebuilds_;
   watch(renderer_);
   ReuploadCount count = client_textures_.reupload(display_, renderer_);
-  LOG_INFO("renderer: %d client buffer(s) uploaded again, %d gone until their next commit",
-           count.reuploaded, count.gone);
+  LOG_INFO(
+      "renderer: %d surface(s): %d client buffer(s) uploaded again, %d gone until their "
+      "next commit, %d without a buffer, %d kept",
+      count.surfaces, count.reuploaded, count.gone, count.without_buffer, count.kept);
   if (rebuilt_) rebuilt_(renderer_, allocator_);
   LOG_INFO("renderer: rebuilt on %s (rebuild %d)", name_, rebuilds_);
 }
