@@ -10,6 +10,7 @@
 #include "compositor/server.hpp"
 #include "compositor/view.hpp"
 #include "compositor/wlr.hpp"
+#include "renderer/vulkan/vulkan_renderer.hpp"
 
 namespace baton {
 namespace {
@@ -172,6 +173,7 @@ void Output::commit_frame(View* fullscreen) {
 void Output::handle_commit(const wlr_output_event_commit& event) {
   if ((event.state->committed & WLR_OUTPUT_STATE_BUFFER) == 0) return;
   ++frames_;
+  vulkan::slot_presented(event.state->buffer);  // the swapchain tracks what is on screen
   if (captures_.empty()) return;
   Image image = read_buffer(server_.renderer(), event.state->buffer);
   // Callbacks may capture again; run the ones pending now.
@@ -179,6 +181,14 @@ void Output::handle_commit(const wlr_output_event_commit& event) {
   captures_.clear();
   wlr_output_lock_attach_render(output_, false);
   for (auto& callback : callbacks) callback(image);
+}
+
+void Output::renderer_rebuilt() {
+  if (!wlr_output_init_render(output_, server_.allocator(), server_.renderer()))
+    LOG_ERROR("output %s: the rebuilt renderer cannot drive it", output_->name);
+  // The new swapchain starts empty: repaint everything.
+  wlr_damage_ring_add_whole(&scene_output_->damage_ring);
+  wlr_output_schedule_frame(output_);
 }
 
 void Output::capture(CaptureCallback callback) {

@@ -48,6 +48,8 @@ class Output {
   void apply_games_policy();
   /// The last commit really was an async (tearing) page flip.
   [[nodiscard]] bool tearing_active() const { return tearing_active_; }
+  /// The server's renderer was rebuilt (GPU loss): render with the new one.
+  void renderer_rebuilt();
 
  private:
   void handle_frame();

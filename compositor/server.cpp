@@ -30,6 +30,7 @@
 #include "protocols/linux_drm_syncobj.hpp"
 #include "protocols/readiness_gate.hpp"
 #include "renderer/renderer_factory.hpp"
+#include "renderer/render_stack.hpp"
 
 namespace baton {
 namespace {
@@ -70,8 +71,7 @@ Server::~Server() {
   workspaces_.reset();
   seat_.reset();
   if (scene_ != nullptr) wlr_scene_node_destroy(&scene_->tree.node);
-  if (allocator_ != nullptr) wlr_allocator_destroy(allocator_);
-  if (renderer_ != nullptr) wlr_renderer_destroy(renderer_);
+  render_.reset();
   if (display_ != nullptr) wl_display_destroy(display_);
 }
 
@@ -93,20 +93,12 @@ bool Server::start() {
   backend_kind_ = backend.kind;
   session_ = backend.session;
 
-  CreatedRenderer renderer = create_renderer(backend_, options_);
-  if (renderer.renderer == nullptr) {
-    start_error_ = "renderer unavailable: " + renderer.error;
-    return false;
-  }
-  renderer_ = renderer.renderer;
-  renderer_name_ = renderer.name;
-
-  allocator_ = create_allocator(backend_, renderer_, options_);
-  if (allocator_ == nullptr) {
-    start_error_ = std::string("no buffer allocator fits the ") + backend_name(backend_kind_) +
-                   " backend and the " + renderer_name_ + " renderer";
-    return false;
-  }
+  render_ = std::make_unique<RenderStack>(display_, backend_, options_);
+  if (!render_->create(backend_name(backend_kind_), start_error_)) return false;
+  renderer_ = render_->renderer();
+  renderer_name_ = render_->name();
+  allocator_ = render_->allocator();
+  render_->on_rebuilt([this](wlr_renderer* r, wlr_allocator* a) { handle_renderer_rebuilt(r, a); });
   if (!create_globals()) return false;
 
   if (options_.socket_name) {
@@ -470,6 +462,18 @@ void Server::view_destroyed(View& view) {
   seat_->grab().forget(view);
   if (focused_view_ == &view) focused_view_ = nullptr;
   std::erase_if(views_, [&](const auto& v) { return v.get() == &view; });
+}
+
+// ---- GPU loss: everything that holds the renderer moves to the new one ----
+
+int Server::renderer_rebuilds() const { return render_ ? render_->rebuilds() : 0; }
+
+void Server::handle_renderer_rebuilt(wlr_renderer* renderer, wlr_allocator* allocator) {
+  renderer_ = renderer;
+  allocator_ = allocator;
+  renderer_name_ = render_->name();
+  wlr_compositor_set_renderer(compositor_, renderer);
+  for (const auto& output : outputs_) output->renderer_rebuilt();
 }
 
 }  // namespace baton

@@ -53,6 +53,7 @@ class DesktopProtocols;
 class SessionLock;
 class LinuxDrmSyncobj;
 class ReadinessGate;
+class RenderStack;
 
 class Server {
  public:
@@ -83,6 +84,8 @@ class Server {
   [[nodiscard]] wlr_renderer* renderer() const { return renderer_; }
   [[nodiscard]] const char* renderer_name() const { return renderer_name_; }
   [[nodiscard]] wlr_allocator* allocator() const { return allocator_; }
+  /// Renderer rebuilds after GPU losses so far (renderer() changed each time).
+  [[nodiscard]] int renderer_rebuilds() const;
   [[nodiscard]] wlr_scene* scene() const { return scene_; }
   [[nodiscard]] wlr_output_layout* output_layout() const { return output_layout_; }
   [[nodiscard]] wlr_scene_output_layout* scene_layout() const { return scene_layout_; }
@@ -158,6 +161,8 @@ class Server {
   void apply_config();
   void handle_session_active(bool active);
   void update_activation_environment();
+  // GPU loss: moves the compositor, outputs and client buffers to a new renderer.
+  void handle_renderer_rebuilt(wlr_renderer* renderer, wlr_allocator* allocator);
 
   Options options_;
   Config config_;
@@ -173,6 +178,7 @@ class Server {
   wlr_backend* backend_ = nullptr;
   BackendChoice backend_kind_ = BackendChoice::headless;
   wlr_session* session_ = nullptr;
+  std::unique_ptr<RenderStack> render_;  // owns renderer_ and allocator_
   wlr_renderer* renderer_ = nullptr;
   const char* renderer_name_ = "";
   wlr_allocator* allocator_ = nullptr;

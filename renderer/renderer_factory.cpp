@@ -11,24 +11,40 @@
 namespace baton {
 namespace {
 
-// True when every output backend reads pixels by pointer (headless): the
-// only consumers the Vulkan swapchain serves until it can export dma-bufs.
-bool takes_host_pixels(wlr_backend* backend) {
-  if (!wlr_backend_is_multi(backend)) return wlr_backend_is_headless(backend);
+// How the outputs take the swapchain's buffers.
+enum class Consumer {
+  host_pointer,  // headless: pixels by pointer
+  shm,           // nested Wayland / X11: the parent takes wl_shm / MIT-SHM memfds
+  kms,           // DRM: dumb buffers of the display device, imported as dma-bufs
+  unsupported,   // a mix of DRM and nested outputs, or none (not handled yet)
+};
+
+Consumer consumer_of(wlr_backend* backend) {
   struct Seen {
-    bool all_headless = true;
+    bool unsupported = false;
+    bool nested = false;  // a Wayland or X11 parent
+    bool drm = false;
     int outputs = 0;
   } seen;
-  wlr_multi_for_each_backend(
-      backend,
-      [](wlr_backend* sub, void* data) {
-        auto* seen = static_cast<Seen*>(data);
-        if (wlr_backend_is_libinput(sub)) return;  // no outputs
-        ++seen->outputs;
-        if (!wlr_backend_is_headless(sub)) seen->all_headless = false;
-      },
-      &seen);
-  return seen.all_headless && seen.outputs > 0;
+  auto visit = [](wlr_backend* sub, void* data) {
+    auto* seen = static_cast<Seen*>(data);
+    if (wlr_backend_is_libinput(sub)) return;  // no outputs
+    ++seen->outputs;
+    if (wlr_backend_is_wl(sub) || wlr_backend_is_x11(sub))
+      seen->nested = true;
+    else if (wlr_backend_is_drm(sub))
+      seen->drm = true;
+    else if (!wlr_backend_is_headless(sub))
+      seen->unsupported = true;
+  };
+  if (wlr_backend_is_multi(backend))
+    wlr_multi_for_each_backend(backend, visit, &seen);
+  else
+    visit(backend, &seen);
+  if (seen.unsupported || seen.outputs == 0 || (seen.drm && seen.nested))
+    return Consumer::unsupported;
+  if (seen.drm) return Consumer::kms;
+  return seen.nested ? Consumer::shm : Consumer::host_pointer;
 }
 
 std::optional<uint64_t> drm_node(wlr_backend* backend) {
@@ -52,9 +68,11 @@ CreatedRenderer create_renderer(wlr_backend* backend, const Options& options) {
   if (options.renderer == RendererChoice::pixman) return create_pixman();
 
   const bool explicit_vulkan = options.renderer == RendererChoice::vulkan;
-  if (!takes_host_pixels(backend)) {
-    // Nested and DRM outputs need dma-buf export from the swapchain: not there yet.
-    std::string why = "baton's Vulkan swapchain serves only the headless backend so far";
+  const Consumer consumer = consumer_of(backend);
+  if (consumer == Consumer::unsupported) {
+    std::string why =
+        "baton's Vulkan swapchain serves headless, nested (Wayland, X11) or DRM outputs, one "
+        "kind at a time";
     if (explicit_vulkan) return {nullptr, "", why};
     LOG_INFO("renderer: %s; falling back to pixman", why.c_str());
     return create_pixman();
@@ -66,6 +84,20 @@ CreatedRenderer create_renderer(wlr_backend* backend, const Options& options) {
   vk.debug_messenger = true;
   vk.pipeline_cache_path = vulkan::default_pipeline_cache_path();
   vulkan::CreatedRenderer created = vulkan::create_renderer(vk);
+  if (created.renderer != nullptr && consumer == Consumer::shm &&
+      !vulkan::renderer_can_share_memory(created.renderer)) {
+    wlr_renderer_destroy(created.renderer);
+    created = {nullptr,
+               "the parent compositor takes wl_shm and the device cannot import host "
+               "memory (no VK_EXT_external_memory_host)"};
+  }
+  if (created.renderer != nullptr && consumer == Consumer::kms &&
+      !vulkan::renderer_can_import_dmabuf(created.renderer)) {
+    wlr_renderer_destroy(created.renderer);
+    created = {nullptr,
+               "DRM slots are dumb buffers shared as dma-bufs and the device cannot "
+               "import them (no VK_EXT_image_drm_format_modifier / dma-buf import)"};
+  }
   if (created.renderer != nullptr) return {created.renderer, "vulkan", ""};
   if (explicit_vulkan) return {nullptr, "", created.error};
   LOG_ERROR("renderer: Vulkan unavailable: %s", created.error.c_str());
@@ -74,12 +106,16 @@ CreatedRenderer create_renderer(wlr_backend* backend, const Options& options) {
 }
 
 wlr_allocator* create_allocator(wlr_backend* backend, wlr_renderer* renderer,
-                                const Options& options) {
+                                const Options& options, wl_event_loop* loop) {
   if (!vulkan::is_vulkan_renderer(renderer)) return wlr_allocator_autocreate(backend, renderer);
   vulkan::SwapchainOptions swapchain;
   // Outputs of one size share the allocator's per-size slot budget.
   swapchain.slots = options.swapchain_slots * std::max(1, options.outputs);
   swapchain.host_visible = true;
+  const Consumer consumer = consumer_of(backend);
+  swapchain.shm = consumer == Consumer::shm;
+  if (consumer == Consumer::kms) swapchain.kms_fd = wlr_backend_get_drm_fd(backend);
+  swapchain.loop = loop;
   return vulkan::create_swapchain_allocator(renderer, swapchain);
 }
 

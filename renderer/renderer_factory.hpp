@@ -10,6 +10,7 @@
 
 #include "compositor/options.hpp"
 
+struct wl_event_loop;
 struct wlr_allocator;
 struct wlr_backend;
 struct wlr_renderer;
@@ -27,6 +28,6 @@ struct CreatedRenderer {
 /// baton's swapchain allocator for the Vulkan renderer, wlroots' choice for
 /// any other renderer. Null when none fits.
 [[nodiscard]] wlr_allocator* create_allocator(wlr_backend* backend, wlr_renderer* renderer,
-                                              const Options& options);
+                                              const Options& options, wl_event_loop* loop);
 
 }  // namespace baton

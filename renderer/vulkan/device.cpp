@@ -247,6 +247,14 @@ Device::Created Device::create(const DeviceOptions& options) {
                                               VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME});
   self->features_.semaphore_sync_fd = enable_all({VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME});
   self->features_.drm_node = enable_all({VK_EXT_PHYSICAL_DEVICE_DRM_EXTENSION_NAME});
+  self->features_.host_memory_import = enable_all({VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME});
+  if (self->features_.host_memory_import) {
+    VkPhysicalDeviceExternalMemoryHostPropertiesEXT host{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
+    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &host};
+    vkGetPhysicalDeviceProperties2(self->physical_, &props);
+    self->host_pointer_alignment = std::max<VkDeviceSize>(host.minImportedHostPointerAlignment, 1);
+  }
 
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -286,6 +294,12 @@ Device::Created Device::create(const DeviceOptions& options) {
     self->get_image_modifier = reinterpret_cast<PFN_vkGetImageDrmFormatModifierPropertiesEXT>(
         vkGetDeviceProcAddr(self->device_, "vkGetImageDrmFormatModifierPropertiesEXT"));
   }
+  if (self->features_.semaphore_sync_fd)
+    self->import_semaphore_fd = reinterpret_cast<PFN_vkImportSemaphoreFdKHR>(
+        vkGetDeviceProcAddr(self->device_, "vkImportSemaphoreFdKHR"));
+  if (self->features_.host_memory_import)
+    self->get_host_pointer_properties = reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
+        vkGetDeviceProcAddr(self->device_, "vkGetMemoryHostPointerPropertiesEXT"));
   created.device = std::move(self);
   return created;
 }

@@ -47,15 +47,20 @@ class Device {
 
   /// Extensions that were found and enabled.
   struct Features {
-    bool dmabuf_import = false;      // external_memory_fd + dma_buf + drm_format_modifier
-    bool semaphore_sync_fd = false;  // external_semaphore_fd
-    bool drm_node = false;           // physical_device_drm
+    bool dmabuf_import = false;       // external_memory_fd + dma_buf + drm_format_modifier
+    bool semaphore_sync_fd = false;   // external_semaphore_fd
+    bool drm_node = false;            // physical_device_drm
+    bool host_memory_import = false;  // external_memory_host: memfd-backed slots
   };
   const Features& features() const { return features_; }
 
   PFN_vkCmdPushDescriptorSetKHR push_descriptor = nullptr;
   PFN_vkGetMemoryFdPropertiesKHR get_memory_fd_properties = nullptr;
   PFN_vkGetImageDrmFormatModifierPropertiesEXT get_image_modifier = nullptr;
+  PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties = nullptr;
+  PFN_vkImportSemaphoreFdKHR import_semaphore_fd = nullptr;
+  /// Host allocations imported as device memory start and end on this multiple.
+  VkDeviceSize host_pointer_alignment = 4096;
 
   /// The timeline semaphore every submission signals, one point per submit.
   VkSemaphore timeline() const { return timeline_; }

@@ -12,8 +12,6 @@
 namespace baton::vulkan {
 namespace {
 
-constexpr VkImageUsageFlags kUsage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
-
 bool importable(Device& device, VkFormat format, uint64_t modifier) {
   VkPhysicalDeviceImageDrmFormatModifierInfoEXT modifier_info{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_DRM_FORMAT_MODIFIER_INFO_EXT};
@@ -27,7 +25,7 @@ bool importable(Device& device, VkFormat format, uint64_t modifier) {
   info.format = format;
   info.type = VK_IMAGE_TYPE_2D;
   info.tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT;
-  info.usage = kUsage;
+  info.usage = kSampledUsage;
   VkExternalImageFormatProperties external_props{
       VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
   VkImageFormatProperties2 props{VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, &external_props};
@@ -60,7 +58,7 @@ void query_dmabuf_formats(Device& device, wlr_drm_format_set& set) {
 }
 
 bool import_dmabuf(Device& device, const wlr_dmabuf_attributes& attribs, const FormatInfo& format,
-                   ImportedImage& out) {
+                   ImportedImage& out, VkImageUsageFlags usage) {
   if (attribs.modifier == DRM_FORMAT_MOD_INVALID) {
     LOG_ERROR("vulkan: dma-buf with an implicit modifier cannot be imported");
     return false;
@@ -90,7 +88,7 @@ bool import_dmabuf(Device& device, const wlr_dmabuf_attributes& attribs, const F
   info.arrayLayers = 1;
   info.samples = VK_SAMPLE_COUNT_1_BIT;
   info.tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT;
-  info.usage = kUsage;
+  info.usage = usage;
   info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   VkImage image = VK_NULL_HANDLE;
   if (!device.check(vkCreateImage(dev, &info, nullptr, &image), "vkCreateImage (dma-buf)"))

@@ -25,8 +25,12 @@ struct ImportedImage {
   UniqueMemory memory;
 };
 
-/// Imports `attribs` as a sampled image; false (logged) when it cannot.
+/// Usage of imported client buffers: sampled (and read back), never drawn into.
+inline constexpr VkImageUsageFlags kSampledUsage =
+    VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+
+/// Imports `attribs` as an image with `usage`; false (logged) when it cannot.
 bool import_dmabuf(Device& device, const wlr_dmabuf_attributes& attribs, const FormatInfo& format,
-                   ImportedImage& out);
+                   ImportedImage& out, VkImageUsageFlags usage = kSampledUsage);
 
 }  // namespace baton::vulkan

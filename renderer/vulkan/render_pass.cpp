@@ -194,15 +194,22 @@ bool submit(wlr_render_pass* base) {
   }
   if (pass.timer != nullptr)
     vkCmdWriteTimestamp2(cb, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pass.timer->pool.get(), 1);
-  const uint64_t point = r.submit(cb);
+  VkSemaphoreSubmitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+  wait.semaphore = pass.release_wait;
+  uint64_t point = r.submit(cb, pass.release_wait != VK_NULL_HANDLE
+                                    ? std::span<const VkSemaphoreSubmitInfo>(&wait, 1)
+                                    : std::span<const VkSemaphoreSubmitInfo>());
+  r.fence_waited(pass.release_wait, point);
   RenderTarget& target = *pass.target;
   if (point != 0) {
     target.last_point = point;
-    target.state = SlotState::queued;
+    target.step(SlotEvent::submitted);
     for (Texture* t : pass.used) t->last_used = point;
     if (pass.timer != nullptr) pass.timer->point = point;
+    // wl_shm carries no fence: the parent reads the memory as soon as it gets it.
+    if (target.fenceless_consumer && !r.device().wait(point)) point = 0;
   } else {
-    target.state = SlotState::free;
+    target.step(SlotEvent::submit_failed);
   }
   r.release_pass(&pass, point);
   return point != 0;
@@ -230,7 +237,17 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
     LOG_ERROR("vulkan: cannot render into format 0x%08x", target->drm_format);
     return nullptr;
   }
+  if (!next_state(target->state, SlotEvent::begin_pass)) {
+    LOG_ERROR("vulkan: refusing to draw into a slot that is %s", slot_state_name(target->state));
+    return nullptr;
+  }
   collect();
+  // The slot's last consumer may still read it: the GPU waits, not the CPU.
+  VkSemaphore release_wait = VK_NULL_HANDLE;
+  if (target->release_fence) {
+    release_wait = import_fence(std::move(target->release_fence));
+    if (release_wait == VK_NULL_HANDLE) return nullptr;
+  }
   VkCommandBuffer cb = begin_commands();
   if (cb == VK_NULL_HANDLE) return nullptr;
 
@@ -251,7 +268,8 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
   pass->timer = options != nullptr && options->timer != nullptr
                     ? reinterpret_cast<Timer*>(options->timer)
                     : nullptr;
-  target->state = SlotState::rendering;
+  pass->release_wait = release_wait;
+  target->step(SlotEvent::begin_pass);
   ++open_passes_;
 
   if (pass->timer != nullptr) {

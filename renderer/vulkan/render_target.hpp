@@ -5,10 +5,10 @@
 
 #include <cstdint>
 
-namespace baton::vulkan {
+#include "compositor/unique_fd.hpp"
+#include "renderer/vulkan/slot_state.hpp"
 
-/// Where a swapchain slot is in its life (see swapchain_allocator.hpp).
-enum class SlotState { free, rendering, queued, on_screen };
+namespace baton::vulkan {
 
 struct RenderTarget {
   VkImage image = VK_NULL_HANDLE;
@@ -19,11 +19,19 @@ struct RenderTarget {
   uint32_t height = 0;
   /// Linear and mapped: the CPU reads the pixels after the last render.
   bool host_visible = false;
+  /// Read by a consumer that takes no fence (a wl_shm parent compositor):
+  /// the pass waits for its own completion before the buffer is handed on.
+  bool fenceless_consumer = false;
   /// UNDEFINED until first drawn into, GENERAL afterwards.
   VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
   /// The timeline point of the last submission that wrote or read it.
   uint64_t last_point = 0;
   SlotState state = SlotState::free;
+  /// Set when the slot was released while its consumer may still read it
+  /// (a pending sync_file); the next pass waits for it on the GPU.
+  UniqueFd release_fence;
+  /// Moves the slot along its life; false (logged) when the step is illegal.
+  bool step(SlotEvent event);
 };
 
 }  // namespace baton::vulkan

@@ -106,9 +106,11 @@ bool Renderer::init(const std::string& pipeline_cache_path) {
   pool_ = UniqueCommandPool(device_->get(), pool);
   if (!pipelines_.create(pipeline_cache_path)) return false;
   build_format_sets();
-  // Render targets are the swapchain's own images, handed out by data pointer
-  // (rendering into imported dma-bufs is not implemented).
-  wlr_renderer_init(&wlr_.base, &kRendererImpl, WLR_BUFFER_CAP_DATA_PTR);
+  // Render targets are the swapchain's own slots only: host memory handed
+  // out by pointer, or (DRM) dumb buffers shared as dma-bufs.
+  uint32_t caps = WLR_BUFFER_CAP_DATA_PTR;
+  if (device_->features().dmabuf_import) caps |= WLR_BUFFER_CAP_DMABUF;
+  wlr_renderer_init(&wlr_.base, &kRendererImpl, caps);
   return true;
 }
 
@@ -299,6 +301,49 @@ uint64_t Renderer::submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitI
   device_->advance();
   ring_.commit(point);
   return point;
+}
+
+VkSemaphore Renderer::import_fence(UniqueFd sync_file) {
+  if (!device_->features().semaphore_sync_fd || device_->import_semaphore_fd == nullptr) {
+    LOG_ERROR(
+        "vulkan: a slot's release fence cannot be waited on the GPU (no "
+        "VK_KHR_external_semaphore_fd); refusing to draw over a buffer still in use");
+    return VK_NULL_HANDLE;
+  }
+  const uint64_t done = device_->completed();
+  FenceSemaphore* slot = nullptr;
+  for (FenceSemaphore& f : fence_semaphores_)
+    if (!f.in_use && f.point <= done) slot = &f;
+  if (slot == nullptr) {
+    VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    VkSemaphore semaphore = VK_NULL_HANDLE;
+    if (!device_->check(vkCreateSemaphore(device_->get(), &info, nullptr, &semaphore),
+                        "vkCreateSemaphore (release fence)"))
+      return VK_NULL_HANDLE;
+    fence_semaphores_.push_back({UniqueSemaphore(device_->get(), semaphore), 0, false});
+    slot = &fence_semaphores_.back();
+  }
+  VkImportSemaphoreFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR};
+  import.semaphore = slot->semaphore.get();
+  import.flags = VK_SEMAPHORE_IMPORT_TEMPORARY_BIT;  // SYNC_FD requires temporary
+  import.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT;
+  import.fd = sync_file.get();
+  if (!device_->check(device_->import_semaphore_fd(device_->get(), &import),
+                      "vkImportSemaphoreFdKHR (SYNC_FD)"))
+    return VK_NULL_HANDLE;
+  (void)sync_file.release();  // Vulkan owns it now
+  slot->in_use = true;
+  return slot->semaphore.get();
+}
+
+void Renderer::fence_waited(VkSemaphore semaphore, uint64_t point) {
+  if (semaphore == VK_NULL_HANDLE) return;
+  for (FenceSemaphore& f : fence_semaphores_) {
+    if (f.semaphore.get() != semaphore) continue;
+    f.in_use = false;
+    // Not submitted: the payload was never waited on; a new import replaces it.
+    f.point = point;
+  }
 }
 
 void Renderer::collect() {

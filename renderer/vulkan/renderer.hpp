@@ -63,6 +63,7 @@ struct Pass {
   RenderTarget* target = nullptr;
   wlr_buffer* buffer = nullptr;
   Timer* timer = nullptr;
+  VkSemaphore release_wait = VK_NULL_HANDLE;  // the target's release fence, imported
   VkPipeline bound_pipeline = VK_NULL_HANDLE;
   VkImageView bound_view = VK_NULL_HANDLE;
   VkSampler bound_sampler = VK_NULL_HANDLE;
@@ -101,6 +102,12 @@ class Renderer {
   /// Ends `cb` and submits it (after pending uploads) signalling the next
   /// timeline point, waiting on `waits` first; returns the point or 0.
   uint64_t submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits = {});
+  /// A binary semaphore holding `sync_file` (imported, temporary), for one
+  /// submission to wait on; null (logged) when the device cannot import.
+  VkSemaphore import_fence(UniqueFd sync_file);
+  /// The submission that waited on `semaphore` got `point` (0: none); it is
+  /// reused once that point completed.
+  void fence_waited(VkSemaphore semaphore, uint64_t point);
   /// Frees what the GPU is done with; called at the start of each pass.
   void collect();
   /// Frees `resources` once the GPU is done with them. While passes are
@@ -140,6 +147,12 @@ class Renderer {
   StagingRing ring_;
   UniqueCommandPool pool_;
   std::vector<Recorder> recorders_;
+  struct FenceSemaphore {
+    UniqueSemaphore semaphore;
+    uint64_t point = 0;  // the submission that waited on it
+    bool in_use = false;
+  };
+  std::vector<FenceSemaphore> fence_semaphores_;
   VkCommandBuffer record_uploads();
   struct PendingCopy {
     VkImage image;

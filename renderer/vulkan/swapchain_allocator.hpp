@@ -10,7 +10,10 @@
 //
 // Where dma-buf export is impossible (this host's lavapipe, the NVIDIA
 // machine) the images are linear and host-visible: their pixels are handed
-// out by pointer with no extra copy.
+// out by pointer with no extra copy. For a nested output (the parent
+// compositor takes wl_shm) each slot's memory is a memfd imported into
+// Vulkan (VK_EXT_external_memory_host): the parent maps the very pixels the
+// GPU wrote, again with no copy.
 #pragma once
 
 #include <cstdint>
@@ -18,9 +21,12 @@
 #include <memory>
 #include <tuple>
 
+#include "compositor/event_source.hpp"
 #include "compositor/listener.hpp"
+#include "compositor/unique_fd.hpp"
 #include "compositor/wlr.hpp"
 #include "renderer/vulkan/device.hpp"
+#include "renderer/vulkan/dumb_buffer.hpp"
 #include "renderer/vulkan/render_target.hpp"
 #include "renderer/vulkan/vk_util.hpp"
 
@@ -32,9 +38,23 @@ struct SlotCounts {
   std::map<std::tuple<int, int, uint32_t>, int> live;
 };
 
+/// A memfd mapped shared: the memory of a wl_shm-capable slot.
+struct SharedMemory {
+  UniqueFd fd;
+  void* data = nullptr;
+  size_t size = 0;
+  SharedMemory() = default;
+  ~SharedMemory();
+  SharedMemory(const SharedMemory&) = delete;
+  SharedMemory& operator=(const SharedMemory&) = delete;
+  [[nodiscard]] bool create(size_t bytes);
+};
+
 struct SwapchainBuffer {
   wlr_buffer base;  // first: wlroots hands us &base
   std::shared_ptr<Device> device;
+  SharedMemory shared;               // before memory: unmapped only after Vulkan let go of it
+  std::unique_ptr<DumbBuffer> dumb;  // DRM slots: the memory's owner, likewise
   std::shared_ptr<SlotCounts> counts;
   std::tuple<int, int, uint32_t> key;
   UniqueImage image;
@@ -43,6 +63,10 @@ struct SwapchainBuffer {
   RenderTarget target;
   unsigned char* mapped = nullptr;  // host-visible slots: the first pixel
   size_t stride = 0;
+  size_t offset = 0;  // of the first pixel in `shared`
+  wl_event_loop* loop = nullptr;
+  UniqueFd held_fence;  // while held back: the reader's fence being watched
+  std::unique_ptr<EventSource> fence_watch;
   Listener<void> release;
 };
 
@@ -52,6 +76,9 @@ struct SwapchainAllocator {
   std::shared_ptr<SlotCounts> counts;
   int slots = 3;
   bool host_visible = true;
+  bool shm = false;
+  std::shared_ptr<UniqueFd> kms;  // DRM slots: dumb buffers of this device
+  wl_event_loop* loop = nullptr;
 };
 
 }  // namespace baton::vulkan

@@ -11,6 +11,8 @@
 
 struct wlr_renderer;
 struct wlr_allocator;
+struct wlr_buffer;
+struct wl_event_loop;
 
 namespace baton::vulkan {
 
@@ -49,7 +51,26 @@ struct SwapchainOptions {
   /// Host-visible linear images that expose their pixels through data-ptr
   /// access; else device-local optimal images only the GPU touches.
   bool host_visible = true;
+  /// Slots are memfds the consumer may take as wl_shm buffers (nested
+  /// outputs); needs renderer_can_share_memory(). Implies host_visible.
+  bool shm = false;
+  /// DRM outputs: the display device's fd (not taken; its node is opened
+  /// again). Slots are its dumb buffers imported into Vulkan as LINEAR dma-bufs.
+  int kms_fd = -1;
+  /// Where a DRM slot released with its reader still busy waits for that
+  /// reader's fence, held back from the swapchain (never blocking). Null:
+  /// the next pass waits for the fence on the GPU instead.
+  wl_event_loop* loop = nullptr;
 };
+
+/// An output committed `buffer` (a no-op unless it is a swapchain slot): the
+/// slot is on screen until released.
+void slot_presented(wlr_buffer* buffer);
+
+/// Whether the device imports dma-bufs (DRM slots and client dma-bufs).
+[[nodiscard]] bool renderer_can_import_dmabuf(wlr_renderer* renderer);
+/// Whether slots can live in memfds (VK_EXT_external_memory_host).
+[[nodiscard]] bool renderer_can_share_memory(wlr_renderer* renderer);
 
 /// The core-owned swapchain allocator: its buffers are this renderer's images.
 [[nodiscard]] wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer,

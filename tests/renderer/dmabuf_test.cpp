@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "compositor/unique_fd.hpp"
@@ -17,6 +18,13 @@
 
 namespace baton::test {
 namespace {
+
+// In the VM (BATON_REQUIRE_DMABUF=1) what would skip on the host is a failure.
+#define SKIP_UNLESS_REQUIRED(why)                                                      \
+  do {                                                                                 \
+    if (std::getenv("BATON_REQUIRE_DMABUF") != nullptr) FAIL() << "required: " << why; \
+    GTEST_SKIP() << why;                                                               \
+  } while (0)
 
 // A LINEAR ARGB8888 dma-buf made from memfd pages through /dev/udmabuf.
 struct UdmaBuffer {
@@ -49,7 +57,7 @@ const wlr_buffer_impl kUdmaImpl = {
 class DmabufImport : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!harness_.unavailable().empty()) GTEST_SKIP() << harness_.unavailable();
+    if (!harness_.unavailable().empty()) SKIP_UNLESS_REQUIRED(harness_.unavailable());
     formats_ = wlr_renderer_get_texture_formats(harness_.vulkan().renderer, WLR_BUFFER_CAP_DMABUF);
   }
   GoldenHarness harness_;
@@ -58,8 +66,9 @@ class DmabufImport : public ::testing::Test {
 
 TEST_F(DmabufImport, AdvertisedTableHasOnlyExplicitModifiers) {
   if (formats_ == nullptr)
-    GTEST_SKIP() << "UNTESTED HERE: the Vulkan device cannot import dma-bufs with explicit "
-                    "modifiers (lavapipe on a host without /dev/udmabuf); run in tests/vm/";
+    SKIP_UNLESS_REQUIRED(
+        "UNTESTED HERE: the Vulkan device cannot import dma-bufs with explicit modifiers "
+        "(lavapipe on a host without /dev/udmabuf); run in tests/vm/ (vk-dmabuf)");
   for (size_t i = 0; i < formats_->len; ++i)
     for (size_t m = 0; m < formats_->formats[i].len; ++m)
       EXPECT_NE(formats_->formats[i].modifiers[m], DRM_FORMAT_MOD_INVALID);
@@ -67,15 +76,16 @@ TEST_F(DmabufImport, AdvertisedTableHasOnlyExplicitModifiers) {
 
 TEST_F(DmabufImport, LinearUdmabufSamplesLikeShm) {
   if (formats_ == nullptr)
-    GTEST_SKIP() << "UNTESTED HERE: the Vulkan device cannot import dma-bufs (no "
-                    "VK_EXT_image_drm_format_modifier); run in tests/vm/";
+    SKIP_UNLESS_REQUIRED(
+        "UNTESTED HERE: the Vulkan device cannot import dma-bufs (no "
+        "VK_EXT_image_drm_format_modifier); run in tests/vm/ (vk-dmabuf)");
   const wlr_drm_format* argb = wlr_drm_format_set_get(formats_, DRM_FORMAT_ARGB8888);
   bool linear = false;
   for (size_t m = 0; argb != nullptr && m < argb->len; ++m)
     linear = linear || argb->modifiers[m] == DRM_FORMAT_MOD_LINEAR;
-  if (!linear) GTEST_SKIP() << "UNTESTED: ARGB8888/LINEAR is not importable on this device";
+  if (!linear) SKIP_UNLESS_REQUIRED("UNTESTED: ARGB8888/LINEAR is not importable on this device");
   UniqueFd dev(open("/dev/udmabuf", O_RDWR | O_CLOEXEC));
-  if (!dev) GTEST_SKIP() << "UNTESTED: /dev/udmabuf is missing (run in tests/vm/)";
+  if (!dev) SKIP_UNLESS_REQUIRED("UNTESTED: /dev/udmabuf is missing (run in tests/vm/)");
 
   const int w = 64, h = 32, stride = w * 4;
   const size_t size = 4096 * ((size_t(stride) * h + 4095) / 4096);

@@ -1,0 +1,113 @@
+#include "renderer/render_stack.hpp"
+
+#include <cstdlib>
+
+#include "compositor/log.hpp"
+#include "compositor/wlr.hpp"
+#include "renderer/renderer_factory.hpp"
+#include "renderer/vulkan/vulkan_renderer.hpp"
+
+namespace baton {
+
+RenderStack::RenderStack(wl_display* display, wlr_backend* backend, const Options& options)
+    : display_(display), backend_(backend), options_(options) {}
+
+RenderStack::~RenderStack() {
+  if (idle_ != nullptr) wl_event_source_remove(idle_);
+  lost_.disconnect();
+  if (allocator_ != nullptr) wlr_allocator_destroy(allocator_);
+  if (renderer_ != nullptr) wlr_renderer_destroy(renderer_);
+}
+
+bool RenderStack::create(const char* backend_label, std::string& error) {
+  CreatedRenderer created = create_renderer(backend_, options_);
+  if (created.renderer == nullptr) {
+    error = "renderer unavailable: " + created.error;
+    return false;
+  }
+  renderer_ = created.renderer;
+  name_ = created.name;
+  allocator_ = create_allocator(backend_, renderer_, options_, wl_display_get_event_loop(display_));
+  if (allocator_ == nullptr) {
+    error = std::string("no buffer allocator fits the ") + backend_label + " backend and the " +
+            name_ + " renderer";
+    return false;
+  }
+  watch(renderer_);
+  if (const char* drill = std::getenv("BATON_TEST_GPU_LOSS_MS"); drill != nullptr) {
+    // Counted from the first client's connection: the drill wants windows up.
+    const int after_ms = std::atoi(drill);
+    loss_drill_ = EventSource::timer(wl_display_get_event_loop(display_), [this, after_ms] {
+      if (!drill_armed_) {
+        drill_armed_ = !wl_list_empty(wl_display_get_client_list(display_));
+        loss_drill_->arm_ms(drill_armed_ ? after_ms : 100);
+        return;
+      }
+      LOG_INFO("renderer: BATON_TEST_GPU_LOSS_MS: simulating a lost device");
+      vulkan::renderer_simulate_device_lost(renderer_);
+    });
+    loss_drill_->arm_ms(100);
+  }
+  return true;
+}
+
+void RenderStack::watch(wlr_renderer* renderer) {
+  lost_.connect(&renderer->events.lost, [this](void*) { schedule_rebuild(); });
+}
+
+void RenderStack::schedule_rebuild() {
+  if (idle_ != nullptr) return;
+  idle_ = wl_event_loop_add_idle(wl_display_get_event_loop(display_), &RenderStack::on_idle, this);
+  if (idle_ == nullptr) LOG_ERROR("renderer: wl_event_loop_add_idle failed; cannot rebuild");
+}
+
+void RenderStack::on_idle(void* data) {
+  auto* self = static_cast<RenderStack*>(data);
+  self->idle_ = nullptr;  // an idle source removes itself after running
+  self->rebuild();
+}
+
+void RenderStack::rebuild() {
+  LOG_ERROR("renderer: the %s renderer lost its GPU; building a new one", name_);
+  CreatedRenderer created = create_renderer(backend_, options_);
+  if (created.renderer == nullptr && options_.renderer != RendererChoice::pixman) {
+    // A running session outlives its GPU: software rendering beats a black screen.
+    LOG_ERROR("renderer: no new %s renderer (%s); continuing on pixman",
+              options_.renderer == RendererChoice::vulkan ? "Vulkan" : "GPU",
+              created.error.c_str());
+    Options software = options_;
+    software.renderer = RendererChoice::pixman;
+    created = create_renderer(backend_, software);
+  }
+  if (created.renderer == nullptr) {
+    LOG_ERROR("renderer: rebuild failed: %s; outputs stay dark", created.error.c_str());
+    return;
+  }
+  wlr_allocator* allocator =
+      create_allocator(backend_, created.renderer, options_, wl_display_get_event_loop(display_));
+  if (allocator == nullptr) {
+    LOG_ERROR("renderer: no allocator for the new %s renderer; outputs stay dark", created.name);
+    wlr_renderer_destroy(created.renderer);
+    return;
+  }
+
+  // Nothing draws between here and the callback, so wlroots objects that
+  // still point at the old pair (outputs) are moved over before they use it.
+  lost_.disconnect();
+  wlr_allocator_destroy(allocator_);
+  wlr_renderer_destroy(renderer_);
+  renderer_ = created.renderer;
+  allocator_ = allocator;
+  name_ = created.name;
+  ++rebuilds_;
+  watch(renderer_);
+  ReuploadCount count = client_textures_.reupload(display_, renderer_);
+  LOG_INFO(
+      "renderer: %d surface(s): %d client buffer(s) uploaded again, %d gone until their "
+      "next commit, %d without a buffer, %d kept",
+      count.surfaces, count.reuploaded, count.gone, count.without_buffer, count.kept);
+  if (rebuilt_) rebuilt_(renderer_, allocator_);
+  LOG_INFO("renderer: rebuilt on %s (rebuild %d)", name_, rebuilds_);
+}
+
+}  // namespace baton

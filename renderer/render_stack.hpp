@@ -1,0 +1,74 @@
+// The renderer and allocator a Server draws with, and their rebuild after a
+// GPU loss.
+//
+// A lost device cannot be repaired: its renderer, its textures and the
+// swapchain images it allocated are all dead. When the renderer emits
+// wlroots' `lost` signal the stack builds a fresh renderer + allocator (on
+// the next idle of the event loop: the signal fires from inside the old
+// renderer's own calls), destroys the old pair, uploads the clients' buffers
+// again and tells the owner through `Rebuilt` so it moves every user over.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "compositor/event_source.hpp"
+#include "compositor/listener.hpp"
+#include "compositor/options.hpp"
+#include "renderer/client_buffers.hpp"
+
+struct wl_display;
+struct wl_event_loop;
+struct wl_event_source;
+struct wlr_allocator;
+struct wlr_backend;
+struct wlr_renderer;
+
+namespace baton {
+
+class RenderStack {
+ public:
+  /// Called with the new pair once the old one is gone (nothing ran between).
+  using Rebuilt = std::function<void(wlr_renderer* renderer, wlr_allocator* allocator)>;
+
+  RenderStack(wl_display* display, wlr_backend* backend, const Options& options);
+  ~RenderStack();
+  RenderStack(const RenderStack&) = delete;
+  RenderStack& operator=(const RenderStack&) = delete;
+
+  /// Creates the first renderer and allocator (with BATON_TEST_GPU_LOSS_MS=N
+  /// set, a Vulkan renderer simulates a device loss N ms later: whole-system
+  /// tests of the rebuild on real backends); on failure `error` says why
+  /// (`backend_label` names the backend in it).
+  [[nodiscard]] bool create(const char* backend_label, std::string& error);
+  void on_rebuilt(Rebuilt callback) { rebuilt_ = std::move(callback); }
+
+  [[nodiscard]] wlr_renderer* renderer() const { return renderer_; }
+  [[nodiscard]] wlr_allocator* allocator() const { return allocator_; }
+  [[nodiscard]] const char* name() const { return name_; }
+  /// How many times the pair was rebuilt after a loss.
+  [[nodiscard]] int rebuilds() const { return rebuilds_; }
+
+ private:
+  void watch(wlr_renderer* renderer);
+  void schedule_rebuild();
+  static void on_idle(void* data);
+  void rebuild();
+
+  wl_display* display_;
+  wlr_backend* backend_;
+  const Options& options_;
+  wlr_renderer* renderer_ = nullptr;
+  wlr_allocator* allocator_ = nullptr;
+  const char* name_ = "";
+  int rebuilds_ = 0;
+  wl_event_source* idle_ = nullptr;
+  Rebuilt rebuilt_;
+  Listener<void> lost_;
+  std::unique_ptr<EventSource> loss_drill_;  // BATON_TEST_GPU_LOSS_MS
+  bool drill_armed_ = false;
+  ClientTextures client_textures_;
+};
+
+}  // namespace baton

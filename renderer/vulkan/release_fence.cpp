@@ -1,0 +1,28 @@
+#include "renderer/vulkan/release_fence.hpp"
+
+#include <linux/dma-buf.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "compositor/log.hpp"
+
+namespace baton::vulkan {
+
+UniqueFd pending_write_fence(int dmabuf) {
+  dma_buf_export_sync_file request{};
+  request.flags = DMA_BUF_SYNC_WRITE;
+  request.fd = -1;
+  if (ioctl(dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &request) != 0) {
+    LOG_ERROR("vulkan swapchain: DMA_BUF_IOCTL_EXPORT_SYNC_FILE: %s", std::strerror(errno));
+    return UniqueFd();
+  }
+  UniqueFd fence(request.fd);
+  pollfd check{fence.get(), POLLIN, 0};
+  if (poll(&check, 1, 0) == 1) return UniqueFd();  // already signalled
+  return fence;
+}
+
+}  // namespace baton::vulkan

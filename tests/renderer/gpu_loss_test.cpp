@@ -1,0 +1,144 @@
+// A lost GPU is survived: the Server builds a new renderer and allocator,
+// outputs keep presenting, and client windows keep their pixels without
+// drawing again.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <stdexcept>
+
+#include "compositor/output.hpp"
+#include "compositor/view.hpp"
+#include "compositor/wlr.hpp"
+#include "renderer/vulkan/vulkan_renderer.hpp"
+#include "tests/support/client.hpp"
+#include "tests/support/golden.hpp"
+#include "tests/support/harness.hpp"
+
+namespace baton::test {
+namespace {
+
+constexpr uint32_t kRed = 0xffff0000;
+constexpr uint32_t kBlue = 0xff0000ff;
+constexpr uint32_t kGreen = 0xff00ff00;
+
+// A headless server on baton's Vulkan renderer, or null with `why` set.
+std::unique_ptr<Harness> vulkan_harness(std::string& why) {
+  Options options = headless_options();
+  options.renderer = RendererChoice::vulkan;
+  try {
+    return std::make_unique<Harness>(std::move(options));
+  } catch (const std::exception& e) {
+    why = e.what();
+    // Only a missing Vulkan device skips; any other start failure is a bug.
+    if (why.find("renderer unavailable") == std::string::npos) throw;
+    return nullptr;
+  }
+}
+
+#define REQUIRE_VULKAN(h)                                                                     \
+  std::string why;                                                                            \
+  auto h = vulkan_harness(why);                                                               \
+  if (!h) GTEST_SKIP() << "UNTESTED HERE: needs a Vulkan device (lavapipe will do): " << why; \
+  ASSERT_TRUE(vulkan::is_vulkan_renderer(h->server().renderer()))
+
+View* mapped_view(Server& server) {
+  for (const auto& v : server.views())
+    if (v->mapped()) return v.get();
+  return nullptr;
+}
+
+// Loses the device the way a real loss shows up (the next pass fails) and
+// runs until the Server rebuilt its renderer.
+void lose_gpu(Harness& h) {
+  const int before = h.server().renderer_rebuilds();
+  vulkan::renderer_simulate_device_lost(h.server().renderer());
+  for (Output* output : h.server().outputs()) wlr_output_schedule_frame(output->wlr());
+  ASSERT_TRUE(h.run_until([&] { return h.server().renderer_rebuilds() == before + 1; }))
+      << "the renderer was not rebuilt after the loss";
+  EXPECT_TRUE(vulkan::is_vulkan_renderer(h.server().renderer()));
+}
+
+TEST(GpuLoss, WindowKeepsItsPixelsWithoutRedrawing) {
+  REQUIRE_VULKAN(h);
+  Client c(*h);
+  Window a(c), b(c);
+  for (auto [w, colour] : {std::pair{&a, kRed}, std::pair{&b, kBlue}}) {
+    w->initial_commit();
+    ASSERT_TRUE(h->run_until([&] { return w->configure_count() == 1; }));
+    w->draw(120, 90, colour);
+    h->sync();
+  }
+  ASSERT_EQ(h->server().views().size(), 2u);
+  View& red = *h->server().views()[1];  // most recently focused first
+  View& blue = *h->server().views()[0];
+  Image shown = h->capture();
+  const uint32_t background = shown.at(0, 0);
+  ASSERT_EQ(shown.at(red.x() + 5, red.y() + 5), kRed);
+  ASSERT_EQ(shown.at(blue.x() + 100, blue.y() + 80), kBlue);
+  const uint64_t frames = h->server().outputs()[0]->frames();
+
+  lose_gpu(*h);
+
+  // Neither client committed again: their pixels came from their buffers.
+  Image after = h->capture();
+  EXPECT_GT(h->server().outputs()[0]->frames(), frames) << "the output stopped presenting";
+  EXPECT_EQ(after.at(red.x() + 5, red.y() + 5), kRed);
+  EXPECT_EQ(after.at(blue.x() + 100, blue.y() + 80), kBlue);
+  EXPECT_EQ(after.at(0, 0), background);
+  EXPECT_EQ(diff_images(after, shown, 0).pixels_over_tolerance, 0);
+  EXPECT_EQ(vulkan::renderer_debug_messages(h->server().renderer()), 0);
+}
+
+TEST(GpuLoss, ClientsKeepCommittingAcrossRepeatedLosses) {
+  REQUIRE_VULKAN(h);
+  Client c(*h);
+  Window w(c);
+  w.initial_commit();
+  ASSERT_TRUE(h->run_until([&] { return w.configure_count() == 1; }));
+  w.draw(200, 150, kRed);
+  ASSERT_TRUE(h->run_until([&] { return mapped_view(h->server()) != nullptr; }));
+  View& view = *mapped_view(h->server());
+
+  const uint32_t colours[] = {kGreen, kBlue, kRed};
+  for (int loss = 0; loss < 3; ++loss) {
+    SCOPED_TRACE("loss " + std::to_string(loss + 1));
+    lose_gpu(*h);
+    EXPECT_EQ(h->server().renderer_rebuilds(), loss + 1);
+    // A new buffer after the loss goes through the new renderer.
+    w.draw(200, 150, colours[loss]);
+    h->sync();
+    Image image = h->capture();
+    EXPECT_EQ(image.at(view.x(), view.y()), colours[loss]);
+    EXPECT_EQ(image.at(view.x() + 199, view.y() + 149), colours[loss]);
+  }
+}
+
+// A client that destroyed its buffer after the compositor released it: the
+// compositor may still hold the memory (then the pixels come back) or not
+// (then the window is blank); either way its next commit shows.
+TEST(GpuLoss, WindowWhoseBufferWasDestroyedComesBack) {
+  REQUIRE_VULKAN(h);
+  Client c(*h);
+  Window w(c);
+  w.initial_commit();
+  ASSERT_TRUE(h->run_until([&] { return w.configure_count() == 1; }));
+  w.draw(100, 100, kRed);
+  ASSERT_TRUE(h->run_until([&] { return mapped_view(h->server()) != nullptr; }));
+  View& view = *mapped_view(h->server());
+  {
+    ShmBuffer blue(c.shm, 100, 100, kBlue);
+    wl_surface_attach(w.surface(), blue.get(), 0, 0);
+    wl_surface_damage_buffer(w.surface(), 0, 0, 100, 100);
+    wl_surface_commit(w.surface());
+    ASSERT_TRUE(h->run_until([&] { return blue.released(); }));
+  }  // wl_buffer.destroy
+  h->sync();
+  ASSERT_EQ(h->capture().at(view.x() + 50, view.y() + 50), kBlue);
+  lose_gpu(*h);
+  w.draw(100, 100, kGreen);
+  h->sync();
+  EXPECT_EQ(h->capture().at(view.x() + 50, view.y() + 50), kGreen);
+}
+
+}  // namespace
+}  // namespace baton::test

@@ -1,0 +1,224 @@
+// Swapchain slots and their release fences, through the real renderer.
+//
+// On the host: a slot on screen refuses a pass. In the qemu guest (vgem +
+// lavapipe with SYNC_FD semaphores): a DRM slot released while a reader's
+// fence is pending is drawn into again only after that fence signals; the
+// wait is a semaphore in the submit, not a CPU wait in baton.
+#include <drm_fourcc.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <xf86drm.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "compositor/unique_fd.hpp"
+#include "compositor/wlr.hpp"
+#include "renderer/vulkan/vulkan_renderer.hpp"
+#include "tests/clients/vgem_fence.hpp"
+
+namespace baton::test {
+namespace {
+
+#define SKIP_UNLESS_REQUIRED(why)                                                      \
+  do {                                                                                 \
+    if (std::getenv("BATON_REQUIRE_DMABUF") != nullptr) FAIL() << "required: " << why; \
+    GTEST_SKIP() << why;                                                               \
+  } while (0)
+
+constexpr uint32_t kRed = 0xffff0000;
+constexpr uint32_t kGreen = 0xff00ff00;
+
+struct Vulkan {
+  wlr_renderer* renderer = nullptr;
+  wlr_allocator* allocator = nullptr;
+  std::string error;
+  ~Vulkan() {
+    if (allocator != nullptr) wlr_allocator_destroy(allocator);
+    if (renderer != nullptr) wlr_renderer_destroy(renderer);
+  }
+};
+
+void start(Vulkan& vk, const vulkan::SwapchainOptions& swapchain) {
+  vulkan::RendererOptions options;
+  options.debug_messenger = true;
+  vulkan::CreatedRenderer created = vulkan::create_renderer(options);
+  vk.renderer = created.renderer;
+  vk.error = created.error;
+  if (vk.renderer != nullptr)
+    vk.allocator = vulkan::create_swapchain_allocator(vk.renderer, swapchain);
+}
+
+wlr_buffer* new_slot(Vulkan& vk, int size) {
+  wlr_drm_format_set set{};
+  wlr_drm_format_set_add(&set, DRM_FORMAT_ARGB8888, DRM_FORMAT_MOD_LINEAR);
+  wlr_buffer* buffer = wlr_allocator_create_buffer(
+      vk.allocator, size, size, wlr_drm_format_set_get(&set, DRM_FORMAT_ARGB8888));
+  wlr_drm_format_set_finish(&set);
+  return buffer;
+}
+
+bool fill(wlr_renderer* renderer, wlr_buffer* slot, uint32_t argb) {
+  wlr_render_pass* pass = wlr_renderer_begin_buffer_pass(renderer, slot, nullptr);
+  if (pass == nullptr) return false;
+  wlr_render_rect_options rect{};
+  rect.box = {0, 0, slot->width, slot->height};
+  rect.color = {((argb >> 16) & 0xff) / 255.0f, ((argb >> 8) & 0xff) / 255.0f,
+                (argb & 0xff) / 255.0f, 1.0f};
+  rect.blend_mode = WLR_RENDER_BLEND_MODE_NONE;
+  wlr_render_pass_add_rect(pass, &rect);
+  return wlr_render_pass_submit(pass);
+}
+
+TEST(SlotFence, ASlotOnScreenRefusesAPass) {
+  Vulkan vk;
+  start(vk, {});
+  if (vk.renderer == nullptr) SKIP_UNLESS_REQUIRED("UNTESTED HERE: no Vulkan device: " + vk.error);
+  ASSERT_NE(vk.allocator, nullptr);
+  wlr_buffer* slot = new_slot(vk, 32);
+  ASSERT_NE(slot, nullptr);
+  ASSERT_TRUE(fill(vk.renderer, slot, kRed));
+  ASSERT_TRUE(fill(vk.renderer, slot, kGreen)) << "its holder may draw again before handing it on";
+  wlr_buffer_lock(slot);  // the output holds it
+  vulkan::slot_presented(slot);
+  EXPECT_FALSE(fill(vk.renderer, slot, kRed)) << "drew into a slot on screen";
+  wlr_buffer_unlock(slot);  // released: free again
+  EXPECT_TRUE(fill(vk.renderer, slot, kRed));
+  vulkan::renderer_finish(vk.renderer);
+  wlr_buffer_drop(slot);
+}
+
+UniqueFd open_vgem_card() {
+  for (int i = 0; i < 8; ++i) {
+    UniqueFd fd(open(("/dev/dri/card" + std::to_string(i)).c_str(), O_RDWR | O_CLOEXEC));
+    if (!fd) continue;
+    drmVersionPtr version = drmGetVersion(fd.get());
+    bool vgem = version != nullptr && std::strcmp(version->name, "vgem") == 0;
+    drmFreeVersion(version);
+    if (vgem) return fd;
+  }
+  return UniqueFd();
+}
+
+uint32_t first_pixel(const wlr_dmabuf_attributes& attribs) {
+  size_t size = size_t(attribs.stride[0]) * attribs.height;
+  void* map = mmap(nullptr, size, PROT_READ, MAP_SHARED, attribs.fd[0], 0);
+  if (map == MAP_FAILED) return 0;
+  uint32_t pixel = *static_cast<uint32_t*>(map);
+  munmap(map, size);
+  return pixel;
+}
+
+TEST(SlotFence, ReleasedSlotIsRedrawnOnlyAfterItsReadersFence) {
+  UniqueFd vgem = open_vgem_card();
+  if (!vgem) SKIP_UNLESS_REQUIRED("UNTESTED HERE: no vgem card (run in tests/vm/: vk-dmabuf)");
+  vulkan::SwapchainOptions swapchain;
+  swapchain.kms_fd = vgem.get();  // slots are vgem dumb buffers, as on a DRM output
+  Vulkan vk;
+  start(vk, swapchain);
+  if (vk.renderer == nullptr) SKIP_UNLESS_REQUIRED("no Vulkan device: " + vk.error);
+  ASSERT_NE(vk.allocator, nullptr) << "no DRM slots (dma-buf import missing?)";
+  wlr_buffer* slot = new_slot(vk, 64);
+  ASSERT_NE(slot, nullptr);
+  wlr_dmabuf_attributes attribs{};
+  ASSERT_TRUE(wlr_buffer_get_dmabuf(slot, &attribs));
+  EXPECT_EQ(attribs.modifier, DRM_FORMAT_MOD_LINEAR);
+  ASSERT_TRUE(fill(vk.renderer, slot, kRed));
+  vulkan::renderer_finish(vk.renderer);
+  ASSERT_EQ(first_pixel(attribs), kRed) << "the exported dma-buf does not hold what was drawn";
+
+  // A reader (the display) still uses it when the consumer lets go of it.
+  uint32_t handle = 0;
+  ASSERT_EQ(drmPrimeFDToHandle(vgem.get(), attribs.fd[0], &handle), 0);
+  auto fence = testing::VgemFence::attach(vgem.get(), handle, /*write=*/false);
+  ASSERT_TRUE(fence.ok()) << "VGEM_FENCE_ATTACH failed";
+  wlr_buffer_lock(slot);
+  vulkan::slot_presented(slot);
+  wlr_buffer_unlock(slot);  // released with the reader's fence pending
+
+  // The reader's side runs on another thread: it looks at the pixels while
+  // its fence is pending, then signals. (lavapipe waits for a SYNC_FD
+  // semaphore inside vkQueueSubmit, on the CPU; a GPU driver hands the wait
+  // to the kernel. Either way nothing may be drawn before the signal.)
+  uint32_t before = 0;
+  std::thread reader([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    before = first_pixel(attribs);
+    (void)fence.value().signal();
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  const bool submitted = fill(vk.renderer, slot, kGreen);
+  auto submit_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
+  reader.join();
+  vulkan::renderer_finish(vk.renderer);
+  const uint32_t after = first_pixel(attribs);
+  std::printf(
+      "slot-fence: the submit returned after %lld ms (%s)\n", static_cast<long long>(submit_ms),
+      submit_ms >= 700 ? "the driver waited for the fence on the CPU" : "the wait is on the GPU");
+
+  EXPECT_TRUE(submitted);
+  EXPECT_EQ(before, kRed) << "the slot was drawn over while its reader's fence was pending";
+  EXPECT_EQ(after, kGreen) << "the pass never ran after the fence signalled";
+  EXPECT_EQ(vulkan::renderer_debug_messages(vk.renderer), 0);
+  wlr_buffer_drop(slot);
+}
+
+// With an event loop (as in the compositor) the slot is not drawn into at
+// all while its reader is busy: it is held back from the swapchain until
+// the loop sees the fence signal, and no thread ever blocks on it.
+TEST(SlotFence, WithAnEventLoopTheSlotIsHeldBackUntilItsFenceSignals) {
+  UniqueFd vgem = open_vgem_card();
+  if (!vgem) SKIP_UNLESS_REQUIRED("UNTESTED HERE: no vgem card (run in tests/vm/: vk-dmabuf)");
+  wl_event_loop* loop = wl_event_loop_create();
+  ASSERT_NE(loop, nullptr);
+  {
+    vulkan::SwapchainOptions swapchain;
+    swapchain.kms_fd = vgem.get();
+    swapchain.loop = loop;
+    Vulkan vk;
+    start(vk, swapchain);
+    if (vk.renderer == nullptr) SKIP_UNLESS_REQUIRED("no Vulkan device: " + vk.error);
+    ASSERT_NE(vk.allocator, nullptr);
+    wlr_buffer* slot = new_slot(vk, 64);
+    ASSERT_NE(slot, nullptr);
+    wlr_dmabuf_attributes attribs{};
+    ASSERT_TRUE(wlr_buffer_get_dmabuf(slot, &attribs));
+    ASSERT_TRUE(fill(vk.renderer, slot, kRed));
+    vulkan::renderer_finish(vk.renderer);
+    uint32_t handle = 0;
+    ASSERT_EQ(drmPrimeFDToHandle(vgem.get(), attribs.fd[0], &handle), 0);
+    auto fence = testing::VgemFence::attach(vgem.get(), handle, /*write=*/false);
+    ASSERT_TRUE(fence.ok());
+    wlr_buffer_lock(slot);
+    vulkan::slot_presented(slot);
+    wlr_buffer_unlock(slot);  // released while the reader is busy
+
+    for (int i = 0; i < 20; ++i) wl_event_loop_dispatch(loop, 10);
+    EXPECT_GT(slot->n_locks, 0u) << "the slot went back to the swapchain with its reader busy";
+    ASSERT_TRUE(fence.value().signal().ok());
+    for (int i = 0; i < 200 && slot->n_locks > 0; ++i) wl_event_loop_dispatch(loop, 10);
+    EXPECT_EQ(slot->n_locks, 0u) << "the slot was never given back after the fence signalled";
+
+    auto t0 = std::chrono::steady_clock::now();
+    ASSERT_TRUE(fill(vk.renderer, slot, kGreen));
+    auto submit_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
+    vulkan::renderer_finish(vk.renderer);
+    EXPECT_LT(submit_ms, 500) << "the submit waited although the fence had signalled";
+    EXPECT_EQ(first_pixel(attribs), kGreen);
+    wlr_buffer_drop(slot);
+  }
+  wl_event_loop_destroy(loop);
+}
+
+}  // namespace
+}  // namespace baton::test
