@@ -1,6 +1,7 @@
 #include "tests/support/process.hpp"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -149,6 +150,19 @@ long distinct_colours(const Image& image, Box box) {
   std::set<uint32_t> seen;
   for_each_pixel(image, box, [&](int, int, uint32_t p) { seen.insert(p); });
   return static_cast<long>(seen.size());
+}
+
+void expect_nested_output_with_client(const Image& shot, uint32_t nested_background,
+                                      uint32_t parent_background) {
+  Box nested = bounding_box(shot, nested_background);
+  EXPECT_EQ(nested.x0, 320);
+  EXPECT_EQ(nested.y0, 180);
+  EXPECT_EQ(nested.x1, 1600);
+  EXPECT_EQ(nested.y1, 900);
+  Box client{960 - 125, 540 - 125, 960 + 125, 540 + 125};
+  EXPECT_EQ(count_pixels(shot, nested_background, client), 0) << "no client inside the nested output";
+  EXPECT_GT(distinct_colours(shot, client), 100) << "the client's pattern is missing";
+  EXPECT_EQ(shot.at(10, 10), parent_background);
 }
 
 }  // namespace baton::test

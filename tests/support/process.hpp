@@ -58,4 +58,11 @@ long count_other_pixels(const Image& image, uint32_t argb, Box box = {});
 Box bounding_box(const Image& image, uint32_t argb);
 long distinct_colours(const Image& image, Box box = {});
 
+/// Checks a 1920x1080 parent's screenshot showing a nested baton: its
+/// 1280x720 output centred (filled with `nested_background` around the
+/// client), weston-simple-shm's rings in the middle, the parent's own
+/// background outside. Reports through GoogleTest expectations.
+void expect_nested_output_with_client(const Image& shot, uint32_t nested_background,
+                                      uint32_t parent_background);
+
 }  // namespace baton::test
