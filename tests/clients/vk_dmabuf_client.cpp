@@ -131,8 +131,8 @@ struct Slot {
   VkOwned<VkSemaphore> done;
   VkOwned<VkFence> fence;
   VkOwned<VkCommandBuffer> cmd;
-  bool busy = false;             // implicit: until wl_buffer.release
-  uint64_t release_point = 0;    // explicit: the compositor is done at this point
+  bool busy = false;           // implicit: until wl_buffer.release
+  uint64_t release_point = 0;  // explicit: the compositor is done at this point
   int released_before_reuse = 0;
 };
 
@@ -196,7 +196,7 @@ class Client {
 
  private:
   const char* sync_name() const {
-    return o_.sync == SyncMode::explicit_ ? "explicit"
+    return o_.sync == SyncMode::explicit_  ? "explicit"
            : o_.sync == SyncMode::implicit ? "implicit"
                                            : "no";
   }
@@ -258,10 +258,9 @@ class Client {
       if (slot->target.modifier != DRM_FORMAT_MOD_LINEAR)
         return fail("the driver chose modifier " + std::to_string(slot->target.modifier));
       zwp_linux_buffer_params_v1* params = zwp_linux_dmabuf_v1_create_params(window_.dmabuf());
-      zwp_linux_buffer_params_v1_add(params, slot->target.dmabuf.get(), 0,
-                                     static_cast<uint32_t>(slot->target.offset),
-                                     slot->target.stride, DRM_FORMAT_MOD_LINEAR >> 32,
-                                     DRM_FORMAT_MOD_LINEAR & 0xffffffff);
+      zwp_linux_buffer_params_v1_add(
+          params, slot->target.dmabuf.get(), 0, static_cast<uint32_t>(slot->target.offset),
+          slot->target.stride, DRM_FORMAT_MOD_LINEAR >> 32, DRM_FORMAT_MOD_LINEAR & 0xffffffff);
       wl_buffer* wl =
           zwp_linux_buffer_params_v1_create_immed(params, kWidth, kHeight, DRM_FORMAT_XRGB8888, 0);
       zwp_linux_buffer_params_v1_destroy(params);
@@ -326,8 +325,8 @@ class Client {
       return fail("the previous render into this buffer never finished");
 
     int64_t submitted = now_ns();
-    if (!vk_->submit_frame(slot.target, frame_colour(i), o_.busy, slot.done.get(),
-                           slot.fence.get(), slot.cmd.get()))
+    if (!vk_->submit_frame(slot.target, frame_colour(i), o_.busy, slot.done.get(), slot.fence.get(),
+                           slot.cmd.get()))
       return fail("submitting frame " + std::to_string(i));
     if (o_.sync == SyncMode::none) attach_and_commit(slot, i, t);  // the broken hand-off
     // The submit waits on nothing, so this export cannot block on a foreign fence.
@@ -336,10 +335,11 @@ class Client {
     int64_t exported = now_ns();
     int64_t at_export = signal_time_ns(render_done.fd());
     if (i == 0)
-      std::printf("vk-dmabuf-client: frame 0: the sync_file was %s when exported (%.1f ms after "
-                  "the submit)\n",
-                  at_export == 0 ? "unsignalled" : "already signalled",
-                  static_cast<double>(exported - submitted) / 1e6);
+      std::printf(
+          "vk-dmabuf-client: frame 0: the sync_file was %s when exported (%.1f ms after "
+          "the submit)\n",
+          at_export == 0 ? "unsignalled" : "already signalled",
+          static_cast<double>(exported - submitted) / 1e6);
 
     if (o_.sync == SyncMode::implicit) {
       auto imported = render_done.import_into_dmabuf(slot.target.dmabuf.get(), sync::Access::write);
@@ -371,17 +371,17 @@ class Client {
 
   void attach_and_commit(Slot& slot, int i, FrameTimes& t) {
     static const wp_presentation_feedback_listener kFeedback = {
-        .sync_output = [](void*, wp_presentation_feedback*, wl_output*) {},
+        .sync_output = [](void*, struct wp_presentation_feedback*, wl_output*) {},
         .presented =
-            [](void* data, wp_presentation_feedback* f, uint32_t hi, uint32_t lo, uint32_t nsec,
-               uint32_t, uint32_t, uint32_t, uint32_t) {
+            [](void* data, struct wp_presentation_feedback* f, uint32_t hi, uint32_t lo,
+               uint32_t nsec, uint32_t, uint32_t, uint32_t, uint32_t) {
               auto* self = static_cast<std::pair<Client*, FrameTimes*>*>(data);
               int64_t ns = ((int64_t{hi} << 32) | lo) * 1'000'000'000 + nsec;
               self->first->on_feedback(self->second, ns, false);
               wp_presentation_feedback_destroy(f);
             },
         .discarded =
-            [](void* data, wp_presentation_feedback* f) {
+            [](void* data, struct wp_presentation_feedback* f) {
               auto* self = static_cast<std::pair<Client*, FrameTimes*>*>(data);
               self->first->on_feedback(self->second, 0, true);
               wp_presentation_feedback_destroy(f);
@@ -392,8 +392,8 @@ class Client {
     feedback_target_ = {this, &t};
     wl_surface_attach(window_.surface(), slot.wl.get(), 0, 0);
     wl_surface_damage_buffer(window_.surface(), 0, 0, kWidth, kHeight);
-    wp_presentation_feedback_add_listener(wp_presentation_feedback(presentation_, window_.surface()),
-                                          &kFeedback, &feedback_target_);
+    wp_presentation_feedback_add_listener(
+        wp_presentation_feedback(presentation_, window_.surface()), &kFeedback, &feedback_target_);
     slot.busy = true;
     window_.commit_with_frame();
   }

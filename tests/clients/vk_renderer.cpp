@@ -36,7 +36,7 @@ const char* result_name(VkResult r) {
 constexpr VkFormat kFormat = VK_FORMAT_B8G8R8A8_UNORM;  // XRGB8888 / ARGB8888 in memory
 
 const char* const kDeviceExtensions[] = {
-    VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,      VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME,
+    VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,        VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME,
     VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME,
     VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME,
 };
@@ -168,8 +168,8 @@ bool VkRenderer::init() {
   VkCommandPool pool = VK_NULL_HANDLE;
   if (!vk_ok(vkCreateCommandPool(device, &pci, nullptr, &pool), "vkCreateCommandPool"))
     return false;
-  pool_ = VkOwned<VkCommandPool>(pool,
-                                 [device](VkCommandPool p) { vkDestroyCommandPool(device, p, nullptr); });
+  pool_ = VkOwned<VkCommandPool>(
+      pool, [device](VkCommandPool p) { vkDestroyCommandPool(device, p, nullptr); });
   return true;
 }
 
@@ -218,8 +218,8 @@ std::optional<VkTarget> VkRenderer::make_target(uint32_t width, uint32_t height)
   VkDeviceMemory memory = VK_NULL_HANDLE;
   if (!vk_ok(vkAllocateMemory(device, &mai, nullptr, &memory), "vkAllocateMemory(export dma-buf)"))
     return std::nullopt;
-  t.memory =
-      VkOwned<VkDeviceMemory>(memory, [device](VkDeviceMemory m) { vkFreeMemory(device, m, nullptr); });
+  t.memory = VkOwned<VkDeviceMemory>(
+      memory, [device](VkDeviceMemory m) { vkFreeMemory(device, m, nullptr); });
   if (!vk_ok(vkBindImageMemory(device, image, memory, 0), "vkBindImageMemory")) return std::nullopt;
 
   VkImageDrmFormatModifierPropertiesEXT mod_props{
@@ -289,7 +289,8 @@ std::optional<VkOwned<VkSemaphore>> VkRenderer::make_export_semaphore() {
   VkSemaphore s = VK_NULL_HANDLE;
   if (!vk_ok(vkCreateSemaphore(device, &sci, nullptr, &s), "vkCreateSemaphore(export SYNC_FD)"))
     return std::nullopt;
-  return VkOwned<VkSemaphore>(s, [device](VkSemaphore x) { vkDestroySemaphore(device, x, nullptr); });
+  return VkOwned<VkSemaphore>(s,
+                              [device](VkSemaphore x) { vkDestroySemaphore(device, x, nullptr); });
 }
 
 std::optional<VkOwned<VkFence>> VkRenderer::make_fence(bool signalled) {
