@@ -1,21 +1,31 @@
 // baton-vk-dmabuf-client: the closest thing to a real game the tests have. A
-// Vulkan client (lavapipe in the guest) renders each frame into one of three
-// LINEAR images whose memory it exported as dma-bufs, exports the render's
-// binary semaphore as a sync_file right after the submit, and hands the buffer
-// to the compositor with that fence:
+// Vulkan client (lavapipe in the guest) renders each frame (busy clears, a
+// clear to the frame's colour, a copy) into one of three LINEAR images whose
+// memory it exported as dma-bufs, exports the submit's binary semaphore as a
+// sync_file, and hands the buffer to the compositor with that fence:
 //   --sync explicit: the sync_file becomes a linux-drm-syncobj-v1 acquire
 //     point; a buffer is reused only once its release point signalled;
 //   --sync implicit: the sync_file becomes the dma-buf's write fence; a buffer
 //     is reused only after wl_buffer.release;
-//   --sync none: committed right after the submit with no fence at all, for
-//     checking that the check below catches an early frame (not for the suite).
-// Every frame asks for wp_presentation feedback and is checked: presented no
-// earlier than the moment its render-done fence signalled (the fence's own
-// signal timestamp, SYNC_IOC_FILE_INFO, CLOCK_MONOTONIC like the presentation
-// clock).
+//   --sync none: committed right after the submit with no fence at all, to
+//     show that the check below catches an early frame (not for the suite).
+// --handoff late (default): export, import, commit. On lavapipe the export
+// blocks until the render is done (see tests/vm/README.md) and returns a
+// signalled sync_file, so the compositor never sees a pending fence.
+// --handoff early: commit while the render runs, as a driver with a
+// submit thread does. Explicit: the acquire point has no fence yet when
+// committed and gets the sync_file once exported (the compositor must wait
+// for it to materialise and signal). Implicit: a stand-in vgem write fence
+// is on the dma-buf at commit and is signalled once the render's sync_file
+// has been exported (and imported too).
+// Every frame asks for wp_presentation feedback (CLOCK_MONOTONIC), and is
+// checked against the time its render finished: the submit's VkFence,
+// watched from a second thread. lavapipe's sync_files carry no usable signal
+// time (an already signalled stub fence).
 //
-// usage: baton-vk-dmabuf-client [--sync explicit|implicit|none] [--frames N]
-//            [--busy N] [--hold-ms MS] [--done-file PATH]
+// usage: baton-vk-dmabuf-client [--sync explicit|implicit|none]
+//            [--handoff late|early] [--frames N] [--busy N] [--hold-ms MS]
+//            [--done-file PATH]
 // --busy: clears of a 1024x1024 image per frame, so the render takes time;
 // --done-file: created once the last frame is presented; then the client
 // keeps it on screen for --hold-ms. Prints "last colour RRGGBB" and a summary
@@ -23,12 +33,10 @@
 // Vulkan device lacks what the mode needs.
 #include <drm_fourcc.h>
 #include <fcntl.h>
-#include <linux/sync_file.h>
-#include <sys/ioctl.h>
 #include <time.h>
 
 #include <algorithm>
-#include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -36,12 +44,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "presentation-time-client-protocol.h"
 #include "renderer/sync/sync_file.hpp"
 #include "renderer/sync/timeline.hpp"
 #include "tests/clients/drm_node.hpp"
+#include "tests/clients/vgem_fence.hpp"
 #include "tests/clients/vk_renderer.hpp"
 #include "tests/clients/wayland_window.hpp"
 
@@ -54,6 +64,7 @@ enum class SyncMode { none, implicit, explicit_ };
 
 struct Options {
   SyncMode sync = SyncMode::explicit_;
+  bool early = false;  // --handoff early: commit before the render is done
   int frames = 30;
   int busy = 40;
   int hold_ms = 0;
@@ -77,6 +88,9 @@ std::optional<Options> parse(int argc, char** argv) {
         o.sync = SyncMode::explicit_;
       else
         return std::nullopt;
+    } else if (arg == "--handoff") {
+      if (value != "early" && value != "late") return std::nullopt;
+      o.early = value == "early";
     } else if (arg == "--frames") {
       o.frames = std::atoi(argv[i + 1]);
     } else if (arg == "--busy") {
@@ -107,24 +121,6 @@ int64_t now_ns() {
   return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
-// The time (CLOCK_MONOTONIC ns) the sync_file's last fence signalled, 0 while
-// one is unsignalled, -1 on error.
-int64_t signal_time_ns(int sync_file) {
-  sync_file_info info{};
-  if (ioctl(sync_file, SYNC_IOC_FILE_INFO, &info) != 0) return -1;
-  std::vector<sync_fence_info> fences(info.num_fences);
-  info = sync_file_info{};
-  info.num_fences = static_cast<uint32_t>(fences.size());
-  info.sync_fence_info = reinterpret_cast<uintptr_t>(fences.data());
-  if (ioctl(sync_file, SYNC_IOC_FILE_INFO, &info) != 0) return -1;
-  int64_t last = 0;
-  for (const auto& f : fences) {
-    if (f.status <= 0) return f.status < 0 ? -1 : 0;
-    last = std::max(last, static_cast<int64_t>(f.timestamp_ns));
-  }
-  return last;
-}
-
 struct Slot {
   VkTarget target;
   WlBuffer wl;
@@ -138,7 +134,8 @@ struct Slot {
 
 // One frame's outcome, for the summary.
 struct FrameTimes {
-  int64_t render_done_ns = 0;  // the sync_file's signal timestamp
+  int64_t render_done_ns = 0;  // CLOCK_MONOTONIC, when the render's VkFence signalled
+  bool signalled_at_export = false;
   int64_t presented_ns = 0;
   bool discarded = false;
 };
@@ -167,8 +164,15 @@ class Client {
     if (!bind_presentation()) return skip("the compositor advertises no wp_presentation");
     vk_ = VkRenderer::create();
     if (!vk_) return skip("no usable Vulkan device (see above)");
-    std::printf("vk-dmabuf-client: Vulkan device %s, %s sync, %d frames, %d busy clears each\n",
-                vk_->name().c_str(), sync_name(), o_.frames, o_.busy);
+    std::printf(
+        "vk-dmabuf-client: Vulkan device %s, %s sync, %s hand-off, %d frames, %d busy clears "
+        "each\n",
+        vk_->name().c_str(), sync_name(), handoff_name(), o_.frames, o_.busy);
+    if (o_.sync == SyncMode::implicit && o_.early) {
+      auto vgem = open_drm_node("vgem", NodeKind::primary);
+      if (!vgem) return fail("no vgem card node for stand-in fences: " + vgem.error().describe());
+      vgem_ = std::move(*vgem);
+    }
     if (!vk_->make_scratch(1024, kWidth, kHeight)) return fail("scratch images");
     if (int r = make_slots(); r != 0) return r;
     if (o_.sync == SyncMode::explicit_)
@@ -200,6 +204,7 @@ class Client {
            : o_.sync == SyncMode::implicit ? "implicit"
                                            : "no";
   }
+  const char* handoff_name() const { return o_.early ? "early" : "late"; }
   int fail(const std::string& why) {
     std::printf("vk-dmabuf-client: FAIL: %s\n", why.c_str());
     return 1;
@@ -321,55 +326,91 @@ class Client {
     Slot& slot = *slots_[static_cast<size_t>(i) % kSlots];
     if (int r = wait_reusable(slot, i); r != 0) return r;
     // The slot's previous submit, so its fence and command buffer are free.
-    if (slot.release_point != 0 && !vk_->wait_fence(slot.fence.get(), 5'000'000'000))
+    if (slot.release_point != 0 && !vk_->wait_fence(slot.fence.get(), 5'000'000'000, true))
       return fail("the previous render into this buffer never finished");
 
     int64_t submitted = now_ns();
     if (!vk_->submit_frame(slot.target, frame_colour(i), o_.busy, slot.done.get(), slot.fence.get(),
                            slot.cmd.get()))
       return fail("submitting frame " + std::to_string(i));
-    if (o_.sync == SyncMode::none) attach_and_commit(slot, i, t);  // the broken hand-off
-    // The submit waits on nothing, so this export cannot block on a foreign fence.
+    // The ground truth of "render done": the submit's VkFence, watched from a
+    // second thread (lavapipe's sync_file carries no usable signal time).
+    // Joined when the frame ends, before the fence is reset.
+    std::atomic<int64_t> render_done_ns{0};
+    std::jthread watcher([&, fence = slot.fence.get()] {
+      render_done_ns = vk_->wait_fence(fence, 10'000'000'000, false) ? now_ns() : -1;
+    });
+
+    const uint64_t point = static_cast<uint64_t>(i) + 1;
+    std::optional<PendingFence> proxy;
+    if (o_.sync == SyncMode::none) {
+      attach_and_commit(slot, t);  // the broken hand-off: nothing to wait for
+    } else if (o_.early) {
+      // Committed while the render runs: explicit with an acquire point that
+      // has no fence yet (the compositor waits for it to materialise);
+      // implicit with a stand-in write fence signalled once the render is.
+      if (o_.sync == SyncMode::explicit_) {
+        set_points(slot, point);
+      } else {
+        auto pending = make_pending_fence(vgem_.get());
+        if (!pending) return fail("vgem fence: " + pending.error().describe());
+        proxy.emplace(std::move(*pending));
+        auto imported =
+            proxy->sync_file.import_into_dmabuf(slot.target.dmabuf.get(), sync::Access::write);
+        if (!imported) return fail("IMPORT_SYNC_FILE: " + imported.error().describe());
+      }
+      attach_and_commit(slot, t);
+    }
+    // The submit waits on nothing, so this export cannot block on a foreign
+    // fence (on lavapipe it blocks until this render is done).
     sync::SyncFile render_done(vk_->export_sync_file(slot.done.get()));
     if (render_done.fd() < 0) return fail("exporting the render-done sync_file");
     int64_t exported = now_ns();
-    int64_t at_export = signal_time_ns(render_done.fd());
+    auto signalled = render_done.signalled();
+    if (!signalled) return fail("the exported sync_file: " + signalled.error().describe());
+    t.signalled_at_export = *signalled;
     if (i == 0)
       std::printf(
-          "vk-dmabuf-client: frame 0: the sync_file was %s when exported (%.1f ms after "
-          "the submit)\n",
-          at_export == 0 ? "unsignalled" : "already signalled",
+          "vk-dmabuf-client: frame 0: the sync_file was %s when exported (%.1f ms after the "
+          "submit)\n",
+          *signalled ? "already signalled" : "unsignalled",
           static_cast<double>(exported - submitted) / 1e6);
 
     if (o_.sync == SyncMode::implicit) {
       auto imported = render_done.import_into_dmabuf(slot.target.dmabuf.get(), sync::Access::write);
-      if (!imported) return fail("DMA_BUF_IOCTL_IMPORT_SYNC_FILE: " + imported.error().describe());
+      if (!imported) return fail("IMPORT_SYNC_FILE: " + imported.error().describe());
+      if (proxy) {
+        auto s = proxy->fence.signal();
+        if (!s) return fail("signalling the stand-in fence: " + s.error().describe());
+      }
     }
     if (o_.sync == SyncMode::explicit_) {
-      uint64_t point = static_cast<uint64_t>(i) + 1;
       auto imported = acquire_->import_sync_file(point, render_done);
       if (!imported) return fail("acquire point: " + imported.error().describe());
-      slot.release_point = point;
-      wp_linux_drm_syncobj_surface_v1_set_acquire_point(syncobj_surface_.get(), wl_acquire_.get(),
-                                                        0, static_cast<uint32_t>(point));
-      wp_linux_drm_syncobj_surface_v1_set_release_point(syncobj_surface_.get(), wl_release_.get(),
-                                                        0, static_cast<uint32_t>(point));
+      if (!o_.early) set_points(slot, point);
     }
-    if (o_.sync != SyncMode::none) attach_and_commit(slot, i, t);
-    if (o_.sync != SyncMode::explicit_) slot.release_point = static_cast<uint64_t>(i) + 1;
+    if (o_.sync != SyncMode::none && !o_.early) attach_and_commit(slot, t);
+    if (o_.sync != SyncMode::explicit_) slot.release_point = point;
 
     auto deadline = std::chrono::steady_clock::now() + 5s;
     while (!feedback_done_ && std::chrono::steady_clock::now() < deadline)
       if (!window_.dispatch_for(20ms)) return fail("the connection died (protocol error?)");
     if (!feedback_done_) return fail("frame " + std::to_string(i) + ": no presentation feedback");
-    auto finished = render_done.wait(5s);
-    if (!finished || !*finished) return fail("frame " + std::to_string(i) + ": render never done");
-    t.render_done_ns = signal_time_ns(render_done.fd());
-    if (t.render_done_ns <= 0) return fail("SYNC_IOC_FILE_INFO on the render-done sync_file");
+    watcher.join();
+    if (render_done_ns <= 0) return fail("frame " + std::to_string(i) + ": render never done");
+    t.render_done_ns = render_done_ns;
     return 0;
   }
 
-  void attach_and_commit(Slot& slot, int i, FrameTimes& t) {
+  void set_points(Slot& slot, uint64_t point) {
+    slot.release_point = point;  // on the release timeline
+    wp_linux_drm_syncobj_surface_v1_set_acquire_point(syncobj_surface_.get(), wl_acquire_.get(), 0,
+                                                      static_cast<uint32_t>(point));
+    wp_linux_drm_syncobj_surface_v1_set_release_point(syncobj_surface_.get(), wl_release_.get(), 0,
+                                                      static_cast<uint32_t>(point));
+  }
+
+  void attach_and_commit(Slot& slot, FrameTimes& t) {
     static const wp_presentation_feedback_listener kFeedback = {
         .sync_output = [](void*, struct wp_presentation_feedback*, wl_output*) {},
         .presented =
@@ -387,7 +428,6 @@ class Client {
               wp_presentation_feedback_destroy(f);
             },
     };
-    (void)i;
     feedback_done_ = false;
     feedback_target_ = {this, &t};
     wl_surface_attach(window_.surface(), slot.wl.get(), 0, 0);
@@ -399,10 +439,11 @@ class Client {
   }
 
   int summarise(const std::vector<FrameTimes>& times) {
-    int early = 0, discarded = 0;
+    int early = 0, discarded = 0, signalled_at_export = 0;
     std::vector<double> latency_ms;
     for (size_t i = 0; i < times.size(); ++i) {
       const FrameTimes& t = times[i];
+      if (t.signalled_at_export) ++signalled_at_export;
       if (t.discarded) {
         ++discarded;
         continue;
@@ -420,14 +461,14 @@ class Client {
     double median = latency_ms.empty() ? 0 : latency_ms[latency_ms.size() / 2];
     int released = 0;
     for (const auto& s : slots_) released += s->released_before_reuse;
-    // Every frame but the last must have been presented (a discarded one was
-    // replaced before it showed, which sequential frames never do).
+    // Frames go one at a time, so none may be discarded (replaced unseen).
     bool pass = early == 0 && discarded == 0;
     std::printf(
-        "vk-dmabuf-client: %s: %d frames (%s sync), %d presented before render done, %d "
-        "discarded, %d buffer reuses after release, render done -> presented: min %.2f ms, "
-        "median %.2f ms\n",
-        pass ? "PASS" : "FAIL", o_.frames, sync_name(), early, discarded, released, min, median);
+        "vk-dmabuf-client: %s: %d frames (%s sync, %s hand-off), %d presented before render "
+        "done, %d discarded, %d buffer reuses after release, %d sync_files already signalled "
+        "when exported, render done -> presented: min %.2f ms, median %.2f ms\n",
+        pass ? "PASS" : "FAIL", o_.frames, sync_name(), handoff_name(), early, discarded, released,
+        signalled_at_export, min, median);
     return pass ? 0 : 1;
   }
 
@@ -438,6 +479,7 @@ class Client {
   uint32_t clock_ = ~0u;
   bool feedback_done_ = false;
   std::pair<Client*, FrameTimes*> feedback_target_{nullptr, nullptr};
+  UniqueFd vgem_;
   std::unique_ptr<VkRenderer> vk_;
   // After vk_: slots hold images and semaphores of that device.
   std::vector<std::unique_ptr<Slot>> slots_;
@@ -454,10 +496,11 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   auto options = baton::testing::parse(argc, argv);
   if (!options) {
-    std::fprintf(stderr,
-                 "usage: %s [--sync explicit|implicit|none] [--frames N] [--busy N] "
-                 "[--hold-ms MS] [--done-file PATH]\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s [--sync explicit|implicit|none] [--handoff late|early] [--frames N] [--busy N] "
+        "[--hold-ms MS] [--done-file PATH]\n",
+        argv[0]);
     return 2;
   }
   return baton::testing::Client(*options).run();

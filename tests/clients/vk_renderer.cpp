@@ -371,10 +371,10 @@ UniqueFd VkRenderer::export_sync_file(VkSemaphore semaphore) {
   return UniqueFd(fd);
 }
 
-bool VkRenderer::wait_fence(VkFence fence, uint64_t timeout_ns) {
+bool VkRenderer::wait_fence(VkFence fence, uint64_t timeout_ns, bool reset) {
   VkResult r = vkWaitForFences(device_.get(), 1, &fence, VK_TRUE, timeout_ns);
   if (!vk_ok(r, "vkWaitForFences")) return false;
-  return vk_ok(vkResetFences(device_.get(), 1, &fence), "vkResetFences");
+  return !reset || vk_ok(vkResetFences(device_.get(), 1, &fence), "vkResetFences");
 }
 
 void VkRenderer::wait_idle() { vk_ok(vkDeviceWaitIdle(device_.get()), "vkDeviceWaitIdle"); }

@@ -90,7 +90,8 @@ class VkRenderer {
   /// after a submit that waits on nothing unsignalled (lavapipe blocks
   /// otherwise, see tests/vm/README.md).
   UniqueFd export_sync_file(VkSemaphore semaphore);
-  bool wait_fence(VkFence fence, uint64_t timeout_ns);
+  /// vkWaitForFences; `reset` only where no other thread waits on it.
+  bool wait_fence(VkFence fence, uint64_t timeout_ns, bool reset);
   void wait_idle();
 
  private:

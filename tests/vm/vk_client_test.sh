@@ -3,7 +3,10 @@
 # lavapipe, linux-drm-syncobj-v1 on the virtio-gpu render node, as in
 # clients_test.sh) and baton-vk-dmabuf-client, a Vulkan client on lavapipe that
 # renders into exported dma-bufs and hands them over with its render-done
-# sync_file. For explicit and implicit sync:
+# sync_file. For explicit and implicit sync, each with the late hand-off
+# (commit once the sync_file is exported: on lavapipe it is then already
+# signalled) and the early one (commit while the render runs: explicit with an
+# acquire point that materialises later, implicit with a stand-in write fence):
 #  - no frame is presented before its render's sync_file signalled (the
 #    client checks wp_presentation feedback against the fence's timestamp and
 #    prints PASS/FAIL with the frame count and latencies);
@@ -12,9 +15,11 @@
 # Not run here: --sync none (a commit before the render is done), which is
 # how this test was shown to fail.
 #
-# usage: vk_client_test.sh BATON CLIENT COLOUR_CHECK OUT_DIR [FRAMES] [SYNC_MODES]
+# usage: vk_client_test.sh BATON CLIENT COLOUR_CHECK OUT_DIR [FRAMES] [RUNS]
+#   RUNS: SYNC:HANDOFF words (default: every explicit/implicit x late/early)
 set -uo pipefail
-baton=$1 client=$2 check=$3 out=$4 frames=${5:-30} modes=${6:-"explicit implicit"}
+baton=$1 client=$2 check=$3 out=$4 frames=${5:-30}
+runs=${6:-"explicit:late explicit:early implicit:late implicit:early"}
 fail() { echo "vk-client: FAIL: $*"; [ -n "${baton_pid:-}" ] && kill "$baton_pid" 2>/dev/null; exit 1; }
 
 conn=$(ls -d /sys/class/drm/card*-Virtual-1 2>/dev/null | head -n 1)
@@ -52,10 +57,12 @@ screenshot() {
 }
 
 passed=0 failed=0
-for sync in $modes; do
-  echo "---- $client --sync $sync --frames $frames"
+for run in $runs; do
+  sync=${run%%:*} handoff=${run##*:} name=${run/:/-}
+  echo "---- $client --sync $sync --handoff $handoff --frames $frames"
   rm -f "$work/done"
-  "$client" --sync "$sync" --frames "$frames" --hold-ms 30000 --done-file "$work/done" \
+  "$client" --sync "$sync" --handoff "$handoff" --frames "$frames" --hold-ms 30000 \
+    --done-file "$work/done" \
     >"$work/client.out" 2>&1 &
   client_pid=$!
   status=0 reason=""
@@ -66,7 +73,7 @@ for sync in $modes; do
     sleep 0.05
   done
   if [ -e "$work/done" ]; then
-    screenshot "$out/vk-$sync.png" || { status=1; reason="baton wrote no screenshot"; }
+    screenshot "$out/vk-$name.png" || { status=1; reason="baton wrote no screenshot"; }
   else
     status=1 reason="the client never finished its frames"
   fi
@@ -76,7 +83,7 @@ for sync in $modes; do
   summary=$(grep -E "^vk-dmabuf-client: (PASS|FAIL):" "$work/client.out")
   if [ $status = 0 ]; then
     case "$summary" in
-      *"PASS: $frames frames ($sync sync), 0 presented before render done"*) ;;
+      *"PASS: $frames frames ($sync sync, $handoff hand-off), 0 presented before render done"*) ;;
       "") status=1 reason="the client printed no verdict" ;;
       *) status=1 reason="the client's verdict: ${summary#vk-dmabuf-client: }" ;;
     esac
@@ -84,11 +91,11 @@ for sync in $modes; do
   colour=$(sed -n 's/^vk-dmabuf-client: last colour \([0-9a-f]\{6\}\)$/\1/p' "$work/client.out")
   if [ $status = 0 ]; then
     # The window is 256x256: most of it must be the last frame's colour.
-    "$check" "$out/vk-$sync.png" "$colour" 58000 ||
+    "$check" "$out/vk-$name.png" "$colour" 58000 ||
       { status=1; reason="the screenshot does not show the last frame's colour $colour"; }
   fi
-  if [ $status = 0 ]; then passed=$((passed + 1)); echo "vk-client: PASS $sync"
-  else failed=$((failed + 1)); echo "vk-client: FAILED $sync: $reason"; fi
+  if [ $status = 0 ]; then passed=$((passed + 1)); echo "vk-client: PASS $name"
+  else failed=$((failed + 1)); echo "vk-client: FAILED $name: $reason"; fi
 done
 
 kill -0 $baton_pid 2>/dev/null || fail "baton died during the tests"
