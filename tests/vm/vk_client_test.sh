@@ -88,6 +88,12 @@ for run in $runs; do
       *) status=1 reason="the client's verdict: ${summary#vk-dmabuf-client: }" ;;
     esac
   fi
+  # The early hand-off is only a test of baton's waiting if the commits
+  # really came before the renders were done.
+  committed=$(sed -n 's/.* \([0-9]*\) committed before render done.*/\1/p' <<<"$summary")
+  if [ $status = 0 ] && [ "$handoff" = early ] && [ "${committed:-0}" -lt $((frames / 2)) ]; then
+    status=1 reason="only ${committed:-0} of $frames frames were committed before their render was done"
+  fi
   colour=$(sed -n 's/^vk-dmabuf-client: last colour \([0-9a-f]\{6\}\)$/\1/p' "$work/client.out")
   if [ $status = 0 ]; then
     # The window is 256x256: most of it must be the last frame's colour.
