@@ -24,8 +24,8 @@
 // time (an already signalled stub fence).
 //
 // usage: baton-vk-dmabuf-client [--sync explicit|implicit|none]
-//            [--handoff late|early] [--frames N] [--busy N] [--hold-ms MS]
-//            [--done-file PATH]
+//            [--handoff late|early] [--frames N] [--busy N] [--seed N]
+//            [--hold-ms MS] [--done-file PATH]
 // --busy: clears of a 1024x1024 image per frame, so the render takes time;
 // --done-file: created once the last frame is presented; then the client
 // keeps it on screen for --hold-ms. Prints "last colour RRGGBB" and a summary
@@ -67,6 +67,7 @@ struct Options {
   bool early = false;  // --handoff early: commit before the render is done
   int frames = 30;
   int busy = 40;
+  int seed = 0;  // shifts the colour sequence, so consecutive runs differ
   int hold_ms = 0;
   std::string done_file;
 };
@@ -95,6 +96,8 @@ std::optional<Options> parse(int argc, char** argv) {
       o.frames = std::atoi(argv[i + 1]);
     } else if (arg == "--busy") {
       o.busy = std::atoi(argv[i + 1]);
+    } else if (arg == "--seed") {
+      o.seed = std::atoi(argv[i + 1]);
     } else if (arg == "--hold-ms") {
       o.hold_ms = std::atoi(argv[i + 1]);
     } else if (arg == "--done-file") {
@@ -185,7 +188,7 @@ class Client {
       if (int r = frame(i, t); r != 0) return r;
       times.push_back(t);
     }
-    std::printf("vk-dmabuf-client: last colour %06x\n", frame_colour(o_.frames - 1));
+    std::printf("vk-dmabuf-client: last colour %06x\n", frame_colour(o_.frames - 1 + o_.seed));
     int verdict = summarise(times);
     done();
     window_.dispatch_for(std::chrono::milliseconds(o_.hold_ms));
@@ -331,8 +334,8 @@ class Client {
       return fail("the previous render into this buffer never finished");
 
     int64_t submitted = now_ns();
-    if (!vk_->submit_frame(slot.target, frame_colour(i), o_.busy, slot.done.get(), slot.fence.get(),
-                           slot.cmd.get()))
+    if (!vk_->submit_frame(slot.target, frame_colour(i + o_.seed), o_.busy, slot.done.get(),
+                           slot.fence.get(), slot.cmd.get()))
       return fail("submitting frame " + std::to_string(i));
     // "Render done": the submit's VkFence, watched from a second thread
     // (lavapipe's sync_file carries no usable signal time), or the return of
@@ -507,7 +510,7 @@ int main(int argc, char** argv) {
     std::fprintf(
         stderr,
         "usage: %s [--sync explicit|implicit|none] [--handoff late|early] [--frames N] [--busy N] "
-        "[--hold-ms MS] [--done-file PATH]\n",
+        "[--seed N] [--hold-ms MS] [--done-file PATH]\n",
         argv[0]);
     return 2;
   }

@@ -56,12 +56,14 @@ screenshot() {
   return 1
 }
 
-passed=0 failed=0
+passed=0 failed=0 seed=0 previous=""
 for run in $runs; do
+  seed=$((seed + 7))  # each run ends on another colour than the one before
   sync=${run%%:*} handoff=${run##*:} name=${run/:/-}
   echo "---- $client --sync $sync --handoff $handoff --frames $frames"
   rm -f "$work/done"
-  "$client" --sync "$sync" --handoff "$handoff" --frames "$frames" --hold-ms 30000 \
+  "$client" --sync "$sync" --handoff "$handoff" --frames "$frames" --seed $seed \
+    --hold-ms 30000 \
     --done-file "$work/done" \
     >"$work/client.out" 2>&1 &
   client_pid=$!
@@ -95,6 +97,10 @@ for run in $runs; do
     status=1 reason="only ${committed:-0} of $frames frames were committed before their render was done"
   fi
   colour=$(sed -n 's/^vk-dmabuf-client: last colour \([0-9a-f]\{6\}\)$/\1/p' "$work/client.out")
+  if [ $status = 0 ] && [ "$colour" = "$previous" ]; then
+    status=1 reason="this run's last colour $colour is the previous run's: the check would prove nothing"
+  fi
+  previous=$colour
   if [ $status = 0 ]; then
     # The window is 256x256: most of it must be the last frame's colour.
     "$check" "$out/vk-$name.png" "$colour" 58000 ||
