@@ -40,6 +40,7 @@
 #include "renderer/sync/sync_file.hpp"
 #include "renderer/sync/timeline.hpp"
 #include "tests/clients/drm_node.hpp"
+#include "tests/clients/explicit_sync.hpp"
 #include "tests/clients/producer_buffer.hpp"
 #include "tests/clients/vgem_fence.hpp"
 #include "tests/clients/wayland_window.hpp"
@@ -143,7 +144,7 @@ class Producer {
     if (int r = make_slots(); r != 0) return r;
     if (o_.misbehave == Misbehave::bad_timeline) return send_bad_timeline();
     if (o_.sync == SyncMode::explicit_)
-      if (int r = make_timeline(); r != 0) return r;
+      if (std::string why = make_explicit_sync(window_, sync_); !why.empty()) return fail(why);
     if (o_.misbehave == Misbehave::conflicting_points) return send_conflicting_points();
 
     int early = 0;
@@ -208,7 +209,7 @@ class Producer {
   // A timeline fd that is no DRM syncobj (an eventfd).
   int send_bad_timeline() {
     UniqueFd not_syncobj(::eventfd(0, EFD_CLOEXEC));
-    wl_timeline_.reset(
+    sync_.wl_acquire.reset(
         wp_linux_drm_syncobj_manager_v1_import_timeline(window_.syncobj(), not_syncobj.get()));
     return expect_protocol_error("wp_linux_drm_syncobj_manager_v1",
                                  WP_LINUX_DRM_SYNCOBJ_MANAGER_V1_ERROR_INVALID_TIMELINE);
@@ -218,9 +219,9 @@ class Producer {
   int send_conflicting_points() {
     Slot& slot = slots_[0];
     slot.buffer.write(kColours[0]);
-    wp_linux_drm_syncobj_surface_v1_set_acquire_point(syncobj_surface_.get(), wl_timeline_.get(), 0,
+    wp_linux_drm_syncobj_surface_v1_set_acquire_point(sync_.surface.get(), sync_.wl_acquire.get(), 0,
                                                       5);
-    wp_linux_drm_syncobj_surface_v1_set_release_point(syncobj_surface_.get(), wl_timeline_.get(), 0,
+    wp_linux_drm_syncobj_surface_v1_set_release_point(sync_.surface.get(), sync_.wl_acquire.get(), 0,
                                                       5);
     wl_surface_attach(window_.surface(), slot.wl.get(), 0, 0);
     wl_surface_commit(window_.surface());
@@ -260,32 +261,12 @@ class Producer {
     return 0;
   }
 
-  // Acquire and release points live on separate timelines: a timeline's
-  // points are ordered, so on a shared one a later acquire point would make
-  // an unsignalled release point look signalled.
-  int make_timeline() {
-    auto gpu = open_drm_node("virtio_gpu", NodeKind::render);
-    if (!gpu) return fail("no virtio_gpu render node for the timeline: " + gpu.error().describe());
-    for (int which = 0; which < 2; ++which) {
-      auto timeline = sync::Timeline::create(gpu->get());
-      if (!timeline) return fail(timeline.error().describe());
-      auto fd = timeline->export_fd();
-      if (!fd) return fail(fd.error().describe());
-      (which == 0 ? timeline_ : release_timeline_).emplace(std::move(*timeline));
-      (which == 0 ? wl_timeline_ : wl_release_timeline_)
-          .reset(wp_linux_drm_syncobj_manager_v1_import_timeline(window_.syncobj(), fd->get()));
-    }
-    syncobj_surface_.reset(
-        wp_linux_drm_syncobj_manager_v1_get_surface(window_.syncobj(), window_.surface()));
-    return 0;
-  }
-
   int frame(int i, int& early) {
     Slot& slot = slots_[static_cast<size_t>(i) % slots_.size()];
     if (slot.release_point != 0) {
       // The compositor signals the release point once it no longer reads.
       auto released =
-          release_timeline_->wait(slot.release_point, sync::Timeline::WaitFor::signalled, 5s);
+          sync_.release->wait(slot.release_point, sync::Timeline::WaitFor::signalled, 5s);
       if (!released) return fail(released.error().describe());
       if (!*released)
         return fail("release point " + std::to_string(slot.release_point) +
@@ -310,12 +291,12 @@ class Producer {
     if (o_.sync == SyncMode::explicit_) {
       uint64_t acquire = static_cast<uint64_t>(i) + 1;
       slot.release_point = acquire;  // on the release timeline
-      auto imported = timeline_->import_sync_file(acquire, fence->sync_file);
+      auto imported = sync_.acquire->import_sync_file(acquire, fence->sync_file);
       if (!imported) return fail(imported.error().describe());
-      wp_linux_drm_syncobj_surface_v1_set_acquire_point(syncobj_surface_.get(), wl_timeline_.get(),
+      wp_linux_drm_syncobj_surface_v1_set_acquire_point(sync_.surface.get(), sync_.wl_acquire.get(),
                                                         0, static_cast<uint32_t>(acquire));
-      wp_linux_drm_syncobj_surface_v1_set_release_point(syncobj_surface_.get(),
-                                                        wl_release_timeline_.get(), 0,
+      wp_linux_drm_syncobj_surface_v1_set_release_point(sync_.surface.get(),
+                                                        sync_.wl_release.get(), 0,
                                                         static_cast<uint32_t>(slot.release_point));
     }
     wl_surface_attach(window_.surface(), slot.wl.get(), 0, 0);
@@ -360,9 +341,7 @@ class Producer {
   WaylandWindow window_;
   UniqueFd vgem_, card_;
   std::vector<Slot> slots_;
-  std::optional<sync::Timeline> timeline_, release_timeline_;
-  SyncobjTimeline wl_timeline_, wl_release_timeline_;
-  SyncobjSurface syncobj_surface_;
+  ExplicitSync sync_;
 };
 
 }  // namespace

@@ -51,6 +51,7 @@
 #include "renderer/sync/sync_file.hpp"
 #include "renderer/sync/timeline.hpp"
 #include "tests/clients/drm_node.hpp"
+#include "tests/clients/explicit_sync.hpp"
 #include "tests/clients/vgem_fence.hpp"
 #include "tests/clients/vk_renderer.hpp"
 #include "tests/clients/wayland_window.hpp"
@@ -150,9 +151,9 @@ class Client {
   ~Client() {
     // GPU work and Wayland objects first: slots hold both.
     if (vk_) vk_->wait_idle();
-    syncobj_surface_.reset();
-    wl_acquire_.reset();
-    wl_release_.reset();
+    sync_.surface.reset();
+    sync_.wl_acquire.reset();
+    sync_.wl_release.reset();
     slots_.clear();
     if (presentation_ != nullptr) wp_presentation_destroy(presentation_);
     if (registry_ != nullptr) wl_registry_destroy(registry_);
@@ -180,7 +181,7 @@ class Client {
     if (!vk_->make_scratch(1024, kWidth, kHeight)) return fail("scratch images");
     if (int r = make_slots(); r != 0) return r;
     if (o_.sync == SyncMode::explicit_)
-      if (int r = make_timelines(); r != 0) return r;
+      if (std::string why = make_explicit_sync(window_, sync_); !why.empty()) return fail(why);
 
     std::vector<FrameTimes> times;
     for (int i = 0; i < o_.frames; ++i) {
@@ -285,31 +286,11 @@ class Client {
     return 0;
   }
 
-  // Acquire and release points on separate timelines (as baton-dmabuf-client
-  // does): a later acquire point would make an earlier release point look
-  // signalled on a shared one.
-  int make_timelines() {
-    auto gpu = open_drm_node("virtio_gpu", NodeKind::render);
-    if (!gpu) return fail("no virtio_gpu render node for the timeline: " + gpu.error().describe());
-    for (int which = 0; which < 2; ++which) {
-      auto timeline = sync::Timeline::create(gpu->get());
-      if (!timeline) return fail(timeline.error().describe());
-      auto fd = timeline->export_fd();
-      if (!fd) return fail(fd.error().describe());
-      (which == 0 ? acquire_ : release_).emplace(std::move(*timeline));
-      (which == 0 ? wl_acquire_ : wl_release_)
-          .reset(wp_linux_drm_syncobj_manager_v1_import_timeline(window_.syncobj(), fd->get()));
-    }
-    syncobj_surface_.reset(
-        wp_linux_drm_syncobj_manager_v1_get_surface(window_.syncobj(), window_.surface()));
-    return 0;
-  }
-
   // Waits until the compositor no longer reads `slot` (and our last render
   // into it is done, which the compositor's release implies anyway).
   int wait_reusable(Slot& slot, int i) {
     if (o_.sync == SyncMode::explicit_ && slot.release_point != 0) {
-      auto released = release_->wait(slot.release_point, sync::Timeline::WaitFor::signalled, 5s);
+      auto released = sync_.release->wait(slot.release_point, sync::Timeline::WaitFor::signalled, 5s);
       if (!released) return fail(released.error().describe());
       if (!*released)
         return fail("frame " + std::to_string(i) + ": release point " +
@@ -392,7 +373,7 @@ class Client {
       }
     }
     if (o_.sync == SyncMode::explicit_) {
-      auto imported = acquire_->import_sync_file(point, render_done);
+      auto imported = sync_.acquire->import_sync_file(point, render_done);
       if (!imported) return fail("acquire point: " + imported.error().describe());
       if (!o_.early) set_points(slot, point);
     }
@@ -412,9 +393,9 @@ class Client {
 
   void set_points(Slot& slot, uint64_t point) {
     slot.release_point = point;  // on the release timeline
-    wp_linux_drm_syncobj_surface_v1_set_acquire_point(syncobj_surface_.get(), wl_acquire_.get(), 0,
+    wp_linux_drm_syncobj_surface_v1_set_acquire_point(sync_.surface.get(), sync_.wl_acquire.get(), 0,
                                                       static_cast<uint32_t>(point));
-    wp_linux_drm_syncobj_surface_v1_set_release_point(syncobj_surface_.get(), wl_release_.get(), 0,
+    wp_linux_drm_syncobj_surface_v1_set_release_point(sync_.surface.get(), sync_.wl_release.get(), 0,
                                                       static_cast<uint32_t>(point));
   }
 
@@ -494,9 +475,7 @@ class Client {
   std::unique_ptr<VkRenderer> vk_;
   // After vk_: slots hold images and semaphores of that device.
   std::vector<std::unique_ptr<Slot>> slots_;
-  std::optional<sync::Timeline> acquire_, release_;
-  SyncobjTimeline wl_acquire_, wl_release_;
-  SyncobjSurface syncobj_surface_;
+  ExplicitSync sync_;
 };
 
 }  // namespace

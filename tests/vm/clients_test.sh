@@ -18,28 +18,8 @@ set -uo pipefail
 baton=$1 client=$2 check=$3 out=$4
 fail() { echo "clients: FAIL: $*"; [ -n "${baton_pid:-}" ] && kill "$baton_pid" 2>/dev/null; exit 1; }
 
-conn=$(ls -d /sys/class/drm/card*-Virtual-1 2>/dev/null | head -n 1)
-[ -n "$conn" ] || fail "no virtio-gpu connector (Virtual-1) in sysfs"
-card=$(basename "$conn"); card=${card%%-*}
-render=/dev/dri/$(ls "/sys/class/drm/$card/device/drm" | grep renderD | head -n 1)
-[ -c "$render" ] || fail "no render node for virtio-gpu's $card"
-
-mkdir -p "$out"
-work=$(mktemp -d)
-log="$out/clients-baton.log" shot="$work/shot.png"
-export WAYLAND_DISPLAY=baton-clients-test
-"$baton" --backend headless --renderer vulkan --drm-device "$render" --socket "$WAYLAND_DISPLAY" \
-  --screenshot "$shot" --screenshot-delay 600000 >"$log" 2>&1 &
-baton_pid=$!
-for _ in $(seq 1200); do
-  grep -q "running on WAYLAND_DISPLAY" "$log" && break
-  kill -0 $baton_pid 2>/dev/null || { cat "$log"; fail "baton exited at start-up"; }
-  sleep 0.05
-done
-grep -q "running on WAYLAND_DISPLAY" "$log" || { cat "$log"; fail "baton did not start in 60 s"; }
-grep "buffers:" "$log"
-grep -q "linux-dmabuf-v1 on, linux-drm-syncobj-v1 on" "$log" ||
-  { cat "$log"; fail "baton does not advertise both linux-dmabuf-v1 and linux-drm-syncobj-v1"; }
+source "$(dirname "$0")/guest-baton.sh"
+start_vulkan_baton clients
 
 # Waits for FILE to exist while baton and process PID live, up to 60 s.
 wait_file() {
@@ -47,17 +27,6 @@ wait_file() {
     [ -e "$1" ] && return 0
     kill -0 $baton_pid 2>/dev/null || return 1
     kill -0 "$2" 2>/dev/null || return 1
-    sleep 0.05
-  done
-  return 1
-}
-# SIGUSR1: baton writes a screenshot now; copies it to $1.
-screenshot() {
-  local before
-  before=$(grep -c "written to $shot" "$log")
-  kill -USR1 $baton_pid
-  for _ in $(seq 400); do
-    [ "$(grep -c "written to $shot" "$log")" -gt "$before" ] && { cp "$shot" "$1"; return 0; }
     sleep 0.05
   done
   return 1

@@ -22,39 +22,8 @@ baton=$1 client=$2 check=$3 out=$4 frames=${5:-30}
 runs=${6:-"explicit:late explicit:early implicit:late implicit:early"}
 fail() { echo "vk-client: FAIL: $*"; [ -n "${baton_pid:-}" ] && kill "$baton_pid" 2>/dev/null; exit 1; }
 
-conn=$(ls -d /sys/class/drm/card*-Virtual-1 2>/dev/null | head -n 1)
-[ -n "$conn" ] || fail "no virtio-gpu connector (Virtual-1) in sysfs"
-card=$(basename "$conn"); card=${card%%-*}
-render=/dev/dri/$(ls "/sys/class/drm/$card/device/drm" | grep renderD | head -n 1)
-[ -c "$render" ] || fail "no render node for virtio-gpu's $card"
-
-mkdir -p "$out"
-work=$(mktemp -d)
-log="$out/vk-client-baton.log" shot="$work/shot.png"
-export WAYLAND_DISPLAY=baton-vk-client-test
-"$baton" --backend headless --renderer vulkan --drm-device "$render" --socket "$WAYLAND_DISPLAY" \
-  --screenshot "$shot" --screenshot-delay 600000 >"$log" 2>&1 &
-baton_pid=$!
-for _ in $(seq 1200); do
-  grep -q "running on WAYLAND_DISPLAY" "$log" && break
-  kill -0 $baton_pid 2>/dev/null || { cat "$log"; fail "baton exited at start-up"; }
-  sleep 0.05
-done
-grep -q "running on WAYLAND_DISPLAY" "$log" || { cat "$log"; fail "baton did not start in 60 s"; }
-grep -q "linux-dmabuf-v1 on, linux-drm-syncobj-v1 on" "$log" ||
-  { cat "$log"; fail "baton does not advertise both linux-dmabuf-v1 and linux-drm-syncobj-v1"; }
-
-# SIGUSR1: baton writes a screenshot now; copies it to $1.
-screenshot() {
-  local before
-  before=$(grep -c "written to $shot" "$log")
-  kill -USR1 $baton_pid
-  for _ in $(seq 400); do
-    [ "$(grep -c "written to $shot" "$log")" -gt "$before" ] && { cp "$shot" "$1"; return 0; }
-    sleep 0.05
-  done
-  return 1
-}
+source "$(dirname "$0")/guest-baton.sh"
+start_vulkan_baton vk-client
 
 passed=0 failed=0 seed=0 previous=""
 for run in $runs; do

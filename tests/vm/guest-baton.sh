@@ -1,0 +1,44 @@
+# Sourced inside the guest by the dma-buf client tests: starts one baton on
+# the headless backend with the Vulkan renderer (lavapipe) and explicit sync
+# on virtio-gpu's render node, and defines screenshot().
+#
+# Needs $baton, $out and fail(); call start_vulkan_baton NAME. Sets render,
+# work (a scratch directory), log ($out/NAME-baton.log), shot and baton_pid,
+# and exports WAYLAND_DISPLAY=baton-NAME-test.
+start_vulkan_baton() {
+  local conn card
+  conn=$(ls -d /sys/class/drm/card*-Virtual-1 2>/dev/null | head -n 1)
+  [ -n "$conn" ] || fail "no virtio-gpu connector (Virtual-1) in sysfs"
+  card=$(basename "$conn"); card=${card%%-*}
+  render=/dev/dri/$(ls "/sys/class/drm/$card/device/drm" | grep renderD | head -n 1)
+  [ -c "$render" ] || fail "no render node for virtio-gpu's $card"
+
+  mkdir -p "$out"
+  work=$(mktemp -d)
+  log="$out/$1-baton.log" shot="$work/shot.png"
+  export WAYLAND_DISPLAY=baton-$1-test
+  "$baton" --backend headless --renderer vulkan --drm-device "$render" --socket "$WAYLAND_DISPLAY" \
+    --screenshot "$shot" --screenshot-delay 600000 >"$log" 2>&1 &
+  baton_pid=$!
+  for _ in $(seq 1200); do
+    grep -q "running on WAYLAND_DISPLAY" "$log" && break
+    kill -0 $baton_pid 2>/dev/null || { cat "$log"; fail "baton exited at start-up"; }
+    sleep 0.05
+  done
+  grep -q "running on WAYLAND_DISPLAY" "$log" || { cat "$log"; fail "baton did not start in 60 s"; }
+  grep "buffers:" "$log"
+  grep -q "linux-dmabuf-v1 on, linux-drm-syncobj-v1 on" "$log" ||
+    { cat "$log"; fail "baton does not advertise both linux-dmabuf-v1 and linux-drm-syncobj-v1"; }
+}
+
+# SIGUSR1: baton writes a screenshot now; copies it to $1.
+screenshot() {
+  local before
+  before=$(grep -c "written to $shot" "$log")
+  kill -USR1 $baton_pid
+  for _ in $(seq 400); do
+    [ "$(grep -c "written to $shot" "$log")" -gt "$before" ] && { cp "$shot" "$1"; return 0; }
+    sleep 0.05
+  done
+  return 1
+}
