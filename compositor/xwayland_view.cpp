@@ -76,6 +76,15 @@ void XwaylandView::handle_associate() {
     if (mapped_ && managed() && xsurface_->fullscreen != fullscreen_applied_) handle_fullscreen();
   });
   unmap_.connect(&xsurface_->surface->events.unmap, [this](void*) { handle_unmap(); });
+  // Xwayland without xwayland-shell names its wl_surface in an X message that
+  // may arrive after the surface's first buffer. wlroots maps only on a later
+  // commit, and Xwayland holds that back for a frame callback an unmapped
+  // surface never gets: the window would stay invisible. Map it now.
+  wlr_surface* surface = xsurface_->surface;
+  if (!surface->mapped && wlr_surface_has_buffer(surface)) {
+    LOG_DEBUG("X11 window 0x%x was named after its first buffer: mapping it now", xsurface_->window_id);
+    wlr_surface_map(surface);
+  }
 }
 
 void XwaylandView::handle_map() {
