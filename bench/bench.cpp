@@ -1,6 +1,7 @@
 // Compositing benchmark: baton's Vulkan renderer and wlroots' pixman renderer
 // composite 1, 8 and 32 shm windows at 1080p and 4K, the same frames through
-// the same wlr_render_pass calls, and print CPU and GPU time per frame.
+// the same wlr_render_pass calls, and print CPU and GPU time per frame. The
+// Vulkan renderer runs on both of its compositing paths (raster, compute).
 //
 // Two kinds of frame per configuration:
 //   full      half the windows move (and redraw a 64x64 patch of their
@@ -198,6 +199,7 @@ Result run(Target& t, int width, int height, int count, bool damage_only, int fr
 int main(int argc, char** argv) {
   int frames = 300;
   std::string which = "both";
+  std::string compositing = "both";
   std::string device;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -207,10 +209,13 @@ int main(int argc, char** argv) {
       which = argv[++i];
     else if (a == "--vulkan-device" && i + 1 < argc)
       device = argv[++i];
+    else if (a == "--compositing" && i + 1 < argc)
+      compositing = argv[++i];
     else {
       std::fprintf(
           stderr,
-          "usage: %s [--frames N] [--renderer vulkan|pixman|both] [--vulkan-device NAME|INDEX]\n",
+          "usage: %s [--frames N] [--renderer vulkan|pixman|both] [--vulkan-device NAME|INDEX]\n"
+          "          [--compositing raster|compute|both]\n",
           argv[0]);
       return 2;
     }
@@ -221,19 +226,29 @@ int main(int argc, char** argv) {
 
   std::vector<Target> targets;
   if (which == "both" || which == "vulkan") {
-    baton::vulkan::RendererOptions options;
-    if (!device.empty()) options.device.name_or_index = device;
-    options.pipeline_cache_path = baton::vulkan::default_pipeline_cache_path();
-    baton::vulkan::CreatedRenderer created = baton::vulkan::create_renderer(options);
-    if (created.renderer == nullptr) {
-      std::fprintf(stderr, "vulkan: %s\n", created.error.c_str());
-      return 1;
+    // One renderer per compositing path, run one after the other in this process.
+    std::vector<std::pair<baton::vulkan::Compositing, const char*>> paths;
+    if (compositing == "both" || compositing == "raster")
+      paths.push_back({baton::vulkan::Compositing::raster, "vk-rast"});
+    if (compositing == "both" || compositing == "compute")
+      paths.push_back({baton::vulkan::Compositing::compute, "vk-comp"});
+    for (auto [path, name] : paths) {
+      baton::vulkan::RendererOptions options;
+      if (!device.empty()) options.device.name_or_index = device;
+      options.compositing = path;
+      options.pipeline_cache_path = baton::vulkan::default_pipeline_cache_path();
+      baton::vulkan::CreatedRenderer created = baton::vulkan::create_renderer(options);
+      if (created.renderer == nullptr) {
+        std::fprintf(stderr, "vulkan (%s): %s\n", name, created.error.c_str());
+        return 1;
+      }
+      // Device-local slots: what a GPU renders into when it scans out or exports.
+      wlr_allocator* alloc =
+          baton::vulkan::create_swapchain_allocator(created.renderer, {8, false});
+      targets.push_back({created.renderer, alloc, true, name});
+      std::printf("# %s: vulkan device %s\n", name,
+                  baton::vulkan::renderer_device_name(created.renderer).c_str());
     }
-    // Device-local slots: what a GPU renders into when it scans out or exports.
-    wlr_allocator* alloc = baton::vulkan::create_swapchain_allocator(created.renderer, {8, false});
-    targets.push_back({created.renderer, alloc, true, "vulkan"});
-    std::printf("# vulkan device: %s\n",
-                baton::vulkan::renderer_device_name(created.renderer).c_str());
   }
   if (which == "both" || which == "pixman") {
     wlr_renderer* pixman = wlr_pixman_renderer_create();

@@ -261,12 +261,28 @@ Device::Created Device::create(const DeviceOptions& options) {
   queue_info.queueFamilyIndex = self->queue_family_;
   queue_info.queueCount = 1;
   queue_info.pQueuePriorities = &priority;
+  // The compute compositor's needs: optional, it falls back to raster draws.
+  VkPhysicalDeviceVulkan12Features have12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceFeatures2 have{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &have12};
+  vkGetPhysicalDeviceFeatures2(self->physical_, &have);
+  self->features_.compute_composite = have.features.shaderStorageImageReadWithoutFormat &&
+                                      have.features.shaderStorageImageWriteWithoutFormat &&
+                                      have.features.shaderSampledImageArrayDynamicIndexing &&
+                                      have12.descriptorBindingPartiallyBound;
+
   VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   f13.dynamicRendering = VK_TRUE;
   f13.synchronization2 = VK_TRUE;
   VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f13};
   f12.timelineSemaphore = VK_TRUE;
-  VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f12};
+  VkPhysicalDeviceFeatures2 enabled{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
+  if (self->features_.compute_composite) {
+    enabled.features.shaderStorageImageReadWithoutFormat = VK_TRUE;
+    enabled.features.shaderStorageImageWriteWithoutFormat = VK_TRUE;
+    enabled.features.shaderSampledImageArrayDynamicIndexing = VK_TRUE;
+    f12.descriptorBindingPartiallyBound = VK_TRUE;
+  }
+  VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &enabled};
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
   device_info.enabledExtensionCount = static_cast<uint32_t>(enable.size());

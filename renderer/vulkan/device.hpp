@@ -51,6 +51,7 @@ class Device {
     bool semaphore_sync_fd = false;   // external_semaphore_fd
     bool drm_node = false;            // physical_device_drm
     bool host_memory_import = false;  // external_memory_host: memfd-backed slots
+    bool compute_composite = false;   // what shaders/composite.comp needs
   };
   const Features& features() const { return features_; }
 

@@ -5,9 +5,8 @@
 // import and sample, LINEAR included where supported, and never
 // DRM_FORMAT_MOD_INVALID (an implicit layout cannot be described to Vulkan).
 //
-// UNTESTED on real buffers: this host's lavapipe cannot import with
-// modifiers, and the NVIDIA machine has no dma-buf. The qemu harness
-// (tests/vm/) is where this runs first.
+// Real buffers are imported in the qemu harness (tests/vm/): this host has
+// no /dev/udmabuf and the NVIDIA machine no dma-buf.
 #pragma once
 
 #include "compositor/wlr.hpp"
@@ -28,6 +27,10 @@ struct ImportedImage {
 /// Usage of imported client buffers: sampled (and read back), never drawn into.
 inline constexpr VkImageUsageFlags kSampledUsage =
     VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+
+/// Whether an image of `format` with `modifier` can be imported for `usage`.
+bool dmabuf_usage_supported(Device& device, VkFormat format, uint64_t modifier,
+                            VkImageUsageFlags usage);
 
 /// Imports `attribs` as an image with `usage`; false (logged) when it cannot.
 bool import_dmabuf(Device& device, const wlr_dmabuf_attributes& attribs, const FormatInfo& format,

@@ -40,6 +40,7 @@ class Pipelines {
   /// or null when the format cannot be rendered to.
   [[nodiscard]] VkPipeline get(VkFormat format, DrawKind kind, Blend blend) const;
   VkPipelineLayout layout() const { return layout_.get(); }
+  VkPipelineCache cache() const { return cache_.get(); }
   VkSampler sampler(Filter filter) const { return samplers_[static_cast<int>(filter)].get(); }
 
  private:

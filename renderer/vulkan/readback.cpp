@@ -87,9 +87,8 @@ bool Renderer::read_pixels(Texture& texture, const wlr_texture_read_pixels_optio
   if (rest_layout == VK_IMAGE_LAYOUT_UNDEFINED) rest_layout = copy_layout;
 
   VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
-  barrier.srcStageMask = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
-                         VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
-  barrier.srcAccessMask = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
+  barrier.srcStageMask = kTargetWriteStages | VK_PIPELINE_STAGE_2_COPY_BIT | kSampleStages;
+  barrier.srcAccessMask = kTargetWriteAccess | VK_ACCESS_2_TRANSFER_WRITE_BIT;
   barrier.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
   barrier.dstAccessMask = VK_ACCESS_2_TRANSFER_READ_BIT;
   barrier.oldLayout = in_target ? texture.target->layout : texture.layout;

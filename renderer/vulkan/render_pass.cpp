@@ -1,5 +1,6 @@
-// Render passes: one command buffer per pass, one scissored quad per clip
-// rectangle, submitted against the timeline semaphore.
+// Render passes: one command buffer per pass, submitted against the timeline
+// semaphore. Raster passes draw one scissored quad per clip rectangle; compute
+// passes collect the draws and composite them at submit (compute_composite).
 #include <algorithm>
 #include <cmath>
 
@@ -49,27 +50,61 @@ void set_dst(QuadConstants& q, const wlr_box& box, const RenderTarget& target) {
   q.dst[3] = 2.0f * float(box.y + box.height) / float(target.height) - 1.0f;
 }
 
-// Draws the bound pipeline once per rectangle of (clip ∩ box ∩ target).
-void draw_clipped(Pass& pass, const wlr_box& box, const pixman_region32_t* clip) {
+// Calls fn(x1, y1, x2, y2) for each rectangle of (clip ∩ box ∩ target).
+template <typename Fn>
+void for_each_clip_rect(const RenderTarget& target, const wlr_box& box,
+                        const pixman_region32_t* clip, Fn&& fn) {
   const int32_t bx1 = std::max(box.x, 0), by1 = std::max(box.y, 0);
-  const int32_t bx2 = std::min<int32_t>(box.x + box.width, pass.target->width);
-  const int32_t by2 = std::min<int32_t>(box.y + box.height, pass.target->height);
-  auto draw = [&](int32_t x1, int32_t y1, int32_t x2, int32_t y2) {
+  const int32_t bx2 = std::min<int32_t>(box.x + box.width, target.width);
+  const int32_t by2 = std::min<int32_t>(box.y + box.height, target.height);
+  auto visit = [&](int32_t x1, int32_t y1, int32_t x2, int32_t y2) {
     x1 = std::max(x1, bx1), y1 = std::max(y1, by1);
     x2 = std::min(x2, bx2), y2 = std::min(y2, by2);
-    if (x2 <= x1 || y2 <= y1) return;
-    VkRect2D scissor{{x1, y1}, {uint32_t(x2 - x1), uint32_t(y2 - y1)}};
-    vkCmdSetScissor(pass.cb, 0, 1, &scissor);
-    vkCmdDraw(pass.cb, 4, 1, 0, 0);
+    if (x2 > x1 && y2 > y1) fn(x1, y1, x2, y2);
   };
   if (clip == nullptr) {
-    draw(bx1, by1, bx2, by2);
+    visit(bx1, by1, bx2, by2);
     return;
   }
   int count = 0;
   const pixman_box32_t* rects =
       pixman_region32_rectangles(const_cast<pixman_region32_t*>(clip), &count);
-  for (int i = 0; i < count; ++i) draw(rects[i].x1, rects[i].y1, rects[i].x2, rects[i].y2);
+  for (int i = 0; i < count; ++i) visit(rects[i].x1, rects[i].y1, rects[i].x2, rects[i].y2);
+}
+
+// Raster: draws the bound pipeline once per clip rectangle, as a scissor.
+void draw_clipped(Pass& pass, const wlr_box& box, const pixman_region32_t* clip) {
+  for_each_clip_rect(*pass.target, box, clip, [&](int32_t x1, int32_t y1, int32_t x2, int32_t y2) {
+    VkRect2D scissor{{x1, y1}, {uint32_t(x2 - x1), uint32_t(y2 - y1)}};
+    vkCmdSetScissor(pass.cb, 0, 1, &scissor);
+    vkCmdDraw(pass.cb, 4, 1, 0, 0);
+  });
+}
+
+// Compute: the draw joins the pass's composite list with its clip rectangles.
+void add_op(Pass& pass, const wlr_box& box, const pixman_region32_t* clip, CompositeOp op) {
+  CompositeList& list = pass.composite;
+  op.box[0] = float(box.x);
+  op.box[1] = float(box.y);
+  op.box[2] = 1.0f / float(box.width);
+  op.box[3] = 1.0f / float(box.height);
+  op.rects[0] = static_cast<int32_t>(list.rects.size());
+  for_each_clip_rect(*pass.target, box, clip, [&](int32_t x1, int32_t y1, int32_t x2, int32_t y2) {
+    list.rects.push_back({x1, y1, x2, y2});
+  });
+  op.rects[1] = static_cast<int32_t>(list.rects.size()) - op.rects[0];
+  if (op.rects[1] > 0) list.ops.push_back(op);
+}
+
+// A composite list samples at most kMaxTextures images: a fuller pass is
+// composited in batches, each over the result of the one before.
+int image_slot(Pass& pass, const VkDescriptorImageInfo& image) {
+  int index = pass.composite.image_index(image);
+  if (index >= 0) return index;
+  if (!pass.renderer->compute().record(pass.cb, *pass.target, pass.composite))
+    LOG_ERROR("vulkan: a compute composite batch was dropped");
+  pass.composite.clear();
+  return pass.composite.image_index(image);
 }
 
 void bind(Pass& pass, VkPipeline pipeline) {
@@ -84,6 +119,14 @@ bool region_empty(const pixman_region32_t* clip) {
 
 void solid_quad(Pass& pass, const wlr_box& box, const float color[4], Blend blend,
                 const pixman_region32_t* clip) {
+  if (pass.compute) {
+    CompositeOp op{};
+    op.texture = -1;
+    op.flags = blend == Blend::none ? kOpReplaces : 0;
+    std::copy(color, color + 4, op.color);
+    add_op(pass, box, clip, op);
+    return;
+  }
   Renderer& r = *pass.renderer;
   bind(pass, r.pipelines().get(pass.target->format, DrawKind::solid, blend));
   QuadConstants q{};
@@ -153,12 +196,24 @@ void add_texture(wlr_render_pass* base, const wlr_render_texture_options* option
   // An opaque texture drawn at full opacity needs no blending.
   Blend effective = blend;
   if (!texture->format->has_alpha && alpha >= 1.0f) effective = Blend::none;
-  bind(pass, r.pipelines().get(pass.target->format, DrawKind::texture, effective));
   VkSampler sampler = r.pipelines().sampler(
       options->filter_mode == WLR_SCALE_FILTER_NEAREST ? Filter::nearest : Filter::linear);
+  const VkDescriptorImageInfo image{sampler, texture->view,
+                                    texture->target ? VK_IMAGE_LAYOUT_GENERAL : texture->layout};
+  if (pass.compute) {
+    CompositeOp op{};
+    op.texture = image_slot(pass, image);
+    op.flags = effective == Blend::none ? kOpReplaces : 0;
+    std::copy(q.uv_origin, q.uv_origin + 2, op.uv_origin);
+    std::copy(q.uv_dx, q.uv_dx + 2, op.uv_dx);
+    std::copy(q.uv_dy, q.uv_dy + 2, op.uv_dy);
+    std::copy(q.color, q.color + 4, op.color);
+    add_op(pass, dst, options->clip, op);
+    pass.used.push_back(texture);
+    return;
+  }
+  bind(pass, r.pipelines().get(pass.target->format, DrawKind::texture, effective));
   if (pass.bound_view != texture->view || pass.bound_sampler != sampler) {
-    VkDescriptorImageInfo image{sampler, texture->view,
-                                texture->target ? VK_IMAGE_LAYOUT_GENERAL : texture->layout};
     VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     write.dstBinding = 0;
     write.descriptorCount = 1;
@@ -179,12 +234,18 @@ bool submit(wlr_render_pass* base) {
   Pass& pass = *get(base);
   Renderer& r = *pass.renderer;
   VkCommandBuffer cb = pass.cb;
-  vkCmdEndRendering(cb);
+  if (pass.compute) {
+    if (!r.compute().record(cb, *pass.target, pass.composite))
+      LOG_ERROR("vulkan: the pass's compute composite could not be recorded");
+    pass.composite.clear();
+  } else {
+    vkCmdEndRendering(cb);
+  }
   if (pass.target->host_visible) {
     // The CPU reads slot pixels (data-ptr access) once the timeline point passed.
     VkMemoryBarrier2 host{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
-    host.srcStageMask = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
-    host.srcAccessMask = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
+    host.srcStageMask = kTargetWriteStages;
+    host.srcAccessMask = kTargetWriteAccess;
     host.dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT;
     host.dstAccessMask = VK_ACCESS_2_HOST_READ_BIT;
     VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
@@ -200,6 +261,7 @@ bool submit(wlr_render_pass* base) {
                                     ? std::span<const VkSemaphoreSubmitInfo>(&wait, 1)
                                     : std::span<const VkSemaphoreSubmitInfo>());
   r.fence_waited(pass.release_wait, point);
+  if (pass.compute) r.compute().submitted(point);
   RenderTarget& target = *pass.target;
   if (point != 0) {
     target.last_point = point;
@@ -269,6 +331,9 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
                     ? reinterpret_cast<Timer*>(options->timer)
                     : nullptr;
   pass->release_wait = release_wait;
+  pass->compute = compute_enabled_ && target->storage;
+  ++(pass->compute ? pass_counts_.compute : pass_counts_.raster);
+  pass->composite.clear();
   target->step(SlotEvent::begin_pass);
   ++open_passes_;
 
@@ -279,12 +344,17 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
 
   // Earlier passes, copies and samplers of this slot finish before we draw.
   VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
-  barrier.srcStageMask = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
-                         VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
-  barrier.srcAccessMask = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
-  barrier.dstStageMask = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
-  barrier.dstAccessMask =
-      VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
+  barrier.srcStageMask = kTargetWriteStages | VK_PIPELINE_STAGE_2_COPY_BIT | kSampleStages;
+  barrier.srcAccessMask = kTargetWriteAccess;
+  if (pass->compute) {
+    barrier.dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+    barrier.dstAccessMask =
+        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+  } else {
+    barrier.dstStageMask = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
+    barrier.dstAccessMask =
+        VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
+  }
   barrier.oldLayout = target->layout;
   barrier.newLayout = VK_IMAGE_LAYOUT_GENERAL;
   barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
@@ -296,6 +366,7 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
   dep.pImageMemoryBarriers = &barrier;
   vkCmdPipelineBarrier2(cb, &dep);
   target->layout = VK_IMAGE_LAYOUT_GENERAL;
+  if (pass->compute) return &pass->base;  // dispatched at submit
 
   VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
   color.imageView = target->view;

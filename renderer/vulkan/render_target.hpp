@@ -17,6 +17,8 @@ struct RenderTarget {
   uint32_t drm_format = 0;
   uint32_t width = 0;
   uint32_t height = 0;
+  /// Created with STORAGE usage: the compute compositor can write it.
+  bool storage = false;
   /// Linear and mapped: the CPU reads the pixels after the last render.
   bool host_visible = false;
   /// Read by a consumer that takes no fence (a wl_shm parent compositor):

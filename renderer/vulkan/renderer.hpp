@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compositor/wlr.hpp"
+#include "renderer/vulkan/compute_composite.hpp"
 #include "renderer/vulkan/device.hpp"
 #include "renderer/vulkan/formats.hpp"
 #include "renderer/vulkan/host_buffer.hpp"
@@ -15,6 +16,7 @@
 #include "renderer/vulkan/render_target.hpp"
 #include "renderer/vulkan/staging_ring.hpp"
 #include "renderer/vulkan/vk_util.hpp"
+#include "renderer/vulkan/vulkan_renderer.hpp"
 
 namespace baton::vulkan {
 
@@ -68,6 +70,8 @@ struct Pass {
   VkImageView bound_view = VK_NULL_HANDLE;
   VkSampler bound_sampler = VK_NULL_HANDLE;
   std::vector<Texture*> used;  // capacity kept between frames
+  bool compute = false;        // composited by compute dispatches at submit
+  CompositeList composite;     // the compute pass's draws; capacity kept
 };
 
 class Renderer {
@@ -82,12 +86,15 @@ class Renderer {
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
 
-  bool init(const std::string& pipeline_cache_path);
+  bool init(const std::string& pipeline_cache_path, Compositing compositing);
   static Renderer* from(wlr_renderer* renderer);
   wlr_renderer* wlr() { return &wlr_.base; }
   Device& device() { return *device_; }
   const std::shared_ptr<Device>& shared_device() const { return device_; }
   Pipelines& pipelines() { return pipelines_; }
+  ComputeCompositor& compute() { return compute_; }
+  bool composites_with_compute() const { return compute_enabled_; }
+  const PassCounts& pass_counts() const { return pass_counts_; }
 
   // Command buffers and submission.
   /// A command buffer in the recording state, reused once its work is done.
@@ -144,6 +151,9 @@ class Renderer {
   Wlr wlr_{};
   std::shared_ptr<Device> device_;
   Pipelines pipelines_;
+  ComputeCompositor compute_;
+  bool compute_enabled_ = false;  // passes into STORAGE-capable slots use it
+  PassCounts pass_counts_;
   StagingRing ring_;
   UniqueCommandPool pool_;
   std::vector<Recorder> recorders_;

@@ -138,7 +138,7 @@ bool create_view(SwapchainBuffer& buffer, const FormatInfo& format) {
 
 // A DRM slot: a dumb buffer of the display device, drawn into through Vulkan.
 bool create_dumb_image(SwapchainBuffer& buffer, const FormatInfo& format,
-                       const std::shared_ptr<UniqueFd>& kms) {
+                       const std::shared_ptr<UniqueFd>& kms, bool storage) {
   buffer.dumb = DumbBuffer::create(kms, buffer.target.width, buffer.target.height, 32);
   if (!buffer.dumb) return false;
   wlr_dmabuf_attributes attribs{};
@@ -152,7 +152,13 @@ bool create_dumb_image(SwapchainBuffer& buffer, const FormatInfo& format,
   ImportedImage imported;
   const VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
                                   VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
-  if (!import_dmabuf(*buffer.device, attribs, format, imported, usage)) return false;
+  // Storage where the device allows it on this layout; else raster draws only.
+  buffer.target.storage = storage && dmabuf_usage_supported(*buffer.device, format.vk,
+                                                            DRM_FORMAT_MOD_LINEAR,
+                                                            usage | VK_IMAGE_USAGE_STORAGE_BIT);
+  if (!import_dmabuf(*buffer.device, attribs, format, imported,
+                     buffer.target.storage ? usage | VK_IMAGE_USAGE_STORAGE_BIT : usage))
+    return false;
   buffer.image = std::move(imported.image);
   buffer.memory = std::move(imported.memory);
   if (!create_view(buffer, format)) return false;
@@ -163,7 +169,8 @@ bool create_dumb_image(SwapchainBuffer& buffer, const FormatInfo& format,
   return true;
 }
 
-bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_visible, bool shm) {
+bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_visible, bool shm,
+                  bool storage) {
   Device& device = *buffer.device;
   VkDevice dev = device.get();
   VkExternalMemoryImageCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO};
@@ -181,8 +188,18 @@ bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_v
   info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
 
   VkImageFormatProperties props{};
-  VkResult supported = vkGetPhysicalDeviceImageFormatProperties(
-      device.physical(), info.format, info.imageType, info.tiling, info.usage, 0, &props);
+  auto query = [&] {
+    return vkGetPhysicalDeviceImageFormatProperties(device.physical(), info.format, info.imageType,
+                                                    info.tiling, info.usage, 0, &props);
+  };
+  // Storage where the device allows it for this format and tiling; else raster draws only.
+  info.usage |= storage ? VK_IMAGE_USAGE_STORAGE_BIT : 0;
+  VkResult supported = query();
+  if (storage && supported != VK_SUCCESS) {
+    info.usage &= ~VK_IMAGE_USAGE_STORAGE_BIT;
+    supported = query();
+  }
+  buffer.target.storage = (info.usage & VK_IMAGE_USAGE_STORAGE_BIT) != 0;
   if (supported != VK_SUCCESS || props.maxExtent.width < info.extent.width ||
       props.maxExtent.height < info.extent.height) {
     LOG_ERROR("vulkan: the device cannot render into a %s %ux%u image of format 0x%08x (%s)",
@@ -300,8 +317,9 @@ wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
   buffer->target.width = static_cast<uint32_t>(width);
   buffer->target.height = static_cast<uint32_t>(height);
   buffer->target.drm_format = drm_format->format;
-  const bool created = alloc->kms ? create_dumb_image(*buffer, *format, alloc->kms)
-                                  : create_image(*buffer, *format, alloc->host_visible, alloc->shm);
+  const bool created =
+      alloc->kms ? create_dumb_image(*buffer, *format, alloc->kms, alloc->storage)
+                 : create_image(*buffer, *format, alloc->host_visible, alloc->shm, alloc->storage);
   if (!created) return nullptr;
   wlr_buffer_init(&buffer->base, &kBufferImpl, width, height);
   SwapchainBuffer* raw = buffer.get();
@@ -385,6 +403,7 @@ wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer, const Swapchai
     return nullptr;
   }
   alloc->host_visible = options.host_visible || alloc->shm;
+  alloc->storage = Renderer::from(renderer)->composites_with_compute();
   if (options.kms_fd >= 0) {
     if (!Renderer::from(renderer)->device().features().dmabuf_import) {
       LOG_ERROR(

@@ -8,6 +8,15 @@
 
 namespace baton::vulkan {
 
+// Where the renderer samples textures and writes its targets: raster draws or
+// the compute compositor, whichever a pass used.
+inline constexpr VkPipelineStageFlags2 kSampleStages =
+    VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+inline constexpr VkPipelineStageFlags2 kTargetWriteStages =
+    VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+inline constexpr VkAccessFlags2 kTargetWriteAccess =
+    VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+
 /// The name of a VkResult for log lines ("VK_ERROR_DEVICE_LOST").
 [[nodiscard]] const char* result_name(VkResult result);
 
@@ -60,5 +69,6 @@ using UniqueDescriptorSetLayout = DeviceHandle<VkDescriptorSetLayout, vkDestroyD
 using UniqueShaderModule = DeviceHandle<VkShaderModule, vkDestroyShaderModule>;
 using UniqueQueryPool = DeviceHandle<VkQueryPool, vkDestroyQueryPool>;
 using UniqueFence = DeviceHandle<VkFence, vkDestroyFence>;
+using UniqueDescriptorPool = DeviceHandle<VkDescriptorPool, vkDestroyDescriptorPool>;
 
 }  // namespace baton::vulkan

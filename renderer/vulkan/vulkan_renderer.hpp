@@ -16,8 +16,14 @@ struct wl_event_loop;
 
 namespace baton::vulkan {
 
+/// How passes composite: raster draws (one blended quad per surface) or
+/// compute dispatches (each output pixel written once); auto picks compute on
+/// discrete GPUs that support it, raster elsewhere (lavapipe included).
+enum class Compositing { automatic, raster, compute };
+
 struct RendererOptions {
   DeviceRequest device;
+  Compositing compositing = Compositing::automatic;
   /// Count (and log) debug-utils warnings and errors; tests assert none.
   bool debug_messenger = false;
   /// Where the pipeline cache lives between runs; empty: memory only.
@@ -34,6 +40,16 @@ struct CreatedRenderer {
 [[nodiscard]] std::string default_pipeline_cache_path();
 
 [[nodiscard]] bool is_vulkan_renderer(const wlr_renderer* renderer);
+struct PassCounts {
+  uint64_t raster = 0;
+  uint64_t compute = 0;
+};
+/// Passes begun so far on each compositing path (tests check which one ran).
+[[nodiscard]] PassCounts renderer_pass_counts(wlr_renderer* renderer);
+/// Whether a Vulkan renderer runs on a discrete GPU.
+[[nodiscard]] bool renderer_device_is_discrete(wlr_renderer* renderer);
+/// Whether a Vulkan renderer's passes composite with compute dispatches.
+[[nodiscard]] bool renderer_composites_with_compute(wlr_renderer* renderer);
 /// The name of the device a Vulkan renderer runs on.
 [[nodiscard]] std::string renderer_device_name(wlr_renderer* renderer);
 /// Debug-utils warnings and errors seen so far (validation layer messages).

@@ -382,6 +382,39 @@ TEST_F(Golden, ReadPixelsHonoursTheRequestedFormat) {
   EXPECT_PRED2(near, abgr[0], 0xff0080ffu);
 }
 
+// The suite runs once per compositing path: make sure the one asked for drew.
+TEST_F(Golden, PassesTakeTheRequestedCompositingPath) {
+  wlr_renderer* renderer = harness().vulkan().renderer;
+  const vulkan::PassCounts before = vulkan::renderer_pass_counts(renderer);
+  Image vk, px;
+  harness().render_both(32, 32, [](wlr_render_pass* pass, wlr_renderer*) {
+    wlr_render_rect_options rect{};
+    rect.box = {4, 4, 8, 8};
+    rect.color = {0.5f, 0.0f, 0.0f, 0.5f};
+    wlr_render_pass_add_rect(pass, &rect);
+  }, vk, px);
+  const vulkan::PassCounts after = vulkan::renderer_pass_counts(renderer);
+  const uint64_t raster = after.raster - before.raster, compute = after.compute - before.compute;
+  switch (compositing_under_test()) {
+    case vulkan::Compositing::raster:
+      EXPECT_GT(raster, 0u);
+      EXPECT_EQ(compute, 0u);
+      break;
+    case vulkan::Compositing::compute:
+      EXPECT_GT(compute, 0u);
+      EXPECT_EQ(raster, 0u);
+      break;
+    case vulkan::Compositing::automatic:
+      // Compute on discrete GPUs only: lavapipe rasterizes faster than it computes.
+      EXPECT_EQ(vulkan::renderer_composites_with_compute(renderer),
+                vulkan::renderer_device_is_discrete(renderer));
+      EXPECT_EQ(compute > 0, vulkan::renderer_composites_with_compute(renderer));
+      EXPECT_EQ(raster > 0, !vulkan::renderer_composites_with_compute(renderer));
+      break;
+  }
+  expect_same("compositing-path", vk, px, 2);
+}
+
 // The validation suite runs this binary with VK_LAYER_KHRONOS_validation;
 // make sure the layer really was there, or the zero-message checks prove nothing.
 TEST(Validation, LayerIsActiveWhenRequested) {

@@ -113,12 +113,21 @@ void MemoryBuffer::fill_pattern(int seed) {
   }
 }
 
+vulkan::Compositing compositing_under_test() {
+  const char* value = std::getenv("BATON_TEST_COMPOSITING");
+  if (value == nullptr || std::strcmp(value, "auto") == 0) return vulkan::Compositing::automatic;
+  if (std::strcmp(value, "raster") == 0) return vulkan::Compositing::raster;
+  if (std::strcmp(value, "compute") == 0) return vulkan::Compositing::compute;
+  throw std::invalid_argument(std::string("BATON_TEST_COMPOSITING: unknown path '") + value + "'");
+}
+
 GoldenHarness::GoldenHarness() {
   wlr_log_init(WLR_ERROR, nullptr);
   loop_ = wl_event_loop_create();
   backend_ = wlr_headless_backend_create(loop_);
   vulkan::RendererOptions options;
   options.debug_messenger = true;
+  options.compositing = compositing_under_test();
   vulkan::CreatedRenderer created = vulkan::create_renderer(options);
   if (created.renderer == nullptr) {
     unavailable_ = "no usable Vulkan device: " + created.error;

@@ -10,6 +10,7 @@
 
 #include "compositor/image.hpp"
 #include "compositor/wlr.hpp"
+#include "renderer/vulkan/vulkan_renderer.hpp"
 
 namespace baton::test {
 
@@ -39,6 +40,9 @@ struct RendererUnderTest {
 };
 
 using Draw = std::function<void(wlr_render_pass* pass, wlr_renderer* renderer)>;
+
+/// The compositing path under test: BATON_TEST_COMPOSITING=auto|raster|compute.
+vulkan::Compositing compositing_under_test();
 
 class GoldenHarness {
  public:
