@@ -156,7 +156,11 @@ ComputeCompositor::Frame* ComputeCompositor::acquire(VkDeviceSize bytes) {
     VkDeviceSize size = 4096;
     while (size < bytes) size *= 2;
     HostBuffer grown;
-    if (!grown.create(device_, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT)) return nullptr;
+    // Every invocation reads these lists: over PCIe, small dispatches would
+    // wait on each read.
+    if (!grown.create(device_, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                      HostBuffer::Placement::device_local))
+      return nullptr;
     frame->buffer = std::move(grown);
   }
   frame->in_use = true;

@@ -268,6 +268,7 @@ Device::Created Device::create(const DeviceOptions& options) {
   self->features_.compute_composite = have.features.shaderStorageImageReadWithoutFormat &&
                                       have.features.shaderStorageImageWriteWithoutFormat &&
                                       have.features.shaderSampledImageArrayDynamicIndexing &&
+                                      have12.shaderSampledImageArrayNonUniformIndexing &&
                                       have12.descriptorBindingPartiallyBound;
 
   VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
@@ -280,6 +281,7 @@ Device::Created Device::create(const DeviceOptions& options) {
     enabled.features.shaderStorageImageReadWithoutFormat = VK_TRUE;
     enabled.features.shaderStorageImageWriteWithoutFormat = VK_TRUE;
     enabled.features.shaderSampledImageArrayDynamicIndexing = VK_TRUE;
+    f12.shaderSampledImageArrayNonUniformIndexing = VK_TRUE;
     f12.descriptorBindingPartiallyBound = VK_TRUE;
   }
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &enabled};

@@ -2,7 +2,8 @@
 
 namespace baton::vulkan {
 
-bool HostBuffer::create(Device& device, VkDeviceSize bytes, VkBufferUsageFlags usage) {
+bool HostBuffer::create(Device& device, VkDeviceSize bytes, VkBufferUsageFlags usage,
+                        Placement placement) {
   VkDevice dev = device.get();
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = bytes;
@@ -14,9 +15,13 @@ bool HostBuffer::create(Device& device, VkDeviceSize bytes, VkBufferUsageFlags u
   VkMemoryRequirements req{};
   vkGetBufferMemoryRequirements(dev, raw, &req);
   // Cached memory makes read-back fast; coherent spares us flush/invalidate.
-  int type = device.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
-                                                        VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+  const VkMemoryPropertyFlags preferred =
+      placement == Placement::device_local
+          ? VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+          : VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+  int type = device.memory_type(req.memoryTypeBits, preferred);
   if (type < 0)
     type = device.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);

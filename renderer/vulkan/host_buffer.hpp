@@ -14,8 +14,13 @@ struct HostBuffer {
   void* mapped = nullptr;
   VkDeviceSize size = 0;
 
+  /// Where the memory should live: cached host memory suits what the CPU
+  /// reads back; memory the GPU reads often and latency-bound (the compute
+  /// compositor's draw lists) belongs in device-local memory the CPU can map.
+  enum class Placement { host_cached, device_local };
   /// Creates a mapped buffer of `size` bytes; false (logged) on failure.
-  bool create(Device& device, VkDeviceSize size, VkBufferUsageFlags usage);
+  bool create(Device& device, VkDeviceSize size, VkBufferUsageFlags usage,
+              Placement placement = Placement::host_cached);
 };
 
 }  // namespace baton::vulkan

@@ -114,8 +114,8 @@ bool Renderer::init(const std::string& pipeline_cache_path, Compositing composit
     if (!device_->features().compute_composite) {
       if (compositing == Compositing::compute) {
         LOG_ERROR(
-            "vulkan: compute compositing needs format-less storage images, dynamically indexed "
-            "sampler arrays and partially bound descriptors; '%s' lacks one",
+            "vulkan: compute compositing needs format-less storage images, non-uniformly "
+            "indexed sampler arrays and partially bound descriptors; '%s' lacks one",
             device_->name().c_str());
         return false;
       }

@@ -257,6 +257,44 @@ TEST_F(Golden, PopupOverToplevelMatchesPixman) {
   expect_same("popup-over-toplevel", vk, px, 1);
 }
 
+// A crowded desktop: more draws than one word of the compute path's tile
+// mask and more textures than one of its batches, overlapping, some
+// translucent, under a two-rectangle damage clip.
+TEST_F(Golden, CrowdedOverlappingWindowsMatchPixman) {
+  constexpr int kWindows = 80;
+  std::vector<std::unique_ptr<Owned>> windows;
+  for (int i = 0; i < kWindows; ++i) {
+    uint32_t format = i % 3 == 0 ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_ARGB8888;
+    windows.push_back(std::make_unique<Owned>(MemoryBuffer::create(24 + i % 7, 20 + i % 5, format)));
+    windows.back()->buffer->fill_pattern(i);
+  }
+  pixman_region32_t clip;
+  pixman_region32_init_rect(&clip, 0, 0, 150, 120);
+  pixman_region32_union_rect(&clip, &clip, 170, 60, 90, 100);
+  Image vk, px;
+  harness().render_both(
+      260, 200,
+      [&](wlr_render_pass* pass, wlr_renderer* r) {
+        wlr_render_rect_options bg{};
+        bg.box = {0, 0, 260, 200};
+        bg.color = {0.1f, 0.2f, 0.3f, 1.0f};
+        bg.clip = &clip;
+        wlr_render_pass_add_rect(pass, &bg);
+        std::vector<std::unique_ptr<Tex>> textures;
+        for (int i = 0; i < kWindows; ++i) {
+          textures.push_back(std::make_unique<Tex>(r, windows[i]->buffer));
+          const float alpha = i % 4 == 0 ? 0.6f : 1.0f;
+          // Unscaled: nearest-neighbour scaling rounds differently in pixman.
+          draw_texture(pass, textures.back()->texture,
+                       {(i * 37) % 230, (i * 23) % 175, 24 + i % 7, 20 + i % 5},
+                       WL_OUTPUT_TRANSFORM_NORMAL, WLR_SCALE_FILTER_NEAREST, &alpha, {}, &clip);
+        }
+      },
+      vk, px);
+  pixman_region32_fini(&clip);
+  expect_same("crowded-windows", vk, px, 2);
+}
+
 TEST_F(Golden, SinglePixelBufferIsDrawnWithoutUpload) {
   Owned pixel(MemoryBuffer::create(1, 1, DRM_FORMAT_ARGB8888));
   pixel.buffer->set(0, 0, 0.6f, 0.6f, 0.3f, 0.0f);

@@ -4,6 +4,7 @@
 // GPUs with little fixed-function blending (data-centre Hopper chips) spend
 // most of a raster pass in the ROPs; here blending happens in registers.
 #extension GL_EXT_shader_image_load_formatted : require
+#extension GL_EXT_nonuniform_qualifier : require
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
@@ -51,10 +52,38 @@ vec4 source(uint op, ivec2 p) {
   vec2 f = (vec2(p) + 0.5 - box.xy) * box.zw;
   vec2 uv = ops[op].uv_origin + f.x * ops[op].uv_dx + f.y * ops[op].uv_dy;
   // Texels are premultiplied: opacity scales every channel.
-  return textureLod(textures[t], uv, 0.0) * ops[op].color;
+  // Neighbouring pixels may be at different draws (each starts at its own
+  // topmost opaque one): the index is not uniform across the workgroup.
+  return textureLod(textures[nonuniformEXT(t)], uv, 0.0) * ops[op].color;
+}
+
+// The draws that touch this workgroup's tile, as bits over the region's list:
+// most pixels of a busy desktop lie under a few of its windows, not all.
+const uint kMaskWords = 32;  // culls regions of up to 1024 draws
+shared uint tile_mask[kMaskWords];
+
+bool touches_tile(uint op, ivec2 lo, ivec2 hi) {
+  ivec2 range = ops[op].rects;
+  for (int i = range.x; i < range.x + range.y; ++i) {
+    ivec4 r = rects[i];
+    if (all(lessThan(r.xy, hi)) && all(lessThan(lo, r.zw))) return true;
+  }
+  return false;
 }
 
 void main() {
+  const bool culled = region.count <= kMaskWords * 32u;
+  if (culled) {
+    uint lane = gl_LocalInvocationIndex;
+    if (lane < kMaskWords) tile_mask[lane] = 0u;
+    barrier();
+    ivec2 lo = region.origin + ivec2(gl_WorkGroupID.xy * gl_WorkGroupSize.xy);
+    ivec2 hi = lo + ivec2(gl_WorkGroupSize.xy);
+    for (uint i = lane; i < region.count; i += gl_WorkGroupSize.x * gl_WorkGroupSize.y)
+      if (touches_tile(list[region.first + i], lo, hi)) atomicOr(tile_mask[i >> 5], 1u << (i & 31u));
+    barrier();
+  }
+
   ivec2 local = ivec2(gl_GlobalInvocationID.xy);
   if (any(greaterThanEqual(local, region.size))) return;
   ivec2 p = region.origin + local;
@@ -63,6 +92,15 @@ void main() {
   int start = -1;
   bool touched = false;
   for (int i = int(region.count) - 1; i >= 0; --i) {
+    if (culled) {
+      // Skip to the previous draw that touches the tile.
+      uint bits = tile_mask[uint(i) >> 5] & (0xffffffffu >> (31u - (uint(i) & 31u)));
+      if (bits == 0u) {
+        i = int(uint(i) & ~31u);  // the loop's --i moves to the word below
+        continue;
+      }
+      i = int((uint(i) & ~31u) + uint(findMSB(bits)));
+    }
     uint op = list[region.first + uint(i)];
     if (!covers(op, p)) continue;
     touched = true;
@@ -74,6 +112,15 @@ void main() {
   if (!touched) return;  // not drawn: the pixel keeps what it had
   vec4 dst = start >= 0 ? vec4(0.0) : imageLoad(target, p);
   for (int i = max(start, 0); i < int(region.count); ++i) {
+    if (culled) {
+      // Skip to the next draw that touches the tile.
+      uint bits = tile_mask[uint(i) >> 5] & (0xffffffffu << (uint(i) & 31u));
+      if (bits == 0u) {
+        i = int((uint(i) | 31u));  // the loop's ++i moves to the word above
+        continue;
+      }
+      i = int((uint(i) & ~31u) + uint(findLSB(bits)));
+    }
     uint op = list[region.first + uint(i)];
     if (!covers(op, p)) continue;
     vec4 src = source(op, p);
