@@ -9,7 +9,7 @@
 //   damage64  one window redraws a 64x64 patch; only that rectangle of the
 //             output is recomposited (what wlr_scene does for such damage).
 // CPU time is the compositor thread's CPU time from the first texture update
-// to the return of wlr_render_pass_submit; GPU time comes from timestamp
+// to the return of wlr_render_pass_submit (the clients' drawing is not in it); GPU time comes from timestamp
 // queries (wlr_render_timer), read three frames later so nothing waits.
 #include <drm_fourcc.h>
 #include <time.h>
@@ -131,18 +131,22 @@ Result run(Target& t, int width, int height, int count, bool damage_only, int fr
       if (frame >= 2 * kSlots && ns >= 0) gpu.push_back(ns);
     }
     if (frame >= frames) continue;
-    const double start = thread_cpu_ns();
-
-    // Clients redraw a 64x64 patch: a texture update with only that damage.
+    // Clients redraw a 64x64 patch (their work, not the compositor's: untimed),
+    // then the compositor takes it as a texture update with only that damage.
     const int px = 64 + (frame * 13) % (ww - 128), py = 64 + (frame * 7) % (wh - 128);
     pixman_region32_fini(&patch);
     pixman_region32_init_rect(&patch, px, py, 64, 64);
+    auto redraws = [&](size_t i) { return damage_only ? i == 0 : windows[i].animating; };
+    for (size_t i = 0; i < windows.size(); ++i) {
+      if (!redraws(i)) continue;
+      for (int y = py; y < py + 64; ++y)
+        std::fill_n(&windows[i].buffer->pixels[size_t(y) * ww + px], 64,
+                    0xff000000u | (frame * 2654435761u));
+    }
+    const double start = thread_cpu_ns();
     for (size_t i = 0; i < windows.size(); ++i) {
       Window& w = windows[i];
-      if (damage_only ? i != 0 : !w.animating) continue;
-      for (int y = py; y < py + 64; ++y)
-        std::fill_n(&w.buffer->pixels[size_t(y) * ww + px], 64,
-                    0xff000000u | (frame * 2654435761u));
+      if (!redraws(i)) continue;
       if (!wlr_texture_update_from_buffer(w.texture, &w.buffer->base, &patch) && t.vulkan)
         std::fprintf(stderr, "texture update failed\n");
       if (!damage_only) w.box.x = (w.box.x + 5) % (width - ww);  // moving window
@@ -201,6 +205,7 @@ int main(int argc, char** argv) {
   std::string which = "both";
   std::string compositing = "both";
   std::string device;
+  int only_windows = 0;  // 0: 1, 8 and 32
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--frames" && i + 1 < argc)
@@ -211,11 +216,13 @@ int main(int argc, char** argv) {
       device = argv[++i];
     else if (a == "--compositing" && i + 1 < argc)
       compositing = argv[++i];
+    else if (a == "--windows" && i + 1 < argc)
+      only_windows = std::max(1, std::atoi(argv[++i]));
     else {
       std::fprintf(
           stderr,
           "usage: %s [--frames N] [--renderer vulkan|pixman|both] [--vulkan-device NAME|INDEX]\n"
-          "          [--compositing raster|compute|both]\n",
+          "          [--compositing raster|compute|both] [--windows N]\n",
           argv[0]);
       return 2;
     }
@@ -261,7 +268,9 @@ int main(int argc, char** argv) {
   const int sizes[2][2] = {{1920, 1080}, {3840, 2160}};
   for (Target& t : targets) {
     for (auto& size : sizes) {
-      for (int count : {1, 8, 32}) {
+      std::vector<int> counts = {1, 8, 32};
+      if (only_windows > 0) counts = {only_windows};
+      for (int count : counts) {
         // pixman at 4K is slow: fewer frames keep the run short.
         int n = (!t.vulkan && size[0] > 2000) ? std::max(30, frames / 5) : frames;
         Result full = run(t, size[0], size[1], count, false, n);

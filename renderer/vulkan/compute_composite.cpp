@@ -201,7 +201,7 @@ void ComputeCompositor::plan_regions(const CompositeList& list) {
 }
 
 bool ComputeCompositor::record(VkCommandBuffer cb, const RenderTarget& target,
-                               const CompositeList& list) {
+                               const CompositeList& list, bool after_batch) {
   if (list.empty()) return true;
   plan_regions(list);
   const VkDeviceSize align =
@@ -243,16 +243,19 @@ bool ComputeCompositor::record(VkCommandBuffer cb, const RenderTarget& target,
     write(2 + i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1).pBufferInfo = &buffers[i];
   vkUpdateDescriptorSets(device_.get(), count, writes, 0, nullptr);
 
-  // An earlier batch of this pass may have written these pixels.
-  VkMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
-  barrier.srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
-  barrier.srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
-  barrier.dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
-  barrier.dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
-  VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-  dep.memoryBarrierCount = 1;
-  dep.pMemoryBarriers = &barrier;
-  vkCmdPipelineBarrier2(cb, &dep);
+  if (after_batch) {
+    // The earlier batch of this pass may have written these pixels.
+    VkMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+    barrier.srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+    barrier.srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+    barrier.dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+    barrier.dstAccessMask =
+        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+    VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    dep.memoryBarrierCount = 1;
+    dep.pMemoryBarriers = &barrier;
+    vkCmdPipelineBarrier2(cb, &dep);
+  }
 
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_.get());
   vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout_.get(), 0, 1, &frame->set, 0,

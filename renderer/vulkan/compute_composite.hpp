@@ -57,8 +57,10 @@ class ComputeCompositor {
   bool available() const { return static_cast<bool>(pipeline_); }
 
   /// Records the dispatches that composite `list` into `target` (in layout
-  /// GENERAL, created with STORAGE usage); false (logged) on failure.
-  bool record(VkCommandBuffer cb, const RenderTarget& target, const CompositeList& list);
+  /// GENERAL, created with STORAGE usage), over an earlier batch of the same
+  /// pass if `after_batch`; false (logged) on failure.
+  bool record(VkCommandBuffer cb, const RenderTarget& target, const CompositeList& list,
+              bool after_batch);
   /// The work recorded since the last call was submitted as `point` (0: not submitted).
   void submitted(uint64_t point);
 

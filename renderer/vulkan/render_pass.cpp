@@ -101,8 +101,9 @@ void add_op(Pass& pass, const wlr_box& box, const pixman_region32_t* clip, Compo
 int image_slot(Pass& pass, const VkDescriptorImageInfo& image) {
   int index = pass.composite.image_index(image);
   if (index >= 0) return index;
-  if (!pass.renderer->compute().record(pass.cb, *pass.target, pass.composite))
+  if (!pass.renderer->compute().record(pass.cb, *pass.target, pass.composite, pass.batches > 0))
     LOG_ERROR("vulkan: a compute composite batch was dropped");
+  ++pass.batches;
   pass.composite.clear();
   return pass.composite.image_index(image);
 }
@@ -235,7 +236,7 @@ bool submit(wlr_render_pass* base) {
   Renderer& r = *pass.renderer;
   VkCommandBuffer cb = pass.cb;
   if (pass.compute) {
-    if (!r.compute().record(cb, *pass.target, pass.composite))
+    if (!r.compute().record(cb, *pass.target, pass.composite, pass.batches > 0))
       LOG_ERROR("vulkan: the pass's compute composite could not be recorded");
     pass.composite.clear();
   } else {
@@ -334,6 +335,7 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
   pass->compute = compute_enabled_ && target->storage;
   ++(pass->compute ? pass_counts_.compute : pass_counts_.raster);
   pass->composite.clear();
+  pass->batches = 0;
   target->step(SlotEvent::begin_pass);
   ++open_passes_;
 

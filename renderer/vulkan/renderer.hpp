@@ -72,6 +72,7 @@ struct Pass {
   std::vector<Texture*> used;  // capacity kept between frames
   bool compute = false;        // composited by compute dispatches at submit
   CompositeList composite;     // the compute pass's draws; capacity kept
+  int batches = 0;             // composite lists already recorded
 };
 
 class Renderer {
