@@ -9,8 +9,8 @@
 //   damage64  one window redraws a 64x64 patch; only that rectangle of the
 //             output is recomposited (what wlr_scene does for such damage).
 // CPU time is the compositor thread's CPU time from the first texture update
-// to the return of wlr_render_pass_submit (the clients' drawing is not in it); GPU time comes from timestamp
-// queries (wlr_render_timer), read three frames later so nothing waits.
+// to the return of wlr_render_pass_submit (the clients' drawing is not in it); GPU time comes from
+// timestamp queries (wlr_render_timer), read three frames later so nothing waits.
 #include <drm_fourcc.h>
 #include <time.h>
 

@@ -17,8 +17,10 @@ std::optional<int> parse_int(std::string_view text, int min, int max) {
 
 std::optional<BackendChoice> parse_backend(std::string_view text) {
   static const std::map<std::string_view, BackendChoice> names = {
-      {"auto", BackendChoice::automatic}, {"headless", BackendChoice::headless},
-      {"wayland", BackendChoice::wayland}, {"x11", BackendChoice::x11},
+      {"auto", BackendChoice::automatic},
+      {"headless", BackendChoice::headless},
+      {"wayland", BackendChoice::wayland},
+      {"x11", BackendChoice::x11},
       {"drm", BackendChoice::drm}};
   auto it = names.find(text);
   if (it == names.end()) return std::nullopt;
@@ -29,6 +31,13 @@ std::optional<RendererChoice> parse_renderer(std::string_view text) {
   if (text == "auto") return RendererChoice::automatic;
   if (text == "vulkan") return RendererChoice::vulkan;
   if (text == "pixman") return RendererChoice::pixman;
+  return std::nullopt;
+}
+
+std::optional<CompositingChoice> parse_compositing(std::string_view text) {
+  if (text == "auto") return CompositingChoice::automatic;
+  if (text == "raster") return CompositingChoice::raster;
+  if (text == "compute") return CompositingChoice::compute;
   return std::nullopt;
 }
 
@@ -64,11 +73,16 @@ std::optional<uint32_t> parse_colour(std::string_view text) {
 
 const char* backend_name(BackendChoice choice) {
   switch (choice) {
-    case BackendChoice::automatic: return "auto";
-    case BackendChoice::headless: return "headless";
-    case BackendChoice::wayland: return "wayland";
-    case BackendChoice::x11: return "x11";
-    case BackendChoice::drm: return "drm";
+    case BackendChoice::automatic:
+      return "auto";
+    case BackendChoice::headless:
+      return "headless";
+    case BackendChoice::wayland:
+      return "wayland";
+    case BackendChoice::x11:
+      return "x11";
+    case BackendChoice::drm:
+      return "drm";
   }
   return "?";
 }
@@ -90,6 +104,9 @@ std::string usage_text(std::string_view program) {
       --vulkan-device NAME|INDEX
                              Render on this Vulkan device (index or part of
                              its name) instead of the one baton picks.
+      --compositing PATH     auto|raster|compute: how the Vulkan renderer
+                             composites (default auto: compute dispatches on
+                             discrete GPUs, raster draws elsewhere).
       --swapchain-slots N    Buffers per output for the Vulkan renderer (2..8,
                              default 3).
       --headless-size WxH[@Hz]
@@ -171,7 +188,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string_view>& args) 
     } else if (arg == "--backend") {
       if (needs_value()) return fail("option --backend needs a value");
       auto b = parse_backend(v);
-      if (!b) return fail("unknown backend '" + std::string(v) + "' (auto|headless|wayland|x11|drm)");
+      if (!b)
+        return fail("unknown backend '" + std::string(v) + "' (auto|headless|wayland|x11|drm)");
       o.backend = *b;
     } else if (arg == "--renderer") {
       if (needs_value()) return fail("option --renderer needs a value");
@@ -181,6 +199,11 @@ ParsedCommandLine parse_command_line(const std::vector<std::string_view>& args) 
     } else if (arg == "--vulkan-device") {
       if (needs_value() || v.empty()) return fail("option --vulkan-device needs a name or index");
       o.vulkan_device = std::string(v);
+    } else if (arg == "--compositing") {
+      if (needs_value()) return fail("option --compositing needs a value");
+      auto c = parse_compositing(v);
+      if (!c) return fail("unknown compositing '" + std::string(v) + "' (auto|raster|compute)");
+      o.compositing = *c;
     } else if (arg == "--swapchain-slots") {
       if (needs_value()) return fail("option --swapchain-slots needs a number");
       auto n = parse_int(v, 2, 8);
@@ -212,16 +235,24 @@ ParsedCommandLine parse_command_line(const std::vector<std::string_view>& args) 
       o.socket_name = std::string(v);
     } else if (arg == "--xwayland") {
       if (needs_value()) return fail("option --xwayland needs lazy|eager|off");
-      if (v == "lazy") o.xwayland = XwaylandMode::lazy;
-      else if (v == "eager") o.xwayland = XwaylandMode::eager;
-      else if (v == "off") o.xwayland = XwaylandMode::off;
-      else return fail("unknown --xwayland mode '" + std::string(v) + "' (lazy|eager|off)");
+      if (v == "lazy")
+        o.xwayland = XwaylandMode::lazy;
+      else if (v == "eager")
+        o.xwayland = XwaylandMode::eager;
+      else if (v == "off")
+        o.xwayland = XwaylandMode::off;
+      else
+        return fail("unknown --xwayland mode '" + std::string(v) + "' (lazy|eager|off)");
     } else if (arg == "--cadence") {
       if (needs_value()) return fail("option --cadence needs auto|damage|fixed");
-      if (v == "auto") o.cadence = CadenceMode::automatic;
-      else if (v == "damage") o.cadence = CadenceMode::damage;
-      else if (v == "fixed") o.cadence = CadenceMode::fixed;
-      else return fail("unknown --cadence '" + std::string(v) + "' (auto|damage|fixed)");
+      if (v == "auto")
+        o.cadence = CadenceMode::automatic;
+      else if (v == "damage")
+        o.cadence = CadenceMode::damage;
+      else if (v == "fixed")
+        o.cadence = CadenceMode::fixed;
+      else
+        return fail("unknown --cadence '" + std::string(v) + "' (auto|damage|fixed)");
     } else if (arg == "--game-fps") {
       if (needs_value()) return fail("option --game-fps needs a number");
       auto fps = parse_int(v, 1, 1000);
@@ -229,9 +260,12 @@ ParsedCommandLine parse_command_line(const std::vector<std::string_view>& args) 
       o.game_fps = *fps;
     } else if (arg == "--tearing") {
       if (needs_value()) return fail("option --tearing needs fullscreen|off");
-      if (v == "fullscreen") o.tearing = TearingPolicy::fullscreen;
-      else if (v == "off") o.tearing = TearingPolicy::off;
-      else return fail("unknown --tearing '" + std::string(v) + "' (fullscreen|off)");
+      if (v == "fullscreen")
+        o.tearing = TearingPolicy::fullscreen;
+      else if (v == "off")
+        o.tearing = TearingPolicy::off;
+      else
+        return fail("unknown --tearing '" + std::string(v) + "' (fullscreen|off)");
     } else if (arg == "--background") {
       if (needs_value()) return fail("option --background needs a colour");
       auto colour = parse_colour(v);

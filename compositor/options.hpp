@@ -11,6 +11,8 @@ namespace baton {
 
 enum class BackendChoice { automatic, headless, wayland, x11, drm };
 enum class RendererChoice { automatic, vulkan, pixman };
+/// How the Vulkan renderer composites (see renderer/vulkan/vulkan_renderer.hpp).
+enum class CompositingChoice { automatic, raster, compute };
 enum class XwaylandMode { lazy, eager, off };
 enum class CadenceMode { automatic, damage, fixed };
 enum class TearingPolicy { off, fullscreen };
@@ -28,6 +30,7 @@ struct Options {
   RendererChoice renderer = RendererChoice::automatic;
   /// --vulkan-device: a device index or part of its name (default: chosen by baton).
   std::optional<std::string> vulkan_device;
+  CompositingChoice compositing = CompositingChoice::automatic;
   /// Buffers per output swapchain of the Vulkan renderer.
   int swapchain_slots = 3;
   OutputSize headless_size;

@@ -81,6 +81,10 @@ CreatedRenderer create_renderer(wlr_backend* backend, const Options& options) {
   vulkan::RendererOptions vk;
   vk.device.name_or_index = options.vulkan_device;
   vk.device.drm_node = drm_node(backend);
+  vk.compositing = options.compositing == CompositingChoice::raster ? vulkan::Compositing::raster
+                   : options.compositing == CompositingChoice::compute
+                       ? vulkan::Compositing::compute
+                       : vulkan::Compositing::automatic;
   vk.debug_messenger = true;
   vk.pipeline_cache_path = vulkan::default_pipeline_cache_path();
   vulkan::CreatedRenderer created = vulkan::create_renderer(vk);

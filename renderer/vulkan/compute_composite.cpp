@@ -11,9 +11,9 @@
 namespace baton::vulkan {
 namespace {
 
-constexpr uint32_t kWorkgroup = 16;    // composite.comp's local size
-constexpr size_t kMaxRegions = 16;     // beyond this, one dispatch over the extents
-constexpr uint32_t kBindings = 5;      // target, textures, ops, rects, lists
+constexpr uint32_t kWorkgroup = 16;  // composite.comp's local size
+constexpr size_t kMaxRegions = 16;   // beyond this, one dispatch over the extents
+constexpr uint32_t kBindings = 5;    // target, textures, ops, rects, lists
 
 struct RegionConstants {
   int32_t origin[2];

@@ -153,9 +153,9 @@ bool create_dumb_image(SwapchainBuffer& buffer, const FormatInfo& format,
   const VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
                                   VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
   // Storage where the device allows it on this layout; else raster draws only.
-  buffer.target.storage = storage && dmabuf_usage_supported(*buffer.device, format.vk,
-                                                            DRM_FORMAT_MOD_LINEAR,
-                                                            usage | VK_IMAGE_USAGE_STORAGE_BIT);
+  buffer.target.storage =
+      storage && dmabuf_usage_supported(*buffer.device, format.vk, DRM_FORMAT_MOD_LINEAR,
+                                        usage | VK_IMAGE_USAGE_STORAGE_BIT);
   if (!import_dmabuf(*buffer.device, attribs, format, imported,
                      buffer.target.storage ? usage | VK_IMAGE_USAGE_STORAGE_BIT : usage))
     return false;

@@ -265,7 +265,8 @@ TEST_F(Golden, CrowdedOverlappingWindowsMatchPixman) {
   std::vector<std::unique_ptr<Owned>> windows;
   for (int i = 0; i < kWindows; ++i) {
     uint32_t format = i % 3 == 0 ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_ARGB8888;
-    windows.push_back(std::make_unique<Owned>(MemoryBuffer::create(24 + i % 7, 20 + i % 5, format)));
+    windows.push_back(
+        std::make_unique<Owned>(MemoryBuffer::create(24 + i % 7, 20 + i % 5, format)));
     windows.back()->buffer->fill_pattern(i);
   }
   pixman_region32_t clip;
@@ -425,12 +426,15 @@ TEST_F(Golden, PassesTakeTheRequestedCompositingPath) {
   wlr_renderer* renderer = harness().vulkan().renderer;
   const vulkan::PassCounts before = vulkan::renderer_pass_counts(renderer);
   Image vk, px;
-  harness().render_both(32, 32, [](wlr_render_pass* pass, wlr_renderer*) {
-    wlr_render_rect_options rect{};
-    rect.box = {4, 4, 8, 8};
-    rect.color = {0.5f, 0.0f, 0.0f, 0.5f};
-    wlr_render_pass_add_rect(pass, &rect);
-  }, vk, px);
+  harness().render_both(
+      32, 32,
+      [](wlr_render_pass* pass, wlr_renderer*) {
+        wlr_render_rect_options rect{};
+        rect.box = {4, 4, 8, 8};
+        rect.color = {0.5f, 0.0f, 0.0f, 0.5f};
+        wlr_render_pass_add_rect(pass, &rect);
+      },
+      vk, px);
   const vulkan::PassCounts after = vulkan::renderer_pass_counts(renderer);
   const uint64_t raster = after.raster - before.raster, compute = after.compute - before.compute;
   switch (compositing_under_test()) {

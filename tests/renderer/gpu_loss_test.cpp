@@ -1,6 +1,7 @@
-// A lost GPU is survived: the Server builds a new renderer and allocator,
-// outputs keep presenting, and client windows keep their pixels without
-// drawing again.
+// Whole Servers on baton's Vulkan renderer. A lost GPU is survived: the Server
+// builds a new renderer and allocator, outputs keep presenting, and client
+// windows keep their pixels without drawing again. The compute compositing
+// path shows real clients' windows as the raster path does, and survives too.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -22,9 +23,11 @@ constexpr uint32_t kBlue = 0xff0000ff;
 constexpr uint32_t kGreen = 0xff00ff00;
 
 // A headless server on baton's Vulkan renderer, or null with `why` set.
-std::unique_ptr<Harness> vulkan_harness(std::string& why) {
+std::unique_ptr<Harness> vulkan_harness(
+    std::string& why, CompositingChoice compositing = CompositingChoice::automatic) {
   Options options = headless_options();
   options.renderer = RendererChoice::vulkan;
+  options.compositing = compositing;
   try {
     return std::make_unique<Harness>(std::move(options));
   } catch (const std::exception& e) {
@@ -35,9 +38,9 @@ std::unique_ptr<Harness> vulkan_harness(std::string& why) {
   }
 }
 
-#define REQUIRE_VULKAN(h)                                                                     \
+#define REQUIRE_VULKAN(h, ...)                                                                \
   std::string why;                                                                            \
-  auto h = vulkan_harness(why);                                                               \
+  auto h = vulkan_harness(why __VA_OPT__(, ) __VA_ARGS__);                                    \
   if (!h) GTEST_SKIP() << "UNTESTED HERE: needs a Vulkan device (lavapipe will do): " << why; \
   ASSERT_TRUE(vulkan::is_vulkan_renderer(h->server().renderer()))
 
@@ -138,6 +141,51 @@ TEST(GpuLoss, WindowWhoseBufferWasDestroyedComesBack) {
   w.draw(100, 100, kGreen);
   h->sync();
   EXPECT_EQ(h->capture().at(view.x() + 50, view.y() + 50), kGreen);
+}
+
+TEST(ComputeCompositing, OverlappingWindowsShowAndSurviveAGpuLoss) {
+  REQUIRE_VULKAN(h, CompositingChoice::compute);
+  ASSERT_TRUE(vulkan::renderer_composites_with_compute(h->server().renderer()));
+  Client c(*h);
+  Window a(c), b(c);
+  for (auto [w, colour] : {std::pair{&a, kRed}, std::pair{&b, kBlue}}) {
+    w->initial_commit();
+    ASSERT_TRUE(h->run_until([&] { return w->configure_count() == 1; }));
+    w->draw(160, 120, colour);
+    h->sync();
+  }
+  ASSERT_EQ(h->server().views().size(), 2u);
+  View& top = *h->server().views()[0];  // blue, focused and above
+  View& below = *h->server().views()[1];
+  // Cascaded placement overlaps them: the top one wins where they do.
+  ASSERT_NE(top.x(), below.x());
+  const uint64_t compute_before = vulkan::renderer_pass_counts(h->server().renderer()).compute;
+  Image shown = h->capture();
+  EXPECT_EQ(shown.at(top.x() + 5, top.y() + 5), kBlue);
+  // A corner of the lower window outside the top one shows red.
+  bool seen_red = false;
+  for (auto [x, y] :
+       {std::pair{below.x() + 1, below.y() + 1}, std::pair{below.x() + 158, below.y() + 1},
+        std::pair{below.x() + 1, below.y() + 118}, std::pair{below.x() + 158, below.y() + 118}}) {
+    const bool under_top = x >= top.x() && x < top.x() + 160 && y >= top.y() && y < top.y() + 120;
+    if (!under_top) {
+      EXPECT_EQ(shown.at(x, y), kRed) << "at " << x << "," << y;
+      seen_red = true;
+    }
+  }
+  EXPECT_TRUE(seen_red) << "the top window hides the lower one entirely";
+  EXPECT_EQ(shown.at(top.x() + 159, top.y() + 119), kBlue);
+  EXPECT_GT(vulkan::renderer_pass_counts(h->server().renderer()).compute, compute_before);
+  EXPECT_EQ(vulkan::renderer_pass_counts(h->server().renderer()).raster, 0u);
+
+  lose_gpu(*h);
+  ASSERT_TRUE(vulkan::renderer_composites_with_compute(h->server().renderer()))
+      << "the rebuilt renderer lost the requested compositing path";
+  b.draw(160, 120, kGreen);
+  h->sync();
+  Image after = h->capture();
+  EXPECT_EQ(after.at(top.x() + 5, top.y() + 5), kGreen);
+  EXPECT_EQ(vulkan::renderer_debug_messages(h->server().renderer()), 0);
 }
 
 }  // namespace

@@ -24,10 +24,31 @@ TEST(Options, DefaultsWithNoArguments) {
 }
 
 TEST(Options, EveryOptionParses) {
-  auto p = parse({"-s", "foot", "--startup=weston-simple-shm", "--exit-with-session", "--backend", "headless",
-                  "--renderer=pixman", "--headless-size", "800x600@75", "--outputs", "2", "--screenshot",
-                  "/tmp/x.png", "--exit-after-screenshot", "--screenshot-delay", "50", "-c", "/tmp/cfg", "-d",
-                  "--socket", "wayland-test", "--background", "#3060a0", "--xwayland", "eager"});
+  auto p = parse({"-s",
+                  "foot",
+                  "--startup=weston-simple-shm",
+                  "--exit-with-session",
+                  "--backend",
+                  "headless",
+                  "--renderer=pixman",
+                  "--headless-size",
+                  "800x600@75",
+                  "--outputs",
+                  "2",
+                  "--screenshot",
+                  "/tmp/x.png",
+                  "--exit-after-screenshot",
+                  "--screenshot-delay",
+                  "50",
+                  "-c",
+                  "/tmp/cfg",
+                  "-d",
+                  "--socket",
+                  "wayland-test",
+                  "--background",
+                  "#3060a0",
+                  "--xwayland",
+                  "eager"});
   ASSERT_EQ(p.action, Action::run) << p.error;
   const auto& o = p.options;
   EXPECT_EQ(o.startup_commands, (std::vector<std::string>{"foot", "weston-simple-shm"}));
@@ -48,6 +69,10 @@ TEST(Options, EveryOptionParses) {
   EXPECT_EQ(o.xwayland, baton::XwaylandMode::eager);
   EXPECT_EQ(parse({"--renderer", "vulkan"}).options.renderer, baton::RendererChoice::vulkan);
   EXPECT_EQ(parse({"--xwayland", "off"}).options.xwayland, baton::XwaylandMode::off);
+  EXPECT_EQ(parse({}).options.compositing, baton::CompositingChoice::automatic);
+  EXPECT_EQ(parse({"--compositing", "compute"}).options.compositing,
+            baton::CompositingChoice::compute);
+  EXPECT_EQ(parse({"--compositing=raster"}).options.compositing, baton::CompositingChoice::raster);
 }
 
 TEST(Options, DrmDeviceForExplicitSync) {
@@ -85,6 +110,9 @@ TEST(Options, ErrorsNameTheProblem) {
   EXPECT_EQ(parse({"--background", "blue"}).action, Action::error);
   EXPECT_EQ(parse({"--background", "#12345"}).action, Action::error);
   EXPECT_EQ(parse({"--background", "12345g"}).action, Action::error);
+  auto compositing = parse({"--compositing", "rops"});
+  EXPECT_EQ(compositing.action, Action::error);
+  EXPECT_NE(compositing.error.find("rops"), std::string::npos);
   auto renderer = parse({"--renderer", "gles"});
   EXPECT_EQ(renderer.action, Action::error);
   EXPECT_NE(renderer.error.find("gles"), std::string::npos);
