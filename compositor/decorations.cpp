@@ -23,6 +23,7 @@ Decoration::Decoration(View& view, const Config& config)
     : view_(view),
       focused_(config.focused_colour),
       unfocused_(config.unfocused_colour),
+      urgent_(config.urgent_colour),
       text_colour_(config.title_colour) {
   float colour[4];
   to_rgba(unfocused_, colour);
@@ -38,11 +39,11 @@ Decoration::~Decoration() {
   wlr_scene_node_destroy(&title_->node);
 }
 
-void Decoration::update(int x, int y, int width, bool focused, bool visible,
+void Decoration::update(int x, int y, int width, Look look, bool visible,
                         const std::string& title) {
   constexpr int kPadding = 8;
   float colour[4];
-  to_rgba(focused ? focused_ : unfocused_, colour);
+  to_rgba(look == Look::focused ? focused_ : look == Look::urgent ? urgent_ : unfocused_, colour);
   wlr_scene_rect_set_color(title_, colour);
   wlr_scene_rect_set_size(title_, width, kTitleHeight);
   wlr_scene_node_set_position(&title_->node, x, y - kTitleHeight);

@@ -23,6 +23,7 @@ class Decoration {
  public:
   static constexpr int kTitleHeight = 24;
   static constexpr int kBorder = 2;
+  enum class Look { unfocused, focused, urgent };
 
   Decoration(View& view, const Config& config);
   ~Decoration();
@@ -31,11 +32,11 @@ class Decoration {
 
   /// Lays the frame around the geometry box at (x, y) of `width` in the
   /// View's tree coordinates, with `title` written in it.
-  void update(int x, int y, int width, bool focused, bool visible, const std::string& title);
+  void update(int x, int y, int width, Look look, bool visible, const std::string& title);
 
  private:
   View& view_;
-  uint32_t focused_, unfocused_, text_colour_;
+  uint32_t focused_, unfocused_, urgent_, text_colour_;
   wlr_scene_rect* title_;
   wlr_scene_buffer* text_;
   std::string drawn_title_;

@@ -2,35 +2,35 @@
 
 #include <fcntl.h>
 #include <sys/wait.h>
-
 #include <unistd.h>
-#include <cerrno>
-#include <cstring>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 
 #include "backend/backend_factory.hpp"
+#include "compositor/activation.hpp"
 #include "compositor/config/apply.hpp"
 #include "compositor/desktop_protocols.hpp"
-#include "compositor/layer_shell.hpp"
 #include "compositor/launcher.hpp"
+#include "compositor/layer_shell.hpp"
 #include "compositor/log.hpp"
 #include "compositor/output.hpp"
 #include "compositor/screenshot_writer.hpp"
-#include "compositor/session_lock.hpp"
 #include "compositor/seat.hpp"
+#include "compositor/session_lock.hpp"
+#include "compositor/wlr.hpp"
+#include "compositor/workspaces.hpp"
 #include "compositor/xdg_view.hpp"
 #include "compositor/xwayland.hpp"
 #include "compositor/xwayland_view.hpp"
-#include "compositor/wlr.hpp"
-#include "compositor/workspaces.hpp"
 #include "protocols/linux_dmabuf.hpp"
 #include "protocols/linux_drm_syncobj.hpp"
 #include "protocols/readiness_gate.hpp"
-#include "renderer/renderer_factory.hpp"
 #include "renderer/render_stack.hpp"
+#include "renderer/renderer_factory.hpp"
 
 namespace baton {
 namespace {
@@ -247,7 +247,14 @@ void Server::terminate(int exit_code) {
   wl_display_terminate(display_);
 }
 
-int Server::spawn(const std::string& command) { return launcher_ ? launcher_->spawn(command) : -1; }
+int Server::spawn(const std::string& command) {
+  if (!launcher_) return -1;
+  // What we start may focus its first window once (xdg-activation; GTK and
+  // Qt read either name).
+  std::string token = protocols_->activation().launch_token();
+  return launcher_->spawn(command,
+                          {{"XDG_ACTIVATION_TOKEN", token}, {"DESKTOP_STARTUP_ID", token}});
+}
 
 std::vector<Output*> Server::outputs() const {
   std::vector<Output*> result;
@@ -270,6 +277,12 @@ View* Server::fullscreen_view_on(const Output& output) const {
     if (output_at(v->x() + surface->current.width / 2.0, v->y() + surface->current.height / 2.0) == &output)
       return v.get();
   }
+  return nullptr;
+}
+
+View* Server::view_for_surface(const wlr_surface* surface) const {
+  for (const auto& v : views_)
+    if (surface != nullptr && v->surface() == surface) return v.get();
   return nullptr;
 }
 
@@ -301,6 +314,7 @@ void Server::focus_view(View* view) {
   wlr_scene_node_raise_to_top(&view->tree()->node);
   auto it = std::find_if(views_.begin(), views_.end(), [view](const auto& v) { return v.get() == view; });
   if (it != views_.end()) std::rotate(views_.begin(), it, it + 1);
+  if (view->urgent()) view->set_urgent(false);
   view->set_activated(true);
   // A lock screen or launcher that asked for the keyboard keeps it.
   wlr_surface* exclusive = layer_shell_->exclusive_focus();

@@ -37,6 +37,9 @@ class View {
 
   virtual void set_activated(bool activated) = 0;
   [[nodiscard]] bool activated() const { return activated_; }
+  /// Asked for focus and was refused (xdg-activation); focusing clears it.
+  virtual void set_urgent(bool urgent) { urgent_ = urgent; }
+  [[nodiscard]] bool urgent() const { return urgent_; }
 
   /// Top-left of the window's scene tree in layout coordinates.
   [[nodiscard]] int x() const;
@@ -74,6 +77,7 @@ class View {
  protected:
   View() = default;
   bool activated_ = false;
+  bool urgent_ = false;
 
  private:
   int workspace_ = 1;

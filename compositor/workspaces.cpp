@@ -17,6 +17,8 @@ void Workspaces::switch_to(int n) {
   refocus();
 }
 
+void Workspaces::show(const View& view) { switch_to(view.workspace()); }
+
 void Workspaces::move_view(View& view, int n) {
   if (n < 1 || n > kCount) return;
   view.set_workspace(n);

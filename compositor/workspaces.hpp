@@ -18,6 +18,8 @@ class Workspaces {
   [[nodiscard]] int current() const { return current_; }
   /// Shows workspace `n` and focuses its most recently focused window.
   void switch_to(int n);
+  /// Switches to `view`'s workspace.
+  void show(const View& view);
   /// Sends `view` to workspace `n`; it disappears if `n` is not current.
   void move_view(View& view, int n);
   /// Topmost mapped window of the current workspace, skipping `except`.

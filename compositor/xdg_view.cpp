@@ -167,7 +167,10 @@ void XdgView::update_decoration() {
   if (!decoration_) return;
   wlr_box geometry{};
   wlr_xdg_surface_get_geometry(toplevel_->base, &geometry);
-  decoration_->update(geometry.x, geometry.y, geometry.width, activated_, !fullscreen_, title());
+  Decoration::Look look = activated_ ? Decoration::Look::focused
+                          : urgent_  ? Decoration::Look::urgent
+                                     : Decoration::Look::unfocused;
+  decoration_->update(geometry.x, geometry.y, geometry.width, look, !fullscreen_, title());
 }
 
 wlr_surface* XdgView::surface() const { return toplevel_->base->surface; }
@@ -177,6 +180,11 @@ void XdgView::set_activated(bool activated) {
   update_decoration();
   if (foreign_) foreign_->update();
 }
+void XdgView::set_urgent(bool urgent) {
+  urgent_ = urgent;
+  update_decoration();
+}
+
 std::string XdgView::title() const { return toplevel_->title ? toplevel_->title : ""; }
 std::string XdgView::app_id() const { return toplevel_->app_id ? toplevel_->app_id : ""; }
 

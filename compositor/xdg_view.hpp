@@ -27,6 +27,7 @@ class XdgView final : public View {
   [[nodiscard]] wlr_scene_tree* tree() const override { return tree_; }
   [[nodiscard]] bool mapped() const override { return mapped_; }
   void set_activated(bool activated) override;
+  void set_urgent(bool urgent) override;
   [[nodiscard]] std::string title() const override;
   [[nodiscard]] std::string app_id() const override;
 
