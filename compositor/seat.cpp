@@ -14,6 +14,7 @@
 #include "compositor/session_lock.hpp"
 #include "compositor/view.hpp"
 #include "compositor/wlr.hpp"
+#include "compositor/workspaces.hpp"
 
 namespace baton {
 
@@ -173,6 +174,7 @@ void Seat::handle_motion(wlr_input_device* device, uint32_t time_msec, double dx
   // No wl_pointer.motion without motion: a locked pointer must send none.
   if (dx == 0 && dy == 0) return;
   wlr_cursor_move(cursor_, device, dx, dy);
+  server_.workspaces().pointer_on(server_.output_at(cursor_->x, cursor_->y));
   if (grab_.active()) {
     grab_.motion(cursor_->x, cursor_->y);
     return;
@@ -236,7 +238,10 @@ void Seat::handle_button(const wlr_pointer_button_event& event) {
   if (grab_.active()) {
     // The grab ends with the button that started it; others are swallowed.
     if (event.state == WL_POINTER_BUTTON_STATE_RELEASED && (grab_button_ == 0 || event.button == grab_button_)) {
+      // A window dragged onto another output joins its workspace.
+      View* view = grab_.view();
       grab_.end();
+      if (view != nullptr) server_.workspaces().place(*view);
       grab_button_ = 0;
       refresh_pointer_focus(event.time_msec);
     }

@@ -271,7 +271,7 @@ Output* Server::output_at(double lx, double ly) const {
 
 View* Server::fullscreen_view_on(const Output& output) const {
   for (const auto& v : views_) {
-    if (!v->fullscreen()) continue;
+    if (!v->fullscreen() || !v->visible()) continue;
     wlr_surface* surface = v->surface();
     if (surface == nullptr) continue;
     if (output_at(v->x() + surface->current.width / 2.0, v->y() + surface->current.height / 2.0) == &output)
@@ -312,6 +312,7 @@ void Server::focus_view(View* view) {
     return;
   }
   wlr_scene_node_raise_to_top(&view->tree()->node);
+  workspaces_->focus_output(view->output());
   auto it = std::find_if(views_.begin(), views_.end(), [view](const auto& v) { return v.get() == view; });
   if (it != views_.end()) std::rotate(views_.begin(), it, it + 1);
   if (view->urgent()) view->set_urgent(false);
@@ -321,12 +322,13 @@ void Server::focus_view(View* view) {
   seat_->focus_keyboard(exclusive != nullptr ? exclusive : view->surface());
 }
 
-int Server::current_workspace() const { return workspaces_->current(); }
-
 void Server::cycle_focus(bool forward) {
   std::vector<View*> candidates;
+  Output* output = workspaces_->focused_output();
   for (const auto& v : views_)
-    if (v->mapped() && v->workspace() == workspaces_->current()) candidates.push_back(v.get());
+    if (v->mapped() && v->managed() && v->output() == output &&
+        v->workspace() == workspaces_->current(output))
+      candidates.push_back(v.get());
   if (candidates.size() < 2) return;
   if (forward) {
     // The window focused longest ago; repeating walks through them all.
@@ -421,6 +423,7 @@ void Server::update_activation_environment() {
 void Server::handle_new_output(wlr_output* output) {
   outputs_.push_back(std::make_unique<Output>(*this, output));
   apply_output_config(*this, output);
+  if (workspaces_) workspaces_->output_added(*outputs_.back());
   if (layer_shell_) layer_shell_->arrange_all();
   if (protocols_) protocols_->outputs_changed();
   if (session_lock_) session_lock_->arrange();
@@ -428,6 +431,7 @@ void Server::handle_new_output(wlr_output* output) {
 
 void Server::output_destroyed(Output& output) {
   if (layer_shell_) layer_shell_->output_removed(output.wlr());
+  if (workspaces_) workspaces_->output_removed(output);
   std::erase_if(outputs_, [&](const auto& o) { return o.get() == &output; });
   if (protocols_) protocols_->outputs_changed();
   // Closing the last window of a nested baton ends it, as closing a nested
@@ -456,7 +460,10 @@ void Server::add_xwayland_surface(wlr_xwayland_surface* surface) {
 }
 
 void Server::view_mapped(View& view) {
-  if (view.managed()) focus_view(&view);
+  if (view.managed()) {
+    workspaces_->place(view);
+    if (view.visible()) focus_view(&view);
+  }
   seat_->refresh_pointer_focus(now_msec());
   if (screenshot_writer_) screenshot_writer_->window_mapped();
 }
@@ -467,7 +474,7 @@ void Server::view_unmapped(View& view) {
     focused_view_ = nullptr;
     // Focus passes to the most recently focused window still mapped on
     // this workspace.
-    focus_view(workspaces_->most_recent(&view));
+    focus_view(workspaces_->most_recent(view.output(), &view));
   }
   seat_->refresh_pointer_focus(now_msec());
 }

@@ -135,9 +135,8 @@ class Server {
   LayerShell& layer_shell() { return *layer_shell_; }
   DesktopProtocols& protocols() { return *protocols_; }
   SessionLock& session_lock() { return *session_lock_; }
-  [[nodiscard]] int current_workspace() const;
   /// Focuses the next (least recently used) or previous window of the
-  /// current workspace.
+  /// focused output's workspace.
   void cycle_focus(bool forward);
 
   /// Spawns `command` through /bin/sh with this server's WAYLAND_DISPLAY and

@@ -11,6 +11,8 @@ struct wlr_surface;
 
 namespace baton {
 
+class Output;
+
 /// A window's frame rectangle in layout coordinates: its visible geometry,
 /// not counting client-side shadows or a server-side title bar.
 struct Rect {
@@ -54,6 +56,10 @@ class View {
   /// Asks the client to close the window.
   virtual void close() = 0;
 
+  /// The output whose workspace the window is on (see Workspaces); null
+  /// before it is placed and while there is no output at all.
+  [[nodiscard]] Output* output() const { return output_; }
+  void set_output(Output* output) { output_ = output; }
   [[nodiscard]] int workspace() const { return workspace_; }
   void set_workspace(int workspace) { workspace_ = workspace; }
   /// Shows or hides the window (workspace switches).
@@ -80,6 +86,7 @@ class View {
   bool urgent_ = false;
 
  private:
+  Output* output_ = nullptr;  // Workspaces moves windows off an output before it goes
   int workspace_ = 1;
 };
 

@@ -10,6 +10,7 @@
 #include "compositor/seat.hpp"
 #include "compositor/server.hpp"
 #include "compositor/wlr.hpp"
+#include "compositor/workspaces.hpp"
 
 namespace baton {
 
@@ -216,7 +217,6 @@ void XdgView::handle_commit() {
 void XdgView::handle_map() {
   mapped_ = true;
   if (!placed_) place();
-  set_workspace(server_.current_workspace());
   foreign_ = std::make_unique<ForeignToplevel>(server_, *this);
   server_.view_mapped(*this);
   if (toplevel_->requested.fullscreen) set_fullscreen(true);
@@ -224,11 +224,11 @@ void XdgView::handle_map() {
   update_decoration();
 }
 
-// New windows open centred on the output under the pointer, cascading by a
+// New windows open centred on the focused output, cascading by a
 // title-bar's height when that spot is taken.
 void XdgView::place() {
   placed_ = true;
-  Output* output = server_.output_at(server_.seat().cursor_x(), server_.seat().cursor_y());
+  Output* output = server_.workspaces().focused_output();
   if (output == nullptr) return;
   wlr_box area{};
   wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &area);
