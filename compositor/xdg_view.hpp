@@ -77,8 +77,8 @@ class XdgView final : public View {
   Listener<void> set_app_id_;
 };
 
-/// An xdg popup, parented to its toplevel's or parent popup's scene tree and
-/// kept on its output.
+/// An xdg popup, parented to its toplevel's, parent popup's or panel's
+/// scene tree and kept on its output.
 class Popup {
  public:
   Popup(Server& server, wlr_xdg_popup* popup);
@@ -86,6 +86,7 @@ class Popup {
   Popup& operator=(const Popup&) = delete;
 
  private:
+  void attach();
   void unconstrain();
 
   Server& server_;

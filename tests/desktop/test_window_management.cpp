@@ -301,6 +301,35 @@ TEST_F(LayerShellTest, PanelReservesItsZoneAndMaximizedWindowsRespectIt) {
   EXPECT_EQ(count_pixels(shot, kRed, {0, 30, 640, 480}), count_pixels(shot, kRed));
 }
 
+TEST_F(LayerShellTest, APanelsPopupIsKeptOnTheOutput) {
+  Panel panel(c, ZWLR_LAYER_SHELL_V1_LAYER_TOP,
+              ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT |
+                  ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT,
+              30, 30, 0xff808080);
+  ASSERT_TRUE(h.run_until([&] { return panel.configured(); }));
+  // A menu opened at the panel's right end, asked to hang below it: left
+  // alone it would fall off the bottom and the right of the screen.
+  xdg_positioner* p = xdg_wm_base_create_positioner(c.wm_base);
+  xdg_positioner_set_size(p, 100, 200);
+  xdg_positioner_set_anchor_rect(p, 600, 0, 1, 30);
+  xdg_positioner_set_anchor(p, XDG_POSITIONER_ANCHOR_BOTTOM_LEFT);
+  xdg_positioner_set_gravity(p, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT);
+  xdg_positioner_set_constraint_adjustment(p, XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_FLIP_Y |
+                                                  XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X);
+  Window menu(c, p);
+  xdg_positioner_destroy(p);
+  panel.adopt_popup(menu);
+  menu.initial_commit();
+  ASSERT_TRUE(h.run_until([&] { return menu.configure_count() >= 1; }));
+  EXPECT_EQ(menu.popup_y, -200) << "flipped to open upwards from the panel";
+  EXPECT_EQ(menu.popup_x, 540) << "slid left to end at the output's edge";
+  menu.draw(100, 200, 0xff0000ff);
+  h.sync();
+  Image shot = h.capture();
+  EXPECT_EQ(count_pixels(shot, 0xff0000ff), 100 * 200);
+  EXPECT_EQ(count_pixels(shot, 0xff0000ff, {540, 250, 640, 450}), 100 * 200);
+}
+
 TEST_F(LayerShellTest, FullscreenCoversPanelsButNotOverlays) {
   Panel panel(c, ZWLR_LAYER_SHELL_V1_LAYER_TOP,
               ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT |

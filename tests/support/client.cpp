@@ -88,6 +88,14 @@ Window::Window(Client& client, Window* popup_parent, xdg_positioner* positioner)
   }
 }
 
+Window::Window(Client& client, xdg_positioner* positioner) : client_(client) {
+  surface_ = wl_compositor_create_surface(client.compositor);
+  xdg_surface_ = xdg_wm_base_get_xdg_surface(client.wm_base, surface_);
+  xdg_surface_add_listener(xdg_surface_, &kSurfaceListener, this);
+  popup_ = xdg_surface_get_popup(xdg_surface_, nullptr, positioner);
+  xdg_popup_add_listener(popup_, &kPopupListener, this);
+}
+
 Window::~Window() {
   if (popup_ != nullptr) xdg_popup_destroy(popup_);
   if (toplevel_ != nullptr) xdg_toplevel_destroy(toplevel_);

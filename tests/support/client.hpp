@@ -48,6 +48,9 @@ class Client;
 class Window {
  public:
   Window(Client& client, Window* popup_parent = nullptr, xdg_positioner* positioner = nullptr);
+  /// A popup without an xdg parent: another protocol gives it one (a
+  /// layer surface's get_popup) before its first commit.
+  Window(Client& client, xdg_positioner* positioner);
   ~Window();
   Window(const Window&) = delete;
   Window& operator=(const Window&) = delete;
