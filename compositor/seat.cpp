@@ -29,11 +29,28 @@ Keyboard::Keyboard(Seat& seat, wlr_keyboard* keyboard) : seat_(seat), keyboard_(
   });
   key_.connect(&keyboard->events.key, [this](wlr_keyboard_key_event* event) {
     seat_.server().protocols().notify_activity();
-    if (event->state == WL_KEYBOARD_KEY_STATE_PRESSED && handle_binding(event->keycode)) return;
+    // A key that runs a binding belongs to baton: no client sees its press
+    // or its release, nor sees it held when the binding moves focus (so it
+    // counts as swallowed while the binding runs).
+    if (event->state == WL_KEYBOARD_KEY_STATE_PRESSED) {
+      swallowed_.push_back(event->keycode);
+      if (handle_binding(event->keycode)) return;
+      swallowed_.pop_back();
+    } else if (std::erase(swallowed_, event->keycode) > 0) {
+      return;
+    }
     wlr_seat_set_keyboard(seat_.wlr(), keyboard_);
     wlr_seat_keyboard_notify_key(seat_.wlr(), event->time_msec, event->keycode, event->state);
   });
   destroy_.connect(&keyboard->base.events.destroy, [this](void*) { seat_.keyboard_destroyed(*this); });
+}
+
+std::vector<uint32_t> Keyboard::keys_for_clients() const {
+  std::vector<uint32_t> keys(keyboard_->keycodes, keyboard_->keycodes + keyboard_->num_keycodes);
+  std::erase_if(keys, [this](uint32_t key) {
+    return std::find(swallowed_.begin(), swallowed_.end(), key) != swallowed_.end();
+  });
+  return keys;
 }
 
 // Compositor-level keys that must work before any configuration exists:
@@ -200,11 +217,15 @@ void Seat::focus_keyboard(wlr_surface* surface) {
     return;
   }
   wlr_keyboard* keyboard = wlr_seat_get_keyboard(seat_);
-  if (keyboard != nullptr)
-    wlr_seat_keyboard_notify_enter(seat_, surface, keyboard->keycodes, keyboard->num_keycodes,
-                                   &keyboard->modifiers);
-  else
-    wlr_seat_keyboard_notify_enter(seat_, surface, nullptr, 0, nullptr);
+  auto it = std::find_if(keyboards_.begin(), keyboards_.end(),
+                         [keyboard](const auto& k) { return k->wlr() == keyboard; });
+  if (keyboard != nullptr && it != keyboards_.end()) {
+    std::vector<uint32_t> keys = (*it)->keys_for_clients();
+    wlr_seat_keyboard_notify_enter(seat_, surface, keys.data(), keys.size(), &keyboard->modifiers);
+  } else {
+    wlr_seat_keyboard_notify_enter(seat_, surface, nullptr, 0,
+                                   keyboard != nullptr ? &keyboard->modifiers : nullptr);
+  }
 }
 
 void Seat::restore_cursor_image() {

@@ -1,6 +1,7 @@
 // The seat: keyboards, pointer and cursor image, and where input goes.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -34,11 +35,16 @@ class Keyboard {
   Keyboard(const Keyboard&) = delete;
   Keyboard& operator=(const Keyboard&) = delete;
   [[nodiscard]] wlr_keyboard* wlr() const { return keyboard_; }
+  /// The keys held down that clients know about: all but those whose press
+  /// ran a binding (a surface entered now must not see them held).
+  [[nodiscard]] std::vector<uint32_t> keys_for_clients() const;
 
  private:
   bool handle_binding(uint32_t keycode);
   Seat& seat_;
   wlr_keyboard* keyboard_;
+  // Pressed keys that ran a binding: their release is not sent on either.
+  std::vector<uint32_t> swallowed_;
   Listener<void> modifiers_;
   Listener<wlr_keyboard_key_event> key_;
   Listener<void> destroy_;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "compositor/layer_shell.hpp"
@@ -94,21 +95,53 @@ TEST_F(Bindings, LaunchThenCloseARealClient) {
       h.run_until([&] { return h.server().views().empty(); }, std::chrono::milliseconds(5000)));
 }
 
+/// Whether the client saw `key` at all: pressed, released, or held at enter.
+bool saw_key(const Client& c, uint32_t key) {
+  for (const auto& k : c.keys)
+    if (k.key == key) return true;
+  return std::find(c.enter_keys.begin(), c.enter_keys.end(), key) != c.enter_keys.end();
+}
+
 TEST_F(Bindings, BoundKeysDoNotReachTheClientOthersDo) {
   Window a(c);
   map(a, kRed);
   c.keys.clear();
   keyboard.chord({KEY_LEFTMETA, KEY_2});
   keyboard.chord({KEY_LEFTMETA, KEY_1});
+  keyboard.chord({KEY_LEFTMETA, KEY_M});
   keyboard.chord({KEY_A});
   h.sync();
-  bool saw_a = false, saw_2 = false;
-  for (const auto& k : c.keys) {
-    saw_a |= k.key == KEY_A && k.state == WL_KEYBOARD_KEY_STATE_PRESSED;
-    saw_2 |= k.key == KEY_2 && k.state == WL_KEYBOARD_KEY_STATE_PRESSED;
+  // The bound keys: neither press nor release, also not when the binding
+  // gave the window focus back while the key was held (Super+1).
+  EXPECT_FALSE(saw_key(c, KEY_2));
+  EXPECT_FALSE(saw_key(c, KEY_1));
+  EXPECT_FALSE(saw_key(c, KEY_M));
+  // Others, and the modifier itself, arrive pressed and released.
+  for (uint32_t key : {KEY_A, KEY_LEFTMETA}) {
+    int presses = 0, releases = 0;
+    for (const auto& k : c.keys) {
+      if (k.key != key) continue;
+      (k.state == WL_KEYBOARD_KEY_STATE_PRESSED ? presses : releases)++;
+    }
+    EXPECT_GT(presses, 0) << key;
+    EXPECT_EQ(presses, releases) << key;
   }
-  EXPECT_TRUE(saw_a);
-  EXPECT_FALSE(saw_2);
+}
+
+TEST_F(Bindings, AWindowFocusedByABindingDoesNotSeeTheBoundKeyHeld) {
+  Window a(c), b(c);
+  map(a, kRed);
+  map(b, kGreen);
+  c.keys.clear();
+  keyboard.press(KEY_LEFTMETA, true);
+  keyboard.press(KEY_TAB, true);  // focus_next: a gets the keyboard now
+  ASSERT_TRUE(h.run_until([&] { return c.keyboard_focus == a.surface(); }));
+  EXPECT_EQ(std::count(c.enter_keys.begin(), c.enter_keys.end(), KEY_LEFTMETA), 1)
+      << "the modifier is held, and a knows it";
+  keyboard.press(KEY_TAB, false);
+  keyboard.press(KEY_LEFTMETA, false);
+  h.sync();
+  EXPECT_FALSE(saw_key(c, KEY_TAB));
 }
 
 TEST_F(Bindings, WorkspacesSwitchAndWindowsMoveBetweenThem) {
