@@ -173,6 +173,14 @@ void Seat::set_cursor_name(const char* name) {
 
 void Seat::activity() { server_.protocols().notify_activity(); }
 
+void Seat::forget(const View& view) {
+  grab_.forget(view);
+  if (pressed_view_ == &view) {
+    pressed_view_ = nullptr;
+    pressed_button_ = TitleButton::none;
+  }
+}
+
 void Seat::begin_move(View& view) {
   grab_.begin(view, Grab::Mode::move, cursor_->x, cursor_->y, 0);
   if (grab_.active()) wlr_seat_pointer_clear_focus(seat_);
@@ -254,6 +262,31 @@ void Seat::refresh_pointer_focus(uint32_t time_msec) {
   wlr_seat_pointer_notify_motion(seat_, time_msec, sx, sy);
 }
 
+bool Seat::handle_title_button(const wlr_pointer_button_event& event, View* view) {
+  if (event.button != BTN_LEFT) return false;
+  TitleButton under =
+      view != nullptr ? view->title_button_at(cursor_->x, cursor_->y) : TitleButton::none;
+  if (event.state == WL_POINTER_BUTTON_STATE_PRESSED) {
+    if (under == TitleButton::none) return false;
+    server_.focus_view(view);
+    pressed_view_ = view;
+    pressed_button_ = under;
+    return true;
+  }
+  if (pressed_button_ == TitleButton::none) return false;
+  // Released off the button it was pressed on: nothing happens.
+  TitleButton pressed = pressed_button_;
+  View* pressed_view = pressed_view_;
+  pressed_view_ = nullptr;
+  pressed_button_ = TitleButton::none;
+  if (view != pressed_view || under != pressed) return true;
+  if (pressed == TitleButton::close)
+    view->close();
+  else
+    view->set_maximized(!view->maximized());
+  return true;
+}
+
 void Seat::handle_button(const wlr_pointer_button_event& event) {
   activity();
   if (grab_.active()) {
@@ -272,6 +305,7 @@ void Seat::handle_button(const wlr_pointer_button_event& event) {
   double sx = 0;
   double sy = 0;
   View* view = server_.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
+  if (handle_title_button(event, view)) return;
   if (event.state == WL_POINTER_BUTTON_STATE_PRESSED && view != nullptr) {
     // Super+left drag moves, Super+right drag resizes; a press on the
     // server-side title bar (no surface there) moves too.

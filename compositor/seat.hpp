@@ -80,6 +80,8 @@ class Seat {
   void set_cursor_name(const char* name);
 
   [[nodiscard]] Grab& grab() { return grab_; }
+  /// `view` is going away: drop any grab or button press that holds it.
+  void forget(const View& view);
   /// Starts dragging `view` with the pointer (button held).
   void begin_move(View& view);
   void begin_resize(View& view, uint32_t edges);
@@ -87,6 +89,8 @@ class Seat {
  private:
   void update_capabilities();
   void handle_button(const wlr_pointer_button_event& event);
+  /// A press or release on a title bar button; true when it was one.
+  bool handle_title_button(const wlr_pointer_button_event& event, View* view);
   void handle_motion(wlr_input_device* device, uint32_t time_msec, double dx, double dy,
                      double unaccel_dx, double unaccel_dy);
   void activity();
@@ -104,6 +108,10 @@ class Seat {
   std::unique_ptr<PointerConstraints> constraints_;
   Grab grab_;
   uint32_t grab_button_ = 0;
+  // A title bar button pressed and not yet released: it acts on release
+  // over the same button, as toolkit buttons do.
+  View* pressed_view_ = nullptr;
+  TitleButton pressed_button_ = TitleButton::none;
 
   Listener<wlr_pointer_motion_event> motion_;
   Listener<wlr_pointer_motion_absolute_event> motion_absolute_;

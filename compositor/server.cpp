@@ -469,7 +469,7 @@ void Server::view_mapped(View& view) {
 }
 
 void Server::view_unmapped(View& view) {
-  seat_->grab().forget(view);
+  seat_->forget(view);
   if (focused_view_ == &view) {
     focused_view_ = nullptr;
     // Focus passes to the most recently focused window still mapped on
@@ -480,7 +480,7 @@ void Server::view_unmapped(View& view) {
 }
 
 void Server::view_destroyed(View& view) {
-  seat_->grab().forget(view);
+  seat_->forget(view);
   if (focused_view_ == &view) focused_view_ = nullptr;
   std::erase_if(views_, [&](const auto& v) { return v.get() == &view; });
 }

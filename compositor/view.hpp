@@ -13,6 +13,9 @@ namespace baton {
 
 class Output;
 
+/// The buttons of a server-side title bar.
+enum class TitleButton { none, close, maximize };
+
 /// A window's frame rectangle in layout coordinates: its visible geometry,
 /// not counting client-side shadows or a server-side title bar.
 struct Rect {
@@ -79,6 +82,10 @@ class View {
   [[nodiscard]] virtual bool server_decorated() const { return false; }
   /// Height of the server-side title bar above the frame (0 without one).
   [[nodiscard]] virtual int title_bar_height() const { return 0; }
+  /// The title bar button at layout point (lx, ly), if any.
+  [[nodiscard]] virtual TitleButton title_button_at(double /*lx*/, double /*ly*/) const {
+    return TitleButton::none;
+  }
 
  protected:
   View() = default;

@@ -87,6 +87,11 @@ int XdgView::title_bar_height() const {
   return decoration_ && !fullscreen_ ? Decoration::kTitleHeight : 0;
 }
 
+TitleButton XdgView::title_button_at(double lx, double ly) const {
+  if (!decoration_ || fullscreen_) return TitleButton::none;
+  return decoration_->button_at(lx - tree_->node.x, ly - tree_->node.y);
+}
+
 void XdgView::remember_floating_box() {
   if (maximized_ || fullscreen_) return;
   floating_box_ = frame();

@@ -43,6 +43,7 @@ class XdgView final : public View {
   void set_server_decorated(bool decorated) override;
   [[nodiscard]] bool server_decorated() const override { return decoration_ != nullptr; }
   [[nodiscard]] int title_bar_height() const override;
+  [[nodiscard]] TitleButton title_button_at(double lx, double ly) const override;
 
  private:
   void handle_commit();
