@@ -68,6 +68,7 @@ void run_action(Server& server, const Action& action) {
         if (view->maximized()) view->set_maximized(false);
         Rect f = view->frame();
         view->move_frame_to(f.x + action.dx, f.y + action.dy);
+        server.workspaces().place(*view);
       }
       break;
     case ActionKind::resize:

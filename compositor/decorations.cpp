@@ -1,14 +1,20 @@
 #include "compositor/decorations.hpp"
 
+#include <utility>
+
 #include "compositor/config/config.hpp"
 #include "compositor/desktop_protocols.hpp"
 #include "compositor/server.hpp"
+#include "compositor/title_icons.hpp"
 #include "compositor/title_text.hpp"
-#include "compositor/xdg_view.hpp"
 #include "compositor/wlr.hpp"
+#include "compositor/xdg_view.hpp"
 
 namespace baton {
 namespace {
+
+// The close button's background: it stands out from any bar colour.
+constexpr uint32_t kCloseColour = 0xc03030;
 
 void to_rgba(uint32_t rgb, float out[4]) {
   out[0] = static_cast<float>((rgb >> 16) & 0xff) / 255.0f;
@@ -23,39 +29,61 @@ Decoration::Decoration(View& view, const Config& config)
     : view_(view),
       focused_(config.focused_colour),
       unfocused_(config.unfocused_colour),
-      text_colour_(config.title_colour) {
+      urgent_(config.urgent_colour),
+      text_colour_(config.title_colour),
+      tree_(wlr_scene_tree_create(view.tree())) {
+  // Below the client's surface: the bar never covers window contents.
+  wlr_scene_node_lower_to_bottom(&tree_->node);
   float colour[4];
   to_rgba(unfocused_, colour);
-  title_ = wlr_scene_rect_create(view.tree(), 0, 0, colour);
-  text_ = wlr_scene_buffer_create(view.tree(), nullptr);
-  // Below the client's surface: the bar never covers window contents.
-  wlr_scene_node_lower_to_bottom(&text_->node);
-  wlr_scene_node_lower_to_bottom(&title_->node);
+  title_ = wlr_scene_rect_create(tree_, 0, 0, colour);
+  text_ = wlr_scene_buffer_create(tree_, nullptr);
+  to_rgba(kCloseColour, colour);
+  close_ = wlr_scene_rect_create(tree_, kButton, kButton, colour);
+  close_icon_ = wlr_scene_buffer_create(tree_, nullptr);
+  maximize_icon_ = wlr_scene_buffer_create(tree_, nullptr);
+  for (auto [node, button] : {std::pair{close_icon_, TitleButton::close},
+                              std::pair{maximize_icon_, TitleButton::maximize}}) {
+    wlr_buffer* icon = render_button_icon(button, kButton, text_colour_);
+    wlr_scene_buffer_set_buffer(node, icon);
+    if (icon != nullptr) wlr_buffer_drop(icon);
+  }
 }
 
-Decoration::~Decoration() {
-  wlr_scene_node_destroy(&text_->node);
-  wlr_scene_node_destroy(&title_->node);
-}
+Decoration::~Decoration() { wlr_scene_node_destroy(&tree_->node); }
 
-void Decoration::update(int x, int y, int width, bool focused, bool visible,
+void Decoration::update(int x, int y, int width, Look look, bool visible,
                         const std::string& title) {
   constexpr int kPadding = 8;
+  x_ = x;
+  y_ = y;
+  width_ = width;
+  visible_ = visible;
   float colour[4];
-  to_rgba(focused ? focused_ : unfocused_, colour);
+  to_rgba(look == Look::focused ? focused_ : look == Look::urgent ? urgent_ : unfocused_, colour);
   wlr_scene_rect_set_color(title_, colour);
   wlr_scene_rect_set_size(title_, width, kTitleHeight);
   wlr_scene_node_set_position(&title_->node, x, y - kTitleHeight);
-  if (title != drawn_title_ || width != drawn_width_) {
-    wlr_buffer* text = render_title(title, width - 2 * kPadding, kTitleHeight, text_colour_);
+  int text_width = width - 2 * kPadding - 2 * kButton;
+  if (title != drawn_title_ || text_width != drawn_width_) {
+    wlr_buffer* text = render_title(title, text_width, kTitleHeight, text_colour_);
     wlr_scene_buffer_set_buffer(text_, text);
     if (text != nullptr) wlr_buffer_drop(text);
     drawn_title_ = title;
-    drawn_width_ = width;
+    drawn_width_ = text_width;
   }
   wlr_scene_node_set_position(&text_->node, x + kPadding, y - kTitleHeight);
-  wlr_scene_node_set_enabled(&title_->node, visible);
-  wlr_scene_node_set_enabled(&text_->node, visible);
+  wlr_scene_node_set_position(&close_->node, x + width - kButton, y - kTitleHeight);
+  wlr_scene_node_set_position(&close_icon_->node, x + width - kButton, y - kTitleHeight);
+  wlr_scene_node_set_position(&maximize_icon_->node, x + width - 2 * kButton, y - kTitleHeight);
+  wlr_scene_node_set_enabled(&tree_->node, visible);
+}
+
+TitleButton Decoration::button_at(double x, double y) const {
+  if (!visible_ || y < y_ - kTitleHeight || y >= y_ || x >= x_ + width_) return TitleButton::none;
+  if (x >= x_ + width_ - kButton) return TitleButton::close;
+  if (x >= x_ + width_ - 2 * kButton) return TitleButton::maximize;
+  return TitleButton::none;
 }
 
 XdgDecoration::XdgDecoration(Server& server, wlr_xdg_toplevel_decoration_v1* decoration)

@@ -1,5 +1,6 @@
 #include "compositor/desktop_protocols.hpp"
 
+#include "compositor/activation.hpp"
 #include "compositor/config/apply.hpp"
 #include "compositor/decorations.hpp"
 #include "compositor/layer_shell.hpp"
@@ -9,7 +10,6 @@
 #include "compositor/server.hpp"
 #include "compositor/session_lock.hpp"
 #include "compositor/view.hpp"
-#include "compositor/workspaces.hpp"
 
 namespace baton {
 
@@ -109,16 +109,7 @@ DesktopProtocols::DesktopProtocols(Server& server)
         inhibitor_destroys_.push_back(std::move(listener));
       });
 
-  wlr_xdg_activation_v1* activation = wlr_xdg_activation_v1_create(display);
-  request_activate_.connect(&activation->events.request_activate,
-                            [this](wlr_xdg_activation_v1_request_activate_event* event) {
-                              for (const auto& v : server_.views()) {
-                                if (v->surface() != event->surface || !v->mapped()) continue;
-                                server_.workspaces().switch_to(v->workspace());
-                                server_.focus_view(v.get());
-                                return;
-                              }
-                            });
+  activation_ = std::make_unique<Activation>(server);
 
   wlr_xdg_decoration_manager_v1* decorations = wlr_xdg_decoration_manager_v1_create(display);
   new_decoration_.connect(

@@ -1,8 +1,9 @@
 // The desktop's protocol globals that wlroots implements and baton only
 // wires up: selections, screencopy, output management and power, gamma,
-// content type, cursor shape, shortcut inhibitors, virtual input, idle, activation, foreign toplevels
-// and xdg-decoration. (Pointer constraints and relative motion live in
-// PointerConstraints, next to the seat.)
+// content type, cursor shape, shortcut inhibitors, virtual input, idle,
+// foreign toplevels and xdg-decoration; it owns Activation (xdg-activation).
+// (Pointer constraints and relative motion live in PointerConstraints, next
+// to the seat.)
 #pragma once
 
 #include <memory>
@@ -15,6 +16,7 @@ namespace baton {
 
 class Server;
 class XdgDecoration;
+class Activation;
 
 class DesktopProtocols {
  public:
@@ -24,6 +26,7 @@ class DesktopProtocols {
   DesktopProtocols& operator=(const DesktopProtocols&) = delete;
 
   [[nodiscard]] wlr_foreign_toplevel_manager_v1* foreign_toplevels() const { return foreign_; }
+  [[nodiscard]] Activation& activation() { return *activation_; }
   /// Input happened: resets idle timers (idle-notify).
   void notify_activity();
   /// Whether the focused surface asked for compositor shortcuts to be off.
@@ -41,6 +44,7 @@ class DesktopProtocols {
   wlr_idle_notifier_v1* idle_notifier_;
   wlr_keyboard_shortcuts_inhibit_manager_v1* shortcuts_inhibit_;
   int idle_inhibitors_ = 0;
+  std::unique_ptr<Activation> activation_;
   std::vector<std::unique_ptr<XdgDecoration>> decorations_;
   std::vector<std::unique_ptr<Listener<void>>> inhibitor_destroys_;
 
@@ -55,7 +59,6 @@ class DesktopProtocols {
   Listener<wlr_virtual_keyboard_v1> new_virtual_keyboard_;
   Listener<wlr_virtual_pointer_v1_new_pointer_event> new_virtual_pointer_;
   Listener<wlr_idle_inhibitor_v1> new_idle_inhibitor_;
-  Listener<wlr_xdg_activation_v1_request_activate_event> request_activate_;
   Listener<wlr_xdg_toplevel_decoration_v1> new_decoration_;
 };
 

@@ -14,7 +14,7 @@ ForeignToplevel::ForeignToplevel(Server& server, View& view)
       handle_(wlr_foreign_toplevel_handle_v1_create(server.protocols().foreign_toplevels())) {
   activate_.connect(&handle_->events.request_activate,
                     [this](wlr_foreign_toplevel_handle_v1_activated_event*) {
-                      server_.workspaces().switch_to(view_.workspace());
+                      server_.workspaces().show(view_);
                       server_.focus_view(&view_);
                     });
   maximize_.connect(&handle_->events.request_maximize,

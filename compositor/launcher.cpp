@@ -19,7 +19,7 @@ Launcher::Launcher(wl_event_loop* loop, std::string socket_name, ExitCallback on
 
 Launcher::~Launcher() = default;
 
-pid_t Launcher::spawn(const std::string& command) {
+pid_t Launcher::spawn(const std::string& command, const Env& extra) {
   pid_t pid = fork();
   if (pid < 0) {
     LOG_ERROR("cannot start '%s': fork: %s", command.c_str(), std::strerror(errno));
@@ -35,12 +35,16 @@ pid_t Launcher::spawn(const std::string& command) {
     setenv("XDG_CURRENT_DESKTOP", "baton", 1);
     setenv("XDG_SESSION_TYPE", "wayland", 1);
     unsetenv("WAYLAND_SOCKET");
-    for (const auto& [name, value] : env_) {
-      if (value.empty())
-        unsetenv(name.c_str());
-      else
-        setenv(name.c_str(), value.c_str(), 1);
-    }
+    auto apply = [](const Env& env) {
+      for (const auto& [name, value] : env) {
+        if (value.empty())
+          unsetenv(name.c_str());
+        else
+          setenv(name.c_str(), value.c_str(), 1);
+      }
+    };
+    apply(env_);
+    apply(extra);
     execl("/bin/sh", "/bin/sh", "-c", command.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compositor/event_source.hpp"
@@ -26,8 +27,11 @@ class Launcher {
   Launcher(const Launcher&) = delete;
   Launcher& operator=(const Launcher&) = delete;
 
-  /// Runs `command` through /bin/sh -c. Returns the pid, or -1 (logged).
-  pid_t spawn(const std::string& command);
+  using Env = std::vector<std::pair<std::string, std::string>>;
+
+  /// Runs `command` through /bin/sh -c, with `extra` set in its environment
+  /// on top of set_env()'s. Returns the pid, or -1 (logged).
+  pid_t spawn(const std::string& command, const Env& extra = {});
   /// Sets (or, with an empty value, unsets) a variable for later children.
   void set_env(const std::string& name, const std::string& value);
 
@@ -43,7 +47,7 @@ class Launcher {
   std::string socket_name_;
   ExitCallback on_exit_;
   std::vector<std::unique_ptr<Child>> children_;
-  std::vector<std::pair<std::string, std::string>> env_;
+  Env env_;
 };
 
 }  // namespace baton

@@ -7,6 +7,7 @@
 #include "compositor/seat.hpp"
 #include "compositor/server.hpp"
 #include "compositor/view.hpp"
+#include "compositor/workspaces.hpp"
 
 namespace baton {
 
@@ -62,7 +63,7 @@ LayerShell::LayerShell(Server& server)
 
   new_surface_.connect(&shell_->events.new_surface, [this](wlr_layer_surface_v1* surface) {
     if (surface->output == nullptr) {
-      Output* output = server_.output_at(server_.seat().cursor_x(), server_.seat().cursor_y());
+      Output* output = server_.workspaces().focused_output();
       if (output == nullptr) {
         LOG_INFO("layer surface '%s' with no output to show it on", surface->namespace_);
         wlr_layer_surface_v1_destroy(surface);

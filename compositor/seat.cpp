@@ -14,6 +14,7 @@
 #include "compositor/session_lock.hpp"
 #include "compositor/view.hpp"
 #include "compositor/wlr.hpp"
+#include "compositor/workspaces.hpp"
 
 namespace baton {
 
@@ -28,11 +29,28 @@ Keyboard::Keyboard(Seat& seat, wlr_keyboard* keyboard) : seat_(seat), keyboard_(
   });
   key_.connect(&keyboard->events.key, [this](wlr_keyboard_key_event* event) {
     seat_.server().protocols().notify_activity();
-    if (event->state == WL_KEYBOARD_KEY_STATE_PRESSED && handle_binding(event->keycode)) return;
+    // A key that runs a binding belongs to baton: no client sees its press
+    // or its release, nor sees it held when the binding moves focus (so it
+    // counts as swallowed while the binding runs).
+    if (event->state == WL_KEYBOARD_KEY_STATE_PRESSED) {
+      swallowed_.push_back(event->keycode);
+      if (handle_binding(event->keycode)) return;
+      swallowed_.pop_back();
+    } else if (std::erase(swallowed_, event->keycode) > 0) {
+      return;
+    }
     wlr_seat_set_keyboard(seat_.wlr(), keyboard_);
     wlr_seat_keyboard_notify_key(seat_.wlr(), event->time_msec, event->keycode, event->state);
   });
   destroy_.connect(&keyboard->base.events.destroy, [this](void*) { seat_.keyboard_destroyed(*this); });
+}
+
+std::vector<uint32_t> Keyboard::keys_for_clients() const {
+  std::vector<uint32_t> keys(keyboard_->keycodes, keyboard_->keycodes + keyboard_->num_keycodes);
+  std::erase_if(keys, [this](uint32_t key) {
+    return std::find(swallowed_.begin(), swallowed_.end(), key) != swallowed_.end();
+  });
+  return keys;
 }
 
 // Compositor-level keys that must work before any configuration exists:
@@ -155,6 +173,14 @@ void Seat::set_cursor_name(const char* name) {
 
 void Seat::activity() { server_.protocols().notify_activity(); }
 
+void Seat::forget(const View& view) {
+  grab_.forget(view);
+  if (pressed_view_ == &view) {
+    pressed_view_ = nullptr;
+    pressed_button_ = TitleButton::none;
+  }
+}
+
 void Seat::begin_move(View& view) {
   grab_.begin(view, Grab::Mode::move, cursor_->x, cursor_->y, 0);
   if (grab_.active()) wlr_seat_pointer_clear_focus(seat_);
@@ -173,6 +199,7 @@ void Seat::handle_motion(wlr_input_device* device, uint32_t time_msec, double dx
   // No wl_pointer.motion without motion: a locked pointer must send none.
   if (dx == 0 && dy == 0) return;
   wlr_cursor_move(cursor_, device, dx, dy);
+  server_.workspaces().pointer_on(server_.output_at(cursor_->x, cursor_->y));
   if (grab_.active()) {
     grab_.motion(cursor_->x, cursor_->y);
     return;
@@ -198,11 +225,15 @@ void Seat::focus_keyboard(wlr_surface* surface) {
     return;
   }
   wlr_keyboard* keyboard = wlr_seat_get_keyboard(seat_);
-  if (keyboard != nullptr)
-    wlr_seat_keyboard_notify_enter(seat_, surface, keyboard->keycodes, keyboard->num_keycodes,
-                                   &keyboard->modifiers);
-  else
-    wlr_seat_keyboard_notify_enter(seat_, surface, nullptr, 0, nullptr);
+  auto it = std::find_if(keyboards_.begin(), keyboards_.end(),
+                         [keyboard](const auto& k) { return k->wlr() == keyboard; });
+  if (keyboard != nullptr && it != keyboards_.end()) {
+    std::vector<uint32_t> keys = (*it)->keys_for_clients();
+    wlr_seat_keyboard_notify_enter(seat_, surface, keys.data(), keys.size(), &keyboard->modifiers);
+  } else {
+    wlr_seat_keyboard_notify_enter(seat_, surface, nullptr, 0,
+                                   keyboard != nullptr ? &keyboard->modifiers : nullptr);
+  }
 }
 
 void Seat::restore_cursor_image() {
@@ -231,12 +262,40 @@ void Seat::refresh_pointer_focus(uint32_t time_msec) {
   wlr_seat_pointer_notify_motion(seat_, time_msec, sx, sy);
 }
 
+bool Seat::handle_title_button(const wlr_pointer_button_event& event, View* view) {
+  if (event.button != BTN_LEFT) return false;
+  TitleButton under =
+      view != nullptr ? view->title_button_at(cursor_->x, cursor_->y) : TitleButton::none;
+  if (event.state == WL_POINTER_BUTTON_STATE_PRESSED) {
+    if (under == TitleButton::none) return false;
+    server_.focus_view(view);
+    pressed_view_ = view;
+    pressed_button_ = under;
+    return true;
+  }
+  if (pressed_button_ == TitleButton::none) return false;
+  // Released off the button it was pressed on: nothing happens.
+  TitleButton pressed = pressed_button_;
+  View* pressed_view = pressed_view_;
+  pressed_view_ = nullptr;
+  pressed_button_ = TitleButton::none;
+  if (view != pressed_view || under != pressed) return true;
+  if (pressed == TitleButton::close)
+    view->close();
+  else
+    view->set_maximized(!view->maximized());
+  return true;
+}
+
 void Seat::handle_button(const wlr_pointer_button_event& event) {
   activity();
   if (grab_.active()) {
     // The grab ends with the button that started it; others are swallowed.
     if (event.state == WL_POINTER_BUTTON_STATE_RELEASED && (grab_button_ == 0 || event.button == grab_button_)) {
+      // A window dragged onto another output joins its workspace.
+      View* view = grab_.view();
       grab_.end();
+      if (view != nullptr) server_.workspaces().place(*view);
       grab_button_ = 0;
       refresh_pointer_focus(event.time_msec);
     }
@@ -246,6 +305,7 @@ void Seat::handle_button(const wlr_pointer_button_event& event) {
   double sx = 0;
   double sy = 0;
   View* view = server_.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
+  if (handle_title_button(event, view)) return;
   if (event.state == WL_POINTER_BUTTON_STATE_PRESSED && view != nullptr) {
     // Super+left drag moves, Super+right drag resizes; a press on the
     // server-side title bar (no surface there) moves too.

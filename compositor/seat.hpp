@@ -1,6 +1,7 @@
 // The seat: keyboards, pointer and cursor image, and where input goes.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -34,11 +35,16 @@ class Keyboard {
   Keyboard(const Keyboard&) = delete;
   Keyboard& operator=(const Keyboard&) = delete;
   [[nodiscard]] wlr_keyboard* wlr() const { return keyboard_; }
+  /// The keys held down that clients know about: all but those whose press
+  /// ran a binding (a surface entered now must not see them held).
+  [[nodiscard]] std::vector<uint32_t> keys_for_clients() const;
 
  private:
   bool handle_binding(uint32_t keycode);
   Seat& seat_;
   wlr_keyboard* keyboard_;
+  // Pressed keys that ran a binding: their release is not sent on either.
+  std::vector<uint32_t> swallowed_;
   Listener<void> modifiers_;
   Listener<wlr_keyboard_key_event> key_;
   Listener<void> destroy_;
@@ -74,6 +80,8 @@ class Seat {
   void set_cursor_name(const char* name);
 
   [[nodiscard]] Grab& grab() { return grab_; }
+  /// `view` is going away: drop any grab or button press that holds it.
+  void forget(const View& view);
   /// Starts dragging `view` with the pointer (button held).
   void begin_move(View& view);
   void begin_resize(View& view, uint32_t edges);
@@ -81,6 +89,8 @@ class Seat {
  private:
   void update_capabilities();
   void handle_button(const wlr_pointer_button_event& event);
+  /// A press or release on a title bar button; true when it was one.
+  bool handle_title_button(const wlr_pointer_button_event& event, View* view);
   void handle_motion(wlr_input_device* device, uint32_t time_msec, double dx, double dy,
                      double unaccel_dx, double unaccel_dy);
   void activity();
@@ -98,6 +108,10 @@ class Seat {
   std::unique_ptr<PointerConstraints> constraints_;
   Grab grab_;
   uint32_t grab_button_ = 0;
+  // A title bar button pressed and not yet released: it acts on release
+  // over the same button, as toolkit buttons do.
+  View* pressed_view_ = nullptr;
+  TitleButton pressed_button_ = TitleButton::none;
 
   Listener<wlr_pointer_motion_event> motion_;
   Listener<wlr_pointer_motion_absolute_event> motion_absolute_;

@@ -2,35 +2,35 @@
 
 #include <fcntl.h>
 #include <sys/wait.h>
-
 #include <unistd.h>
-#include <cerrno>
-#include <cstring>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 
 #include "backend/backend_factory.hpp"
+#include "compositor/activation.hpp"
 #include "compositor/config/apply.hpp"
 #include "compositor/desktop_protocols.hpp"
-#include "compositor/layer_shell.hpp"
 #include "compositor/launcher.hpp"
+#include "compositor/layer_shell.hpp"
 #include "compositor/log.hpp"
 #include "compositor/output.hpp"
 #include "compositor/screenshot_writer.hpp"
-#include "compositor/session_lock.hpp"
 #include "compositor/seat.hpp"
+#include "compositor/session_lock.hpp"
+#include "compositor/wlr.hpp"
+#include "compositor/workspaces.hpp"
 #include "compositor/xdg_view.hpp"
 #include "compositor/xwayland.hpp"
 #include "compositor/xwayland_view.hpp"
-#include "compositor/wlr.hpp"
-#include "compositor/workspaces.hpp"
 #include "protocols/linux_dmabuf.hpp"
 #include "protocols/linux_drm_syncobj.hpp"
 #include "protocols/readiness_gate.hpp"
-#include "renderer/renderer_factory.hpp"
 #include "renderer/render_stack.hpp"
+#include "renderer/renderer_factory.hpp"
 
 namespace baton {
 namespace {
@@ -247,7 +247,14 @@ void Server::terminate(int exit_code) {
   wl_display_terminate(display_);
 }
 
-int Server::spawn(const std::string& command) { return launcher_ ? launcher_->spawn(command) : -1; }
+int Server::spawn(const std::string& command) {
+  if (!launcher_) return -1;
+  // What we start may focus its first window once (xdg-activation; GTK and
+  // Qt read either name).
+  std::string token = protocols_->activation().launch_token();
+  return launcher_->spawn(command,
+                          {{"XDG_ACTIVATION_TOKEN", token}, {"DESKTOP_STARTUP_ID", token}});
+}
 
 std::vector<Output*> Server::outputs() const {
   std::vector<Output*> result;
@@ -264,12 +271,18 @@ Output* Server::output_at(double lx, double ly) const {
 
 View* Server::fullscreen_view_on(const Output& output) const {
   for (const auto& v : views_) {
-    if (!v->fullscreen()) continue;
+    if (!v->fullscreen() || !v->visible()) continue;
     wlr_surface* surface = v->surface();
     if (surface == nullptr) continue;
     if (output_at(v->x() + surface->current.width / 2.0, v->y() + surface->current.height / 2.0) == &output)
       return v.get();
   }
+  return nullptr;
+}
+
+View* Server::view_for_surface(const wlr_surface* surface) const {
+  for (const auto& v : views_)
+    if (surface != nullptr && v->surface() == surface) return v.get();
   return nullptr;
 }
 
@@ -299,20 +312,23 @@ void Server::focus_view(View* view) {
     return;
   }
   wlr_scene_node_raise_to_top(&view->tree()->node);
+  workspaces_->focus_output(view->output());
   auto it = std::find_if(views_.begin(), views_.end(), [view](const auto& v) { return v.get() == view; });
   if (it != views_.end()) std::rotate(views_.begin(), it, it + 1);
+  if (view->urgent()) view->set_urgent(false);
   view->set_activated(true);
   // A lock screen or launcher that asked for the keyboard keeps it.
   wlr_surface* exclusive = layer_shell_->exclusive_focus();
   seat_->focus_keyboard(exclusive != nullptr ? exclusive : view->surface());
 }
 
-int Server::current_workspace() const { return workspaces_->current(); }
-
 void Server::cycle_focus(bool forward) {
   std::vector<View*> candidates;
+  Output* output = workspaces_->focused_output();
   for (const auto& v : views_)
-    if (v->mapped() && v->workspace() == workspaces_->current()) candidates.push_back(v.get());
+    if (v->mapped() && v->managed() && v->output() == output &&
+        v->workspace() == workspaces_->current(output))
+      candidates.push_back(v.get());
   if (candidates.size() < 2) return;
   if (forward) {
     // The window focused longest ago; repeating walks through them all.
@@ -407,6 +423,7 @@ void Server::update_activation_environment() {
 void Server::handle_new_output(wlr_output* output) {
   outputs_.push_back(std::make_unique<Output>(*this, output));
   apply_output_config(*this, output);
+  if (workspaces_) workspaces_->output_added(*outputs_.back());
   if (layer_shell_) layer_shell_->arrange_all();
   if (protocols_) protocols_->outputs_changed();
   if (session_lock_) session_lock_->arrange();
@@ -414,6 +431,7 @@ void Server::handle_new_output(wlr_output* output) {
 
 void Server::output_destroyed(Output& output) {
   if (layer_shell_) layer_shell_->output_removed(output.wlr());
+  if (workspaces_) workspaces_->output_removed(output);
   std::erase_if(outputs_, [&](const auto& o) { return o.get() == &output; });
   if (protocols_) protocols_->outputs_changed();
   // Closing the last window of a nested baton ends it, as closing a nested
@@ -442,24 +460,27 @@ void Server::add_xwayland_surface(wlr_xwayland_surface* surface) {
 }
 
 void Server::view_mapped(View& view) {
-  if (view.managed()) focus_view(&view);
+  if (view.managed()) {
+    workspaces_->place(view);
+    if (view.visible()) focus_view(&view);
+  }
   seat_->refresh_pointer_focus(now_msec());
   if (screenshot_writer_) screenshot_writer_->window_mapped();
 }
 
 void Server::view_unmapped(View& view) {
-  seat_->grab().forget(view);
+  seat_->forget(view);
   if (focused_view_ == &view) {
     focused_view_ = nullptr;
     // Focus passes to the most recently focused window still mapped on
     // this workspace.
-    focus_view(workspaces_->most_recent(&view));
+    focus_view(workspaces_->most_recent(view.output(), &view));
   }
   seat_->refresh_pointer_focus(now_msec());
 }
 
 void Server::view_destroyed(View& view) {
-  seat_->grab().forget(view);
+  seat_->forget(view);
   if (focused_view_ == &view) focused_view_ = nullptr;
   std::erase_if(views_, [&](const auto& v) { return v.get() == &view; });
 }

@@ -116,6 +116,8 @@ class Server {
   [[nodiscard]] View* fullscreen_view_on(const Output& output) const;
   [[nodiscard]] wlr_tearing_control_manager_v1* tearing_control() const { return tearing_control_; }
 
+  /// The window whose main surface is `surface`, or null.
+  [[nodiscard]] View* view_for_surface(const wlr_surface* surface) const;
   /// The view and surface at layout coordinates, with surface-local coordinates.
   View* view_at(double lx, double ly, wlr_surface** surface, double* sx, double* sy) const;
   /// Raises `view`, activates it and gives it keyboard focus (null clears).
@@ -133,12 +135,12 @@ class Server {
   LayerShell& layer_shell() { return *layer_shell_; }
   DesktopProtocols& protocols() { return *protocols_; }
   SessionLock& session_lock() { return *session_lock_; }
-  [[nodiscard]] int current_workspace() const;
   /// Focuses the next (least recently used) or previous window of the
-  /// current workspace.
+  /// focused output's workspace.
   void cycle_focus(bool forward);
 
-  /// Spawns `command` through /bin/sh with this server's WAYLAND_DISPLAY.
+  /// Spawns `command` through /bin/sh with this server's WAYLAND_DISPLAY and
+  /// an activation token of its own.
   int spawn(const std::string& command);
 
   /// Called by views: lifecycle hooks the server reacts to.

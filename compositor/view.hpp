@@ -11,6 +11,11 @@ struct wlr_surface;
 
 namespace baton {
 
+class Output;
+
+/// The buttons of a server-side title bar.
+enum class TitleButton { none, close, maximize };
+
 /// A window's frame rectangle in layout coordinates: its visible geometry,
 /// not counting client-side shadows or a server-side title bar.
 struct Rect {
@@ -37,6 +42,9 @@ class View {
 
   virtual void set_activated(bool activated) = 0;
   [[nodiscard]] bool activated() const { return activated_; }
+  /// Asked for focus and was refused (xdg-activation); focusing clears it.
+  virtual void set_urgent(bool urgent) { urgent_ = urgent; }
+  [[nodiscard]] bool urgent() const { return urgent_; }
 
   /// Top-left of the window's scene tree in layout coordinates.
   [[nodiscard]] int x() const;
@@ -51,6 +59,10 @@ class View {
   /// Asks the client to close the window.
   virtual void close() = 0;
 
+  /// The output whose workspace the window is on (see Workspaces); null
+  /// before it is placed and while there is no output at all.
+  [[nodiscard]] Output* output() const { return output_; }
+  void set_output(Output* output) { output_ = output; }
   [[nodiscard]] int workspace() const { return workspace_; }
   void set_workspace(int workspace) { workspace_ = workspace; }
   /// Shows or hides the window (workspace switches).
@@ -70,12 +82,18 @@ class View {
   [[nodiscard]] virtual bool server_decorated() const { return false; }
   /// Height of the server-side title bar above the frame (0 without one).
   [[nodiscard]] virtual int title_bar_height() const { return 0; }
+  /// The title bar button at layout point (lx, ly), if any.
+  [[nodiscard]] virtual TitleButton title_button_at(double /*lx*/, double /*ly*/) const {
+    return TitleButton::none;
+  }
 
  protected:
   View() = default;
   bool activated_ = false;
+  bool urgent_ = false;
 
  private:
+  Output* output_ = nullptr;  // Workspaces moves windows off an output before it goes
   int workspace_ = 1;
 };
 

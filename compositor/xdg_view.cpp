@@ -10,6 +10,7 @@
 #include "compositor/seat.hpp"
 #include "compositor/server.hpp"
 #include "compositor/wlr.hpp"
+#include "compositor/workspaces.hpp"
 
 namespace baton {
 
@@ -84,6 +85,11 @@ void XdgView::close() { wlr_xdg_toplevel_send_close(toplevel_); }
 
 int XdgView::title_bar_height() const {
   return decoration_ && !fullscreen_ ? Decoration::kTitleHeight : 0;
+}
+
+TitleButton XdgView::title_button_at(double lx, double ly) const {
+  if (!decoration_ || fullscreen_) return TitleButton::none;
+  return decoration_->button_at(lx - tree_->node.x, ly - tree_->node.y);
 }
 
 void XdgView::remember_floating_box() {
@@ -167,7 +173,10 @@ void XdgView::update_decoration() {
   if (!decoration_) return;
   wlr_box geometry{};
   wlr_xdg_surface_get_geometry(toplevel_->base, &geometry);
-  decoration_->update(geometry.x, geometry.y, geometry.width, activated_, !fullscreen_, title());
+  Decoration::Look look = activated_ ? Decoration::Look::focused
+                          : urgent_  ? Decoration::Look::urgent
+                                     : Decoration::Look::unfocused;
+  decoration_->update(geometry.x, geometry.y, geometry.width, look, !fullscreen_, title());
 }
 
 wlr_surface* XdgView::surface() const { return toplevel_->base->surface; }
@@ -177,6 +186,11 @@ void XdgView::set_activated(bool activated) {
   update_decoration();
   if (foreign_) foreign_->update();
 }
+void XdgView::set_urgent(bool urgent) {
+  urgent_ = urgent;
+  update_decoration();
+}
+
 std::string XdgView::title() const { return toplevel_->title ? toplevel_->title : ""; }
 std::string XdgView::app_id() const { return toplevel_->app_id ? toplevel_->app_id : ""; }
 
@@ -208,7 +222,6 @@ void XdgView::handle_commit() {
 void XdgView::handle_map() {
   mapped_ = true;
   if (!placed_) place();
-  set_workspace(server_.current_workspace());
   foreign_ = std::make_unique<ForeignToplevel>(server_, *this);
   server_.view_mapped(*this);
   if (toplevel_->requested.fullscreen) set_fullscreen(true);
@@ -216,11 +229,11 @@ void XdgView::handle_map() {
   update_decoration();
 }
 
-// New windows open centred on the output under the pointer, cascading by a
+// New windows open centred on the focused output, cascading by a
 // title-bar's height when that spot is taken.
 void XdgView::place() {
   placed_ = true;
-  Output* output = server_.output_at(server_.seat().cursor_x(), server_.seat().cursor_y());
+  Output* output = server_.workspaces().focused_output();
   if (output == nullptr) return;
   wlr_box area{};
   wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &area);
@@ -245,45 +258,64 @@ void XdgView::place() {
 }
 
 Popup::Popup(Server& server, wlr_xdg_popup* popup) : server_(server), popup_(popup) {
-  wlr_xdg_surface* parent = wlr_xdg_surface_try_from_wlr_surface(popup->parent);
-  auto* parent_tree = parent != nullptr ? static_cast<wlr_scene_tree*>(parent->data) : nullptr;
-  // Panels (layer surfaces) open popups too; their tree is in their data.
-  if (wlr_layer_surface_v1* layer = wlr_layer_surface_v1_try_from_wlr_surface(popup->parent))
-    parent_tree = static_cast<wlr_scene_tree*>(layer->data);
-  if (parent_tree != nullptr) {
-    popup->base->data = wlr_scene_xdg_surface_create(parent_tree, popup->base);
-  } else {
-    LOG_ERROR("popup without a known parent surface; it will not be shown");
-  }
+  // A panel's popup is created without a parent and gets one from
+  // zwlr_layer_surface_v1.get_popup: it joins the scene at its first commit,
+  // when the protocol guarantees the parent.
   commit_.connect(&popup->base->surface->events.commit, [this](void*) {
-    if (popup_->base->initial_commit) unconstrain();
+    if (!popup_->base->initial_commit || popup_->parent == nullptr) return;
+    if (popup_->base->data == nullptr) attach();
+    unconstrain();
   });
   destroy_.connect(&popup->events.destroy, [this](void*) { server_.popup_destroyed(*this); });
 }
 
-// Keeps the popup inside the output its toplevel is on: the box is given in
-// the toplevel's surface-local coordinates.
-void Popup::unconstrain() {
-  wlr_xdg_surface* root = popup_->base;
-  while (root->role == WLR_XDG_SURFACE_ROLE_POPUP && root->popup->parent != nullptr) {
-    wlr_xdg_surface* next = wlr_xdg_surface_try_from_wlr_surface(root->popup->parent);
-    if (next == nullptr) break;
-    root = next;
+void Popup::attach() {
+  // Toplevels and popups keep their scene tree in their xdg surface's data,
+  // layer surfaces in theirs.
+  wlr_scene_tree* parent_tree = nullptr;
+  if (wlr_xdg_surface* xdg = wlr_xdg_surface_try_from_wlr_surface(popup_->parent))
+    parent_tree = static_cast<wlr_scene_tree*>(xdg->data);
+  else if (wlr_layer_surface_v1* layer = wlr_layer_surface_v1_try_from_wlr_surface(popup_->parent))
+    parent_tree = static_cast<wlr_scene_tree*>(layer->data);
+  if (parent_tree == nullptr) {
+    LOG_ERROR("popup without a known parent surface; it will not be shown");
+    return;
   }
-  auto* root_tree = static_cast<wlr_scene_tree*>(root->data);
-  if (root->role != WLR_XDG_SURFACE_ROLE_TOPLEVEL || root_tree == nullptr) {
+  popup_->base->data = wlr_scene_xdg_surface_create(parent_tree, popup_->base);
+}
+
+// Keeps the popup inside the output its root is on: the toplevel's output
+// there, a panel's own output for the popups of layer surfaces. The box is
+// given in the root surface's coordinates.
+void Popup::unconstrain() {
+  wlr_surface* root = popup_->parent;
+  while (wlr_xdg_popup* parent = wlr_xdg_popup_try_from_wlr_surface(root)) root = parent->parent;
+  wlr_xdg_surface* xdg_root = wlr_xdg_surface_try_from_wlr_surface(root);
+  wlr_layer_surface_v1* layer_root = wlr_layer_surface_v1_try_from_wlr_surface(root);
+  wlr_scene_tree* root_tree = nullptr;
+  if (xdg_root != nullptr && xdg_root->role == WLR_XDG_SURFACE_ROLE_TOPLEVEL)
+    root_tree = static_cast<wlr_scene_tree*>(xdg_root->data);
+  else if (layer_root != nullptr)
+    root_tree = static_cast<wlr_scene_tree*>(layer_root->data);
+  int lx = 0;
+  int ly = 0;
+  if (root_tree == nullptr || !wlr_scene_node_coords(&root_tree->node, &lx, &ly)) {
     wlr_xdg_surface_schedule_configure(popup_->base);
     return;
   }
-  int lx = root_tree->node.x;
-  int ly = root_tree->node.y;
-  Output* output = server_.output_at(lx + popup_->scheduled.geometry.x, ly + popup_->scheduled.geometry.y);
+  wlr_output* output = nullptr;
+  if (layer_root != nullptr) {
+    output = layer_root->output;
+  } else if (Output* o = server_.output_at(lx + popup_->scheduled.geometry.x,
+                                           ly + popup_->scheduled.geometry.y)) {
+    output = o->wlr();
+  }
   if (output == nullptr) {
     wlr_xdg_surface_schedule_configure(popup_->base);
     return;
   }
   wlr_box box{};
-  wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &box);
+  wlr_output_layout_get_box(server_.output_layout(), output, &box);
   box.x -= lx;
   box.y -= ly;
   wlr_xdg_popup_unconstrain_from_box(popup_, &box);

@@ -27,6 +27,7 @@ class XdgView final : public View {
   [[nodiscard]] wlr_scene_tree* tree() const override { return tree_; }
   [[nodiscard]] bool mapped() const override { return mapped_; }
   void set_activated(bool activated) override;
+  void set_urgent(bool urgent) override;
   [[nodiscard]] std::string title() const override;
   [[nodiscard]] std::string app_id() const override;
 
@@ -42,6 +43,7 @@ class XdgView final : public View {
   void set_server_decorated(bool decorated) override;
   [[nodiscard]] bool server_decorated() const override { return decoration_ != nullptr; }
   [[nodiscard]] int title_bar_height() const override;
+  [[nodiscard]] TitleButton title_button_at(double lx, double ly) const override;
 
  private:
   void handle_commit();
@@ -76,8 +78,8 @@ class XdgView final : public View {
   Listener<void> set_app_id_;
 };
 
-/// An xdg popup, parented to its toplevel's or parent popup's scene tree and
-/// kept on its output.
+/// An xdg popup, parented to its toplevel's, parent popup's or panel's
+/// scene tree and kept on its output.
 class Popup {
  public:
   Popup(Server& server, wlr_xdg_popup* popup);
@@ -85,6 +87,7 @@ class Popup {
   Popup& operator=(const Popup&) = delete;
 
  private:
+  void attach();
   void unconstrain();
 
   Server& server_;

@@ -6,6 +6,7 @@
 #include "compositor/seat.hpp"
 #include "compositor/server.hpp"
 #include "compositor/wlr.hpp"
+#include "compositor/workspaces.hpp"
 
 namespace baton {
 
@@ -105,7 +106,6 @@ void XwaylandView::handle_map() {
     wlr_scene_node_raise_to_top(&tree_->node);
   } else if (!placed_) {
     place();
-    set_workspace(server_.current_workspace());
   }
   // A window that asked for fullscreen before mapping (as games do) gets it now.
   if (managed() && xsurface_->fullscreen) handle_fullscreen();
@@ -137,10 +137,10 @@ void XwaylandView::handle_request_configure(const wlr_xwayland_surface_configure
                                  event.height);
 }
 
-// Centred on the output under the pointer, like native windows.
+// Centred on the focused output, like native windows.
 void XwaylandView::place() {
   placed_ = true;
-  Output* output = server_.output_at(server_.seat().cursor_x(), server_.seat().cursor_y());
+  Output* output = server_.workspaces().focused_output();
   if (output == nullptr) return;
   wlr_box area{};
   wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &area);

@@ -303,6 +303,9 @@ void read_document(Reader& r, const toml::table& root, Config& config) {
         r.error(node, "'renderer' must be auto, vulkan or pixman");
     } else if (k == "swapchain_slots") {
       if (auto v = r.integer(node, k, 2, 8)) config.swapchain_slots = static_cast<int>(*v);
+    } else if (k == "activation_timeout") {
+      if (auto v = r.number(node, k, 0.01, 3600))
+        config.activation_timeout_ms = static_cast<int>(*v * 1000);
     } else if (k == "games") {
       const toml::table* t = node.as_table();
       if (t == nullptr) {
@@ -347,6 +350,8 @@ void read_document(Reader& r, const toml::table& root, Config& config) {
           config.unfocused_colour = *c;
         else if (dk == "title")
           config.title_colour = *c;
+        else if (dk == "urgent")
+          config.urgent_colour = *c;
         else
           r.error(dnode, "unknown decoration setting '" + dk + "'");
       }

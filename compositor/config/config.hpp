@@ -98,6 +98,10 @@ struct Config {
   uint32_t focused_colour = 0x4c7899;
   uint32_t unfocused_colour = 0x333333;
   uint32_t title_colour = 0xffffff;
+  /// Title bar of a window that asked for focus and did not get it.
+  uint32_t urgent_colour = 0x900000;
+  /// How long an xdg-activation token may take focus after it was made.
+  int activation_timeout_ms = 30'000;
 
   /// Inputs matching a device, least specific first (type, then name).
   [[nodiscard]] std::vector<const InputConfig*> inputs_for(std::string_view type,

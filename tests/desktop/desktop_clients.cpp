@@ -191,6 +191,10 @@ Panel::Panel(Client& c, uint32_t layer, uint32_t anchor, int size, int exclusive
   zwlr_layer_shell_v1_destroy(shell);
 }
 
+void Panel::adopt_popup(Window& popup) {
+  zwlr_layer_surface_v1_get_popup(layer_surface_, popup.popup());
+}
+
 Panel::~Panel() {
   zwlr_layer_surface_v1_destroy(layer_surface_);
   wl_surface_destroy(surface_);

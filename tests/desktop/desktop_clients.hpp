@@ -84,6 +84,8 @@ class Panel {
   ~Panel();
   [[nodiscard]] bool configured() const { return buffer_ != nullptr; }
   [[nodiscard]] wl_surface* surface() const { return surface_; }
+  /// Makes `popup` (made with Window(client, positioner)) this panel's.
+  void adopt_popup(Window& popup);
   int width = 0, height = 0;
   bool closed = false;
 

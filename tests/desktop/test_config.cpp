@@ -78,11 +78,13 @@ startup = ["waybar", "swaybg -c '#000000'"]
 background = "#102030"
 renderer = "vulkan"
 swapchain_slots = 4
+activation_timeout = 2.5
 
 [decoration]
 focused = "#ff0000"
 unfocused = "#00ff00"
 title = "#0000ff"
+urgent = "#ffff00"
 
 [[output]]
 name = "HEADLESS-1"
@@ -123,6 +125,8 @@ tap = false
   EXPECT_EQ(c.focused_colour, 0xff0000u);
   EXPECT_EQ(c.unfocused_colour, 0x00ff00u);
   EXPECT_EQ(c.title_colour, 0x0000ffu);
+  EXPECT_EQ(c.urgent_colour, 0xffff00u);
+  EXPECT_EQ(c.activation_timeout_ms, 2500);
   auto outs = c.outputs_for("HEADLESS-1");
   ASSERT_EQ(outs.size(), 2u);
   EXPECT_EQ(outs[0]->name, "*");  // wildcard first, the named one wins

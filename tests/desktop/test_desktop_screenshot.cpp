@@ -73,8 +73,12 @@ TEST(DesktopScreenshot, PanelTwoWindowsOneMaximized) {
   Rect fs = vsmall->frame();
   EXPECT_EQ(count_pixels(shot, kFloating, {fs.x, fs.y, fs.x + fs.width, fs.y + fs.height}),
             360L * 220);
-  EXPECT_EQ(shot.at(fs.x + fs.width - 4, fs.y - Decoration::kTitleHeight / 2), kFocusedTitle);
-  EXPECT_NE(shot.at(fb.x + fb.width - 4, fb.y - Decoration::kTitleHeight / 2), kFocusedTitle);
+  // (Sampled left of the maximize and close buttons at the bars' right ends.)
+  const int buttons = 2 * Decoration::kButton;
+  EXPECT_EQ(shot.at(fs.x + fs.width - buttons - 4, fs.y - Decoration::kTitleHeight / 2),
+            kFocusedTitle);
+  EXPECT_NE(shot.at(fb.x + fb.width - buttons - 4, fb.y - Decoration::kTitleHeight / 2),
+            kFocusedTitle);
   // Both titles are written in their bars: light text pixels at the left.
   auto bright_in = [&](Box box) {
     long n = 0;
@@ -87,8 +91,16 @@ TEST(DesktopScreenshot, PanelTwoWindowsOneMaximized) {
   };
   EXPECT_GT(bright_in({fs.x, fs.y - Decoration::kTitleHeight, fs.x + 100, fs.y}), 20);
   EXPECT_GT(bright_in({fb.x, fb.y - Decoration::kTitleHeight, fb.x + 150, fb.y}), 20);
-  EXPECT_EQ(bright_in({fs.x + 200, fs.y - Decoration::kTitleHeight, fs.x + fs.width, fs.y}), 0)
+  EXPECT_EQ(
+      bright_in({fs.x + 200, fs.y - Decoration::kTitleHeight, fs.x + fs.width - buttons, fs.y}), 0)
       << "a short title leaves the rest of the bar empty";
+  // Each bar ends in its buttons, whose icons are light too.
+  EXPECT_GT(bright_in({fs.x + fs.width - buttons, fs.y - Decoration::kTitleHeight, fs.x + fs.width,
+                       fs.y}),
+            20);
+  EXPECT_GT(bright_in({fb.x + fb.width - buttons, fb.y - Decoration::kTitleHeight, fb.x + fb.width,
+                       fb.y}),
+            20);
   zxdg_decoration_manager_v1_destroy(decorations);
 }
 

@@ -1,5 +1,5 @@
 // Desktop protocols from the client side: session lock (our client and
-// swaylock), xdg-activation, foreign toplevels, shortcut inhibitors, idle
+// swaylock), foreign toplevels, shortcut inhibitors, idle
 // notification and inhibition, relative pointer, output power, decoration
 // mode negotiation.
 #include <gtest/gtest.h>
@@ -24,7 +24,6 @@
 #include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
 #include "wlr-gamma-control-unstable-v1-client-protocol.h"
 #include "wlr-output-power-management-unstable-v1-client-protocol.h"
-#include "xdg-activation-v1-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 
 namespace baton::test {
@@ -158,28 +157,6 @@ TEST_F(Protocols, SwaylockLocksTheSession) {
   h.run_for(milliseconds(200));
   EXPECT_TRUE(h.server().session_lock().locked());
   EXPECT_EQ(count_pixels(h.capture(), kRed), 0);
-}
-
-// --- xdg-activation -------------------------------------------------------
-
-TEST_F(Protocols, ActivationTokenFocusesAnotherWindow) {
-  Window a(c), b(c);
-  View* va = map(a, kRed);
-  View* vb = map(b, kGreen);
-  ASSERT_EQ(h.server().focused_view(), vb);
-  auto* activation = bind<xdg_activation_v1>(&xdg_activation_v1_interface, 1);
-  xdg_activation_token_v1* token = xdg_activation_v1_get_activation_token(activation);
-  std::string token_text;
-  static const xdg_activation_token_v1_listener listener = {
-      [](void* d, xdg_activation_token_v1*, const char* t) { *static_cast<std::string*>(d) = t; }};
-  xdg_activation_token_v1_add_listener(token, &listener, &token_text);
-  xdg_activation_token_v1_set_surface(token, b.surface());
-  xdg_activation_token_v1_commit(token);
-  ASSERT_TRUE(h.run_until([&] { return !token_text.empty(); }));
-  xdg_activation_v1_activate(activation, token_text.c_str(), a.surface());
-  EXPECT_TRUE(h.run_until([&] { return h.server().focused_view() == va; }));
-  xdg_activation_token_v1_destroy(token);
-  xdg_activation_v1_destroy(activation);
 }
 
 // --- foreign toplevel management -------------------------------------------

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "compositor/layer_shell.hpp"
@@ -94,21 +95,53 @@ TEST_F(Bindings, LaunchThenCloseARealClient) {
       h.run_until([&] { return h.server().views().empty(); }, std::chrono::milliseconds(5000)));
 }
 
+/// Whether the client saw `key` at all: pressed, released, or held at enter.
+bool saw_key(const Client& c, uint32_t key) {
+  for (const auto& k : c.keys)
+    if (k.key == key) return true;
+  return std::find(c.enter_keys.begin(), c.enter_keys.end(), key) != c.enter_keys.end();
+}
+
 TEST_F(Bindings, BoundKeysDoNotReachTheClientOthersDo) {
   Window a(c);
   map(a, kRed);
   c.keys.clear();
   keyboard.chord({KEY_LEFTMETA, KEY_2});
   keyboard.chord({KEY_LEFTMETA, KEY_1});
+  keyboard.chord({KEY_LEFTMETA, KEY_M});
   keyboard.chord({KEY_A});
   h.sync();
-  bool saw_a = false, saw_2 = false;
-  for (const auto& k : c.keys) {
-    saw_a |= k.key == KEY_A && k.state == WL_KEYBOARD_KEY_STATE_PRESSED;
-    saw_2 |= k.key == KEY_2 && k.state == WL_KEYBOARD_KEY_STATE_PRESSED;
+  // The bound keys: neither press nor release, also not when the binding
+  // gave the window focus back while the key was held (Super+1).
+  EXPECT_FALSE(saw_key(c, KEY_2));
+  EXPECT_FALSE(saw_key(c, KEY_1));
+  EXPECT_FALSE(saw_key(c, KEY_M));
+  // Others, and the modifier itself, arrive pressed and released.
+  for (uint32_t key : {KEY_A, KEY_LEFTMETA}) {
+    int presses = 0, releases = 0;
+    for (const auto& k : c.keys) {
+      if (k.key != key) continue;
+      (k.state == WL_KEYBOARD_KEY_STATE_PRESSED ? presses : releases)++;
+    }
+    EXPECT_GT(presses, 0) << key;
+    EXPECT_EQ(presses, releases) << key;
   }
-  EXPECT_TRUE(saw_a);
-  EXPECT_FALSE(saw_2);
+}
+
+TEST_F(Bindings, AWindowFocusedByABindingDoesNotSeeTheBoundKeyHeld) {
+  Window a(c), b(c);
+  map(a, kRed);
+  map(b, kGreen);
+  c.keys.clear();
+  keyboard.press(KEY_LEFTMETA, true);
+  keyboard.press(KEY_TAB, true);  // focus_next: a gets the keyboard now
+  ASSERT_TRUE(h.run_until([&] { return c.keyboard_focus == a.surface(); }));
+  EXPECT_EQ(std::count(c.enter_keys.begin(), c.enter_keys.end(), KEY_LEFTMETA), 1)
+      << "the modifier is held, and a knows it";
+  keyboard.press(KEY_TAB, false);
+  keyboard.press(KEY_LEFTMETA, false);
+  h.sync();
+  EXPECT_FALSE(saw_key(c, KEY_TAB));
 }
 
 TEST_F(Bindings, WorkspacesSwitchAndWindowsMoveBetweenThem) {
@@ -299,6 +332,35 @@ TEST_F(LayerShellTest, PanelReservesItsZoneAndMaximizedWindowsRespectIt) {
   EXPECT_EQ(count_pixels(shot, 0xff0000ff, {0, 0, 640, 30}), count_pixels(shot, 0xff0000ff));
   EXPECT_GE(count_pixels(shot, kRed), 640 * 450 - 24 * 24);
   EXPECT_EQ(count_pixels(shot, kRed, {0, 30, 640, 480}), count_pixels(shot, kRed));
+}
+
+TEST_F(LayerShellTest, APanelsPopupIsKeptOnTheOutput) {
+  Panel panel(c, ZWLR_LAYER_SHELL_V1_LAYER_TOP,
+              ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT |
+                  ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT,
+              30, 30, 0xff808080);
+  ASSERT_TRUE(h.run_until([&] { return panel.configured(); }));
+  // A menu opened at the panel's right end, asked to hang below it: left
+  // alone it would fall off the bottom and the right of the screen.
+  xdg_positioner* p = xdg_wm_base_create_positioner(c.wm_base);
+  xdg_positioner_set_size(p, 100, 200);
+  xdg_positioner_set_anchor_rect(p, 600, 0, 1, 30);
+  xdg_positioner_set_anchor(p, XDG_POSITIONER_ANCHOR_BOTTOM_LEFT);
+  xdg_positioner_set_gravity(p, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT);
+  xdg_positioner_set_constraint_adjustment(p, XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_FLIP_Y |
+                                                  XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X);
+  Window menu(c, p);
+  xdg_positioner_destroy(p);
+  panel.adopt_popup(menu);
+  menu.initial_commit();
+  ASSERT_TRUE(h.run_until([&] { return menu.configure_count() >= 1; }));
+  EXPECT_EQ(menu.popup_y, -200) << "flipped to open upwards from the panel";
+  EXPECT_EQ(menu.popup_x, 540) << "slid left to end at the output's edge";
+  menu.draw(100, 200, 0xff0000ff);
+  h.sync();
+  Image shot = h.capture();
+  EXPECT_EQ(count_pixels(shot, 0xff0000ff), 100 * 200);
+  EXPECT_EQ(count_pixels(shot, 0xff0000ff, {540, 250, 640, 450}), 100 * 200);
 }
 
 TEST_F(LayerShellTest, FullscreenCoversPanelsButNotOverlays) {

@@ -88,6 +88,14 @@ Window::Window(Client& client, Window* popup_parent, xdg_positioner* positioner)
   }
 }
 
+Window::Window(Client& client, xdg_positioner* positioner) : client_(client) {
+  surface_ = wl_compositor_create_surface(client.compositor);
+  xdg_surface_ = xdg_wm_base_get_xdg_surface(client.wm_base, surface_);
+  xdg_surface_add_listener(xdg_surface_, &kSurfaceListener, this);
+  popup_ = xdg_surface_get_popup(xdg_surface_, nullptr, positioner);
+  xdg_popup_add_listener(popup_, &kPopupListener, this);
+}
+
 Window::~Window() {
   if (popup_ != nullptr) xdg_popup_destroy(popup_);
   if (toplevel_ != nullptr) xdg_toplevel_destroy(toplevel_);
@@ -154,16 +162,20 @@ struct ClientListeners {
             static_cast<Client*>(d)->keymap_received = true;
             close(fd);
           },
-          [](void* d, wl_keyboard*, uint32_t serial, wl_surface* s, wl_array*) {
-            static_cast<Client*>(d)->keyboard_focus = s;
-            static_cast<Client*>(d)->keyboard_enter_serial = serial;
+          [](void* d, wl_keyboard*, uint32_t serial, wl_surface* s, wl_array* keys) {
+            auto* client = static_cast<Client*>(d);
+            client->keyboard_focus = s;
+            client->keyboard_enter_serial = serial;
+            auto* held = static_cast<uint32_t*>(keys->data);
+            client->enter_keys.assign(held, held + keys->size / sizeof(uint32_t));
           },
           [](void* d, wl_keyboard*, uint32_t, wl_surface* s) {
             auto* client = static_cast<Client*>(d);
             if (client->keyboard_focus == s) client->keyboard_focus = nullptr;
           },
-          [](void* d, wl_keyboard*, uint32_t, uint32_t, uint32_t key, uint32_t state) {
+          [](void* d, wl_keyboard*, uint32_t serial, uint32_t, uint32_t key, uint32_t state) {
             static_cast<Client*>(d)->keys.push_back({key, state});
+            static_cast<Client*>(d)->key_serial = serial;
           },
           [](void*, wl_keyboard*, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) {},
           [](void*, wl_keyboard*, int32_t, int32_t) {},
@@ -189,8 +201,11 @@ struct ClientListeners {
             client->pointer_x = wl_fixed_to_double(x);
             client->pointer_y = wl_fixed_to_double(y);
           },
-          [](void* d, wl_pointer*, uint32_t, uint32_t, uint32_t button, uint32_t state) {
-            if (state == WL_POINTER_BUTTON_STATE_PRESSED) static_cast<Client*>(d)->buttons.push_back(button);
+          [](void* d, wl_pointer*, uint32_t serial, uint32_t, uint32_t button, uint32_t state) {
+            auto* client = static_cast<Client*>(d);
+            if (state != WL_POINTER_BUTTON_STATE_PRESSED) return;
+            client->button_serial = serial;
+            client->buttons.push_back(button);
           },
           [](void*, wl_pointer*, uint32_t, uint32_t, wl_fixed_t) {},
           [](void*, wl_pointer*) {},

@@ -48,6 +48,9 @@ class Client;
 class Window {
  public:
   Window(Client& client, Window* popup_parent = nullptr, xdg_positioner* positioner = nullptr);
+  /// A popup without an xdg parent: another protocol gives it one (a
+  /// layer surface's get_popup) before its first commit.
+  Window(Client& client, xdg_positioner* positioner);
   ~Window();
   Window(const Window&) = delete;
   Window& operator=(const Window&) = delete;
@@ -115,6 +118,10 @@ class Client {
   wl_surface* pointer_focus = nullptr;
   uint32_t pointer_enter_serial = 0;
   uint32_t keyboard_enter_serial = 0;
+  /// Keys already held when the keyboard entered (wl_keyboard.enter).
+  std::vector<uint32_t> enter_keys;
+  /// Serials of the latest wl_keyboard.key and wl_pointer.button press.
+  uint32_t key_serial = 0, button_serial = 0;
   double pointer_x = 0, pointer_y = 0;
   std::vector<KeyEvent> keys;
   std::vector<uint32_t> buttons;

@@ -1,0 +1,125 @@
+// Server-side title bars carry close and maximize buttons: drawn where a
+// user looks for them (right end of the bar) and working when clicked with
+// the pointer, as the client sees it (xdg_toplevel.close, a maximized
+// configure).
+#include <gtest/gtest.h>
+#include <linux/input-event-codes.h>
+
+#include "compositor/decorations.hpp"
+#include "compositor/view.hpp"
+#include "tests/desktop/desktop_clients.hpp"
+#include "tests/support/golden.hpp"
+#include "tests/support/process.hpp"
+#include "xdg-decoration-unstable-v1-client-protocol.h"
+
+namespace baton::test {
+namespace {
+
+constexpr uint32_t kRed = 0xffff0000;
+constexpr uint32_t kBar = 0xff4c7899;    // the default focused colour
+constexpr uint32_t kClose = 0xffc03030;  // the close button's background
+constexpr uint32_t kIcon = 0xffffffff;   // the default title colour
+constexpr int kButton = Decoration::kButton;
+
+class TitleButtons : public ::testing::Test {
+ protected:
+  TitleButtons() : c(h), globals(h, c.display()), window(c) {
+    manager = static_cast<zxdg_decoration_manager_v1*>(
+        globals.bind(&zxdg_decoration_manager_v1_interface, 1));
+    decoration = zxdg_decoration_manager_v1_get_toplevel_decoration(manager, window.toplevel());
+    window.initial_commit();
+    EXPECT_TRUE(h.run_until([&] { return window.configure_count() >= 1; }));
+    window.draw(200, 150, kRed);
+    EXPECT_TRUE(h.run_until([&] { return (view = find_view(h, window)) != nullptr; }));
+  }
+  ~TitleButtons() override {
+    zxdg_toplevel_decoration_v1_destroy(decoration);
+    zxdg_decoration_manager_v1_destroy(manager);
+  }
+  /// Clicks layout point (x, y) with the left button.
+  void click(VirtualPointer& pointer, int x, int y) {
+    pointer.move_to(x, y, 640, 480);
+    pointer.button(BTN_LEFT, true);
+    pointer.button(BTN_LEFT, false);
+  }
+  void follow_configure() {
+    window.draw(window.last_configure().width, window.last_configure().height, kRed);
+    h.sync();
+  }
+
+  Harness h;
+  Client c;
+  Globals globals;
+  Window window;
+  zxdg_decoration_manager_v1* manager = nullptr;
+  zxdg_toplevel_decoration_v1* decoration = nullptr;
+  View* view = nullptr;
+};
+
+TEST_F(TitleButtons, AreDrawnAtTheRightEndOfTheBar) {
+  ASSERT_TRUE(view->server_decorated());
+  Rect f = view->frame();
+  Image shot = h.capture();
+  int top = f.y - kButton;
+  Box close{f.x + f.width - kButton, top, f.x + f.width, f.y};
+  Box maximize{f.x + f.width - 2 * kButton, top, f.x + f.width - kButton, f.y};
+  // The close button: a red square with a light cross in it.
+  EXPECT_GT(count_pixels(shot, kClose, close), kButton * kButton / 2);
+  EXPECT_GT(count_pixels(shot, kIcon, close), 8);
+  // The maximize button: a light square outline on the bar.
+  EXPECT_GT(count_pixels(shot, kBar, maximize), kButton * kButton / 2);
+  EXPECT_GT(count_pixels(shot, kIcon, maximize), 16);
+  EXPECT_EQ(count_pixels(shot, kClose, maximize), 0);
+  // Nothing of either on the rest of the bar (the window has no title).
+  Box rest{f.x, top, f.x + f.width - 2 * kButton, f.y};
+  EXPECT_EQ(count_pixels(shot, kBar, rest), (f.width - 2 * kButton) * kButton);
+  auto golden = compare_to_golden(shot, "ssd-title-bar-buttons");
+  EXPECT_TRUE(golden.ok) << golden.message;
+}
+
+TEST_F(TitleButtons, CloseButtonClosesTheWindow) {
+  VirtualPointer pointer(h, c);
+  Rect f = view->frame();
+  click(pointer, f.x + f.width - kButton / 2, f.y - kButton / 2);
+  EXPECT_TRUE(h.run_until([&] { return window.closed; }));
+  EXPECT_TRUE(c.buttons.empty()) << "the click was the title bar's, not the client's";
+}
+
+TEST_F(TitleButtons, MaximizeButtonMaximizesAndRestores) {
+  VirtualPointer pointer(h, c);
+  Rect f = view->frame();
+  click(pointer, f.x + f.width - kButton * 3 / 2, f.y - kButton / 2);
+  ASSERT_TRUE(h.run_until([&] { return window.last_configure().width == 640; }));
+  EXPECT_EQ(window.last_configure().height, 480 - Decoration::kTitleHeight);
+  follow_configure();
+  EXPECT_TRUE(view->maximized());
+  Rect max = view->frame();
+  EXPECT_EQ(max.y, Decoration::kTitleHeight) << "the bar stays on screen";
+  // The button moved with the bar to the screen's top right.
+  click(pointer, 640 - kButton * 3 / 2, kButton / 2);
+  ASSERT_TRUE(h.run_until([&] { return window.last_configure().width == 200; }));
+  follow_configure();
+  EXPECT_FALSE(view->maximized());
+  EXPECT_EQ(view->frame().x, f.x);
+  EXPECT_EQ(view->frame().y, f.y);
+  EXPECT_FALSE(window.closed);
+}
+
+TEST_F(TitleButtons, AClickThatLeavesTheButtonBeforeReleaseDoesNothing) {
+  VirtualPointer pointer(h, c);
+  Rect f = view->frame();
+  pointer.move_to(f.x + f.width - kButton / 2, f.y - kButton / 2, 640, 480);
+  pointer.button(BTN_LEFT, true);
+  pointer.move_to(f.x + 20, f.y + 20, 640, 480);
+  pointer.button(BTN_LEFT, false);
+  h.sync();
+  EXPECT_FALSE(window.closed);
+  EXPECT_EQ(view->frame().x, f.x) << "nor does it drag the window";
+  // The pointer works as before: a click in the window reaches the client.
+  pointer.button(BTN_LEFT, true);
+  pointer.button(BTN_LEFT, false);
+  EXPECT_TRUE(h.run_until([&] { return c.buttons.size() == 1; }));
+}
+
+}  // namespace
+}  // namespace baton::test
