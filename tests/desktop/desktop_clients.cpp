@@ -1,15 +1,18 @@
 #include "tests/desktop/desktop_clients.hpp"
 
+#include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <xkbcommon/xkbcommon.h>
 
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 
 #include "compositor/view.hpp"
 #include "compositor/wlr.hpp"
+#include "tests/support/process.hpp"
 
 namespace baton::test {
 
@@ -20,6 +23,23 @@ View* find_view(Harness& h, const Window& window) {
     return v.get();
   }
   return nullptr;
+}
+
+View* map_window(Harness& h, Window& window, uint32_t argb, int width, int height) {
+  window.initial_commit();
+  EXPECT_TRUE(h.run_until([&] { return window.configure_count() >= 1; }));
+  window.draw(width, height, argb);
+  View* found = nullptr;
+  EXPECT_TRUE(h.run_until([&] { return (found = find_view(h, window)) != nullptr; }));
+  return found;
+}
+
+Options with_config(const std::string& name, const std::string& text, int outputs) {
+  std::string path = scratch_dir(name) + "/config";
+  std::ofstream(path) << text;
+  Options options = headless_options(640, 480, outputs);
+  options.config_path = path;
+  return options;
 }
 
 Globals::Globals(Harness& h, wl_display* display) : registry_(wl_display_get_registry(display)) {

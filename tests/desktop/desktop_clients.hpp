@@ -29,6 +29,13 @@ namespace baton::test {
 /// The mapped View showing `window` (matched by the surface's protocol id
 /// and client), or null.
 View* find_view(Harness& h, const Window& window);
+/// Maps `window` as a client does: the initial commit, the first configure,
+/// then a `width`x`height` buffer of `argb`. Its View, or null (and a test
+/// failure) if it never maps.
+View* map_window(Harness& h, Window& window, uint32_t argb, int width = 200, int height = 150);
+/// Headless options (`outputs` outputs of 640x480) reading the config
+/// `text`, written into the scratch directory `name`.
+Options with_config(const std::string& name, const std::string& text, int outputs = 1);
 
 /// The globals a client's registry lists, by interface name.
 class Globals {

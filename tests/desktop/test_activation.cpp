@@ -24,14 +24,6 @@ constexpr uint32_t kRed = 0xffff0000;
 constexpr uint32_t kGreen = 0xff00ff00;
 constexpr uint32_t kUrgent = 0xffff00ff;
 
-Options with_config(const std::string& name, const std::string& text) {
-  std::string path = scratch_dir(name) + "/config";
-  std::ofstream(path) << text;
-  Options options = headless_options();
-  options.config_path = path;
-  return options;
-}
-
 /// One client's xdg_activation_v1.
 class Activator {
  public:
@@ -77,13 +69,17 @@ class Activation : public ::testing::Test {
         activator(h, c),
         terminal_activator(h, terminal) {}
 
-  View* map(Window& w, uint32_t colour) {
-    w.initial_commit();
-    EXPECT_TRUE(h.run_until([&] { return w.configure_count() >= 1; }));
-    w.draw(200, 150, colour);
-    View* found = nullptr;
-    EXPECT_TRUE(h.run_until([&] { return (found = find_view(h, w)) != nullptr; }));
-    return found;
+  View* map(Window& w, uint32_t colour) { return map_window(h, w, colour); }
+  /// Maps the terminal's window `t`, which takes focus as new windows do.
+  View* map_terminal(Window& t) {
+    View* view = map(t, kGreen);
+    EXPECT_TRUE(h.run_until([&] { return terminal.keyboard_focus == t.surface(); }));
+    return view;
+  }
+  /// A token the terminal makes while `t` has the keyboard, as when the
+  /// user opens a link in it.
+  std::string terminal_token(Window& t) {
+    return terminal_activator.token(terminal.seat, terminal.keyboard_enter_serial, t.surface());
   }
 
   Harness h;
@@ -96,10 +92,8 @@ class Activation : public ::testing::Test {
 TEST_F(Activation, TokenFromTheFocusedClientFocusesTheWindowItIsHandedTo) {
   Window a(c), t(terminal);
   View* va = map(a, kRed);
-  map(t, kGreen);
-  ASSERT_TRUE(h.run_until([&] { return terminal.keyboard_focus == t.surface(); }));
-  std::string token =
-      terminal_activator.token(terminal.seat, terminal.keyboard_enter_serial, t.surface());
+  map_terminal(t);
+  std::string token = terminal_token(t);
   activator.activate(token, a.surface());
   EXPECT_EQ(h.server().focused_view(), va);
   EXPECT_TRUE(h.run_until([&] { return c.keyboard_focus == a.surface(); }));
@@ -109,10 +103,8 @@ TEST_F(Activation, TokenFromTheFocusedClientFocusesTheWindowItIsHandedTo) {
 TEST_F(Activation, ATokenWorksOnlyOnce) {
   Window a(c), t(terminal);
   View* va = map(a, kRed);
-  View* vt = map(t, kGreen);
-  ASSERT_TRUE(h.run_until([&] { return terminal.keyboard_focus == t.surface(); }));
-  std::string token =
-      terminal_activator.token(terminal.seat, terminal.keyboard_enter_serial, t.surface());
+  View* vt = map_terminal(t);
+  std::string token = terminal_token(t);
   activator.activate(token, a.surface());
   ASSERT_EQ(h.server().focused_view(), va);
   h.server().focus_view(vt);
@@ -176,10 +168,8 @@ TEST_F(Activation, ActivationSwitchesToTheWindowsWorkspace) {
   View* va = map(a, kRed);
   keyboard.chord({KEY_LEFTMETA, KEY_2});
   ASSERT_EQ(h.server().workspaces().current(), 2);
-  map(t, kGreen);
-  ASSERT_TRUE(h.run_until([&] { return terminal.keyboard_focus == t.surface(); }));
-  std::string token =
-      terminal_activator.token(terminal.seat, terminal.keyboard_enter_serial, t.surface());
+  map_terminal(t);
+  std::string token = terminal_token(t);
   activator.activate(token, a.surface());
   EXPECT_EQ(h.server().workspaces().current(), 1);
   EXPECT_TRUE(va->visible());
@@ -219,10 +209,8 @@ class StaleActivation : public Activation {
 TEST_F(StaleActivation, AStaleTokenDoesNotStealFocus) {
   Window a(c), t(terminal);
   View* va = map(a, kRed);
-  View* vt = map(t, kGreen);
-  ASSERT_TRUE(h.run_until([&] { return terminal.keyboard_focus == t.surface(); }));
-  std::string token =
-      terminal_activator.token(terminal.seat, terminal.keyboard_enter_serial, t.surface());
+  View* vt = map_terminal(t);
+  std::string token = terminal_token(t);
   h.run_for(milliseconds(300));
   activator.activate(token, a.surface());
   EXPECT_EQ(h.server().focused_view(), vt);

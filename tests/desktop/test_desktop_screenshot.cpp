@@ -34,12 +34,7 @@ TEST(DesktopScreenshot, PanelTwoWindowsOneMaximized) {
   auto open = [&](Window& w, uint32_t colour, int width, int height) -> View* {
     auto* deco = zxdg_decoration_manager_v1_get_toplevel_decoration(decorations, w.toplevel());
     zxdg_toplevel_decoration_v1_set_mode(deco, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
-    w.initial_commit();
-    EXPECT_TRUE(h.run_until([&] { return w.configure_count() >= 1; }));
-    w.draw(width, height, colour);
-    View* found = nullptr;
-    EXPECT_TRUE(h.run_until([&] { return (found = find_view(h, w)) != nullptr; }));
-    return found;
+    return map_window(h, w, colour, width, height);
   };
 
   Window big(c);

@@ -37,14 +37,7 @@ class Protocols : public ::testing::Test {
  protected:
   Protocols() : c(h), globals(h, c.display()), keyboard(h, c) {}
 
-  View* map(Window& w, uint32_t colour) {
-    w.initial_commit();
-    EXPECT_TRUE(h.run_until([&] { return w.configure_count() >= 1; }));
-    w.draw(200, 150, colour);
-    View* found = nullptr;
-    EXPECT_TRUE(h.run_until([&] { return (found = find_view(h, w)) != nullptr; }));
-    return found;
-  }
+  View* map(Window& w, uint32_t colour) { return map_window(h, w, colour); }
   template <typename T>
   T* bind(const wl_interface* interface, uint32_t version) {
     auto* p = static_cast<T*>(globals.bind(interface, version));

@@ -1,7 +1,8 @@
 // Real desktop tools nobody here wrote, against an in-process baton:
 // wl-clipboard (data-control, primary selection), grim (screencopy),
-// wlr-randr (output management). They run as children of the server and
-// connect to its socket while the test pumps the event loop.
+// wlr-randr and kanshi (output management), swaybg and waybar (layer shell).
+// They run as children of the server and connect to its socket while the
+// test pumps the event loop.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "compositor/layer_shell.hpp"
 #include "compositor/output.hpp"
 #include "compositor/view.hpp"
 #include "compositor/wlr.hpp"
@@ -152,6 +154,67 @@ TEST(RealClients, SwaybgPaintsTheBackgroundLayer) {
       << std::hex << p;
   // A wallpaper stays under the windows.
   EXPECT_EQ(count_pixels(h.capture(), 0xffff0000), 200L * 150);
+}
+
+TEST(RealClients, WaybarReservesItsZoneAndIsDrawn) {
+  REQUIRE_PROGRAM("waybar");
+  Harness h;
+  std::string dir = scratch_dir("waybar");
+  // A bar 30 px high at the top, in a colour nothing else uses.
+  std::ofstream(dir + "/config") << R"({
+  "layer": "top", "position": "top", "height": 30,
+  "modules-left": ["custom/name"], "modules-center": [], "modules-right": [],
+  "custom/name": { "format": "baton" }
+})";
+  std::ofstream(dir + "/style.css")
+      << "* { font-family: sans-serif; font-size: 12px; min-height: 0; }\n"
+         "window#waybar { background-color: #ff8000; color: #000000; }\n";
+  constexpr uint32_t kBar = 0xffff8000;
+  pid_t pid = h.server().spawn("exec waybar -c " + dir + "/config -s " + dir + "/style.css > " +
+                               dir + "/log 2>&1");
+  ASSERT_GT(pid, 0);
+  wlr_output* output = h.server().outputs()[0]->wlr();
+  ASSERT_TRUE(h.run_until([&] { return h.server().layer_shell().usable_area(output).y == 30; },
+                          milliseconds(10000)))
+      << "waybar reserved no 30 px zone; its log:\n"
+      << read_file(dir + "/log");
+  // Its pixels: the bar's colour across the top, but for its text.
+  ASSERT_TRUE(h.run_until(
+      [&] {
+        return count_pixels(h.capture(), kBar, {0, 0, 640, 30}) > 640 * 30 * 8 / 10;
+      },
+      milliseconds(5000)))
+      << "waybar's bar is not on the screen; its log:\n"
+      << read_file(dir + "/log");
+  EXPECT_EQ(count_pixels(h.capture(), kBar, {0, 30, 640, 480}), 0);
+
+  // A window that asks to be maximized starts below the bar.
+  Client c(h);
+  Window a(c);
+  xdg_toplevel_set_maximized(a.toplevel());
+  a.initial_commit();
+  ASSERT_TRUE(h.run_until([&] { return a.configure_count() >= 1; }));
+  a.draw(200, 150, 0xff2060c0);
+  ASSERT_TRUE(h.run_until([&] { return a.last_configure().width == 640; }));
+  EXPECT_EQ(a.last_configure().height, 450);
+  a.draw(640, 450, 0xff2060c0);
+  View* view = nullptr;
+  ASSERT_TRUE(h.run_until([&] {
+    for (const auto& v : h.server().views())
+      if (v->mapped()) view = v.get();
+    return view != nullptr;
+  }));
+  h.sync();
+  ASSERT_TRUE(view->maximized());
+  EXPECT_EQ(view->frame().y, 30);
+  Image shot = h.capture();
+  EXPECT_EQ(count_pixels(shot, 0xff2060c0, {0, 30, 640, 480}), 640L * 450);
+  EXPECT_GT(count_pixels(shot, kBar, {0, 0, 640, 30}), 640 * 30 * 8 / 10);
+
+  // When waybar goes, so does its zone.
+  kill(pid, SIGTERM);
+  EXPECT_TRUE(h.run_until([&] { return h.server().layer_shell().usable_area(output).y == 0; },
+                          milliseconds(5000)));
 }
 
 TEST(RealClients, ChildrenGetTheSessionEnvironment) {

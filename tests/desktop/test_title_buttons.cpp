@@ -27,10 +27,7 @@ class TitleButtons : public ::testing::Test {
     manager = static_cast<zxdg_decoration_manager_v1*>(
         globals.bind(&zxdg_decoration_manager_v1_interface, 1));
     decoration = zxdg_decoration_manager_v1_get_toplevel_decoration(manager, window.toplevel());
-    window.initial_commit();
-    EXPECT_TRUE(h.run_until([&] { return window.configure_count() >= 1; }));
-    window.draw(200, 150, kRed);
-    EXPECT_TRUE(h.run_until([&] { return (view = find_view(h, window)) != nullptr; }));
+    view = map_window(h, window, kRed);
   }
   ~TitleButtons() override {
     zxdg_toplevel_decoration_v1_destroy(decoration);

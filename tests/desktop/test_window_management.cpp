@@ -21,26 +21,13 @@ constexpr uint32_t kRed = 0xffff0000;
 constexpr uint32_t kGreen = 0xff00ff00;
 constexpr uint32_t kBackground = 0xff292e38;
 
-Options with_config(const std::string& name, const std::string& text) {
-  std::string path = scratch_dir(name) + "/config";
-  std::ofstream(path) << text;
-  Options options = headless_options();
-  options.config_path = path;
-  return options;
-}
-
 class WindowManagement : public ::testing::Test {
  protected:
   explicit WindowManagement(Options options = headless_options())
       : h(std::move(options)), c(h), keyboard(h, c), pointer(h, c) {}
 
   View* map(Window& w, uint32_t colour, int width = 200, int height = 150) {
-    w.initial_commit();
-    EXPECT_TRUE(h.run_until([&] { return w.configure_count() >= 1; }));
-    w.draw(width, height, colour);
-    View* found = nullptr;
-    EXPECT_TRUE(h.run_until([&] { return (found = find_view(h, w)) != nullptr; }));
-    return found;
+    return map_window(h, w, colour, width, height);
   }
   /// Draws at the size of the latest configure, as a real client would.
   void follow_configure(Window& w, uint32_t colour) {

@@ -23,16 +23,13 @@ constexpr uint32_t kBlue = 0xff0000ff;
 constexpr int kLayoutWidth = 1280, kLayoutHeight = 480;
 
 Options two_outputs() {
-  std::string path = scratch_dir("workspaces") + "/config";
-  std::ofstream(path) << R"([keybindings]
+  return with_config("workspaces", R"([keybindings]
 "Super+1" = "workspace 1"
 "Super+2" = "workspace 2"
 "Super+3" = "workspace 3"
 "Super+Shift+2" = "move_to_workspace 2"
-)";
-  Options options = headless_options(640, 480, 2);
-  options.config_path = path;
-  return options;
+)",
+                     2);
 }
 
 class Workspaces2 : public ::testing::Test {
@@ -42,20 +39,21 @@ class Workspaces2 : public ::testing::Test {
     right = h.server().outputs()[1];
   }
 
-  View* map(Window& w, uint32_t colour) {
-    w.initial_commit();
-    EXPECT_TRUE(h.run_until([&] { return w.configure_count() >= 1; }));
-    w.draw(200, 150, colour);
-    View* found = nullptr;
-    EXPECT_TRUE(h.run_until([&] { return (found = find_view(h, w)) != nullptr; }));
-    return found;
-  }
+  View* map(Window& w, uint32_t colour) { return map_window(h, w, colour); }
   /// The pointer goes to the left (0) or right (1) output, near its
   /// bottom-right corner where it covers no window.
   void point_at(int output) {
     pointer.move_to(620 + 640 * output, 460, kLayoutWidth, kLayoutHeight);
   }
   int workspace(Output* output) { return h.server().workspaces().current(output); }
+  /// Maps `a` on the left output and `b` on the right, where the pointer
+  /// then is.
+  std::pair<View*, View*> map_left_and_right(Window& a, Window& b) {
+    point_at(0);
+    View* va = map(a, kRed);
+    point_at(1);
+    return {va, map(b, kGreen)};
+  }
 
   Harness h;
   Client c;
@@ -73,11 +71,8 @@ TEST_F(Workspaces2, TheOutputsSitSideBySide) {
 }
 
 TEST_F(Workspaces2, SwitchingChangesOnlyTheOutputUnderThePointer) {
-  point_at(0);
   Window a(c), b(c);
-  View* va = map(a, kRed);
-  point_at(1);
-  View* vb = map(b, kGreen);
+  auto [va, vb] = map_left_and_right(a, b);
   EXPECT_EQ(va->output(), left);
   EXPECT_EQ(vb->output(), right);
   EXPECT_GE(vb->frame().x, 640) << "new windows open on the output the user is on";
@@ -98,11 +93,8 @@ TEST_F(Workspaces2, SwitchingChangesOnlyTheOutputUnderThePointer) {
 }
 
 TEST_F(Workspaces2, SwitchingFollowsTheFocusedWindowsOutputEvenWhenItIsEmptied) {
-  point_at(0);
   Window a(c), b(c);
-  View* va = map(a, kRed);
-  point_at(1);
-  View* vb = map(b, kGreen);
+  auto [va, vb] = map_left_and_right(a, b);
   // A task bar focuses the left window; the pointer stays on the right.
   h.server().focus_view(va);
   keyboard.chord({KEY_LEFTMETA, KEY_3});
@@ -134,11 +126,8 @@ TEST_F(Workspaces2, NewWindowsJoinTheCurrentWorkspaceOfTheirOutput) {
 }
 
 TEST_F(Workspaces2, MovingAWindowToAWorkspaceKeepsItOnItsOutput) {
-  point_at(0);
   Window a(c), b(c);
-  View* va = map(a, kRed);
-  point_at(1);
-  View* vb = map(b, kGreen);
+  auto [va, vb] = map_left_and_right(a, b);
   keyboard.chord({KEY_LEFTMETA, KEY_LEFTSHIFT, KEY_2});
   EXPECT_EQ(vb->workspace(), 2);
   EXPECT_FALSE(vb->visible());
