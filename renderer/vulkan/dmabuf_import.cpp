@@ -12,7 +12,8 @@
 namespace baton::vulkan {
 namespace {
 
-bool importable(Device& device, VkFormat format, uint64_t modifier) {
+// Whether dma-bufs of (format, modifier) can be imported as images for `usage`.
+bool importable_for(Device& device, VkFormat format, uint64_t modifier, VkImageUsageFlags usage) {
   VkPhysicalDeviceImageDrmFormatModifierInfoEXT modifier_info{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_DRM_FORMAT_MODIFIER_INFO_EXT};
   modifier_info.drmFormatModifier = modifier;
@@ -25,7 +26,7 @@ bool importable(Device& device, VkFormat format, uint64_t modifier) {
   info.format = format;
   info.type = VK_IMAGE_TYPE_2D;
   info.tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT;
-  info.usage = kSampledUsage;
+  info.usage = usage;
   VkExternalImageFormatProperties external_props{
       VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
   VkImageFormatProperties2 props{VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, &external_props};
@@ -33,6 +34,10 @@ bool importable(Device& device, VkFormat format, uint64_t modifier) {
     return false;
   return (external_props.externalMemoryProperties.externalMemoryFeatures &
           VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT) != 0;
+}
+
+bool importable(Device& device, VkFormat format, uint64_t modifier) {
+  return importable_for(device, format, modifier, kSampledUsage);
 }
 
 }  // namespace
@@ -59,23 +64,7 @@ void query_dmabuf_formats(Device& device, wlr_drm_format_set& set) {
 
 bool dmabuf_usage_supported(Device& device, VkFormat format, uint64_t modifier,
                             VkImageUsageFlags usage) {
-  VkPhysicalDeviceImageDrmFormatModifierInfoEXT modifier_info{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_DRM_FORMAT_MODIFIER_INFO_EXT};
-  modifier_info.drmFormatModifier = modifier;
-  modifier_info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  VkPhysicalDeviceExternalImageFormatInfo external{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO, &modifier_info};
-  external.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
-  VkPhysicalDeviceImageFormatInfo2 info{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2,
-                                        &external};
-  info.format = format;
-  info.type = VK_IMAGE_TYPE_2D;
-  info.tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT;
-  info.usage = usage;
-  VkExternalImageFormatProperties external_props{
-      VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
-  VkImageFormatProperties2 props{VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, &external_props};
-  return vkGetPhysicalDeviceImageFormatProperties2(device.physical(), &info, &props) == VK_SUCCESS;
+  return importable_for(device, format, modifier, usage);
 }
 
 bool import_dmabuf(Device& device, const wlr_dmabuf_attributes& attribs, const FormatInfo& format,
