@@ -94,6 +94,8 @@ struct Window {
 
 struct Result {
   Stats cpu, gpu;
+  // Where the CPU time goes: texture updates, recording the draws, submitting.
+  Stats updates, draws, submit;
 };
 
 // One configuration, one kind of frame.
@@ -118,7 +120,7 @@ Result run(Target& t, int width, int height, int count, bool damage_only, int fr
     windows.push_back({b, wlr_texture_from_buffer(t.renderer, &b->base), box, i % 2 == 0});
   }
 
-  std::vector<double> cpu, gpu;
+  std::vector<double> cpu, gpu, updates, draws, submits;
   pixman_region32_t damage, patch;
   pixman_region32_init(&damage);
   pixman_region32_init(&patch);
@@ -161,6 +163,7 @@ Result run(Target& t, int width, int height, int count, bool damage_only, int fr
 
     wlr_buffer_pass_options options{};
     options.timer = timers[slot];
+    const double updated = thread_cpu_ns();
     wlr_render_pass* pass = wlr_renderer_begin_buffer_pass(t.renderer, slots[slot], &options);
     wlr_render_rect_options bg{};
     bg.box = {0, 0, width, height};
@@ -179,9 +182,14 @@ Result run(Target& t, int width, int height, int count, bool damage_only, int fr
       tex.filter_mode = WLR_SCALE_FILTER_BILINEAR;
       wlr_render_pass_add_texture(pass, &tex);
     }
+    const double recorded = thread_cpu_ns();
     wlr_render_pass_submit(pass);
     timer_used[slot] = t.vulkan;
-    cpu.push_back(thread_cpu_ns() - start);
+    const double end = thread_cpu_ns();
+    cpu.push_back(end - start);
+    updates.push_back(updated - start);
+    draws.push_back(recorded - updated);
+    submits.push_back(end - recorded);
   }
   // Warm-up frames (allocation of the staging ring, command buffers) are not counted.
   cpu.erase(cpu.begin(), cpu.begin() + std::min<size_t>(cpu.size(), kSlots));
@@ -195,7 +203,9 @@ Result run(Target& t, int width, int height, int count, bool damage_only, int fr
   for (auto* tm : timers)
     if (tm != nullptr) wlr_render_timer_destroy(tm);
   for (auto* s : slots) wlr_buffer_drop(s);
-  return {stats(cpu), stats(gpu)};
+  for (auto* v : {&updates, &draws, &submits})
+    v->erase(v->begin(), v->begin() + std::min<size_t>(v->size(), kSlots));
+  return {stats(cpu), stats(gpu), stats(updates), stats(draws), stats(submits)};
 }
 
 }  // namespace
@@ -289,6 +299,8 @@ int main(int argc, char** argv) {
         std::printf("%-7s %-10s %4d %-9s cpu %.3f", t.name, output, count, "ratio",
                     dmg.cpu.median / full.cpu.median);
         if (t.vulkan) std::printf("  gpu %.3f", dmg.gpu.median / full.gpu.median);
+        std::printf("  full cpu split: updates %.1f draws %.1f submit %.1f", full.updates.median / 1e3,
+                    full.draws.median / 1e3, full.submit.median / 1e3);
         std::printf("\n");
         std::fflush(stdout);
       }
