@@ -44,6 +44,7 @@ class Device {
 
   /// A memory type index with all of `required` among `type_bits`, or -1.
   [[nodiscard]] int memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const;
+  const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_; }
 
   /// Extensions that were found and enabled.
   struct Features {

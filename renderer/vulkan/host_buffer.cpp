@@ -42,6 +42,7 @@ bool HostBuffer::create(Device& device, VkDeviceSize bytes, VkBufferUsageFlags u
   memory = std::move(new_memory);
   mapped = ptr;
   size = bytes;
+  flags = device.memory_properties().memoryTypes[type].propertyFlags;
   return true;
 }
 

@@ -13,6 +13,7 @@ struct HostBuffer {
   UniqueMemory memory;
   void* mapped = nullptr;
   VkDeviceSize size = 0;
+  VkMemoryPropertyFlags flags = 0;  // of the memory type it got
 
   /// Where the memory should live: cached host memory suits what the CPU
   /// reads back; memory the GPU reads often and latency-bound (the compute
