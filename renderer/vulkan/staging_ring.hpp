@@ -3,7 +3,9 @@
 // Space is handed out at the head; each stretch is given back once the GPU
 // passed the timeline point of the submission that read it. The ring only
 // grows (replacing its buffer) when a frame needs more than it ever had, so a
-// steady frame loop allocates nothing.
+// steady frame loop allocates nothing. Uploads over a quarter of its first
+// size get a buffer of their own, so first uploads of big windows leave the
+// ring small and its pages warm.
 #pragma once
 
 #include <deque>
