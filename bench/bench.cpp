@@ -299,8 +299,8 @@ int main(int argc, char** argv) {
         std::printf("%-7s %-10s %4d %-9s cpu %.3f", t.name, output, count, "ratio",
                     dmg.cpu.median / full.cpu.median);
         if (t.vulkan) std::printf("  gpu %.3f", dmg.gpu.median / full.gpu.median);
-        std::printf("  full cpu split: updates %.1f draws %.1f submit %.1f", full.updates.median / 1e3,
-                    full.draws.median / 1e3, full.submit.median / 1e3);
+        std::printf("  full cpu split: updates %.1f draws %.1f submit %.1f",
+                    full.updates.median / 1e3, full.draws.median / 1e3, full.submit.median / 1e3);
         std::printf("\n");
         std::fflush(stdout);
       }

@@ -82,31 +82,16 @@ bool ComputeCompositor::create(VkPipelineCache cache) {
   set_layout_ = UniqueDescriptorSetLayout(dev, set_layout);
 
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(RegionConstants)};
-  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  layout_info.setLayoutCount = 1;
-  layout_info.pSetLayouts = &set_layout;
-  layout_info.pushConstantRangeCount = 1;
-  layout_info.pPushConstantRanges = &range;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  if (!device_.check(vkCreatePipelineLayout(dev, &layout_info, nullptr, &layout),
-                     "vkCreatePipelineLayout (composite)"))
-    return false;
-  layout_ = UniquePipelineLayout(dev, layout);
-
-  VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  module_info.codeSize = sizeof(composite_comp);
-  module_info.pCode = composite_comp;
-  VkShaderModule module = VK_NULL_HANDLE;
-  if (!device_.check(vkCreateShaderModule(dev, &module_info, nullptr, &module),
-                     "vkCreateShaderModule (composite)"))
-    return false;
-  UniqueShaderModule owned_module(dev, module);
+  layout_ = make_pipeline_layout(dev, set_layout, range, "vkCreatePipelineLayout (composite)");
+  if (!layout_) return false;
+  UniqueShaderModule module = make_shader_module(dev, composite_comp, sizeof(composite_comp));
+  if (!module) return false;
   VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  info.stage.module = module;
+  info.stage.module = module.get();
   info.stage.pName = "main";
-  info.layout = layout;
+  info.layout = layout_.get();
   VkPipeline pipeline = VK_NULL_HANDLE;
   if (!device_.check(vkCreateComputePipelines(dev, cache, 1, &info, nullptr, &pipeline),
                      "vkCreateComputePipelines (composite)"))

@@ -89,28 +89,12 @@ bool Pipelines::create(std::string cache_path) {
 
   VkPushConstantRange range{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
                             sizeof(QuadConstants)};
-  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  layout_info.setLayoutCount = 1;
-  layout_info.pSetLayouts = &set_layout;
-  layout_info.pushConstantRangeCount = 1;
-  layout_info.pPushConstantRanges = &range;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  if (!device_.check(vkCreatePipelineLayout(dev, &layout_info, nullptr, &layout),
-                     "vkCreatePipelineLayout"))
-    return false;
-  layout_ = UniquePipelineLayout(dev, layout);
+  layout_ = make_pipeline_layout(dev, set_layout, range, "vkCreatePipelineLayout");
+  if (!layout_) return false;
 
-  auto module = [&](const uint32_t* code, size_t bytes) {
-    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    info.codeSize = bytes;
-    info.pCode = code;
-    VkShaderModule m = VK_NULL_HANDLE;
-    device_.check(vkCreateShaderModule(dev, &info, nullptr, &m), "vkCreateShaderModule");
-    return UniqueShaderModule(dev, m);
-  };
-  UniqueShaderModule vert = module(quad_vert, sizeof(quad_vert));
-  UniqueShaderModule tex_frag = module(texture_frag, sizeof(texture_frag));
-  UniqueShaderModule solid = module(solid_frag, sizeof(solid_frag));
+  UniqueShaderModule vert = make_shader_module(dev, quad_vert, sizeof(quad_vert));
+  UniqueShaderModule tex_frag = make_shader_module(dev, texture_frag, sizeof(texture_frag));
+  UniqueShaderModule solid = make_shader_module(dev, solid_frag, sizeof(solid_frag));
   if (!vert || !tex_frag || !solid) return false;
 
   for (size_t f = 0; f < kTargetFormats.size(); ++f) {

@@ -40,4 +40,26 @@ bool check(VkResult result, const char* call) {
   return false;
 }
 
+UniqueShaderModule make_shader_module(VkDevice device, const uint32_t* code, size_t bytes) {
+  VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  info.codeSize = bytes;
+  info.pCode = code;
+  VkShaderModule module = VK_NULL_HANDLE;
+  if (!check(vkCreateShaderModule(device, &info, nullptr, &module), "vkCreateShaderModule"))
+    return {};
+  return UniqueShaderModule(device, module);
+}
+
+UniquePipelineLayout make_pipeline_layout(VkDevice device, VkDescriptorSetLayout set_layout,
+                                          const VkPushConstantRange& push, const char* what) {
+  VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  info.setLayoutCount = 1;
+  info.pSetLayouts = &set_layout;
+  info.pushConstantRangeCount = 1;
+  info.pPushConstantRanges = &push;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  if (!check(vkCreatePipelineLayout(device, &info, nullptr, &layout), what)) return {};
+  return UniquePipelineLayout(device, layout);
+}
+
 }  // namespace baton::vulkan

@@ -71,4 +71,14 @@ using UniqueQueryPool = DeviceHandle<VkQueryPool, vkDestroyQueryPool>;
 using UniqueFence = DeviceHandle<VkFence, vkDestroyFence>;
 using UniqueDescriptorPool = DeviceHandle<VkDescriptorPool, vkDestroyDescriptorPool>;
 
+/// A shader module of SPIR-V `code`; empty (logged) on failure.
+[[nodiscard]] UniqueShaderModule make_shader_module(VkDevice device, const uint32_t* code,
+                                                    size_t bytes);
+/// A pipeline layout of one descriptor set and one push-constant range;
+/// empty (logged, naming `what`) on failure.
+[[nodiscard]] UniquePipelineLayout make_pipeline_layout(VkDevice device,
+                                                        VkDescriptorSetLayout set_layout,
+                                                        const VkPushConstantRange& push,
+                                                        const char* what);
+
 }  // namespace baton::vulkan

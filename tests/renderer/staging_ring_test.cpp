@@ -2,12 +2,12 @@
 // are never handed out again, the loop stays near the front of the ring, and
 // a burst of big first uploads does not grow it (later small updates would
 // walk its cold pages).
+#include "renderer/vulkan/staging_ring.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <vector>
-
-#include "renderer/vulkan/staging_ring.hpp"
 
 namespace baton::vulkan {
 namespace {
