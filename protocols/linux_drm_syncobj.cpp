@@ -201,7 +201,7 @@ void LinuxDrmSyncobj::buffer_gone(ReleaseWatch& watch) {
     return;
   }
   // A submitted pass still samples the buffer: release it once that finished.
-  if (poll_ == nullptr) {  // no timer (out of fds): wait rather than never release
+  if (poll_ == nullptr) {  // no timer (its creation failed): wait rather than never release
     watch.finish();
     releases_.erase(it);
     return;
