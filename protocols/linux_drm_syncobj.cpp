@@ -4,40 +4,17 @@
 #include <sys/eventfd.h>
 #include <xf86drm.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "compositor/log.hpp"
 #include "compositor/wlr.hpp"
 #include "linux-drm-syncobj-v1-server-protocol.h"
+#include "protocols/release_watch.hpp"
 #include "protocols/syncobj_surface.hpp"
 
 namespace baton {
-
-// Signals one release point when the buffer baton read it through goes away.
-class ReleaseWatch {
- public:
-  ReleaseWatch(wlr_buffer* buffer, std::shared_ptr<sync::Timeline> timeline, uint64_t point,
-               std::function<void(ReleaseWatch&)> done)
-      : timeline_(std::move(timeline)), point_(point) {
-    destroy_.connect(&buffer->events.destroy, [this, done](void*) {
-      signal();
-      done(*this);
-    });
-  }
-  void signal() {
-    if (!timeline_) return;
-    if (sync::Status s = timeline_->signal(point_); !s)
-      LOG_ERROR("linux-drm-syncobj: release point %llu: %s",
-                static_cast<unsigned long long>(point_), s.error().describe().c_str());
-    timeline_.reset();
-  }
-
- private:
-  std::shared_ptr<sync::Timeline> timeline_;
-  uint64_t point_;
-  Listener<void> destroy_;
-};
 
 namespace {
 
@@ -135,12 +112,17 @@ std::unique_ptr<LinuxDrmSyncobj> LinuxDrmSyncobj::create(wl_display* display, in
 LinuxDrmSyncobj::LinuxDrmSyncobj(wl_display* display, UniqueFd drm) : drm_(std::move(drm)) {
   global_ =
       wl_global_create(display, &wp_linux_drm_syncobj_manager_v1_interface, 1, this, bind_manager);
+  poll_ = EventSource::timer(wl_display_get_event_loop(display), [this] { poll_gpu_reads(); });
 }
 
 LinuxDrmSyncobj::~LinuxDrmSyncobj() {
-  // Whatever is still held is never read again: let its producers go.
-  for (auto& release : releases_) release->signal();
+  poll_.reset();
+  // Whatever is still held is never read again once the GPU's reads are over
+  // (the renderer outlives this class): let its producers go.
+  for (auto& release : releases_) release->finish();
   releases_.clear();
+  for (auto& release : gpu_reading_) release->finish();
+  gpu_reading_.clear();
   surfaces_.clear();
   if (global_ != nullptr) wl_global_destroy(global_);
 }
@@ -205,10 +187,32 @@ void LinuxDrmSyncobj::release_when_done(wlr_buffer* buffer, const SyncobjPoints&
       LOG_ERROR("linux-drm-syncobj: release point: %s", s.error().describe().c_str());
     return;
   }
-  releases_.push_back(std::make_unique<ReleaseWatch>(
-      buffer, points.release_timeline, points.release_point, [this](ReleaseWatch& done) {
-        releases_.remove_if([&](const auto& r) { return r.get() == &done; });
-      }));
+  releases_.push_back(
+      std::make_unique<ReleaseWatch>(buffer, points.release_timeline, points.release_point,
+                                     [this](ReleaseWatch& gone) { buffer_gone(gone); }));
+}
+
+void LinuxDrmSyncobj::buffer_gone(ReleaseWatch& watch) {
+  auto it = std::find_if(releases_.begin(), releases_.end(),
+                         [&](const auto& r) { return r.get() == &watch; });
+  if (it == releases_.end()) return;
+  if (watch.try_signal()) {
+    releases_.erase(it);
+    return;
+  }
+  // A submitted pass still samples the buffer: release it once that finished.
+  if (poll_ == nullptr) {  // no timer (its creation failed): wait rather than never release
+    watch.finish();
+    releases_.erase(it);
+    return;
+  }
+  gpu_reading_.splice(gpu_reading_.end(), releases_, it);
+  poll_->arm_ms(kPollMs);
+}
+
+void LinuxDrmSyncobj::poll_gpu_reads() {
+  gpu_reading_.remove_if([](const auto& r) { return r->try_signal(); });
+  if (!gpu_reading_.empty()) poll_->arm_ms(kPollMs);
 }
 
 }  // namespace baton

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "compositor/listener.hpp"
+#include "compositor/event_source.hpp"
 #include "compositor/unique_fd.hpp"
 #include "renderer/sync/timeline.hpp"
 
@@ -51,7 +51,8 @@ class LinuxDrmSyncobj {
   [[nodiscard]] SyncobjSurface* surface_for(wlr_surface* surface) const;
 
   /// Signals `points`' release point once `buffer` (the client buffer that
-  /// holds the commit's texture) is released; at once when null.
+  /// holds the commit's texture) is released and the GPU finished reading
+  /// its texture; at once when null.
   void release_when_done(wlr_buffer* buffer, const SyncobjPoints& points);
 
   // Request handlers (the C trampolines in the .cpp call them).
@@ -61,11 +62,20 @@ class LinuxDrmSyncobj {
 
  private:
   LinuxDrmSyncobj(wl_display* display, UniqueFd drm);
+  void buffer_gone(ReleaseWatch& watch);
+  void poll_gpu_reads();
+
+  // The Vulkan timeline semaphore has no fd to watch without a helper thread
+  // (exporting one needs a submission of its own); 1 ms polling runs only
+  // while a release waits on the GPU, which is rarely more than a frame.
+  static constexpr int kPollMs = 1;
 
   UniqueFd drm_;
   wl_global* global_ = nullptr;
   std::list<std::unique_ptr<SyncobjSurface>> surfaces_;
-  std::list<std::unique_ptr<ReleaseWatch>> releases_;
+  std::list<std::unique_ptr<ReleaseWatch>> releases_;     // buffers still held
+  std::list<std::unique_ptr<ReleaseWatch>> gpu_reading_;  // buffers gone, GPU still reading
+  std::unique_ptr<EventSource> poll_;                     // polls gpu_reading_
 };
 
 }  // namespace baton

@@ -149,6 +149,8 @@ Renderer::~Renderer() {
   }
   retired_.clear();
   retire_after_passes_.clear();
+  // Passes never submitted never run; everything submitted finished above.
+  if (open_passes_end_) open_passes_end_->ended = true;
   wlr_drm_format_set_finish(&shm_formats_);
   wlr_drm_format_set_finish(&render_formats_);
   wlr_drm_format_set_finish(&dmabuf_formats_);
@@ -388,6 +390,12 @@ void Renderer::drop_from_passes(Texture* texture) {
   for (auto& pass : passes_) std::erase(pass->used, texture);
 }
 
+std::shared_ptr<const OpenPasses> Renderer::open_passes() {
+  if (open_passes_ == 0) return nullptr;
+  if (!open_passes_end_) open_passes_end_ = std::make_shared<OpenPasses>();
+  return open_passes_end_;
+}
+
 void Renderer::check_lost() {
   if (!device_->lost() || lost_emitted_) return;
   lost_emitted_ = true;
@@ -402,6 +410,11 @@ void Renderer::release_pass(Pass* pass, uint64_t point) {
       retired_.push_back(std::move(r));
     }
     retire_after_passes_.clear();
+    if (open_passes_end_) {
+      open_passes_end_->point = point != 0 ? point : device_->submitted();
+      open_passes_end_->ended = true;
+      open_passes_end_.reset();
+    }
   }
   pass->cb = VK_NULL_HANDLE;
   pass->target = nullptr;

@@ -30,6 +30,13 @@ struct Retired {
   UniqueMemory memory;
 };
 
+/// The passes open at one moment: `point` is set once the last of them was
+/// submitted (every pass open then is done at it), or the renderer went away.
+struct OpenPasses {
+  bool ended = false;
+  uint64_t point = 0;
+};
+
 struct Texture {
   wlr_texture base;              // first: wlroots hands us &base
   Renderer* renderer = nullptr;  // null once the renderer is gone
@@ -123,6 +130,8 @@ class Renderer {
   void retire(Retired resources);
   /// A texture is going away: open passes forget it.
   void drop_from_passes(Texture* texture);
+  /// Shared with TextureReads while passes are open; null when none is.
+  std::shared_ptr<const OpenPasses> open_passes();
   /// Reacts to a lost device: emits wlroots' `lost` signal once.
   void check_lost();
 
@@ -177,6 +186,7 @@ class Renderer {
   std::vector<Retired> retired_;
   std::vector<Retired> retire_after_passes_;
   int open_passes_ = 0;
+  std::shared_ptr<OpenPasses> open_passes_end_;  // made on demand while passes are open
   std::unordered_set<Texture*> textures_;
   std::vector<std::unique_ptr<Pass>> passes_;
   std::vector<Pass*> free_passes_;

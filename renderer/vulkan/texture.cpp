@@ -284,4 +284,22 @@ bool Renderer::upload(Texture& texture, const void* data, size_t stride,
   return true;
 }
 
+TextureReads texture_reads(wlr_texture* base) {
+  TextureReads reads;
+  // Other renderers' textures, and ours once the renderer is gone: done.
+  if (base == nullptr || base->impl != &kTextureImpl) return reads;
+  Texture* texture = get(base);
+  if (texture->renderer == nullptr) return reads;
+  Renderer& r = *texture->renderer;
+  reads.device_ = r.shared_device();
+  // Points past the last submission are work only queued for the next one:
+  // uploads (they copy from staging, the buffer was read on the CPU) and
+  // dma-buf acquire barriers, which sample nothing. Waiting for them could
+  // wait forever on an idle compositor.
+  reads.point_ = std::min(texture->last_used, r.device().submitted());
+  // Draws recorded in open passes get their point at submit.
+  reads.passes_ = r.open_passes();
+  return reads;
+}
+
 }  // namespace baton::vulkan

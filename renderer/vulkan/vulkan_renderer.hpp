@@ -5,11 +5,14 @@
 // allocator is a wlr_allocator whose buffers are images this renderer made.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 
 #include "renderer/vulkan/device_select.hpp"
 
 struct wlr_renderer;
+struct wlr_texture;
 struct wlr_allocator;
 struct wlr_buffer;
 struct wl_event_loop;
@@ -56,6 +59,33 @@ struct PassCounts {
 [[nodiscard]] int renderer_debug_messages(wlr_renderer* renderer);
 /// Waits until the GPU finished all submitted work (tests and benchmarks).
 void renderer_finish(wlr_renderer* renderer);
+
+class Device;
+struct OpenPasses;
+
+/// When the GPU has finished every read of one texture's image, as known at
+/// the moment it was asked. Outlives the texture, the renderer and the device:
+/// once those are gone their work is over (a renderer waits for its device
+/// when destroyed, and a lost device runs nothing), so it is done.
+class TextureReads {
+ public:
+  /// Done at once: what non-Vulkan textures get.
+  TextureReads() = default;
+  /// Whether every read submitted (or still being recorded) is finished. Never blocks.
+  [[nodiscard]] bool done();
+  /// CPU-waits (bounded) for done(); teardown only, never the frame loop.
+  void wait();
+
+ private:
+  friend TextureReads texture_reads(wlr_texture* texture);
+  std::weak_ptr<Device> device_;
+  uint64_t point_ = 0;
+  // Set when a pass still being recorded drew the texture: its point is only
+  // known once the open passes are submitted.
+  std::shared_ptr<const OpenPasses> passes_;
+};
+/// The reads of `texture` so far (any renderer's texture; null: done).
+[[nodiscard]] TextureReads texture_reads(wlr_texture* texture);
 
 /// Test hook: behave as if the GPU reported VK_ERROR_DEVICE_LOST. The next
 /// pass fails and wlroots' `lost` signal is emitted (once), as for a real loss.

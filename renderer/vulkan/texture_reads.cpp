@@ -1,0 +1,29 @@
+// TextureReads: whether the GPU finished reading a texture, answerable long
+// after the texture, its renderer or its device are gone.
+#include <algorithm>
+
+#include "renderer/vulkan/renderer.hpp"
+
+namespace baton::vulkan {
+
+bool TextureReads::done() {
+  std::shared_ptr<Device> device = device_.lock();
+  // No device, or a lost one: nothing of its work will ever run again.
+  if (!device || device->lost()) return true;
+  uint64_t point = point_;
+  if (passes_) {
+    if (!passes_->ended) return false;
+    point = std::max(point, passes_->point);
+  }
+  return device->completed() >= point;
+}
+
+void TextureReads::wait() {
+  std::shared_ptr<Device> device = device_.lock();
+  if (!device || device->lost()) return;
+  // Passes still being recorded were submitted by nobody yet: nothing to wait on.
+  if (passes_ && !passes_->ended) return;
+  device->wait(std::max(point_, passes_ ? passes_->point : 0));
+}
+
+}  // namespace baton::vulkan

@@ -1,0 +1,151 @@
+// vulkan::TextureReads: when the GPU finished reading a texture. Linux-drm-
+// syncobj release points wait on it, so "done" too early lets a client draw
+// into a buffer the GPU still samples.
+#include <drm_fourcc.h>
+#include <gtest/gtest.h>
+
+#include "tests/renderer/harness.hpp"
+
+namespace baton::test {
+namespace {
+
+class TextureReadsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { harness_ = new GoldenHarness(); }
+  static void TearDownTestSuite() {
+    delete harness_;
+    harness_ = nullptr;
+  }
+  void SetUp() override {
+    if (!harness_->unavailable().empty()) GTEST_SKIP() << harness_->unavailable();
+  }
+  static GoldenHarness* harness_;
+};
+GoldenHarness* TextureReadsTest::harness_ = nullptr;
+
+void draw(wlr_render_pass* pass, wlr_texture* texture) {
+  wlr_render_texture_options options{};
+  options.texture = texture;
+  options.dst_box = {0, 0, 64, 64};
+  wlr_render_pass_add_texture(pass, &options);
+}
+
+TEST_F(TextureReadsTest, DrawInAnOpenPassIsDoneOnlyAfterItsSubmissionFinished) {
+  RendererUnderTest& vk = harness_->vulkan();
+  MemoryBuffer* source = MemoryBuffer::create(64, 64, DRM_FORMAT_ARGB8888);
+  source->fill_pattern(4);
+  wlr_buffer* target = harness_->target(vk, 64, 64);
+  ASSERT_NE(target, nullptr);
+  wlr_texture* texture = wlr_texture_from_buffer(vk.renderer, &source->base);
+  ASSERT_NE(texture, nullptr);
+  vulkan::renderer_finish(vk.renderer);
+  // Nothing read it yet (the upload copied from staging): done.
+  EXPECT_TRUE(vulkan::texture_reads(texture).done());
+
+  wlr_render_pass* pass = wlr_renderer_begin_buffer_pass(vk.renderer, target, nullptr);
+  ASSERT_NE(pass, nullptr);
+  draw(pass, texture);
+  // Recorded, not submitted: the read is still to come.
+  vulkan::TextureReads reads = vulkan::texture_reads(texture);
+  EXPECT_FALSE(reads.done());
+  // As with a client buffer: the texture goes while the pass still holds the draw.
+  wlr_texture_destroy(texture);
+  source->drop();
+  EXPECT_FALSE(reads.done());
+  ASSERT_TRUE(wlr_render_pass_submit(pass));
+  vulkan::renderer_finish(vk.renderer);
+  EXPECT_TRUE(reads.done());
+  wlr_buffer_drop(target);
+}
+
+TEST_F(TextureReadsTest, SubmittedDrawIsDoneOnceTheDeviceFinished) {
+  RendererUnderTest& vk = harness_->vulkan();
+  MemoryBuffer* source = MemoryBuffer::create(64, 64, DRM_FORMAT_ARGB8888);
+  source->fill_pattern(5);
+  wlr_buffer* target = harness_->target(vk, 64, 64);
+  ASSERT_NE(target, nullptr);
+  wlr_texture* texture = wlr_texture_from_buffer(vk.renderer, &source->base);
+  ASSERT_NE(texture, nullptr);
+  ASSERT_TRUE(harness_->render(vk, target,
+                               [&](wlr_render_pass* pass, wlr_renderer*) { draw(pass, texture); }));
+  vulkan::TextureReads reads = vulkan::texture_reads(texture);
+  wlr_texture_destroy(texture);
+  source->drop();
+  // Whether lavapipe already finished is up to it; after a finish it has.
+  vulkan::renderer_finish(vk.renderer);
+  EXPECT_TRUE(reads.done());
+  reads.wait();  // returns at once
+  wlr_buffer_drop(target);
+}
+
+TEST_F(TextureReadsTest, BusyGpuIsNotDone) {
+  // Enough blending that lavapipe is still at it right after the submit.
+  constexpr int kSize = 2048, kDraws = 24;
+  RendererUnderTest& vk = harness_->vulkan();
+  MemoryBuffer* source = MemoryBuffer::create(kSize, kSize, DRM_FORMAT_ARGB8888);
+  source->fill_pattern(6);
+  wlr_buffer* target = harness_->target(vk, kSize, kSize);
+  ASSERT_NE(target, nullptr);
+  wlr_texture* texture = wlr_texture_from_buffer(vk.renderer, &source->base);
+  ASSERT_NE(texture, nullptr);
+  vulkan::renderer_finish(vk.renderer);
+  ASSERT_TRUE(harness_->render(vk, target, [&](wlr_render_pass* pass, wlr_renderer*) {
+    wlr_render_texture_options options{};
+    options.texture = texture;
+    options.dst_box = {0, 0, kSize, kSize};
+    options.filter_mode = WLR_SCALE_FILTER_BILINEAR;
+    for (int i = 0; i < kDraws; ++i) wlr_render_pass_add_texture(pass, &options);
+  }));
+  vulkan::TextureReads reads = vulkan::texture_reads(texture);
+  wlr_texture_destroy(texture);
+  source->drop();
+  EXPECT_FALSE(reads.done()) << "reported done while the pass sampling it was still running";
+  vulkan::renderer_finish(vk.renderer);
+  EXPECT_TRUE(reads.done());
+  wlr_buffer_drop(target);
+}
+
+TEST_F(TextureReadsTest, NonVulkanTexturesAreDoneAtOnce) {
+  EXPECT_TRUE(vulkan::texture_reads(nullptr).done());
+  MemoryBuffer* source = MemoryBuffer::create(16, 16, DRM_FORMAT_ARGB8888);
+  wlr_texture* texture = wlr_texture_from_buffer(harness_->pixman().renderer, &source->base);
+  ASSERT_NE(texture, nullptr);
+  EXPECT_TRUE(vulkan::texture_reads(texture).done());
+  wlr_texture_destroy(texture);
+  source->drop();
+}
+
+TEST_F(TextureReadsTest, DoneOnceTheRendererIsGone) {
+  // A renderer of its own: destroying it must leave the harness' intact.
+  vulkan::RendererOptions options;
+  vulkan::CreatedRenderer created = vulkan::create_renderer(options);
+  ASSERT_NE(created.renderer, nullptr) << created.error;
+  wlr_allocator* allocator = vulkan::create_swapchain_allocator(created.renderer, {2, true});
+  ASSERT_NE(allocator, nullptr);
+  RendererUnderTest own{created.renderer, allocator, true};
+  MemoryBuffer* source = MemoryBuffer::create(64, 64, DRM_FORMAT_ARGB8888);
+  wlr_buffer* target = harness_->target(own, 64, 64);
+  ASSERT_NE(target, nullptr);
+  wlr_texture* texture = wlr_texture_from_buffer(own.renderer, &source->base);
+  ASSERT_NE(texture, nullptr);
+  wlr_render_pass* pass = wlr_renderer_begin_buffer_pass(own.renderer, target, nullptr);
+  ASSERT_NE(pass, nullptr);
+  draw(pass, texture);
+  vulkan::TextureReads open = vulkan::texture_reads(texture);
+  EXPECT_FALSE(open.done());
+  ASSERT_TRUE(wlr_render_pass_submit(pass));
+  vulkan::TextureReads submitted = vulkan::texture_reads(texture);
+  // No finish: destroying the renderer ends its device's work.
+  wlr_buffer_drop(target);
+  wlr_allocator_destroy(allocator);
+  wlr_renderer_destroy(own.renderer);
+  EXPECT_TRUE(open.done());
+  EXPECT_TRUE(submitted.done());
+  // wlroots may destroy textures after their renderer: still done.
+  EXPECT_TRUE(vulkan::texture_reads(texture).done());
+  wlr_texture_destroy(texture);
+  source->drop();
+}
+
+}  // namespace
+}  // namespace baton::test
