@@ -8,6 +8,8 @@
 //             content, uploaded as damage); the whole output is recomposited.
 //   damage64  one window redraws a 64x64 patch; only that rectangle of the
 //             output is recomposited (what wlr_scene does for such damage).
+// Then, per Vulkan path, the floor a damage frame cannot go below: an empty
+// pass ("empty") and one 64x64 rectangle ("rect64") on a 4K slot.
 // CPU time is the compositor thread's CPU time from the first texture update
 // to the return of wlr_render_pass_submit (the clients' drawing is not in it); GPU time comes from
 // timestamp queries (wlr_render_timer), read three frames later so nothing waits.
@@ -208,6 +210,50 @@ Result run(Target& t, int width, int height, int count, bool damage_only, int fr
   return {stats(cpu), stats(gpu), stats(updates), stats(draws), stats(submits)};
 }
 
+// The fixed cost every pass pays on the GPU, whatever it draws: an empty pass
+// and one 64x64 rectangle, timed like the frames above. A damage frame
+// cannot cost less than this floor.
+Result floor_cost(Target& t, int width, int height, bool with_rect, int frames) {
+  wlr_drm_format_set set{};
+  wlr_drm_format_set_add(&set, DRM_FORMAT_XRGB8888, DRM_FORMAT_MOD_INVALID);
+  const wlr_drm_format* format = wlr_drm_format_set_get(&set, DRM_FORMAT_XRGB8888);
+  constexpr int kSlots = 3;
+  wlr_buffer* slots[kSlots] = {};
+  wlr_render_timer* timers[kSlots] = {};
+  for (int i = 0; i < kSlots; ++i) {
+    slots[i] = wlr_allocator_create_buffer(t.allocator, width, height, format);
+    timers[i] = wlr_render_timer_create(t.renderer);
+  }
+  wlr_drm_format_set_finish(&set);
+  std::vector<double> cpu, gpu;
+  for (int frame = 0; frame < frames + kSlots; ++frame) {
+    const int slot = frame % kSlots;
+    if (frame >= 2 * kSlots) {
+      int ns = wlr_render_timer_get_duration_ns(timers[slot]);
+      if (ns >= 0) gpu.push_back(ns);
+    }
+    if (frame >= frames) continue;
+    const double start = thread_cpu_ns();
+    wlr_buffer_pass_options options{};
+    options.timer = timers[slot];
+    wlr_render_pass* pass = wlr_renderer_begin_buffer_pass(t.renderer, slots[slot], &options);
+    if (with_rect) {
+      wlr_render_rect_options rect{};
+      rect.box = {(frame * 13) % (width - 64), (frame * 7) % (height - 64), 64, 64};
+      rect.color = {0.5f, 0.25f, 0.125f, 1.0f};
+      wlr_render_pass_add_rect(pass, &rect);
+    }
+    wlr_render_pass_submit(pass);
+    cpu.push_back(thread_cpu_ns() - start);
+  }
+  baton::vulkan::renderer_finish(t.renderer);
+  for (int i = 0; i < kSlots; ++i) {
+    wlr_render_timer_destroy(timers[i]);
+    wlr_buffer_drop(slots[i]);
+  }
+  return {stats(cpu), stats(gpu), {}, {}, {}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -304,6 +350,15 @@ int main(int argc, char** argv) {
         std::printf("\n");
         std::fflush(stdout);
       }
+    }
+  }
+  for (Target& t : targets) {
+    if (!t.vulkan) continue;
+    for (bool with_rect : {false, true}) {
+      Result r = floor_cost(t, 3840, 2160, with_rect, frames);
+      std::printf("%-7s %-10s %4d %-9s %10.1f %10.1f %10.1f %10.1f\n", t.name, "3840x2160", 0,
+                  with_rect ? "rect64" : "empty", r.cpu.median / 1e3, r.cpu.p99 / 1e3,
+                  r.gpu.median / 1e3, r.gpu.p99 / 1e3);
     }
   }
   for (Target& t : targets) {

@@ -157,6 +157,22 @@ ComputeCompositor::Frame* ComputeCompositor::acquire(VkDeviceSize bytes) {
 void ComputeCompositor::plan_regions(const CompositeList& list) {
   regions_.clear();
   region_ops_.clear();
+  // A full redraw starts with a background over everything: when one rectangle
+  // spans all the others, it is the only region and every op is in it, and
+  // building the exact union (costly for many windows) would find the same.
+  ClipRect extents = list.rects.front();
+  for (const ClipRect& r : list.rects) {
+    extents.x1 = std::min(extents.x1, r.x1), extents.y1 = std::min(extents.y1, r.y1);
+    extents.x2 = std::max(extents.x2, r.x2), extents.y2 = std::max(extents.y2, r.y2);
+  }
+  auto spans_all = [&](const ClipRect& r) {
+    return r.x1 == extents.x1 && r.y1 == extents.y1 && r.x2 == extents.x2 && r.y2 == extents.y2;
+  };
+  if (std::any_of(list.rects.begin(), list.rects.end(), spans_all)) {
+    regions_.push_back({extents, 0, static_cast<uint32_t>(list.ops.size())});
+    for (size_t op = 0; op < list.ops.size(); ++op) region_ops_.push_back(static_cast<uint32_t>(op));
+    return;
+  }
   pixman_region32_t covered;
   pixman_region32_init_rects(&covered, reinterpret_cast<const pixman_box32_t*>(list.rects.data()),
                              static_cast<int>(list.rects.size()));

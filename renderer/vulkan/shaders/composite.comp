@@ -1,6 +1,7 @@
 #version 450
 // Compute compositing: one invocation per output pixel of a region; it walks
-// the pass's draws that touch the region, in order, and writes the pixel once.
+// the pass's draws that touch the region from the top down, stops where they
+// turn opaque, and writes the pixel once.
 // GPUs with little fixed-function blending (data-centre Hopper chips) spend
 // most of a raster pass in the ROPs; here blending happens in registers.
 #extension GL_EXT_shader_image_load_formatted : require
@@ -24,6 +25,8 @@ struct Op {
   ivec2 unused;
 };
 const uint kReplaces = 1u;  // no blending: what is below does not show
+// Coverage past which what lies below moves no channel (of up to 10 bits) by half a step.
+const float kOpaque = 1.0 - 0.5 / 1023.0;
 
 layout(std430, set = 0, binding = 2) readonly buffer Ops { Op ops[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Rects { ivec4 rects[]; };  // x1, y1, x2, y2
@@ -88,8 +91,10 @@ void main() {
   if (any(greaterThanEqual(local, region.size))) return;
   ivec2 p = region.origin + local;
 
-  // Draws under the topmost one that replaces this pixel cannot show.
-  int start = -1;
+  // Front to back: `acc` is what the draws above show (premultiplied), and
+  // once it is opaque nothing below can show, so a window's opaque interior
+  // costs one texture read however many windows lie under it.
+  vec4 acc = vec4(0.0);
   bool touched = false;
   for (int i = int(region.count) - 1; i >= 0; --i) {
     if (culled) {
@@ -104,27 +109,13 @@ void main() {
     uint op = list[region.first + uint(i)];
     if (!covers(op, p)) continue;
     touched = true;
-    if ((ops[op].flags & kReplaces) != 0u) {
-      start = i;
-      break;
+    acc += (1.0 - acc.a) * source(op, p);
+    // A draw without blending hides what is below whatever its alpha.
+    if ((ops[op].flags & kReplaces) != 0u || acc.a >= kOpaque) {
+      imageStore(target, p, acc);
+      return;
     }
   }
   if (!touched) return;  // not drawn: the pixel keeps what it had
-  vec4 dst = start >= 0 ? vec4(0.0) : imageLoad(target, p);
-  for (int i = max(start, 0); i < int(region.count); ++i) {
-    if (culled) {
-      // Skip to the next draw that touches the tile.
-      uint bits = tile_mask[uint(i) >> 5] & (0xffffffffu << (uint(i) & 31u));
-      if (bits == 0u) {
-        i = int((uint(i) | 31u));  // the loop's ++i moves to the word above
-        continue;
-      }
-      i = int((uint(i) & ~31u) + uint(findLSB(bits)));
-    }
-    uint op = list[region.first + uint(i)];
-    if (!covers(op, p)) continue;
-    vec4 src = source(op, p);
-    dst = (ops[op].flags & kReplaces) != 0u ? src : src + dst * (1.0 - src.a);
-  }
-  imageStore(target, p, dst);
+  imageStore(target, p, acc + (1.0 - acc.a) * imageLoad(target, p));
 }
