@@ -20,6 +20,7 @@ struct RegionConstants {
   int32_t size[2];
   uint32_t first;
   uint32_t count;
+  uint32_t direct;  // the region's draws are all the ops, in order: no list to read
 };
 
 static_assert(sizeof(ClipRect) == sizeof(pixman_box32_t));
@@ -169,8 +170,7 @@ void ComputeCompositor::plan_regions(const CompositeList& list) {
     return r.x1 == extents.x1 && r.y1 == extents.y1 && r.x2 == extents.x2 && r.y2 == extents.y2;
   };
   if (std::any_of(list.rects.begin(), list.rects.end(), spans_all)) {
-    regions_.push_back({extents, 0, static_cast<uint32_t>(list.ops.size())});
-    for (size_t op = 0; op < list.ops.size(); ++op) region_ops_.push_back(static_cast<uint32_t>(op));
+    regions_.push_back({extents, 0, static_cast<uint32_t>(list.ops.size()), true});
     return;
   }
   pixman_region32_t covered;
@@ -180,10 +180,10 @@ void ComputeCompositor::plan_regions(const CompositeList& list) {
   const pixman_box32_t* boxes = pixman_region32_rectangles(&covered, &count);
   if (static_cast<size_t>(count) > kMaxRegions) {
     const pixman_box32_t* e = pixman_region32_extents(&covered);
-    regions_.push_back({{e->x1, e->y1, e->x2, e->y2}, 0, 0});
+    regions_.push_back({{e->x1, e->y1, e->x2, e->y2}, 0, 0, false});
   } else {
     for (int i = 0; i < count; ++i)
-      regions_.push_back({{boxes[i].x1, boxes[i].y1, boxes[i].x2, boxes[i].y2}, 0, 0});
+      regions_.push_back({{boxes[i].x1, boxes[i].y1, boxes[i].x2, boxes[i].y2}, 0, 0, false});
   }
   pixman_region32_fini(&covered);
   for (Region& region : regions_) {
@@ -264,7 +264,11 @@ bool ComputeCompositor::record(VkCommandBuffer cb, const RenderTarget& target,
   for (const Region& region : regions_) {
     if (region.count == 0) continue;
     const ClipRect& b = region.box;
-    RegionConstants constants{{b.x1, b.y1}, {b.x2 - b.x1, b.y2 - b.y1}, region.first, region.count};
+    RegionConstants constants{{b.x1, b.y1},
+                              {b.x2 - b.x1, b.y2 - b.y1},
+                              region.first,
+                              region.count,
+                              region.direct ? 1u : 0u};
     vkCmdPushConstants(cb, layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(constants),
                        &constants);
     vkCmdDispatch(cb, (uint32_t(constants.size[0]) + kWorkgroup - 1) / kWorkgroup,

@@ -25,8 +25,11 @@ struct CompositeOp {
   float color[4];
   int32_t rects[2];  // first clip rectangle, count
   int32_t unused[2];
+  // Bounds of the clip rectangles (the rectangle itself when there is one):
+  // most draws are tested here, without a second read.
+  int32_t bounds[4];
 };
-static_assert(sizeof(CompositeOp) == 80);
+static_assert(sizeof(CompositeOp) == 96);
 inline constexpr uint32_t kOpReplaces = 1;  // drawn without blending
 
 struct ClipRect {
@@ -77,6 +80,7 @@ class ComputeCompositor {
     ClipRect box;
     uint32_t first;
     uint32_t count;
+    bool direct;  // every op, in order (first is 0): region_ops_ holds nothing for it
   };
   Frame* acquire(VkDeviceSize bytes);
   void plan_regions(const CompositeList& list);

@@ -93,7 +93,16 @@ void add_op(Pass& pass, const wlr_box& box, const pixman_region32_t* clip, Compo
     list.rects.push_back({x1, y1, x2, y2});
   });
   op.rects[1] = static_cast<int32_t>(list.rects.size()) - op.rects[0];
-  if (op.rects[1] > 0) list.ops.push_back(op);
+  if (op.rects[1] == 0) return;
+  ClipRect bounds = list.rects[static_cast<size_t>(op.rects[0])];
+  for (size_t i = static_cast<size_t>(op.rects[0]) + 1; i < list.rects.size(); ++i) {
+    const ClipRect& r = list.rects[i];
+    bounds = {std::min(bounds.x1, r.x1), std::min(bounds.y1, r.y1), std::max(bounds.x2, r.x2),
+              std::max(bounds.y2, r.y2)};
+  }
+  op.bounds[0] = bounds.x1, op.bounds[1] = bounds.y1;
+  op.bounds[2] = bounds.x2, op.bounds[3] = bounds.y2;
+  list.ops.push_back(op);
 }
 
 // A composite list samples at most kMaxTextures images: a fuller pass is

@@ -23,6 +23,7 @@ struct Op {
   vec4 color;      // premultiplied colour (solid) or opacity in every channel
   ivec2 rects;     // first clip rectangle, count
   ivec2 unused;
+  ivec4 bounds;    // of the clip rectangles: x1, y1, x2, y2
 };
 const uint kReplaces = 1u;  // no blending: what is below does not show
 // Coverage past which what lies below moves no channel (of up to 10 bits) by half a step.
@@ -37,10 +38,18 @@ layout(push_constant) uniform Region {
   ivec2 size;
   uint first;  // this region's draws: list[first .. first + count)
   uint count;
+  uint direct;  // nonzero: the draws are ops[0 .. count), with no list to read
 } region;
 
+// Each read below waits on the one before it: a small damaged region is
+// bound by that chain, not by its few pixels, so the common cases skip links.
+uint op_at(uint i) { return region.direct != 0u ? i : list[region.first + i]; }
+
 bool covers(uint op, ivec2 p) {
+  ivec4 b = ops[op].bounds;
+  if (any(lessThan(p, b.xy)) || any(greaterThanEqual(p, b.zw))) return false;
   ivec2 range = ops[op].rects;
+  if (range.y == 1) return true;  // the bounds are the rectangle
   for (int i = range.x; i < range.x + range.y; ++i) {
     ivec4 r = rects[i];
     if (all(greaterThanEqual(p, r.xy)) && all(lessThan(p, r.zw))) return true;
@@ -66,7 +75,10 @@ const uint kMaskWords = 32;  // culls regions of up to 1024 draws
 shared uint tile_mask[kMaskWords];
 
 bool touches_tile(uint op, ivec2 lo, ivec2 hi) {
+  ivec4 b = ops[op].bounds;
+  if (!(all(lessThan(b.xy, hi)) && all(lessThan(lo, b.zw)))) return false;
   ivec2 range = ops[op].rects;
+  if (range.y == 1) return true;
   for (int i = range.x; i < range.x + range.y; ++i) {
     ivec4 r = rects[i];
     if (all(lessThan(r.xy, hi)) && all(lessThan(lo, r.zw))) return true;
@@ -83,7 +95,7 @@ void main() {
     ivec2 lo = region.origin + ivec2(gl_WorkGroupID.xy * gl_WorkGroupSize.xy);
     ivec2 hi = lo + ivec2(gl_WorkGroupSize.xy);
     for (uint i = lane; i < region.count; i += gl_WorkGroupSize.x * gl_WorkGroupSize.y)
-      if (touches_tile(list[region.first + i], lo, hi)) atomicOr(tile_mask[i >> 5], 1u << (i & 31u));
+      if (touches_tile(op_at(i), lo, hi)) atomicOr(tile_mask[i >> 5], 1u << (i & 31u));
     barrier();
   }
 
@@ -106,7 +118,7 @@ void main() {
       }
       i = int((uint(i) & ~31u) + uint(findMSB(bits)));
     }
-    uint op = list[region.first + uint(i)];
+    uint op = op_at(uint(i));
     if (!covers(op, p)) continue;
     touched = true;
     acc += (1.0 - acc.a) * source(op, p);
