@@ -105,13 +105,22 @@ void add_op(Pass& pass, const wlr_box& box, const pixman_region32_t* clip, Compo
   list.ops.push_back(op);
 }
 
+// Records the dispatches of the draws collected so far. Pending texture
+// uploads go first, in the pass's own command buffer: a compute pass has
+// drawn nothing yet where they land, and the frame needs no second command
+// buffer to begin, end and submit.
+bool dispatch_composite(Pass& pass) {
+  Renderer& r = *pass.renderer;
+  r.record_uploads_into(pass.cb);
+  return r.compute().record(pass.cb, *pass.target, pass.composite, pass.batches > 0);
+}
+
 // A composite list samples at most kMaxTextures images: a fuller pass is
 // composited in batches, each over the result of the one before.
 int image_slot(Pass& pass, const VkDescriptorImageInfo& image) {
   int index = pass.composite.image_index(image);
   if (index >= 0) return index;
-  if (!pass.renderer->compute().record(pass.cb, *pass.target, pass.composite, pass.batches > 0))
-    LOG_ERROR("vulkan: a compute composite batch was dropped");
+  if (!dispatch_composite(pass)) LOG_ERROR("vulkan: a compute composite batch was dropped");
   ++pass.batches;
   pass.composite.clear();
   return pass.composite.image_index(image);
@@ -245,7 +254,7 @@ bool submit(wlr_render_pass* base) {
   Renderer& r = *pass.renderer;
   VkCommandBuffer cb = pass.cb;
   if (pass.compute) {
-    if (!r.compute().record(cb, *pass.target, pass.composite, pass.batches > 0))
+    if (!dispatch_composite(pass))
       LOG_ERROR("vulkan: the pass's compute composite could not be recorded");
     pass.composite.clear();
   } else {

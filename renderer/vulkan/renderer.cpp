@@ -246,6 +246,11 @@ VkCommandBuffer Renderer::record_uploads() {
   if (pending_copies_.empty() && acquire_barriers_.empty()) return VK_NULL_HANDLE;
   VkCommandBuffer cb = begin_commands();
   if (cb == VK_NULL_HANDLE) return VK_NULL_HANDLE;
+  record_uploads_into(cb);
+  return cb;
+}
+
+void Renderer::record_uploads_into(VkCommandBuffer cb) {
   if (!acquire_barriers_.empty()) {
     VkDependencyInfo acquire{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
     acquire.imageMemoryBarrierCount = static_cast<uint32_t>(acquire_barriers_.size());
@@ -253,7 +258,7 @@ VkCommandBuffer Renderer::record_uploads() {
     vkCmdPipelineBarrier2(cb, &acquire);
     acquire_barriers_.clear();
   }
-  if (pending_copies_.empty()) return cb;
+  if (pending_copies_.empty()) return;
   VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
   dep.imageMemoryBarrierCount = static_cast<uint32_t>(upload_barriers_.size());
   dep.pImageMemoryBarriers = upload_barriers_.data();
@@ -272,7 +277,6 @@ VkCommandBuffer Renderer::record_uploads() {
   vkCmdPipelineBarrier2(cb, &dep);
   pending_copies_.clear();
   upload_barriers_.clear();
-  return cb;
 }
 
 uint64_t Renderer::submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits) {

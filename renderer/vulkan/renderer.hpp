@@ -114,6 +114,10 @@ class Renderer {
   /// Queues taking an imported dma-buf image over from its producer (queue
   /// family EXTERNAL) into SHADER_READ_ONLY, ahead of the next submission.
   void queue_acquire(VkImage image);
+  /// Records the pending uploads and acquires into `cb` (outside any render
+  /// pass instance), so the next submit() needs no command buffer of its own
+  /// for them: one fewer to begin, end and submit per frame.
+  void record_uploads_into(VkCommandBuffer cb);
   /// Ends `cb` and submits it (after pending uploads) signalling the next
   /// timeline point, waiting on `waits` first; returns the point or 0.
   uint64_t submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits = {});
