@@ -270,6 +270,7 @@ Device::Created Device::create(const DeviceOptions& options) {
                                       have.features.shaderSampledImageArrayDynamicIndexing &&
                                       have12.shaderSampledImageArrayNonUniformIndexing &&
                                       have12.descriptorBindingPartiallyBound;
+  self->features_.compute_upload = have.features.shaderStorageImageArrayDynamicIndexing;
 
   VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   f13.dynamicRendering = VK_TRUE;
@@ -284,6 +285,8 @@ Device::Created Device::create(const DeviceOptions& options) {
     f12.shaderSampledImageArrayNonUniformIndexing = VK_TRUE;
     f12.descriptorBindingPartiallyBound = VK_TRUE;
   }
+  if (self->features_.compute_upload)
+    enabled.features.shaderStorageImageArrayDynamicIndexing = VK_TRUE;
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &enabled};
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;

@@ -53,6 +53,7 @@ class Device {
     bool drm_node = false;            // physical_device_drm
     bool host_memory_import = false;  // external_memory_host: memfd-backed slots
     bool compute_composite = false;   // what shaders/composite.comp needs
+    bool compute_upload = false;      // what shaders/upload.comp needs
   };
   const Features& features() const { return features_; }
 

@@ -276,9 +276,11 @@ bool submit(wlr_render_pass* base) {
     vkCmdWriteTimestamp2(cb, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pass.timer->pool.get(), 1);
   VkSemaphoreSubmitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
   wait.semaphore = pass.release_wait;
-  uint64_t point = r.submit(cb, pass.release_wait != VK_NULL_HANDLE
-                                    ? std::span<const VkSemaphoreSubmitInfo>(&wait, 1)
-                                    : std::span<const VkSemaphoreSubmitInfo>());
+  uint64_t point = r.submit(cb,
+                            pass.release_wait != VK_NULL_HANDLE
+                                ? std::span<const VkSemaphoreSubmitInfo>(&wait, 1)
+                                : std::span<const VkSemaphoreSubmitInfo>(),
+                            pass.timer);
   r.fence_waited(pass.release_wait, point);
   if (pass.compute) r.compute().submitted(point);
   RenderTarget& target = *pass.target;
@@ -360,6 +362,7 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
   if (pass->timer != nullptr) {
     vkCmdResetQueryPool(cb, pass->timer->pool.get(), 0, 2);
     vkCmdWriteTimestamp2(cb, VK_PIPELINE_STAGE_2_NONE, pass->timer->pool.get(), 0);
+    pass->timer->uploads_stamped = false;
   }
 
   // Earlier passes, copies and samplers of this slot finish before we draw.

@@ -44,11 +44,14 @@ int timer_duration(wlr_render_timer* base) {
   if (timer->point == 0 || timer->renderer == nullptr) return -1;
   Device& device = timer->renderer->device();
   if (!device.wait(timer->point)) return -1;
-  uint64_t stamps[2] = {};
-  VkResult result = vkGetQueryPoolResults(device.get(), timer->pool.get(), 0, 2, sizeof(stamps),
+  // Query 2 (when written) starts the uploads submitted ahead of the pass.
+  uint64_t stamps[3] = {};
+  const uint32_t count = timer->uploads_stamped ? 3 : 2;
+  VkResult result = vkGetQueryPoolResults(device.get(), timer->pool.get(), 0, count, sizeof(stamps),
                                           stamps, sizeof(uint64_t), VK_QUERY_RESULT_64_BIT);
   if (!device.check(result, "vkGetQueryPoolResults")) return -1;
-  double ns = double(stamps[1] - stamps[0]) * device.properties().limits.timestampPeriod;
+  const uint64_t start = count == 3 ? std::min(stamps[0], stamps[2]) : stamps[0];
+  double ns = double(stamps[1] - start) * device.properties().limits.timestampPeriod;
   return static_cast<int>(ns);
 }
 
@@ -65,7 +68,7 @@ wlr_render_timer* render_timer_create(wlr_renderer* r) {
   if (device.properties().limits.timestampComputeAndGraphics == VK_FALSE) return nullptr;
   VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
   info.queryType = VK_QUERY_TYPE_TIMESTAMP;
-  info.queryCount = 2;
+  info.queryCount = 3;  // pass start, pass end, uploads start
   VkQueryPool pool = VK_NULL_HANDLE;
   if (!device.check(vkCreateQueryPool(device.get(), &info, nullptr, &pool), "vkCreateQueryPool"))
     return nullptr;
@@ -89,7 +92,11 @@ const wlr_renderer_impl kRendererImpl = {
 }  // namespace
 
 Renderer::Renderer(std::shared_ptr<Device> device)
-    : device_(std::move(device)), pipelines_(*device_), compute_(*device_), ring_(*device_) {
+    : device_(std::move(device)),
+      pipelines_(*device_),
+      compute_(*device_),
+      ring_(*device_),
+      uploader_(*device_) {
   wlr_.self = this;
 }
 
@@ -127,6 +134,12 @@ bool Renderer::init(const std::string& pipeline_cache_path, Compositing composit
     }
   }
   LOG_INFO("vulkan: compositing with %s", compute_enabled_ ? "compute dispatches" : "raster draws");
+  // Small uploads by dispatch where the GPU pays per transfer command (the
+  // devices the compute path is for); where they cannot, copies still work.
+  if (compute_enabled_ && device_->features().compute_upload) {
+    uploads_by_dispatch_ = uploader_.create(pipelines_.cache());
+    if (!uploads_by_dispatch_) LOG_INFO("vulkan: the upload dispatch failed to build; copying");
+  }
   build_format_sets();
   // Render targets are the swapchain's own slots only: host memory handed
   // out by pointer, or (DRM) dumb buffers shared as dma-bufs.
@@ -205,85 +218,12 @@ VkCommandBuffer Renderer::begin_commands() {
   return free->cb;
 }
 
-void Renderer::queue_copy(VkImage image, VkImageLayout old_layout, VkBuffer staging,
-                          const VkBufferImageCopy& region) {
-  bool seen = false;
-  for (const VkImageMemoryBarrier2& b : upload_barriers_) seen = seen || b.image == image;
-  if (!seen) {
-    VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
-    // Earlier draws may still sample the old contents: wait for them (WAR).
-    barrier.srcStageMask = kSampleStages | VK_PIPELINE_STAGE_2_COPY_BIT;
-    barrier.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-    barrier.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
-    barrier.dstAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-    barrier.oldLayout = old_layout;
-    barrier.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    barrier.image = image;
-    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    upload_barriers_.push_back(barrier);
-  }
-  pending_copies_.push_back({image, staging, region});
-}
-
-void Renderer::queue_acquire(VkImage image) {
-  VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
-  barrier.srcStageMask = VK_PIPELINE_STAGE_2_NONE;
-  barrier.dstStageMask = kSampleStages | VK_PIPELINE_STAGE_2_COPY_BIT;
-  barrier.dstAccessMask = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT;
-  // GENERAL, not UNDEFINED: the producer's pixels must survive the transition.
-  barrier.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
-  barrier.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-  barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
-  barrier.dstQueueFamilyIndex = device_->queue_family();
-  barrier.image = image;
-  barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  acquire_barriers_.push_back(barrier);
-}
-
-VkCommandBuffer Renderer::record_uploads() {
-  if (pending_copies_.empty() && acquire_barriers_.empty()) return VK_NULL_HANDLE;
-  VkCommandBuffer cb = begin_commands();
-  if (cb == VK_NULL_HANDLE) return VK_NULL_HANDLE;
-  record_uploads_into(cb);
-  return cb;
-}
-
-void Renderer::record_uploads_into(VkCommandBuffer cb) {
-  if (!acquire_barriers_.empty()) {
-    VkDependencyInfo acquire{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-    acquire.imageMemoryBarrierCount = static_cast<uint32_t>(acquire_barriers_.size());
-    acquire.pImageMemoryBarriers = acquire_barriers_.data();
-    vkCmdPipelineBarrier2(cb, &acquire);
-    acquire_barriers_.clear();
-  }
-  if (pending_copies_.empty()) return;
-  VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-  dep.imageMemoryBarrierCount = static_cast<uint32_t>(upload_barriers_.size());
-  dep.pImageMemoryBarriers = upload_barriers_.data();
-  vkCmdPipelineBarrier2(cb, &dep);
-  for (const PendingCopy& c : pending_copies_)
-    vkCmdCopyBufferToImage(cb, c.staging, c.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
-                           &c.region);
-  for (VkImageMemoryBarrier2& b : upload_barriers_) {
-    b.srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
-    b.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-    b.dstStageMask = kSampleStages | VK_PIPELINE_STAGE_2_COPY_BIT;
-    b.dstAccessMask = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT;
-    b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    b.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-  }
-  vkCmdPipelineBarrier2(cb, &dep);
-  pending_copies_.clear();
-  upload_barriers_.clear();
-}
-
-uint64_t Renderer::submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits) {
+uint64_t Renderer::submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits,
+                          Timer* timer) {
   VkCommandBuffer cbs[2]{};
   uint32_t count = 0;
   bool ok = true;
-  VkCommandBuffer uploads = record_uploads();
+  VkCommandBuffer uploads = record_uploads(timer);
   for (VkCommandBuffer c : {uploads, cb}) {
     if (c == VK_NULL_HANDLE) continue;
     ok = device_->check(vkEndCommandBuffer(c), "vkEndCommandBuffer") && ok;
@@ -469,6 +409,10 @@ bool is_vulkan_renderer(const wlr_renderer* renderer) {
 
 PassCounts renderer_pass_counts(wlr_renderer* renderer) {
   return is_vulkan_renderer(renderer) ? Renderer::from(renderer)->pass_counts() : PassCounts{};
+}
+
+UploadCounts renderer_upload_counts(wlr_renderer* renderer) {
+  return is_vulkan_renderer(renderer) ? Renderer::from(renderer)->upload_counts() : UploadCounts{};
 }
 
 bool renderer_device_is_discrete(wlr_renderer* renderer) {

@@ -15,6 +15,7 @@
 #include "renderer/vulkan/pipelines.hpp"
 #include "renderer/vulkan/render_target.hpp"
 #include "renderer/vulkan/staging_ring.hpp"
+#include "renderer/vulkan/upload_dispatch.hpp"
 #include "renderer/vulkan/vk_util.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 
@@ -26,6 +27,7 @@ class Renderer;
 struct Retired {
   uint64_t point = 0;
   UniqueImageView view;
+  UniqueImageView storage_view;
   UniqueImage image;
   UniqueMemory memory;
 };
@@ -50,6 +52,9 @@ struct Texture {
   RenderTarget* target = nullptr;
   VkImage image = VK_NULL_HANDLE;
   VkImageView view = VK_NULL_HANDLE;
+  // R32_UINT view that upload.comp writes texels through; null: uploads copy.
+  UniqueImageView owned_storage_view;
+  VkImageView storage_view = VK_NULL_HANDLE;
   VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
   /// 1x1 buffers are drawn as solid rectangles: no image, no upload.
   bool solid = false;
@@ -62,7 +67,8 @@ struct Timer {
   wlr_render_timer base;
   Renderer* renderer = nullptr;
   UniqueQueryPool pool;
-  uint64_t point = 0;  // submission whose duration it holds; 0: none yet
+  uint64_t point = 0;            // submission whose duration it holds; 0: none yet
+  bool uploads_stamped = false;  // query 2 holds the start of that submission's uploads
 };
 
 struct Pass {
@@ -103,13 +109,16 @@ class Renderer {
   ComputeCompositor& compute() { return compute_; }
   bool composites_with_compute() const { return compute_enabled_; }
   const PassCounts& pass_counts() const { return pass_counts_; }
+  const UploadCounts& upload_counts() const { return upload_counts_; }
+  bool uploads_by_dispatch() const { return uploads_by_dispatch_; }
 
   // Command buffers and submission.
   /// A command buffer in the recording state, reused once its work is done.
   VkCommandBuffer begin_commands();
-  /// Queues a staging-ring -> image copy; every queued copy is recorded (with
-  /// one barrier batch before and one after) ahead of the next submission.
-  void queue_copy(VkImage image, VkImageLayout old_layout, VkBuffer staging,
+  /// Queues a staging-ring -> texture upload; every queued upload is recorded
+  /// (with one barrier batch before and one after) ahead of the next
+  /// submission, as a transfer command or by dispatch (uploads.cpp).
+  void queue_copy(const Texture& texture, VkImageLayout old_layout, VkBuffer staging,
                   const VkBufferImageCopy& region);
   /// Queues taking an imported dma-buf image over from its producer (queue
   /// family EXTERNAL) into SHADER_READ_ONLY, ahead of the next submission.
@@ -120,7 +129,8 @@ class Renderer {
   void record_uploads_into(VkCommandBuffer cb);
   /// Ends `cb` and submits it (after pending uploads) signalling the next
   /// timeline point, waiting on `waits` first; returns the point or 0.
-  uint64_t submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits = {});
+  uint64_t submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits = {},
+                  Timer* timer = nullptr);
   /// A binary semaphore holding `sync_file` (imported, temporary), for one
   /// submission to wait on; null (logged) when the device cannot import.
   VkSemaphore import_fence(UniqueFd sync_file);
@@ -177,14 +187,30 @@ class Renderer {
     bool in_use = false;
   };
   std::vector<FenceSemaphore> fence_semaphores_;
-  VkCommandBuffer record_uploads();
-  struct PendingCopy {
+  /// A command buffer with the pending uploads (null: none); `timer` times them too.
+  VkCommandBuffer record_uploads(Timer* timer = nullptr);
+  /// Picks the uploads that go by dispatch and builds their jobs.
+  void plan_upload_dispatch();
+  struct PendingImage {
     VkImage image;
+    VkImageLayout old_layout;  // before this frame's uploads
+    VkImageView storage_view;  // null: transfer commands only
+    bool by_dispatch;
+  };
+  struct PendingCopy {
+    size_t image;  // in pending_images_
     VkBuffer staging;
     VkBufferImageCopy region;
   };
-  std::vector<PendingCopy> pending_copies_;  // capacity kept between frames
+  // Capacity kept between frames.
+  std::vector<PendingImage> pending_images_;
+  std::vector<PendingCopy> pending_copies_;
   std::vector<VkImageMemoryBarrier2> upload_barriers_;
+  std::vector<UploadJob> upload_jobs_;
+  StagingRing::Span upload_table_;
+  TextureUploader uploader_;
+  bool uploads_by_dispatch_ = false;  // with the compute path, where the device can
+  UploadCounts upload_counts_;
   std::vector<VkImageMemoryBarrier2> acquire_barriers_;
   HostBuffer readback_;
   std::vector<Retired> retired_;

@@ -12,7 +12,10 @@ constexpr VkDeviceSize kMinimumSize = 8u << 20;
 bool StagingRing::grow(VkDeviceSize at_least) {
   VkDeviceSize size = std::max({kMinimumSize, current_.size * 2, at_least * 2});
   HostBuffer fresh;
-  if (!fresh.create(device_, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT)) return false;
+  // Copies read it, and so does the upload dispatch (as a storage buffer).
+  if (!fresh.create(device_, size,
+                    VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT))
+    return false;
   if (current_.buffer) retired_.emplace_back(device_.next_point(), std::move(current_));
   LOG_DEBUG("vulkan: staging ring grew to %llu KiB", static_cast<unsigned long long>(size >> 10));
   current_ = std::move(fresh);

@@ -29,6 +29,8 @@ class StagingRing {
   /// Everything handed out since the last call is read by the submission
   /// that signals `point`.
   void commit(uint64_t point);
+  /// The size of the ring's buffer (where allocate() hands out small spans).
+  [[nodiscard]] VkDeviceSize capacity() const { return current_.size; }
   /// Bytes handed out and not yet committed.
   [[nodiscard]] VkDeviceSize pending() const { return pending_; }
   /// Gives back the stretches (and retired buffers) the GPU is done with.

@@ -77,7 +77,7 @@ struct SwapchainAllocator {
   int slots = 3;
   bool host_visible = true;
   bool shm = false;
-  bool storage = false;  // slots the compute compositor writes (STORAGE usage)
+  bool storage = false;           // slots the compute compositor writes (STORAGE usage)
   std::shared_ptr<UniqueFd> kms;  // DRM slots: dumb buffers of this device
   wl_event_loop* loop = nullptr;
 };

@@ -67,6 +67,7 @@ void destroy(wlr_texture* base) {
     Retired retired;
     retired.point = std::max(texture->last_used, r.device().next_point());
     retired.view = std::move(texture->owned_view);
+    retired.storage_view = std::move(texture->owned_storage_view);
     retired.image = std::move(texture->owned_image);
     retired.memory = std::move(texture->owned_memory);
     r.retire(std::move(retired));
@@ -82,8 +83,14 @@ const wlr_texture_impl kTextureImpl = {
     .destroy = destroy,
 };
 
-VkImageView make_view(Device& device, VkImage image, const FormatInfo& format) {
+// `sample_only`: the image has usages (storage, through another view's
+// format) this view's format may not support; the view is only sampled.
+VkImageView make_view(Device& device, VkImage image, const FormatInfo& format,
+                      bool sample_only = false) {
   VkImageViewCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  VkImageViewUsageCreateInfo usage{VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO};
+  usage.usage = VK_IMAGE_USAGE_SAMPLED_BIT;
+  if (sample_only) info.pNext = &usage;
   info.image = image;
   info.viewType = VK_IMAGE_VIEW_TYPE_2D;
   info.format = format.vk;
@@ -93,6 +100,33 @@ VkImageView make_view(Device& device, VkImage image, const FormatInfo& format) {
   VkImageView view = VK_NULL_HANDLE;
   device.check(vkCreateImageView(device.get(), &info, nullptr, &view), "vkCreateImageView");
   return view;
+}
+
+// The 32-bit word view upload.comp stores texels through (identity swizzle,
+// as storage views must have).
+VkImageView make_storage_view(Device& device, VkImage image) {
+  VkImageViewCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  VkImageViewUsageCreateInfo usage{VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO};
+  usage.usage = VK_IMAGE_USAGE_STORAGE_BIT;
+  info.pNext = &usage;
+  info.image = image;
+  info.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  info.format = VK_FORMAT_R32_UINT;
+  info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkImageView view = VK_NULL_HANDLE;
+  device.check(vkCreateImageView(device.get(), &info, nullptr, &view),
+               "vkCreateImageView (upload words)");
+  return view;
+}
+
+bool storage_uploads_supported(Device& device, VkFormat format) {
+  VkImageFormatProperties props{};
+  return vkGetPhysicalDeviceImageFormatProperties(
+             device.physical(), format, VK_IMAGE_TYPE_2D, VK_IMAGE_TILING_OPTIMAL,
+             VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                 VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_STORAGE_BIT,
+             VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT,
+             &props) == VK_SUCCESS;
 }
 
 }  // namespace
@@ -161,6 +195,20 @@ wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
   info.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
                VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
   info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  // Uploads by dispatch write 4-byte texels as raw words through an R32_UINT
+  // view: the image may be viewed as either format, and is a storage image
+  // through the view that supports it.
+  const VkFormat upload_formats[2] = {format->vk, VK_FORMAT_R32_UINT};
+  VkImageFormatListCreateInfo format_list{VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO};
+  format_list.viewFormatCount = 2;
+  format_list.pViewFormats = upload_formats;
+  const bool storage = uploads_by_dispatch_ && format->bytes_per_pixel == 4 &&
+                       storage_uploads_supported(*device_, format->vk);
+  if (storage) {
+    info.pNext = &format_list;
+    info.flags = VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
+    info.usage |= VK_IMAGE_USAGE_STORAGE_BIT;
+  }
   VkImage image = VK_NULL_HANDLE;
   bool ok = device_->check(vkCreateImage(device_->get(), &info, nullptr, &image), "vkCreateImage");
   if (ok) {
@@ -180,7 +228,13 @@ wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
       ok = device_->check(vkBindImageMemory(device_->get(), image, memory, 0), "vkBindImageMemory");
     }
   }
-  VkImageView view = ok ? make_view(*device_, image, *format) : VK_NULL_HANDLE;
+  VkImageView view = ok ? make_view(*device_, image, *format, storage) : VK_NULL_HANDLE;
+  if (view != VK_NULL_HANDLE && storage) {
+    // Without it the texture's uploads are copies, as on the raster path.
+    VkImageView words = make_storage_view(*device_, image);
+    texture->owned_storage_view = UniqueImageView(device_->get(), words);
+    texture->storage_view = words;
+  }
   if (view != VK_NULL_HANDLE) {
     texture->owned_view = UniqueImageView(device_->get(), view);
     texture->image = image;
@@ -276,10 +330,13 @@ bool Renderer::upload(Texture& texture, const void* data, size_t stride,
     copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     copy.imageOffset = {x1, y1, 0};
     copy.imageExtent = {w, h, 1};
-    queue_copy(texture.image, old_layout, span.buffer, copy);
+    queue_copy(texture, old_layout, span.buffer, copy);
   }
 
-  texture.layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+  // Textures written by dispatch stay in GENERAL, which storage writes need.
+  texture.layout = texture.storage_view != VK_NULL_HANDLE
+                       ? VK_IMAGE_LAYOUT_GENERAL
+                       : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
   texture.last_used = device_->next_point();
   return true;
 }

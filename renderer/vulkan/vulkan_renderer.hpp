@@ -49,6 +49,12 @@ struct PassCounts {
 };
 /// Passes begun so far on each compositing path (tests check which one ran).
 [[nodiscard]] PassCounts renderer_pass_counts(wlr_renderer* renderer);
+struct UploadCounts {
+  uint64_t copied = 0;      // rectangles uploaded by transfer command
+  uint64_t dispatched = 0;  // ... and by the upload dispatch
+};
+/// Texture upload rectangles so far, by the way they went.
+[[nodiscard]] UploadCounts renderer_upload_counts(wlr_renderer* renderer);
 /// Whether a Vulkan renderer runs on a discrete GPU.
 [[nodiscard]] bool renderer_device_is_discrete(wlr_renderer* renderer);
 /// Whether a Vulkan renderer's passes composite with compute dispatches.

@@ -388,6 +388,95 @@ TEST_F(Golden, TextureUpdateUploadsOnlyDamage) {
   EXPECT_EQ(wrong, 0);
 }
 
+// Many textures updated in one frame, more than one upload dispatch holds
+// (16 images, 32 rectangles), beside a texture too big for a dispatch that is
+// created and updated in the same frame: every texel must land where it
+// belongs. On the compute path the small ones go by dispatch, on raster all
+// are copies.
+TEST_F(Golden, ManyTextureUpdatesInOneFrameLandExactly) {
+  RendererUnderTest& rut = harness().vulkan();
+  constexpr int kSmall = 20, kW = 40, kH = 30, kBigW = 600, kBigH = 520;
+  std::vector<std::unique_ptr<Owned>> before, after;
+  std::vector<std::unique_ptr<Tex>> textures;
+  const vulkan::UploadCounts start = vulkan::renderer_upload_counts(rut.renderer);
+  for (int i = 0; i < kSmall; ++i) {
+    // Opaque (XRGB): each texel shows as it is, whatever the target held.
+    before.push_back(std::make_unique<Owned>(MemoryBuffer::create(kW, kH, DRM_FORMAT_XRGB8888)));
+    before.back()->buffer->fill_pattern(20 + i);
+    after.push_back(std::make_unique<Owned>(MemoryBuffer::create(kW, kH, DRM_FORMAT_XRGB8888)));
+    after.back()->buffer->fill_pattern(60 + i);
+    textures.push_back(std::make_unique<Tex>(rut.renderer, before.back()->buffer));
+    ASSERT_NE(textures.back()->texture, nullptr);
+  }
+  Owned big(MemoryBuffer::create(kBigW, kBigH, DRM_FORMAT_XRGB8888));
+  big.buffer->fill_pattern(5);
+  Owned big_after(MemoryBuffer::create(kBigW, kBigH, DRM_FORMAT_XRGB8888));
+  big_after.buffer->fill_pattern(6);
+  Tex big_texture(rut.renderer, big.buffer);
+  ASSERT_NE(big_texture.texture, nullptr);
+
+  // Two damaged rectangles per small texture, one not a multiple of 16 wide.
+  pixman_region32_t damage;
+  pixman_region32_init_rect(&damage, 1, 2, 17, 9);
+  pixman_region32_union_rect(&damage, &damage, 20, 15, 20, 15);
+  for (int i = 0; i < kSmall; ++i)
+    ASSERT_TRUE(
+        wlr_texture_update_from_buffer(textures[i]->texture, &after[i]->buffer->base, &damage));
+  pixman_region32_t big_damage;
+  pixman_region32_init_rect(&big_damage, 590, 500, 10, 20);
+  ASSERT_TRUE(
+      wlr_texture_update_from_buffer(big_texture.texture, &big_after.buffer->base, &big_damage));
+  pixman_region32_fini(&big_damage);
+
+  constexpr int kTargetW = kBigW, kTargetH = kBigH + kH;
+  wlr_buffer* target = harness().target(rut, kTargetW, kTargetH);
+  ASSERT_NE(target, nullptr);
+  harness().render(rut, target, [&](wlr_render_pass* pass, wlr_renderer*) {
+    draw_texture(pass, big_texture.texture, {0, 0, kBigW, kBigH});
+    for (int i = 0; i < kSmall; ++i)
+      draw_texture(pass, textures[i]->texture, {(i % 15) * kW, kBigH, kW, kH});
+  });
+  Image vk = harness().read(rut, target);
+  wlr_buffer_drop(target);
+  ASSERT_FALSE(vk.empty());
+
+  auto texel = [](const MemoryBuffer* b, int x, int y) {
+    uint32_t v = 0;
+    std::memcpy(&v, b->data.data() + y * b->stride + x * 4, 4);
+    return v;
+  };
+  int wrong = 0;
+  for (int y = 0; y < kBigH; ++y)
+    for (int x = 0; x < kBigW; ++x) {
+      const bool damaged = x >= 590 && y >= 500;
+      const uint32_t want = texel(damaged ? big_after.buffer : big.buffer, x, y);
+      wrong += (vk.at(x, y) & 0xffffff) != (want & 0xffffff);
+    }
+  // Textures 15..19 are drawn over 0..4: the later draw shows.
+  for (int i = 5; i < kSmall; ++i)
+    for (int y = 0; y < kH; ++y)
+      for (int x = 0; x < kW; ++x) {
+        const bool damaged = pixman_region32_contains_point(&damage, x, y, nullptr);
+        const uint32_t want = texel((damaged ? after[i] : before[i])->buffer, x, y);
+        wrong += (vk.at((i % 15) * kW + x, kBigH + y) & 0xffffff) != (want & 0xffffff);
+      }
+  pixman_region32_fini(&damage);
+  EXPECT_EQ(wrong, 0);
+
+  const vulkan::UploadCounts end = vulkan::renderer_upload_counts(rut.renderer);
+  const uint64_t dispatched = end.dispatched - start.dispatched;
+  const uint64_t copied = end.copied - start.copied;
+  if (vulkan::renderer_composites_with_compute(rut.renderer)) {
+    // 20 first uploads and 40 damaged rectangles by dispatch; the big texture
+    // (first upload too big for a dispatch, then its update) by copy.
+    EXPECT_EQ(dispatched, uint64_t(kSmall * 3));
+    EXPECT_EQ(copied, 2u);
+  } else {
+    EXPECT_EQ(dispatched, 0u);
+    EXPECT_EQ(copied, uint64_t(kSmall * 3 + 2));
+  }
+}
+
 TEST_F(Golden, ReadPixelsHonoursTheRequestedFormat) {
   RendererUnderTest& vk = harness().vulkan();
   wlr_buffer* target = harness().target(vk, 16, 8);

@@ -1,0 +1,179 @@
+// Recording the frame's texture uploads: small rectangles of textures with a
+// storage view go through one compute dispatch (upload_dispatch), the rest
+// (big first uploads, other formats, the raster path) as transfer commands.
+// Also the queue-family acquires of imported dma-bufs.
+#include "renderer/vulkan/renderer.hpp"
+
+namespace baton::vulkan {
+namespace {
+
+VkImageMemoryBarrier2 image_barrier(VkImage image, VkImageLayout from, VkImageLayout to) {
+  VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
+  barrier.oldLayout = from;
+  barrier.newLayout = to;
+  barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  barrier.image = image;
+  barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  return barrier;
+}
+
+// What reads a texture once its upload landed.
+constexpr VkPipelineStageFlags2 kReadStages = kSampleStages | VK_PIPELINE_STAGE_2_COPY_BIT;
+constexpr VkAccessFlags2 kReadAccess =
+    VK_ACCESS_2_SHADER_SAMPLED_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT;
+
+}  // namespace
+
+void Renderer::queue_copy(const Texture& texture, VkImageLayout old_layout, VkBuffer staging,
+                          const VkBufferImageCopy& region) {
+  size_t index = 0;
+  while (index < pending_images_.size() && pending_images_[index].image != texture.image) ++index;
+  if (index == pending_images_.size())
+    pending_images_.push_back(
+        {texture.image, old_layout, texture.storage_view, texture.storage_view != VK_NULL_HANDLE});
+  pending_copies_.push_back({index, staging, region});
+}
+
+void Renderer::queue_acquire(VkImage image) {
+  VkImageMemoryBarrier2 barrier =
+      image_barrier(image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+  // GENERAL, not UNDEFINED: the producer's pixels must survive the transition.
+  barrier.srcStageMask = VK_PIPELINE_STAGE_2_NONE;
+  barrier.dstStageMask = kReadStages;
+  barrier.dstAccessMask = kReadAccess;
+  barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+  barrier.dstQueueFamilyIndex = device_->queue_family();
+  acquire_barriers_.push_back(barrier);
+}
+
+VkCommandBuffer Renderer::record_uploads(Timer* timer) {
+  if (pending_copies_.empty() && acquire_barriers_.empty()) return VK_NULL_HANDLE;
+  VkCommandBuffer cb = begin_commands();
+  if (cb == VK_NULL_HANDLE) return VK_NULL_HANDLE;
+  if (timer != nullptr) {
+    // The frame's GPU time includes its uploads, as on the compute path where
+    // they are in the pass's own command buffer.
+    vkCmdResetQueryPool(cb, timer->pool.get(), 2, 1);
+    vkCmdWriteTimestamp2(cb, VK_PIPELINE_STAGE_2_NONE, timer->pool.get(), 2);
+    timer->uploads_stamped = true;
+  }
+  record_uploads_into(cb);
+  return cb;
+}
+
+void Renderer::plan_upload_dispatch() {
+  upload_jobs_.clear();
+  if (!uploads_by_dispatch_) {
+    for (PendingImage& image : pending_images_) image.by_dispatch = false;
+    return;
+  }
+  // A job's texels must be packed in the one buffer the shader reads.
+  VkBuffer staging = VK_NULL_HANDLE;
+  for (const PendingCopy& c : pending_copies_) {
+    PendingImage& image = pending_images_[c.image];
+    if (!image.by_dispatch) continue;
+    const uint64_t texels = uint64_t(c.region.imageExtent.width) * c.region.imageExtent.height;
+    const bool fits = texels <= TextureUploader::kMaxJobTexels && c.region.bufferRowLength == 0 &&
+                      (staging == VK_NULL_HANDLE || c.staging == staging);
+    if (fits && staging == VK_NULL_HANDLE) staging = c.staging;
+    // An image's uploads stay in order: all by dispatch, or all by copy.
+    if (!fits) image.by_dispatch = false;
+  }
+  size_t count = 0;
+  for (const PendingCopy& c : pending_copies_) count += pending_images_[c.image].by_dispatch;
+  if (count == 0) return;
+  upload_table_ = ring_.allocate(TextureUploader::table_bytes(count));
+  if (upload_table_.buffer != staging || !uploader_.can_read(ring_.capacity())) {
+    // The ring moved to a bigger buffer since these were staged: copy them.
+    for (PendingImage& image : pending_images_) image.by_dispatch = false;
+    return;
+  }
+  for (const PendingCopy& c : pending_copies_) {
+    const PendingImage& image = pending_images_[c.image];
+    if (!image.by_dispatch) continue;
+    upload_jobs_.push_back({image.storage_view, c.region.bufferOffset, c.region.imageOffset.x,
+                            c.region.imageOffset.y, c.region.imageExtent.width,
+                            c.region.imageExtent.height});
+  }
+}
+
+void Renderer::record_uploads_into(VkCommandBuffer cb) {
+  if (!acquire_barriers_.empty()) {
+    VkDependencyInfo acquire{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    acquire.imageMemoryBarrierCount = static_cast<uint32_t>(acquire_barriers_.size());
+    acquire.pImageMemoryBarriers = acquire_barriers_.data();
+    vkCmdPipelineBarrier2(cb, &acquire);
+    acquire_barriers_.clear();
+  }
+  if (pending_copies_.empty()) return;
+  plan_upload_dispatch();
+
+  // Before: earlier reads of the old contents finish (WAR), and each image
+  // moves to the layout its upload writes in.
+  upload_barriers_.clear();
+  for (const PendingImage& image : pending_images_) {
+    const VkImageLayout to =
+        image.by_dispatch ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    if (image.old_layout == to) continue;  // the memory barrier below covers it
+    VkImageMemoryBarrier2 barrier = image_barrier(image.image, image.old_layout, to);
+    barrier.srcStageMask = kReadStages;
+    barrier.dstStageMask =
+        image.by_dispatch ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_2_COPY_BIT;
+    barrier.dstAccessMask =
+        image.by_dispatch ? VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT : VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    upload_barriers_.push_back(barrier);
+  }
+  VkMemoryBarrier2 before{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+  before.srcStageMask = kReadStages;
+  before.dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT;
+  before.dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
+  VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+  dep.memoryBarrierCount = 1;
+  dep.pMemoryBarriers = &before;
+  dep.imageMemoryBarrierCount = static_cast<uint32_t>(upload_barriers_.size());
+  dep.pImageMemoryBarriers = upload_barriers_.data();
+  vkCmdPipelineBarrier2(cb, &dep);
+
+  for (const PendingCopy& c : pending_copies_) {
+    const PendingImage& image = pending_images_[c.image];
+    if (image.by_dispatch) continue;
+    vkCmdCopyBufferToImage(cb, c.staging, image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                           &c.region);
+    ++upload_counts_.copied;
+  }
+  if (!upload_jobs_.empty()) {
+    uploader_.record(cb, upload_table_.buffer, upload_jobs_, upload_table_);
+    upload_counts_.dispatched += upload_jobs_.size();
+  }
+
+  // After: the images move to the layout draws sample them in, and the
+  // writes are visible to those draws.
+  upload_barriers_.clear();
+  for (const PendingImage& image : pending_images_) {
+    if (image.by_dispatch) continue;
+    VkImageMemoryBarrier2 barrier = image_barrier(image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                                  image.storage_view != VK_NULL_HANDLE
+                                                      ? VK_IMAGE_LAYOUT_GENERAL
+                                                      : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    barrier.srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
+    barrier.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    barrier.dstStageMask = kReadStages;
+    barrier.dstAccessMask = kReadAccess;
+    upload_barriers_.push_back(barrier);
+  }
+  VkMemoryBarrier2 after{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+  after.srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+  after.srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+  after.dstStageMask = kReadStages;
+  after.dstAccessMask = kReadAccess;
+  dep.memoryBarrierCount = upload_jobs_.empty() ? 0 : 1;
+  dep.pMemoryBarriers = &after;
+  dep.imageMemoryBarrierCount = static_cast<uint32_t>(upload_barriers_.size());
+  dep.pImageMemoryBarriers = upload_barriers_.data();
+  if (dep.memoryBarrierCount + dep.imageMemoryBarrierCount > 0) vkCmdPipelineBarrier2(cb, &dep);
+  pending_copies_.clear();
+  pending_images_.clear();
+}
+
+}  // namespace baton::vulkan
