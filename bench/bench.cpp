@@ -12,7 +12,8 @@
 // pass ("empty") and one 64x64 rectangle ("rect64") on a 4K slot.
 // CPU time is the compositor thread's CPU time from the first texture update
 // to the return of wlr_render_pass_submit (the clients' drawing is not in it); GPU time comes from
-// timestamp queries (wlr_render_timer), read three frames later so nothing waits.
+// timestamp queries (wlr_render_timer, which covers the frame's texture uploads
+// too), read three frames later so nothing waits.
 #include <drm_fourcc.h>
 #include <time.h>
 
