@@ -9,8 +9,6 @@
 namespace baton::vulkan {
 namespace {
 
-constexpr uint32_t kTile = 16;  // upload.comp's local size
-
 struct BatchConstants {
   uint32_t table;  // word index of the batch's first job
   uint32_t count;
@@ -73,8 +71,13 @@ void TextureUploader::record(VkCommandBuffer cb, VkBuffer staging, std::span<con
     images_.clear();
     uint32_t tiles = 0;
     size_t end = first;
+    const uint32_t max_tiles = device_.properties().limits.maxComputeWorkGroupCount[0];
     for (; end < jobs.size() && end - first < kJobsPerBatch; ++end) {
       const UploadJob& job = jobs[end];
+      const uint32_t tiles_x = (job.width + kTileWidth - 1) / kTileWidth;
+      const uint32_t tiles_y = (job.height + kTileHeight - 1) / kTileHeight;
+      // A job that takes() this path always fits an empty batch.
+      if (tiles + tiles_x * tiles_y > max_tiles) break;
       auto seen = std::find_if(images_.begin(), images_.end(), [&](const VkDescriptorImageInfo& i) {
         return i.imageView == job.view;
       });
@@ -83,8 +86,6 @@ void TextureUploader::record(VkCommandBuffer cb, VkBuffer staging, std::span<con
         images_.push_back({VK_NULL_HANDLE, job.view, VK_IMAGE_LAYOUT_GENERAL});
         seen = images_.end() - 1;
       }
-      const uint32_t tiles_x = (job.width + kTile - 1) / kTile;
-      const uint32_t tiles_y = (job.height + kTile - 1) / kTile;
       const uint32_t row[8] = {static_cast<uint32_t>(job.x),
                                static_cast<uint32_t>(job.y),
                                job.width,

@@ -28,6 +28,14 @@ class TextureUploader {
   // Bigger rectangles are bound by bandwidth, not by command overhead: they
   // stay transfer commands (and keep a batch's tiles within dispatch limits).
   static constexpr uint32_t kMaxJobTexels = 512 * 512;
+  static constexpr uint32_t kTileWidth = 64, kTileHeight = 4;  // upload.comp's local size
+  /// Whether a rectangle goes by dispatch (else it is copied).
+  static bool takes(uint32_t width, uint32_t height) {
+    const uint64_t tiles = uint64_t((width + kTileWidth - 1) / kTileWidth) *
+                           ((height + kTileHeight - 1) / kTileHeight);
+    // A job then always fits an empty batch (dispatches reach 65535 groups).
+    return uint64_t(width) * height <= kMaxJobTexels && tiles <= 16384;
+  }
 
   explicit TextureUploader(Device& device) : device_(device) {}
   TextureUploader(const TextureUploader&) = delete;

@@ -73,9 +73,9 @@ void Renderer::plan_upload_dispatch() {
   for (const PendingCopy& c : pending_copies_) {
     PendingImage& image = pending_images_[c.image];
     if (!image.by_dispatch) continue;
-    const uint64_t texels = uint64_t(c.region.imageExtent.width) * c.region.imageExtent.height;
-    const bool fits = texels <= TextureUploader::kMaxJobTexels && c.region.bufferRowLength == 0 &&
-                      (staging == VK_NULL_HANDLE || c.staging == staging);
+    const bool fits =
+        TextureUploader::takes(c.region.imageExtent.width, c.region.imageExtent.height) &&
+        c.region.bufferRowLength == 0 && (staging == VK_NULL_HANDLE || c.staging == staging);
     if (fits && staging == VK_NULL_HANDLE) staging = c.staging;
     // An image's uploads stay in order: all by dispatch, or all by copy.
     if (!fits) image.by_dispatch = false;

@@ -7,7 +7,9 @@
 // Texels are moved as raw 32-bit words through an R32_UINT view: one shader
 // serves every 4-byte format, with no conversion.
 
-layout(local_size_x = 16, local_size_y = 16) in;
+// A tile is 64 texels wide and 4 rows high: a row's 256 bytes are contiguous
+// in staging, so each warp reads whole lines over the bus, not 64-byte pieces.
+layout(local_size_x = 64, local_size_y = 4) in;
 
 const uint kImages = 16;  // TextureUploader::kImages
 layout(set = 0, binding = 0, r32ui) uniform writeonly uimage2D images[kImages];
@@ -34,7 +36,8 @@ void main() {
   }
   uint local_tile = tile - words[job + 6u];
   uint tiles_x = words[job + 7u];
-  uvec2 p = uvec2(local_tile % tiles_x, local_tile / tiles_x) * 16u + gl_LocalInvocationID.xy;
+  uvec2 p = uvec2(local_tile % tiles_x, local_tile / tiles_x) * gl_WorkGroupSize.xy +
+            gl_LocalInvocationID.xy;
   uvec2 size = uvec2(words[job + 2u], words[job + 3u]);
   if (any(greaterThanEqual(p, size))) return;
   uint texel = words[words[job + 4u] + p.y * size.x + p.x];
