@@ -139,6 +139,7 @@ bool Renderer::init(const std::string& pipeline_cache_path, Compositing composit
   if (compute_enabled_ && device_->features().compute_upload) {
     uploads_by_dispatch_ = uploader_.create(pipelines_.cache());
     if (!uploads_by_dispatch_) LOG_INFO("vulkan: the upload dispatch failed to build; copying");
+    ring_.set_placement(HostBuffer::Placement::device_local);
   }
   build_format_sets();
   // Render targets are the swapchain's own slots only: host memory handed

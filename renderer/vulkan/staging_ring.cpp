@@ -13,9 +13,14 @@ bool StagingRing::grow(VkDeviceSize at_least) {
   VkDeviceSize size = std::max({kMinimumSize, current_.size * 2, at_least * 2});
   HostBuffer fresh;
   // Copies read it, and so does the upload dispatch (as a storage buffer).
-  if (!fresh.create(device_, size,
-                    VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT))
-    return false;
+  const VkBufferUsageFlags usage =
+      VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  bool made = placement_ == HostBuffer::Placement::device_local &&
+              fresh.create(device_, size, usage, HostBuffer::Placement::device_local);
+  if (!made && placement_ == HostBuffer::Placement::device_local)
+    LOG_INFO("vulkan: no device-local staging of %llu KiB; staging in host memory",
+             static_cast<unsigned long long>(size >> 10));
+  if (!made && !fresh.create(device_, size, usage)) return false;
   if (current_.buffer) retired_.emplace_back(device_.next_point(), std::move(current_));
   LOG_DEBUG("vulkan: staging ring grew to %llu KiB", static_cast<unsigned long long>(size >> 10));
   current_ = std::move(fresh);

@@ -24,6 +24,12 @@ class StagingRing {
     VkDeviceSize offset = 0;
     unsigned char* data = nullptr;
   };
+  /// Where the ring's buffer lives from its next growth on. Device-local
+  /// (host-visible, write-combined) memory suits GPUs on a bus: the GPU reads
+  /// it locally, and the CPU, which never reads staging back, writes it at
+  /// least as fast as cached host memory (measured on the H100 machine:
+  /// 16 moving windows' uploads 46.5 -> 27.4 us of GPU, 26 -> 18 us of CPU).
+  void set_placement(HostBuffer::Placement placement) { placement_ = placement; }
   /// `size` bytes, aligned to 16; read by the next submission. Empty on failure.
   [[nodiscard]] Span allocate(VkDeviceSize size);
   /// Everything handed out since the last call is read by the submission
@@ -44,6 +50,7 @@ class StagingRing {
   bool grow(VkDeviceSize at_least);
 
   Device& device_;
+  HostBuffer::Placement placement_ = HostBuffer::Placement::host_cached;
   HostBuffer current_;
   std::vector<std::pair<uint64_t, HostBuffer>> retired_;
   std::deque<Stretch> in_flight_;

@@ -84,4 +84,20 @@ TEST_F(RingFixture, BigFirstUploadsDoNotGrowTheRing) {
 }
 
 }  // namespace
+// The compute path stages in device-local memory where the device has it:
+// spans must still be writable and the ring must still wrap in a loop.
+TEST_F(RingFixture, DeviceLocalPlacementHandsOutWritableSpans) {
+  ring->set_placement(HostBuffer::Placement::device_local);
+  VkBuffer first = VK_NULL_HANDLE;
+  for (uint64_t point = 1; point <= 600; ++point) {
+    StagingRing::Span span = ring->allocate(kUpload);
+    ASSERT_NE(span.data, nullptr);
+    std::fill_n(span.data, kUpload, static_cast<unsigned char>(point));
+    if (first == VK_NULL_HANDLE) first = span.buffer;
+    EXPECT_EQ(span.buffer, first) << "the ring grew in a steady loop";
+    ring->commit(point);
+    if (point > 3) ring->reclaim(point - 3);
+  }
+}
+
 }  // namespace baton::vulkan
