@@ -14,6 +14,8 @@
 // to the return of wlr_render_pass_submit (the clients' drawing is not in it); GPU time comes from
 // timestamp queries (wlr_render_timer, which covers the frame's texture uploads
 // too), read three frames later so nothing waits.
+// wlroots' own GLES2 and Vulkan renderers run the same frames where they can
+// start on the DRM node given with --drm-device (bench/wlr_renderers.hpp).
 #include <drm_fourcc.h>
 #include <time.h>
 
@@ -21,8 +23,10 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "bench/wlr_renderers.hpp"
 #include "compositor/wlr.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 
@@ -84,8 +88,10 @@ Stats stats(std::vector<double> v) {
 struct Target {
   wlr_renderer* renderer = nullptr;
   wlr_allocator* allocator = nullptr;
-  bool vulkan = false;
+  bool vulkan = false;  // baton's Vulkan renderer
   const char* name = "";
+  bool timed = false;    // GPU time through wlr_render_timer
+  bool wlroots = false;  // wlroots' GLES2 or Vulkan renderer
 };
 
 struct Window {
@@ -112,7 +118,7 @@ Result run(Target& t, int width, int height, int count, bool damage_only, int fr
   wlr_drm_format_set_finish(&set);
   wlr_render_timer* timers[kSlots] = {};
   bool timer_used[kSlots] = {};
-  if (t.vulkan)
+  if (t.timed)
     for (auto& tm : timers) tm = wlr_render_timer_create(t.renderer);
 
   std::vector<Window> windows;
@@ -187,7 +193,7 @@ Result run(Target& t, int width, int height, int count, bool damage_only, int fr
     }
     const double recorded = thread_cpu_ns();
     wlr_render_pass_submit(pass);
-    timer_used[slot] = t.vulkan;
+    timer_used[slot] = timers[slot] != nullptr;
     const double end = thread_cpu_ns();
     cpu.push_back(end - start);
     updates.push_back(updated - start);
@@ -262,7 +268,9 @@ int main(int argc, char** argv) {
   std::string which = "both";
   std::string compositing = "both";
   std::string device;
-  int only_windows = 0;  // 0: 1, 8 and 32
+  std::string drm_device;  // for wlroots' renderers
+  int only_windows = 0;    // 0: 1, 8 and 32
+  std::vector<std::pair<int, int>> sizes = {{1920, 1080}, {3840, 2160}};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--frames" && i + 1 < argc)
@@ -271,25 +279,38 @@ int main(int argc, char** argv) {
       which = argv[++i];
     else if (a == "--vulkan-device" && i + 1 < argc)
       device = argv[++i];
+    else if (a == "--drm-device" && i + 1 < argc)
+      drm_device = argv[++i];
     else if (a == "--compositing" && i + 1 < argc)
       compositing = argv[++i];
     else if (a == "--windows" && i + 1 < argc)
       only_windows = std::max(1, std::atoi(argv[++i]));
+    else if (int w = 0, h = 0; a == "--size" && i + 1 < argc &&
+                               std::sscanf(argv[++i], "%dx%d", &w, &h) == 2 && w >= 256 && h >= 256)
+      sizes = {{w, h}};  // one output size instead of 1080p and 4K
     else {
-      std::fprintf(
-          stderr,
-          "usage: %s [--frames N] [--renderer vulkan|pixman|both] [--vulkan-device NAME|INDEX]\n"
-          "          [--compositing raster|compute|both] [--windows N]\n",
-          argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--frames N] [--renderer LIST] [--vulkan-device NAME|INDEX]\n"
+                   "          [--compositing raster|compute|both] [--windows N] [--size WxH]\n"
+                   "          [--drm-device PATH]\n"
+                   "  LIST: comma-separated vulkan, pixman, both (vulkan,pixman; the default),\n"
+                   "        wlr-gles2, wlr-vulkan (wlroots' renderers on --drm-device)\n",
+                   argv[0]);
       return 2;
     }
   }
+  // Which renderers: a comma-separated list; "both" is baton's Vulkan and pixman.
+  auto wants = [&](const std::string& name) {
+    const std::string list = "," + which + ",";
+    return list.find("," + name + ",") != std::string::npos ||
+           ((name == "vulkan" || name == "pixman") && list.find(",both,") != std::string::npos);
+  };
   wlr_log_init(WLR_ERROR, nullptr);
   wl_event_loop* loop = wl_event_loop_create();
   wlr_backend* headless = wlr_headless_backend_create(loop);
 
   std::vector<Target> targets;
-  if (which == "both" || which == "vulkan") {
+  if (wants("vulkan")) {
     // One renderer per compositing path, run one after the other in this process.
     std::vector<std::pair<baton::vulkan::Compositing, const char*>> paths;
     if (compositing == "both" || compositing == "raster")
@@ -309,27 +330,43 @@ int main(int argc, char** argv) {
       // Device-local slots: what a GPU renders into when it scans out or exports.
       wlr_allocator* alloc =
           baton::vulkan::create_swapchain_allocator(created.renderer, {8, false});
-      targets.push_back({created.renderer, alloc, true, name});
+      targets.push_back({created.renderer, alloc, true, name, true});
       std::printf("# %s: vulkan device %s\n", name,
                   baton::vulkan::renderer_device_name(created.renderer).c_str());
     }
   }
-  if (which == "both" || which == "pixman") {
+  if (wants("pixman")) {
     wlr_renderer* pixman = wlr_pixman_renderer_create();
     targets.push_back({pixman, wlr_allocator_autocreate(headless, pixman), false, "pixman"});
   }
+  // wlroots' renderers: one that cannot start says why and the others run.
+  for (auto [option, name, label, api] :
+       {std::tuple{"wlr-gles2", "wlr-gl", "GLES2", baton::bench::WlrApi::gles2},
+        std::tuple{"wlr-vulkan", "wlr-vk", "Vulkan", baton::bench::WlrApi::vulkan}}) {
+    if (!wants(option)) continue;
+    baton::bench::WlrRenderer created =
+        baton::bench::create_wlr_renderer(api, drm_device, WLR_ERROR);
+    if (created.renderer == nullptr) {
+      std::printf("# %s: not started: %s\n", name, created.error.c_str());
+      continue;
+    }
+    targets.push_back({created.renderer, created.allocator, false, name, created.has_timer, true});
+    std::printf("# %s: wlroots' %s renderer on %s; GPU time %s\n", name, label, drm_device.c_str(),
+                created.has_timer ? "from wlr_render_timer" : "not available");
+  }
+  std::fflush(stdout);
 
   std::printf("# %d frames per row; times per frame in microseconds\n", frames);
   std::printf("%-7s %-10s %4s %-9s %10s %10s %10s %10s\n", "render", "output", "win", "frame",
               "cpu_med", "cpu_p99", "gpu_med", "gpu_p99");
-  const int sizes[2][2] = {{1920, 1080}, {3840, 2160}};
   for (Target& t : targets) {
-    for (auto& size : sizes) {
+    for (auto [width, height] : sizes) {
+      const int size[2] = {width, height};
       std::vector<int> counts = {1, 8, 32};
       if (only_windows > 0) counts = {only_windows};
       for (int count : counts) {
         // pixman at 4K is slow: fewer frames keep the run short.
-        int n = (!t.vulkan && size[0] > 2000) ? std::max(30, frames / 5) : frames;
+        int n = (!t.vulkan && !t.wlroots && size[0] > 2000) ? std::max(30, frames / 5) : frames;
         Result full = run(t, size[0], size[1], count, false, n);
         Result dmg = run(t, size[0], size[1], count, true, n);
         char output[16];
@@ -345,7 +382,8 @@ int main(int argc, char** argv) {
         }
         std::printf("%-7s %-10s %4d %-9s cpu %.3f", t.name, output, count, "ratio",
                     dmg.cpu.median / full.cpu.median);
-        if (t.vulkan) std::printf("  gpu %.3f", dmg.gpu.median / full.gpu.median);
+        if (dmg.gpu.median >= 0 && full.gpu.median > 0)
+          std::printf("  gpu %.3f", dmg.gpu.median / full.gpu.median);
         std::printf("  full cpu split: updates %.1f draws %.1f submit %.1f",
                     full.updates.median / 1e3, full.draws.median / 1e3, full.submit.median / 1e3);
         std::printf("\n");
@@ -356,8 +394,12 @@ int main(int argc, char** argv) {
   for (Target& t : targets) {
     if (!t.vulkan) continue;
     for (bool with_rect : {false, true}) {
-      Result r = floor_cost(t, 3840, 2160, with_rect, frames);
-      std::printf("%-7s %-10s %4d %-9s %10.1f %10.1f %10.1f %10.1f\n", t.name, "3840x2160", 0,
+      // On the largest size (4K unless --size says otherwise).
+      auto [width, height] = sizes.back();
+      Result r = floor_cost(t, width, height, with_rect, frames);
+      char output[16];
+      std::snprintf(output, sizeof(output), "%dx%d", width, height);
+      std::printf("%-7s %-10s %4d %-9s %10.1f %10.1f %10.1f %10.1f\n", t.name, output, 0,
                   with_rect ? "rect64" : "empty", r.cpu.median / 1e3, r.cpu.p99 / 1e3,
                   r.gpu.median / 1e3, r.gpu.p99 / 1e3);
     }

@@ -1,0 +1,137 @@
+#include "bench/wlr_renderers.hpp"
+
+#include <drm_fourcc.h>
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "compositor/unique_fd.hpp"
+
+extern "C" {
+#include <wlr/backend/interface.h>
+#include <wlr/config.h>
+#if WLR_HAS_GLES2_RENDERER
+#include <wlr/render/gles2.h>
+#endif
+#if WLR_HAS_VULKAN_RENDERER
+#include <wlr/render/vulkan.h>
+#endif
+}
+
+namespace baton::bench {
+namespace {
+
+// Calls wlroots' constructor for `api`; null with `error` set when wlroots
+// was built without it or it refused.
+wlr_renderer* create_on(WlrApi api, int drm_fd, std::string& error) {
+  switch (api) {
+    case WlrApi::gles2:
+#if WLR_HAS_GLES2_RENDERER
+      if (wlr_renderer* r = wlr_gles2_renderer_create_with_drm_fd(drm_fd)) return r;
+      error = "wlr_gles2_renderer_create_with_drm_fd failed (wlroots' log above says why)";
+#else
+      error = "wlroots was built without its GLES2 renderer";
+#endif
+      return nullptr;
+    case WlrApi::vulkan:
+#if WLR_HAS_VULKAN_RENDERER
+      if (wlr_renderer* r = wlr_vk_renderer_create_with_drm_fd(drm_fd)) return r;
+      error = "wlr_vk_renderer_create_with_drm_fd failed (wlroots' log above says why)";
+#else
+      error = "wlroots was built without its Vulkan renderer";
+#endif
+      return nullptr;
+  }
+  return nullptr;
+}
+
+// A backend that does nothing but lend its DRM node to
+// wlr_allocator_autocreate, so that render buffers come from that node as they
+// would under wlroots' DRM backend: GBM on a lease of the primary node while
+// this process is its DRM master. (A renderer's own node is its render node,
+// where Mesa's software fallback cannot create buffers: DUMB_CREATE is refused
+// on render nodes.)
+struct NodeBackend {
+  wlr_backend base;
+  int fd;
+};
+
+const wlr_backend_impl kNodeBackendImpl = {
+    .start = nullptr,
+    .destroy = nullptr,
+    .get_drm_fd = [](wlr_backend* b) { return reinterpret_cast<NodeBackend*>(b)->fd; },
+    .get_buffer_caps = [](wlr_backend*) -> uint32_t { return WLR_BUFFER_CAP_DMABUF; },
+    .test = nullptr,
+    .commit = nullptr,
+};
+
+wlr_allocator* allocator_on_node(int fd, wlr_renderer* renderer) {
+  NodeBackend node{};
+  wlr_backend_init(&node.base, &kNodeBackendImpl);
+  node.fd = fd;
+  wlr_allocator* allocator = wlr_allocator_autocreate(&node.base, renderer);
+  wlr_backend_finish(&node.base);
+  return allocator;
+}
+
+// Draws one empty pass into one small buffer: a renderer whose buffers cannot
+// be allocated or bound fails here, not in the middle of the benchmark.
+bool can_draw(wlr_renderer* renderer, wlr_allocator* allocator) {
+  wlr_drm_format_set set{};
+  wlr_drm_format_set_add(&set, DRM_FORMAT_XRGB8888, DRM_FORMAT_MOD_INVALID);
+  wlr_buffer* buffer = wlr_allocator_create_buffer(
+      allocator, 64, 64, wlr_drm_format_set_get(&set, DRM_FORMAT_XRGB8888));
+  wlr_drm_format_set_finish(&set);
+  if (buffer == nullptr) return false;
+  wlr_render_pass* pass = wlr_renderer_begin_buffer_pass(renderer, buffer, nullptr);
+  const bool drawn = pass != nullptr && wlr_render_pass_submit(pass);
+  wlr_buffer_drop(buffer);
+  return drawn;
+}
+
+}  // namespace
+
+WlrRenderer create_wlr_renderer(WlrApi api, const std::string& drm_device,
+                                wlr_log_importance verbosity) {
+  WlrRenderer out;
+  if (drm_device.empty()) {
+    out.error = "no DRM node to open (give --drm-device PATH)";
+    return out;
+  }
+  // wlroots opens the nodes it keeps itself: this fd only names the device.
+  UniqueFd fd(::open(drm_device.c_str(), O_RDWR | O_CLOEXEC));
+  if (!fd) {
+    out.error = "cannot open " + drm_device + ": " + std::strerror(errno);
+    return out;
+  }
+  wlr_log_init(WLR_DEBUG, nullptr);
+  out.renderer = create_on(api, fd.get(), out.error);
+  if (out.renderer != nullptr) {
+    out.allocator = allocator_on_node(fd.get(), out.renderer);
+    if (out.allocator == nullptr) {
+      out.error = "the renderer started but wlroots found no allocator for its buffers on " +
+                  drm_device + " (wlroots' log above says why)";
+    } else if (!can_draw(out.renderer, out.allocator)) {
+      out.error = "the renderer started but cannot allocate or draw into a buffer on " +
+                  drm_device + " (wlroots' log above says why)";
+      wlr_allocator_destroy(out.allocator);
+      out.allocator = nullptr;
+    }
+    if (out.allocator == nullptr) {
+      wlr_renderer_destroy(out.renderer);
+      out.renderer = nullptr;
+    }
+  }
+  if (out.renderer != nullptr) {
+    // One probe instead of a refusal logged for every frame's timer.
+    if (wlr_render_timer* timer = wlr_render_timer_create(out.renderer)) {
+      out.has_timer = true;
+      wlr_render_timer_destroy(timer);
+    }
+  }
+  wlr_log_init(verbosity, nullptr);
+  return out;
+}
+
+}  // namespace baton::bench
