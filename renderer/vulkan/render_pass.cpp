@@ -105,13 +105,18 @@ void add_op(Pass& pass, const wlr_box& box, const pixman_region32_t* clip, Compo
   list.ops.push_back(op);
 }
 
-// Records the dispatches of the draws collected so far. Pending texture
-// uploads go first, in the pass's own command buffer: a compute pass has
-// drawn nothing yet where they land, and the frame needs no second command
-// buffer to begin, end and submit.
-bool dispatch_composite(Pass& pass) {
+// Records the dispatches of the draws collected so far; pending texture
+// uploads go first. At submit they go in the pass's own command buffer (a
+// compute pass has drawn nothing yet where they land, and the frame needs no
+// second command buffer). For a batch in mid-pass they are submitted at once
+// on their own: their staging must belong to a submission already made, or
+// another pass submitted before this one would hand it back too early.
+bool dispatch_composite(Pass& pass, bool at_submit) {
   Renderer& r = *pass.renderer;
-  r.record_uploads_into(pass.cb);
+  if (at_submit)
+    r.record_uploads_into(pass.cb);
+  else
+    r.flush_uploads();
   return r.compute().record(pass.cb, *pass.target, pass.composite, pass.batches > 0);
 }
 
@@ -120,7 +125,7 @@ bool dispatch_composite(Pass& pass) {
 int image_slot(Pass& pass, const VkDescriptorImageInfo& image) {
   int index = pass.composite.image_index(image);
   if (index >= 0) return index;
-  if (!dispatch_composite(pass)) LOG_ERROR("vulkan: a compute composite batch was dropped");
+  if (!dispatch_composite(pass, false)) LOG_ERROR("vulkan: a compute composite batch was dropped");
   ++pass.batches;
   pass.composite.clear();
   return pass.composite.image_index(image);
@@ -254,7 +259,7 @@ bool submit(wlr_render_pass* base) {
   Renderer& r = *pass.renderer;
   VkCommandBuffer cb = pass.cb;
   if (pass.compute) {
-    if (!dispatch_composite(pass))
+    if (!dispatch_composite(pass, true))
       LOG_ERROR("vulkan: the pass's compute composite could not be recorded");
     pass.composite.clear();
   } else {

@@ -127,6 +127,8 @@ class Renderer {
   /// pass instance), so the next submit() needs no command buffer of its own
   /// for them: one fewer to begin, end and submit per frame.
   void record_uploads_into(VkCommandBuffer cb);
+  /// Submits the pending uploads (if any) on their own, now.
+  void flush_uploads();
   /// Ends `cb` and submits it (after pending uploads) signalling the next
   /// timeline point, waiting on `waits` first; returns the point or 0.
   uint64_t submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits = {},

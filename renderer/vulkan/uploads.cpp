@@ -62,6 +62,14 @@ VkCommandBuffer Renderer::record_uploads(Timer* timer) {
   return cb;
 }
 
+void Renderer::flush_uploads() {
+  if (pending_copies_.empty() && acquire_barriers_.empty()) return;
+  VkCommandBuffer cb = begin_commands();
+  if (cb == VK_NULL_HANDLE) return;
+  record_uploads_into(cb);
+  submit(cb);
+}
+
 void Renderer::plan_upload_dispatch() {
   upload_jobs_.clear();
   if (!uploads_by_dispatch_) {
