@@ -85,20 +85,9 @@ bool ComputeCompositor::create(VkPipelineCache cache) {
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(RegionConstants)};
   layout_ = make_pipeline_layout(dev, set_layout, range, "vkCreatePipelineLayout (composite)");
   if (!layout_) return false;
-  UniqueShaderModule module = make_shader_module(dev, composite_comp, sizeof(composite_comp));
-  if (!module) return false;
-  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  info.stage.module = module.get();
-  info.stage.pName = "main";
-  info.layout = layout_.get();
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  if (!device_.check(vkCreateComputePipelines(dev, cache, 1, &info, nullptr, &pipeline),
-                     "vkCreateComputePipelines (composite)"))
-    return false;
-  pipeline_ = UniquePipeline(dev, pipeline);
-  return true;
+  pipeline_ = make_compute_pipeline(dev, cache, composite_comp, sizeof(composite_comp),
+                                    layout_.get(), "vkCreateComputePipelines (composite)");
+  return static_cast<bool>(pipeline_);
 }
 
 ComputeCompositor::Frame* ComputeCompositor::acquire(VkDeviceSize bytes) {

@@ -40,20 +40,9 @@ bool TextureUploader::create(VkPipelineCache cache) {
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(BatchConstants)};
   layout_ = make_pipeline_layout(dev, set_layout, range, "vkCreatePipelineLayout (upload)");
   if (!layout_) return false;
-  UniqueShaderModule module = make_shader_module(dev, upload_comp, sizeof(upload_comp));
-  if (!module) return false;
-  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  info.stage.module = module.get();
-  info.stage.pName = "main";
-  info.layout = layout_.get();
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  if (!device_.check(vkCreateComputePipelines(dev, cache, 1, &info, nullptr, &pipeline),
-                     "vkCreateComputePipelines (upload)"))
-    return false;
-  pipeline_ = UniquePipeline(dev, pipeline);
-  return true;
+  pipeline_ = make_compute_pipeline(dev, cache, upload_comp, sizeof(upload_comp), layout_.get(),
+                                    "vkCreateComputePipelines (upload)");
+  return static_cast<bool>(pipeline_);
 }
 
 bool TextureUploader::can_read(VkDeviceSize size) const {

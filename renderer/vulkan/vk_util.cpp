@@ -62,4 +62,20 @@ UniquePipelineLayout make_pipeline_layout(VkDevice device, VkDescriptorSetLayout
   return UniquePipelineLayout(device, layout);
 }
 
+UniquePipeline make_compute_pipeline(VkDevice device, VkPipelineCache cache, const uint32_t* code,
+                                     size_t bytes, VkPipelineLayout layout, const char* what) {
+  UniqueShaderModule module = make_shader_module(device, code, bytes);
+  if (!module) return {};
+  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = module.get();
+  info.stage.pName = "main";
+  info.layout = layout;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  if (!check(vkCreateComputePipelines(device, cache, 1, &info, nullptr, &pipeline), what))
+    return {};
+  return UniquePipeline(device, pipeline);
+}
+
 }  // namespace baton::vulkan

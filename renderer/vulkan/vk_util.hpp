@@ -80,5 +80,10 @@ using UniqueDescriptorPool = DeviceHandle<VkDescriptorPool, vkDestroyDescriptorP
                                                         VkDescriptorSetLayout set_layout,
                                                         const VkPushConstantRange& push,
                                                         const char* what);
+/// A compute pipeline running `main` of SPIR-V `code` with `layout`; empty
+/// (logged, naming `what`) on failure.
+[[nodiscard]] UniquePipeline make_compute_pipeline(VkDevice device, VkPipelineCache cache,
+                                                   const uint32_t* code, size_t bytes,
+                                                   VkPipelineLayout layout, const char* what);
 
 }  // namespace baton::vulkan
