@@ -1,6 +1,8 @@
 // PNG encoding and decoding through libpng's simplified API.
 #include <png.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "image.hpp"
@@ -14,9 +16,18 @@ std::string write_png(const std::string& path, const Image& image) {
   png.height = static_cast<png_uint_32>(image.height);
   // 0xAARRGGBB words in little-endian memory are B,G,R,A bytes.
   png.format = PNG_FORMAT_BGRA;
-  if (png_image_write_to_file(&png, path.c_str(), 0, image.pixels.data(), 0, nullptr) == 0) {
+  // Written beside and renamed into place: whoever waits for the file (a
+  // test polling for it, a script) never sees it half written.
+  const std::string partial = path + ".partial";
+  if (png_image_write_to_file(&png, partial.c_str(), 0, image.pixels.data(), 0, nullptr) == 0) {
     std::string error = "cannot write PNG " + path + ": " + png.message;
     png_image_free(&png);
+    std::remove(partial.c_str());
+    return error;
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0) {
+    std::string error = "cannot write PNG " + path + ": " + std::strerror(errno);
+    std::remove(partial.c_str());
     return error;
   }
   return {};
