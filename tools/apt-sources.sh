@@ -7,24 +7,8 @@ set -euo pipefail
 list=/etc/apt/sources.list.d/baton.sources
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo -E "$@"; fi; }
 
-mirror_uri() {
-  local uri
-  uri=$(grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null |
-        awk '{print $2}' | grep -E '/debian/?$' | head -n1 || true)
-  if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
-    uri=$(grep -hE '^deb ' /etc/apt/sources.list |
-          awk '{for (i = 2; i <= NF; i++) if ($i ~ /^(https?|file):/) {print $i; exit}}' |
-          grep -E '/debian/?$' | head -n1 || true)
-  fi
-  printf '%s' "$uri"
-}
-
 if [ -f "$list" ]; then exit 0; fi
-uri=$(mirror_uri)
-if [ -z "$uri" ]; then
-  echo "baton setup: no Debian mirror found in the apt configuration" >&2
-  exit 1
-fi
+uri=$(bash "$(dirname "$0")/mirror-uri.sh")
 as_root tee "$list" >/dev/null <<SRC
 # Written by baton's tools/apt-sources.sh
 Types: deb

@@ -14,7 +14,7 @@ backports=(
 )
 # Everything else comes from bookworm itself.
 bookworm=(
-  ninja-build pkgconf g++ dpkg-dev libvulkan-dev glslang-tools libinput-dev
+  ninja-build pkgconf g++ dpkg-dev python3 libegl-dev libgles-dev libvulkan-dev glslang-tools libinput-dev
   libxkbcommon-dev libpixman-1-dev libseat-dev libudev-dev hwdata xwayland
   liblcms2-dev libpng-dev libgtest-dev libgmock-dev vulkan-validationlayers
   libxcb1-dev libx11-xcb-dev libxcb-composite0-dev libxcb-dri3-dev libxcb-ewmh-dev

@@ -1,0 +1,115 @@
+// Checks the screenshot `tools/run` writes when it starts baton headless with
+// its two demo clients: the output's size, the desktop background in the
+// corners, weston-simple-shm's many-coloured rings, and foot's dark terminal
+// with light text on it. CI runs it on the screenshot taken on a bare Debian.
+//
+// usage: baton-demo-screenshot-check PNG
+// Exit 0 when all hold; 1 with the reason otherwise. Prints what it measured.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+
+#include "compositor/image.hpp"
+
+namespace {
+
+using baton::Image;
+
+constexpr uint32_t kBackground = 0xff292e38;  // baton's default clear colour
+constexpr int kWidth = 1280, kHeight = 720;   // tools/run's --headless-size
+// weston-simple-shm's window is 250x250 of rings whose colours change with x,
+// y and time: a 200x200 square inside it holds thousands of colours, where a
+// terminal's anti-aliased text holds a few hundred at most.
+constexpr int kShmSquare = 200;
+constexpr long kShmMinColours = 2000;
+// foot's terminal: one dark colour over a large area, light glyphs on it.
+constexpr long kTerminalMinPixels = 100000;
+constexpr long kTerminalMinGlyphPixels = 150;
+
+int luminance(uint32_t p) { return (((p >> 16) & 0xff) * 3 + ((p >> 8) & 0xff) * 6 + (p & 0xff)) / 10; }
+
+long colours_in(const Image& image, int x0, int y0, int size, bool& all_foreground) {
+  std::set<uint32_t> colours;
+  all_foreground = true;
+  for (int y = y0; y < y0 + size; ++y)
+    for (int x = x0; x < x0 + size; ++x) {
+      uint32_t p = image.at(x, y);
+      if (p == kBackground) all_foreground = false;
+      colours.insert(p);
+    }
+  return static_cast<long>(colours.size());
+}
+
+bool shows_rings(const Image& image) {
+  long best = 0;
+  int best_x = 0, best_y = 0;
+  for (int y = 0; y + kShmSquare <= image.height; y += 10)
+    for (int x = 0; x + kShmSquare <= image.width; x += 10) {
+      bool all_foreground = false;
+      long n = colours_in(image, x, y, kShmSquare, all_foreground);
+      if (all_foreground && n > best) best = n, best_x = x, best_y = y;
+    }
+  std::printf("demo-screenshot-check: weston-simple-shm: %ld colours in the %dx%d square at (%d,%d)\n", best,
+              kShmSquare, kShmSquare, best_x, best_y);
+  return best >= kShmMinColours;
+}
+
+bool shows_terminal(const Image& image) {
+  std::map<uint32_t, long> dark;
+  for (uint32_t p : image.pixels)
+    if (p != kBackground && luminance(p) < 64) ++dark[p];
+  auto most = std::max_element(dark.begin(), dark.end(),
+                               [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (most == dark.end()) {
+    std::printf("demo-screenshot-check: foot: no dark terminal background at all\n");
+    return false;
+  }
+  uint32_t terminal = most->first;
+  int x0 = image.width, y0 = image.height, x1 = 0, y1 = 0;
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x)
+      if (image.at(x, y) == terminal) {
+        x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x + 1), y1 = std::max(y1, y + 1);
+      }
+  long glyph = 0;
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) glyph += luminance(image.at(x, y)) > 150;
+  std::printf("demo-screenshot-check: foot: #%06x on %ld pixels in %d,%d %dx%d, %ld light glyph pixels on it\n",
+              terminal & 0xffffff, most->second, x0, y0, x1 - x0, y1 - y0, glyph);
+  return most->second >= kTerminalMinPixels && glyph >= kTerminalMinGlyphPixels;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s PNG\n", argv[0]);
+    return 2;
+  }
+  std::string error;
+  Image image = baton::read_png(argv[1], error);
+  if (!error.empty()) {
+    std::printf("demo-screenshot-check: %s\n", error.c_str());
+    return 1;
+  }
+  if (image.width != kWidth || image.height != kHeight) {
+    std::printf("demo-screenshot-check: %dx%d, expected tools/run's %dx%d\n", image.width, image.height, kWidth,
+                kHeight);
+    return 1;
+  }
+  for (auto [x, y] : {std::pair{0, 0}, {kWidth - 1, 0}, {0, kHeight - 1}, {kWidth - 1, kHeight - 1}})
+    if (image.at(x, y) != kBackground) {
+      std::printf("demo-screenshot-check: corner (%d,%d) is #%06x, not the background\n", x, y,
+                  image.at(x, y) & 0xffffff);
+      return 1;
+    }
+  bool rings = shows_rings(image);
+  bool terminal = shows_terminal(image);
+  if (!rings) std::printf("demo-screenshot-check: weston-simple-shm's window is not on the screenshot\n");
+  if (!terminal) std::printf("demo-screenshot-check: foot's terminal with text is not on the screenshot\n");
+  if (!rings || !terminal) return 1;
+  std::printf("demo-screenshot-check: both demo clients are on the screenshot\n");
+  return 0;
+}
