@@ -20,15 +20,20 @@ using baton::Image;
 constexpr uint32_t kBackground = 0xff292e38;  // baton's default clear colour
 constexpr int kWidth = 1280, kHeight = 720;   // tools/run's --headless-size
 // weston-simple-shm's window is 250x250 of rings whose colours change with x,
-// y and time: a 200x200 square inside it holds thousands of colours, where a
-// terminal's anti-aliased text holds a few hundred at most.
+// y and time: a 200x200 square inside it holds hundreds of saturated colours,
+// where anti-aliased text (grey) or a title bar (one colour) hold few.
 constexpr int kShmSquare = 200;
-constexpr long kShmMinColours = 2000;
-// foot's terminal: one dark colour over a large area, light glyphs on it.
+constexpr long kShmMinColours = 200;
+// foot's terminal: one dark colour over a large area, light grey glyphs on it.
 constexpr long kTerminalMinPixels = 100000;
 constexpr long kTerminalMinGlyphPixels = 150;
 
-int luminance(uint32_t p) { return (((p >> 16) & 0xff) * 3 + ((p >> 8) & 0xff) * 6 + (p & 0xff)) / 10; }
+int channel(uint32_t p, int shift) { return static_cast<int>((p >> shift) & 0xff); }
+int luminance(uint32_t p) { return (channel(p, 16) * 3 + channel(p, 8) * 6 + channel(p, 0)) / 10; }
+int saturation(uint32_t p) {
+  auto [lo, hi] = std::minmax({channel(p, 16), channel(p, 8), channel(p, 0)});
+  return hi - lo;
+}
 
 long colours_in(const Image& image, int x0, int y0, int size, bool& all_foreground) {
   std::set<uint32_t> colours;
@@ -37,9 +42,21 @@ long colours_in(const Image& image, int x0, int y0, int size, bool& all_foregrou
     for (int x = x0; x < x0 + size; ++x) {
       uint32_t p = image.at(x, y);
       if (p == kBackground) all_foreground = false;
-      colours.insert(p);
+      if (saturation(p) >= 64) colours.insert(p);
     }
   return static_cast<long>(colours.size());
+}
+
+// A light grey pixel (not white: weston-simple-shm has a white frame) with the
+// terminal's background right beside it.
+bool is_glyph(const Image& image, int x, int y, uint32_t terminal) {
+  uint32_t p = image.at(x, y);
+  if (luminance(p) <= 150 || saturation(p) >= 48 || (p & 0xffffff) == 0xffffff) return false;
+  for (int dx = -2; dx <= 2; ++dx) {
+    int nx = x + dx;
+    if (nx >= 0 && nx < image.width && image.at(nx, y) == terminal) return true;
+  }
+  return false;
 }
 
 bool shows_rings(const Image& image) {
@@ -51,7 +68,7 @@ bool shows_rings(const Image& image) {
       long n = colours_in(image, x, y, kShmSquare, all_foreground);
       if (all_foreground && n > best) best = n, best_x = x, best_y = y;
     }
-  std::printf("demo-screenshot-check: weston-simple-shm: %ld colours in the %dx%d square at (%d,%d)\n", best,
+  std::printf("demo-screenshot-check: weston-simple-shm: %ld saturated colours in the %dx%d square at (%d,%d)\n", best,
               kShmSquare, kShmSquare, best_x, best_y);
   return best >= kShmMinColours;
 }
@@ -75,7 +92,7 @@ bool shows_terminal(const Image& image) {
       }
   long glyph = 0;
   for (int y = y0; y < y1; ++y)
-    for (int x = x0; x < x1; ++x) glyph += luminance(image.at(x, y)) > 150;
+    for (int x = x0; x < x1; ++x) glyph += is_glyph(image, x, y, terminal);
   std::printf("demo-screenshot-check: foot: #%06x on %ld pixels in %d,%d %dx%d, %ld light glyph pixels on it\n",
               terminal & 0xffffff, most->second, x0, y0, x1 - x0, y1 - y0, glyph);
   return most->second >= kTerminalMinPixels && glyph >= kTerminalMinGlyphPixels;

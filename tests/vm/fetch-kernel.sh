@@ -8,6 +8,8 @@
 # The newest backports kernel is taken (backports keeps only that one); delete
 # CACHE/kernel to move to a newer one.
 set -euo pipefail
+# depmod and modprobe live in /usr/sbin, outside an ordinary user's PATH.
+export PATH="$PATH:/usr/sbin:/sbin"
 cache=$(realpath -m "$1")
 mkdir -p "$cache"
 exec 9>"$cache/.fetch.lock"

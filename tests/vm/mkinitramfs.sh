@@ -4,6 +4,8 @@
 #
 # usage: mkinitramfs.sh KERNEL_PKG_DIR OUT.cpio.gz
 set -euo pipefail
+# depmod and modprobe live in /usr/sbin, outside an ordinary user's PATH.
+export PATH="$PATH:/usr/sbin:/sbin"
 here=$(dirname "$(realpath "$0")")
 kpkg=$(realpath "$1")
 out=$(realpath -m "$2")
