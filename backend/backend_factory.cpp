@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "compositor/log.hpp"
-#include "compositor/wlr.hpp"
+#include "util/log.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 namespace {
@@ -98,7 +98,23 @@ BackendChoice resolve_backend(BackendChoice requested) {
   return BackendChoice::headless;
 }
 
-CreatedBackend create_backend(wl_event_loop* loop, const Options& options) {
+const char* backend_name(BackendChoice choice) {
+  switch (choice) {
+    case BackendChoice::automatic:
+      return "auto";
+    case BackendChoice::headless:
+      return "headless";
+    case BackendChoice::wayland:
+      return "wayland";
+    case BackendChoice::x11:
+      return "x11";
+    case BackendChoice::drm:
+      return "drm";
+  }
+  return "?";
+}
+
+CreatedBackend create_backend(wl_event_loop* loop, const BackendOptions& options) {
   CreatedBackend result;
   result.kind = resolve_backend(options.backend);
   switch (result.kind) {

@@ -3,13 +3,30 @@
 
 #include <string>
 
-#include "compositor/options.hpp"
-
 struct wl_event_loop;
 struct wlr_backend;
 struct wlr_session;
 
 namespace baton {
+
+enum class BackendChoice { automatic, headless, wayland, x11, drm };
+
+struct OutputSize {
+  int width = 1280;
+  int height = 720;
+  int refresh_mhz = 60000;
+};
+
+/// What the backend factory needs to know (compositor/config/ fills it in
+/// from the command line).
+struct BackendOptions {
+  BackendChoice backend = BackendChoice::automatic;
+  /// Headless and nested outputs made at start.
+  int outputs = 1;
+  OutputSize headless_size;
+};
+
+[[nodiscard]] const char* backend_name(BackendChoice choice);
 
 struct CreatedBackend {
   wlr_backend* backend = nullptr;  // null on failure
@@ -24,6 +41,6 @@ struct CreatedBackend {
 
 /// Creates the backend and its initial outputs (headless and nested ones;
 /// DRM outputs come from the hardware). Errors come back as a message.
-[[nodiscard]] CreatedBackend create_backend(wl_event_loop* loop, const Options& options);
+[[nodiscard]] CreatedBackend create_backend(wl_event_loop* loop, const BackendOptions& options);
 
 }  // namespace baton

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "bench/wlr_renderers.hpp"
-#include "compositor/wlr.hpp"
+#include "util/wlr.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "compositor/unique_fd.hpp"
+#include "util/unique_fd.hpp"
 
 extern "C" {
 #include <wlr/backend/interface.h>

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "compositor/wlr.hpp"
+#include "util/wlr.hpp"
 
 namespace baton::bench {
 

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "compositor/log.hpp"
+#include "util/log.hpp"
 
 namespace baton {
 

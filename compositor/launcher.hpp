@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "compositor/event_source.hpp"
-#include "compositor/unique_fd.hpp"
+#include "util/event_source.hpp"
+#include "util/unique_fd.hpp"
 
 struct wl_event_loop;
 

@@ -4,8 +4,8 @@
 #include <string_view>
 #include <vector>
 
-#include "compositor/event_source.hpp"
-#include "compositor/log.hpp"
+#include "util/event_source.hpp"
+#include "util/log.hpp"
 #include "compositor/server.hpp"
 
 int main(int argc, char** argv) {

@@ -11,24 +11,25 @@
 #include <ctime>
 
 #include "backend/backend_factory.hpp"
-#include "compositor/activation.hpp"
+#include "compositor/shell/activation.hpp"
 #include "compositor/config/apply.hpp"
-#include "compositor/desktop_protocols.hpp"
+#include "compositor/config/factory_options.hpp"
+#include "compositor/shell/desktop_protocols.hpp"
 #include "compositor/launcher.hpp"
-#include "compositor/layer_shell.hpp"
-#include "compositor/log.hpp"
-#include "compositor/output.hpp"
-#include "compositor/screenshot_writer.hpp"
-#include "compositor/seat.hpp"
-#include "compositor/session_lock.hpp"
-#include "compositor/wlr.hpp"
-#include "compositor/workspaces.hpp"
-#include "compositor/xdg_view.hpp"
-#include "compositor/xwayland.hpp"
-#include "compositor/xwayland_view.hpp"
+#include "compositor/shell/layer_shell.hpp"
+#include "util/log.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/output/screenshot_writer.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/shell/session_lock.hpp"
+#include "util/wlr.hpp"
+#include "compositor/desktop/workspaces.hpp"
+#include "compositor/desktop/xdg_view.hpp"
+#include "compositor/desktop/xwayland.hpp"
+#include "compositor/desktop/xwayland_view.hpp"
 #include "protocols/linux_dmabuf.hpp"
 #include "protocols/linux_drm_syncobj.hpp"
-#include "protocols/readiness_gate.hpp"
+#include "handoff/readiness_gate.hpp"
 #include "renderer/render_stack.hpp"
 #include "renderer/renderer_factory.hpp"
 
@@ -84,7 +85,7 @@ bool Server::start() {
   event_loop_ = wl_display_get_event_loop(display_);
   load_config();
 
-  CreatedBackend backend = create_backend(event_loop_, options_);
+  CreatedBackend backend = create_backend(event_loop_, backend_options(options_));
   if (backend.backend == nullptr) {
     start_error_ = "backend '" + std::string(backend_name(backend.kind)) + "' unavailable: " + backend.error;
     return false;
@@ -93,7 +94,7 @@ bool Server::start() {
   backend_kind_ = backend.kind;
   session_ = backend.session;
 
-  render_ = std::make_unique<RenderStack>(display_, backend_, options_);
+  render_ = std::make_unique<RenderStack>(display_, backend_, render_options(options_, config_));
   if (!render_->create(backend_name(backend_kind_), start_error_)) return false;
   renderer_ = render_->renderer();
   renderer_name_ = render_->name();
@@ -209,9 +210,11 @@ void Server::create_sync_globals() {
   if (!advertises_dmabuf_) LOG_INFO("linux-dmabuf-v1 not advertised: %s", dmabuf.why.c_str());
   // Explicit sync is about dma-bufs: without them a client could not use it.
   if (advertises_dmabuf_ && drm_fd >= 0) {
-    std::string why;
-    syncobj_ = LinuxDrmSyncobj::create(display_, drm_fd, why);
-    if (!syncobj_) LOG_INFO("linux-drm-syncobj-v1 not advertised: %s", why.c_str());
+    auto syncobj = LinuxDrmSyncobj::create(display_, drm_fd);
+    if (syncobj)
+      syncobj_ = std::move(*syncobj);
+    else
+      LOG_INFO("linux-drm-syncobj-v1 not advertised: %s", syncobj.error().describe().c_str());
   } else if (advertises_dmabuf_) {
     LOG_INFO("linux-drm-syncobj-v1 not advertised: no DRM device (see --drm-device)");
   }

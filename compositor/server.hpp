@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "compositor/config/config.hpp"
-#include "compositor/event_source.hpp"
-#include "compositor/image.hpp"
-#include "compositor/listener.hpp"
-#include "compositor/options.hpp"
-#include "compositor/unique_fd.hpp"
+#include "util/event_source.hpp"
+#include "util/image.hpp"
+#include "util/listener.hpp"
+#include "compositor/config/options.hpp"
+#include "util/unique_fd.hpp"
 
 struct wl_display;
 struct wl_event_loop;

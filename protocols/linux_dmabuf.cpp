@@ -2,7 +2,7 @@
 
 #include <sys/stat.h>
 
-#include "compositor/wlr.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 namespace {

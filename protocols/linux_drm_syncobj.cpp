@@ -8,10 +8,10 @@
 #include <cerrno>
 #include <cstring>
 
-#include "compositor/log.hpp"
-#include "compositor/wlr.hpp"
+#include "util/log.hpp"
+#include "util/wlr.hpp"
 #include "linux-drm-syncobj-v1-server-protocol.h"
-#include "protocols/release_watch.hpp"
+#include "handoff/release_watch.hpp"
 #include "protocols/syncobj_surface.hpp"
 
 namespace baton {
@@ -78,34 +78,26 @@ void bind_manager(wl_client* client, void* data, uint32_t version, uint32_t id) 
 }
 
 // Timeline syncobjs, and waiting on them through an eventfd (kernel 6.6+).
-std::string check_device(int drm_fd) {
+Status check_device(int drm_fd) {
   uint64_t cap = 0;
   if (drmGetCap(drm_fd, DRM_CAP_SYNCOBJ_TIMELINE, &cap) != 0 || cap == 0)
-    return "the DRM device has no timeline syncobjs (DRM_CAP_SYNCOBJ_TIMELINE)";
+    return failure("DRM_CAP_SYNCOBJ_TIMELINE", "the DRM device has no timeline syncobjs");
   UniqueFd efd(::eventfd(0, EFD_CLOEXEC));
-  if (!efd) return std::string("eventfd: ") + std::strerror(errno);
+  if (!efd) return last_error("eventfd");
   // Handle 0 never exists: ENOENT means the ioctl itself is known.
   if (drmSyncobjEventfd(drm_fd, 0, 0, efd.get(), 0) == 0 || errno != ENOENT)
-    return std::string("DRM_IOCTL_SYNCOBJ_EVENTFD unsupported: ") + std::strerror(errno);
-  return "";
+    return last_error("DRM_IOCTL_SYNCOBJ_EVENTFD (unsupported)");
+  return {};
 }
 
 }  // namespace
 
-std::unique_ptr<LinuxDrmSyncobj> LinuxDrmSyncobj::create(wl_display* display, int drm_fd,
-                                                         std::string& why) {
-  why = check_device(drm_fd);
-  if (!why.empty()) return nullptr;
-  UniqueFd drm(fcntl(drm_fd, F_DUPFD_CLOEXEC, 0));
-  if (!drm) {
-    why = std::string("fcntl(F_DUPFD_CLOEXEC): ") + std::strerror(errno);
-    return nullptr;
-  }
-  std::unique_ptr<LinuxDrmSyncobj> self(new LinuxDrmSyncobj(display, std::move(drm)));
-  if (self->global_ == nullptr) {
-    why = "wl_global_create failed";
-    return nullptr;
-  }
+Result<std::unique_ptr<LinuxDrmSyncobj>> LinuxDrmSyncobj::create(wl_display* display, int drm_fd) {
+  if (Status usable = check_device(drm_fd); !usable) return usable.error();
+  auto drm = UniqueFd::duplicate_of(drm_fd);
+  if (!drm) return drm.error();
+  std::unique_ptr<LinuxDrmSyncobj> self(new LinuxDrmSyncobj(display, std::move(*drm)));
+  if (self->global_ == nullptr) return failure("wl_global_create", "out of memory");
   return self;
 }
 
@@ -131,6 +123,13 @@ SyncobjSurface* LinuxDrmSyncobj::surface_for(wlr_surface* surface) const {
   for (const auto& s : surfaces_)
     if (s->surface() == surface) return s.get();
   return nullptr;
+}
+
+PendingCommit LinuxDrmSyncobj::pending_commit(wlr_surface* surface) {
+  SyncobjSurface* explicit_sync = surface_for(surface);
+  if (explicit_sync == nullptr) return {};
+  if (!explicit_sync->check_pending()) return {PendingCommit::Sync::rejected, nullptr};
+  return {PendingCommit::Sync::points, &explicit_sync->pending()};
 }
 
 void LinuxDrmSyncobj::get_surface(wl_resource* manager, uint32_t id, wl_resource* surface_res) {
@@ -183,7 +182,7 @@ void LinuxDrmSyncobj::surface_destroyed(SyncobjSurface& surface) {
 
 void LinuxDrmSyncobj::release_when_done(wlr_buffer* buffer, const SyncobjPoints& points) {
   if (buffer == nullptr) {
-    if (sync::Status s = points.release_timeline->signal(points.release_point); !s)
+    if (Status s = points.release_timeline->signal(points.release_point); !s)
       LOG_ERROR("linux-drm-syncobj: release point: %s", s.error().describe().c_str());
     return;
   }

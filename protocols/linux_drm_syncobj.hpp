@@ -14,9 +14,11 @@
 #include <memory>
 #include <string>
 
-#include "compositor/event_source.hpp"
-#include "compositor/unique_fd.hpp"
-#include "renderer/sync/timeline.hpp"
+#include "util/event_source.hpp"
+#include "util/result.hpp"
+#include "util/unique_fd.hpp"
+#include "handoff/explicit_sync.hpp"
+#include "sync/timeline.hpp"
 
 struct wl_client;
 struct wl_display;
@@ -27,28 +29,21 @@ struct wlr_surface;
 
 namespace baton {
 
-/// The points one commit carries.
-struct SyncobjPoints {
-  std::shared_ptr<sync::Timeline> acquire_timeline;
-  uint64_t acquire_point = 0;
-  std::shared_ptr<sync::Timeline> release_timeline;
-  uint64_t release_point = 0;
-};
-
 class SyncobjSurface;
 class ReleaseWatch;
 
-class LinuxDrmSyncobj {
+class LinuxDrmSyncobj final : public ExplicitSync {
  public:
-  /// The global on `drm_fd` (duplicated). Null with `why` set when the DRM
-  /// device lacks timeline syncobjs or DRM_IOCTL_SYNCOBJ_EVENTFD.
-  static std::unique_ptr<LinuxDrmSyncobj> create(wl_display* display, int drm_fd, std::string& why);
-  ~LinuxDrmSyncobj();
+  /// The global on `drm_fd` (duplicated). An error when the DRM device lacks
+  /// timeline syncobjs or DRM_IOCTL_SYNCOBJ_EVENTFD.
+  static Result<std::unique_ptr<LinuxDrmSyncobj>> create(wl_display* display, int drm_fd);
+  ~LinuxDrmSyncobj() override;
   LinuxDrmSyncobj(const LinuxDrmSyncobj&) = delete;
   LinuxDrmSyncobj& operator=(const LinuxDrmSyncobj&) = delete;
 
   /// The syncobj surface of `surface`, or null when the client made none.
   [[nodiscard]] SyncobjSurface* surface_for(wlr_surface* surface) const;
+  [[nodiscard]] PendingCommit pending_commit(wlr_surface* surface) override;
 
   /// Signals `points`' release point once `buffer` (the client buffer that
   /// holds the commit's texture) is released and the GPU finished reading

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "compositor/listener.hpp"
-#include "compositor/wlr.hpp"
+#include "util/listener.hpp"
+#include "util/wlr.hpp"
 #include "protocols/linux_drm_syncobj.hpp"
 
 namespace baton {

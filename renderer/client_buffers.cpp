@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "compositor/log.hpp"
-#include "compositor/wlr.hpp"
+#include "util/log.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 namespace {

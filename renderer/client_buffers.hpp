@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "compositor/listener.hpp"
+#include "util/listener.hpp"
 
 struct wl_display;
 struct wlr_client_buffer;

@@ -1,16 +1,17 @@
 #include "renderer/render_stack.hpp"
 
 #include <cstdlib>
+#include <utility>
 
-#include "compositor/log.hpp"
-#include "compositor/wlr.hpp"
+#include "util/log.hpp"
+#include "util/wlr.hpp"
 #include "renderer/renderer_factory.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 
 namespace baton {
 
-RenderStack::RenderStack(wl_display* display, wlr_backend* backend, const Options& options)
-    : display_(display), backend_(backend), options_(options) {}
+RenderStack::RenderStack(wl_display* display, wlr_backend* backend, RenderOptions options)
+    : display_(display), backend_(backend), options_(std::move(options)) {}
 
 RenderStack::~RenderStack() {
   if (idle_ != nullptr) wl_event_source_remove(idle_);
@@ -75,7 +76,7 @@ void RenderStack::rebuild() {
     LOG_ERROR("renderer: no new %s renderer (%s); continuing on pixman",
               options_.renderer == RendererChoice::vulkan ? "Vulkan" : "GPU",
               created.error.c_str());
-    Options software = options_;
+    RenderOptions software = options_;
     software.renderer = RendererChoice::pixman;
     created = create_renderer(backend_, software);
   }

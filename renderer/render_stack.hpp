@@ -13,10 +13,10 @@
 #include <memory>
 #include <string>
 
-#include "compositor/event_source.hpp"
-#include "compositor/listener.hpp"
-#include "compositor/options.hpp"
+#include "util/event_source.hpp"
+#include "util/listener.hpp"
 #include "renderer/client_buffers.hpp"
+#include "renderer/renderer_factory.hpp"
 
 struct wl_display;
 struct wl_event_loop;
@@ -32,7 +32,7 @@ class RenderStack {
   /// Called with the new pair once the old one is gone (nothing ran between).
   using Rebuilt = std::function<void(wlr_renderer* renderer, wlr_allocator* allocator)>;
 
-  RenderStack(wl_display* display, wlr_backend* backend, const Options& options);
+  RenderStack(wl_display* display, wlr_backend* backend, RenderOptions options);
   ~RenderStack();
   RenderStack(const RenderStack&) = delete;
   RenderStack& operator=(const RenderStack&) = delete;
@@ -58,7 +58,7 @@ class RenderStack {
 
   wl_display* display_;
   wlr_backend* backend_;
-  const Options& options_;
+  RenderOptions options_;
   wlr_renderer* renderer_ = nullptr;
   wlr_allocator* allocator_ = nullptr;
   const char* name_ = "";

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "compositor/log.hpp"
-#include "compositor/wlr.hpp"
+#include "util/log.hpp"
+#include "util/wlr.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 
 namespace baton {
@@ -64,7 +64,7 @@ CreatedRenderer create_pixman() {
 
 }  // namespace
 
-CreatedRenderer create_renderer(wlr_backend* backend, const Options& options) {
+CreatedRenderer create_renderer(wlr_backend* backend, const RenderOptions& options) {
   if (options.renderer == RendererChoice::pixman) return create_pixman();
 
   const bool explicit_vulkan = options.renderer == RendererChoice::vulkan;
@@ -110,7 +110,7 @@ CreatedRenderer create_renderer(wlr_backend* backend, const Options& options) {
 }
 
 wlr_allocator* create_allocator(wlr_backend* backend, wlr_renderer* renderer,
-                                const Options& options, wl_event_loop* loop) {
+                                const RenderOptions& options, wl_event_loop* loop) {
   if (!vulkan::is_vulkan_renderer(renderer)) return wlr_allocator_autocreate(backend, renderer);
   vulkan::SwapchainOptions swapchain;
   // Outputs of one size share the allocator's per-size slot budget.

@@ -6,9 +6,8 @@
 // works everywhere) otherwise, or when asked for.
 #pragma once
 
+#include <optional>
 #include <string>
-
-#include "compositor/options.hpp"
 
 struct wl_event_loop;
 struct wlr_allocator;
@@ -17,17 +16,33 @@ struct wlr_renderer;
 
 namespace baton {
 
+enum class RendererChoice { automatic, vulkan, pixman };
+/// How the Vulkan renderer composites (see renderer/vulkan/vulkan_renderer.hpp).
+enum class CompositingChoice { automatic, raster, compute };
+
+/// What the renderer factory needs to know (compositor/config/ fills it in
+/// from the command line and the config file).
+struct RenderOptions {
+  RendererChoice renderer = RendererChoice::automatic;
+  /// A Vulkan device index or part of its name (default: chosen by baton).
+  std::optional<std::string> vulkan_device;
+  CompositingChoice compositing = CompositingChoice::automatic;
+  /// Swapchain slots per output, and the outputs that share the allocator.
+  int swapchain_slots = 3;
+  int outputs = 1;
+};
+
 struct CreatedRenderer {
   wlr_renderer* renderer = nullptr;
   const char* name = "";
   std::string error;
 };
 
-[[nodiscard]] CreatedRenderer create_renderer(wlr_backend* backend, const Options& options);
+[[nodiscard]] CreatedRenderer create_renderer(wlr_backend* backend, const RenderOptions& options);
 
 /// baton's swapchain allocator for the Vulkan renderer, wlroots' choice for
 /// any other renderer. Null when none fits.
 [[nodiscard]] wlr_allocator* create_allocator(wlr_backend* backend, wlr_renderer* renderer,
-                                              const Options& options, wl_event_loop* loop);
+                                              const RenderOptions& options, wl_event_loop* loop);
 
 }  // namespace baton

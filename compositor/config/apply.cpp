@@ -3,9 +3,9 @@
 #include <libinput.h>
 
 #include "compositor/config/config.hpp"
-#include "compositor/log.hpp"
+#include "util/log.hpp"
 #include "compositor/server.hpp"
-#include "compositor/wlr.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 namespace {

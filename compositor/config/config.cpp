@@ -9,8 +9,8 @@
 #include <map>
 #include <sstream>
 
-#include "compositor/options.hpp"
-#include "compositor/wlr.hpp"
+#include "compositor/config/options.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 namespace {
@@ -294,11 +294,11 @@ void read_document(Reader& r, const toml::table& root, Config& config) {
       auto s = r.string(node, k);
       if (!s) continue;
       if (*s == "auto")
-        config.renderer = RendererPreference::automatic;
+        config.renderer = RendererChoice::automatic;
       else if (*s == "vulkan")
-        config.renderer = RendererPreference::vulkan;
+        config.renderer = RendererChoice::vulkan;
       else if (*s == "pixman")
-        config.renderer = RendererPreference::pixman;
+        config.renderer = RendererChoice::pixman;
       else
         r.error(node, "'renderer' must be auto, vulkan or pixman");
     } else if (k == "swapchain_slots") {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "compositor/options.hpp"
+#include "compositor/config/options.hpp"
 
 namespace baton {
 
@@ -77,7 +77,6 @@ struct InputConfig {
   std::optional<bool> tap;
 };
 
-enum class RendererPreference { automatic, vulkan, pixman };
 
 struct ConfigError {
   std::string file;
@@ -92,7 +91,7 @@ struct Config {
   std::vector<InputConfig> inputs;
   std::vector<std::string> startup;
   std::optional<uint32_t> background;  // 0xRRGGBB
-  RendererPreference renderer = RendererPreference::automatic;
+  RendererChoice renderer = RendererChoice::automatic;
   int swapchain_slots = 3;
   GamesConfig games;
   uint32_t focused_colour = 0x4c7899;

@@ -6,8 +6,8 @@
 #include <array>
 #include <cstdlib>
 
-#include "compositor/log.hpp"
-#include "renderer/vulkan/dmabuf_import.hpp"
+#include "util/log.hpp"
+#include "renderer/vulkan/texture/dmabuf_import.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 
 namespace baton::vulkan {

@@ -7,16 +7,16 @@
 #include <unordered_set>
 #include <vector>
 
-#include "compositor/wlr.hpp"
-#include "renderer/vulkan/compute_composite.hpp"
-#include "renderer/vulkan/device.hpp"
-#include "renderer/vulkan/formats.hpp"
-#include "renderer/vulkan/host_buffer.hpp"
-#include "renderer/vulkan/pipelines.hpp"
-#include "renderer/vulkan/render_target.hpp"
-#include "renderer/vulkan/staging_ring.hpp"
-#include "renderer/vulkan/upload_dispatch.hpp"
-#include "renderer/vulkan/vk_util.hpp"
+#include "util/wlr.hpp"
+#include "renderer/vulkan/pass/compute_composite.hpp"
+#include "renderer/vulkan/device/device.hpp"
+#include "renderer/vulkan/device/formats.hpp"
+#include "renderer/vulkan/device/host_buffer.hpp"
+#include "renderer/vulkan/pass/pipelines.hpp"
+#include "renderer/vulkan/swapchain/slot.hpp"
+#include "renderer/vulkan/texture/staging_ring.hpp"
+#include "renderer/vulkan/texture/upload_dispatch.hpp"
+#include "renderer/vulkan/device/vk_util.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 
 namespace baton::vulkan {

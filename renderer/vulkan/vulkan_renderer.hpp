@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "renderer/vulkan/device_select.hpp"
+#include "renderer/vulkan/device/device_select.hpp"
 
 struct wlr_renderer;
 struct wlr_texture;

@@ -37,8 +37,8 @@
 #include <thread>
 #include <vector>
 
-#include "renderer/sync/sync_file.hpp"
-#include "renderer/sync/timeline.hpp"
+#include "sync/sync_file.hpp"
+#include "sync/timeline.hpp"
 #include "tests/clients/drm_node.hpp"
 #include "tests/clients/explicit_sync.hpp"
 #include "tests/clients/producer_buffer.hpp"

@@ -23,10 +23,10 @@ std::string drm_driver_name(int drm_fd) {
   return std::string(version->name, version->name_len);
 }
 
-sync::Result<UniqueFd> open_drm_node(std::string_view driver, NodeKind kind) {
+Result<UniqueFd> open_drm_node(std::string_view driver, NodeKind kind) {
   std::string_view prefix = kind == NodeKind::primary ? "card" : "renderD";
   std::unique_ptr<DIR, CloseDir> dir(opendir("/dev/dri"));
-  if (!dir) return sync::last_error("opendir(/dev/dri)");
+  if (!dir) return last_error("opendir(/dev/dri)");
   while (dirent* entry = readdir(dir.get())) {
     std::string_view name = entry->d_name;
     if (!name.starts_with(prefix)) continue;
@@ -34,7 +34,7 @@ sync::Result<UniqueFd> open_drm_node(std::string_view driver, NodeKind kind) {
     UniqueFd fd(open(path.c_str(), O_RDWR | O_CLOEXEC));
     if (fd && drm_driver_name(fd.get()) == driver) return fd;
   }
-  return sync::Error{"open_drm_node", ENOENT};
+  return Error{"open_drm_node", ENOENT};
 }
 
 }  // namespace baton::testing

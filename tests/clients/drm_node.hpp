@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "compositor/unique_fd.hpp"
-#include "renderer/sync/result.hpp"
+#include "util/unique_fd.hpp"
+#include "util/result.hpp"
 
 namespace baton::testing {
 
@@ -14,7 +14,7 @@ enum class NodeKind { primary, render };  // /dev/dri/cardN, /dev/dri/renderDN
 
 /// Opens the first node of `kind` whose driver is `driver` (O_RDWR|O_CLOEXEC);
 /// ENOENT when there is none.
-sync::Result<UniqueFd> open_drm_node(std::string_view driver, NodeKind kind);
+Result<UniqueFd> open_drm_node(std::string_view driver, NodeKind kind);
 
 /// The driver name behind a DRM fd ("" when it is not one).
 std::string drm_driver_name(int drm_fd);

@@ -10,16 +10,16 @@
 
 namespace baton::testing {
 
-sync::Result<DumbBuffer> DumbBuffer::create(int drm_fd, uint32_t width, uint32_t height) {
+Result<DumbBuffer> DumbBuffer::create(int drm_fd, uint32_t width, uint32_t height) {
   DumbBuffer buffer;
   buffer.drm_ = UniqueFd(fcntl(drm_fd, F_DUPFD_CLOEXEC, 0));
-  if (!buffer.drm_) return sync::last_error("fcntl(F_DUPFD_CLOEXEC)");
+  if (!buffer.drm_) return last_error("fcntl(F_DUPFD_CLOEXEC)");
   drm_mode_create_dumb create{};
   create.width = width;
   create.height = height;
   create.bpp = 32;
   if (drmIoctl(drm_fd, DRM_IOCTL_MODE_CREATE_DUMB, &create) < 0)
-    return sync::last_error("DRM_IOCTL_MODE_CREATE_DUMB");
+    return last_error("DRM_IOCTL_MODE_CREATE_DUMB");
   buffer.handle_ = create.handle;
   buffer.width_ = width;
   buffer.height_ = height;
@@ -27,10 +27,10 @@ sync::Result<DumbBuffer> DumbBuffer::create(int drm_fd, uint32_t width, uint32_t
   buffer.size_ = create.size;
   int fd = -1;
   if (drmPrimeHandleToFD(drm_fd, create.handle, DRM_CLOEXEC | DRM_RDWR, &fd) < 0)
-    return sync::last_error("DRM_IOCTL_PRIME_HANDLE_TO_FD");
+    return last_error("DRM_IOCTL_PRIME_HANDLE_TO_FD");
   buffer.dmabuf_ = UniqueFd(fd);
   void* map = mmap(nullptr, buffer.size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (map == MAP_FAILED) return sync::last_error("mmap(dma-buf)");
+  if (map == MAP_FAILED) return last_error("mmap(dma-buf)");
   buffer.map_ = map;
   return buffer;
 }

@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "compositor/unique_fd.hpp"
-#include "renderer/sync/result.hpp"
+#include "util/unique_fd.hpp"
+#include "util/result.hpp"
 
 namespace baton::testing {
 
@@ -14,7 +14,7 @@ class DumbBuffer {
  public:
   /// DRM_IOCTL_MODE_CREATE_DUMB (32 bpp) + PRIME export + mmap. vgem and
   /// virtio_gpu accept it on the card node only.
-  static sync::Result<DumbBuffer> create(int drm_fd, uint32_t width, uint32_t height);
+  static Result<DumbBuffer> create(int drm_fd, uint32_t width, uint32_t height);
 
   DumbBuffer(DumbBuffer&& other) noexcept;
   DumbBuffer& operator=(DumbBuffer&&) = delete;

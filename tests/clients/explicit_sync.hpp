@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "renderer/sync/timeline.hpp"
+#include "sync/timeline.hpp"
 #include "tests/clients/wayland_window.hpp"
 
 namespace baton::testing {

@@ -18,7 +18,7 @@ const char* allocator_name(Allocator allocator) {
   return "?";
 }
 
-sync::Result<ProducerBuffer> ProducerBuffer::create(Allocator allocator, int card_fd,
+Result<ProducerBuffer> ProducerBuffer::create(Allocator allocator, int card_fd,
                                                     uint32_t width, uint32_t height) {
   ProducerBuffer buffer;
   buffer.width_ = width;

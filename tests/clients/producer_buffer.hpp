@@ -9,7 +9,7 @@
 #include <optional>
 #include <string_view>
 
-#include "renderer/sync/result.hpp"
+#include "util/result.hpp"
 #include "tests/clients/dumb_buffer.hpp"
 #include "tests/clients/udmabuf.hpp"
 
@@ -22,7 +22,7 @@ const char* allocator_name(Allocator allocator);
 class ProducerBuffer {
  public:
   /// `card_fd`: the vgem or virtio_gpu card node (unused for udmabuf).
-  static sync::Result<ProducerBuffer> create(Allocator allocator, int card_fd, uint32_t width,
+  static Result<ProducerBuffer> create(Allocator allocator, int card_fd, uint32_t width,
                                              uint32_t height);
 
   [[nodiscard]] int dmabuf() const;

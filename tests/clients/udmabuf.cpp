@@ -10,30 +10,30 @@
 
 namespace baton::testing {
 
-sync::Result<Udmabuf> Udmabuf::create(size_t size) {
+Result<Udmabuf> Udmabuf::create(size_t size) {
   Udmabuf buffer;
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   buffer.size_ = (size + page - 1) / page * page;
   buffer.memfd_ = UniqueFd(memfd_create("baton-udmabuf", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-  if (!buffer.memfd_) return sync::last_error("memfd_create");
+  if (!buffer.memfd_) return last_error("memfd_create");
   if (ftruncate(buffer.memfd_.get(), static_cast<off_t>(buffer.size_)) < 0)
-    return sync::last_error("ftruncate(memfd)");
+    return last_error("ftruncate(memfd)");
   // udmabuf insists the memory can never shrink under the device.
   if (fcntl(buffer.memfd_.get(), F_ADD_SEALS, F_SEAL_SHRINK) < 0)
-    return sync::last_error("fcntl(F_ADD_SEALS)");
+    return last_error("fcntl(F_ADD_SEALS)");
   UniqueFd dev(open("/dev/udmabuf", O_RDWR | O_CLOEXEC));
-  if (!dev) return sync::last_error("open(/dev/udmabuf)");
+  if (!dev) return last_error("open(/dev/udmabuf)");
   udmabuf_create create{};
   create.memfd = static_cast<uint32_t>(buffer.memfd_.get());
   create.flags = UDMABUF_FLAGS_CLOEXEC;
   create.offset = 0;
   create.size = buffer.size_;
   int fd = ioctl(dev.get(), UDMABUF_CREATE, &create);
-  if (fd < 0) return sync::last_error("UDMABUF_CREATE");
+  if (fd < 0) return last_error("UDMABUF_CREATE");
   buffer.dmabuf_ = UniqueFd(fd);
   void* map =
       mmap(nullptr, buffer.size_, PROT_READ | PROT_WRITE, MAP_SHARED, buffer.memfd_.get(), 0);
-  if (map == MAP_FAILED) return sync::last_error("mmap(memfd)");
+  if (map == MAP_FAILED) return last_error("mmap(memfd)");
   buffer.map_ = map;
   return buffer;
 }

@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "compositor/unique_fd.hpp"
-#include "renderer/sync/result.hpp"
+#include "util/unique_fd.hpp"
+#include "util/result.hpp"
 
 namespace baton::testing {
 
@@ -14,7 +14,7 @@ class Udmabuf {
  public:
   /// memfd (sealed against shrinking) of `size` bytes rounded up to pages,
   /// UDMABUF_CREATE, and a mapping of the memfd for CPU writes.
-  static sync::Result<Udmabuf> create(size_t size);
+  static Result<Udmabuf> create(size_t size);
 
   Udmabuf(Udmabuf&& other) noexcept;
   Udmabuf& operator=(Udmabuf&&) = delete;

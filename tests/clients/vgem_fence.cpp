@@ -27,14 +27,14 @@ constexpr unsigned long kFenceSignal = DRM_IOW(DRM_COMMAND_BASE + 0x2, drm_vgem_
 
 }  // namespace
 
-sync::Result<VgemFence> VgemFence::attach(int vgem_fd, uint32_t handle, bool write) {
+Result<VgemFence> VgemFence::attach(int vgem_fd, uint32_t handle, bool write) {
   UniqueFd vgem(fcntl(vgem_fd, F_DUPFD_CLOEXEC, 0));
-  if (!vgem) return sync::last_error("fcntl(F_DUPFD_CLOEXEC)");
+  if (!vgem) return last_error("fcntl(F_DUPFD_CLOEXEC)");
   drm_vgem_fence_attach arg{};
   arg.handle = handle;
   arg.flags = write ? kVgemFenceWrite : 0;
   if (drmIoctl(vgem.get(), kFenceAttach, &arg) < 0)
-    return sync::last_error("DRM_IOCTL_VGEM_FENCE_ATTACH");
+    return last_error("DRM_IOCTL_VGEM_FENCE_ATTACH");
   return VgemFence(std::move(vgem), arg.out_fence);
 }
 
@@ -47,15 +47,15 @@ VgemFence::~VgemFence() {
   if (!signalled_ && vgem_) (void)signal();
 }
 
-sync::Status VgemFence::signal() {
+Status VgemFence::signal() {
   drm_vgem_fence_signal arg{id_, 0};
   if (drmIoctl(vgem_.get(), kFenceSignal, &arg) < 0)
-    return sync::last_error("DRM_IOCTL_VGEM_FENCE_SIGNAL");
+    return last_error("DRM_IOCTL_VGEM_FENCE_SIGNAL");
   signalled_ = true;
   return {};
 }
 
-sync::Result<PendingFence> make_pending_fence(int vgem_fd) {
+Result<PendingFence> make_pending_fence(int vgem_fd) {
   auto buffer = DumbBuffer::create(vgem_fd, 16, 16);
   if (!buffer) return buffer.error();
   auto fence = VgemFence::attach(vgem_fd, buffer->handle(), true);

@@ -6,9 +6,9 @@
 
 #include <cstdint>
 
-#include "compositor/unique_fd.hpp"
-#include "renderer/sync/result.hpp"
-#include "renderer/sync/sync_file.hpp"
+#include "util/unique_fd.hpp"
+#include "util/result.hpp"
+#include "sync/sync_file.hpp"
 
 namespace baton::testing {
 
@@ -16,7 +16,7 @@ class VgemFence {
  public:
   /// Attaches a fence to the vgem buffer `handle` as its writer
   /// (`write` true: readers wait too) or as a reader (only writers wait).
-  static sync::Result<VgemFence> attach(int vgem_fd, uint32_t handle, bool write);
+  static Result<VgemFence> attach(int vgem_fd, uint32_t handle, bool write);
 
   VgemFence(VgemFence&& other) noexcept;
   VgemFence& operator=(VgemFence&&) = delete;
@@ -24,7 +24,7 @@ class VgemFence {
   /// Signals the fence if the test did not, so nothing waits out the 10 s.
   ~VgemFence();
 
-  sync::Status signal();
+  Status signal();
 
  private:
   VgemFence(UniqueFd vgem, uint32_t id) : vgem_(std::move(vgem)), id_(id) {}
@@ -40,6 +40,6 @@ struct PendingFence {
   sync::SyncFile sync_file;
   VgemFence fence;
 };
-sync::Result<PendingFence> make_pending_fence(int vgem_fd);
+Result<PendingFence> make_pending_fence(int vgem_fd);
 
 }  // namespace baton::testing

@@ -48,8 +48,8 @@
 #include <vector>
 
 #include "presentation-time-client-protocol.h"
-#include "renderer/sync/sync_file.hpp"
-#include "renderer/sync/timeline.hpp"
+#include "sync/sync_file.hpp"
+#include "sync/timeline.hpp"
 #include "tests/clients/drm_node.hpp"
 #include "tests/clients/explicit_sync.hpp"
 #include "tests/clients/vgem_fence.hpp"

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "compositor/unique_fd.hpp"
+#include "util/unique_fd.hpp"
 
 namespace baton::testing {
 

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "compositor/view.hpp"
-#include "compositor/wlr.hpp"
+#include "compositor/desktop/view.hpp"
+#include "util/wlr.hpp"
 #include "tests/support/process.hpp"
 
 namespace baton::test {

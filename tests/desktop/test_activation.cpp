@@ -9,8 +9,8 @@
 
 #include <fstream>
 
-#include "compositor/view.hpp"
-#include "compositor/workspaces.hpp"
+#include "compositor/desktop/view.hpp"
+#include "compositor/desktop/workspaces.hpp"
 #include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/process.hpp"
 #include "xdg-activation-v1-client-protocol.h"

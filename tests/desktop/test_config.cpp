@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "compositor/config/config.hpp"
-#include "compositor/wlr.hpp"
+#include "util/wlr.hpp"
 #include "tests/support/process.hpp"
 
 namespace baton::test {
@@ -26,7 +26,7 @@ TEST(Config, EmptyFileHasDefaultBindings) {
   EXPECT_NE(find(p.config, WLR_MODIFIER_LOGO, XKB_KEY_Return), nullptr);
   EXPECT_NE(find(p.config, WLR_MODIFIER_LOGO | WLR_MODIFIER_SHIFT, XKB_KEY_q), nullptr);
   EXPECT_NE(find(p.config, WLR_MODIFIER_LOGO, XKB_KEY_0), nullptr);  // workspace 10
-  EXPECT_EQ(p.config.renderer, RendererPreference::automatic);
+  EXPECT_EQ(p.config.renderer, RendererChoice::automatic);
   EXPECT_EQ(p.config.swapchain_slots, 3);
 }
 
@@ -120,7 +120,7 @@ tap = false
   const Config& c = p.config;
   EXPECT_EQ(c.startup, (std::vector<std::string>{"waybar", "swaybg -c '#000000'"}));
   EXPECT_EQ(c.background, 0x102030u);
-  EXPECT_EQ(c.renderer, RendererPreference::vulkan);
+  EXPECT_EQ(c.renderer, RendererChoice::vulkan);
   EXPECT_EQ(c.swapchain_slots, 4);
   EXPECT_EQ(c.focused_colour, 0xff0000u);
   EXPECT_EQ(c.unfocused_colour, 0x00ff00u);

@@ -7,9 +7,9 @@
 
 #include <fstream>
 
-#include "compositor/output.hpp"
-#include "compositor/seat.hpp"
-#include "compositor/wlr.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/input/seat.hpp"
+#include "util/wlr.hpp"
 #include "tests/support/fake_input.hpp"
 #include "tests/support/harness.hpp"
 #include "tests/support/process.hpp"
@@ -130,7 +130,7 @@ TEST(ConfigApply, BackgroundColourAndCommandLineWins) {
 
 TEST(ConfigApply, RendererAndSwapchainAreStoredForTheRenderer) {
   Harness h(options_with(write_config("renderer", "renderer = \"pixman\"\nswapchain_slots = 2\n")));
-  EXPECT_EQ(h.server().config().renderer, RendererPreference::pixman);
+  EXPECT_EQ(h.server().config().renderer, RendererChoice::pixman);
   EXPECT_EQ(h.server().config().swapchain_slots, 2);
 }
 

@@ -3,8 +3,8 @@
 // bar on top. The PNG is written under the build dir for people to look at.
 #include <gtest/gtest.h>
 
-#include "compositor/decorations.hpp"
-#include "compositor/view.hpp"
+#include "compositor/desktop/decorations.hpp"
+#include "compositor/desktop/view.hpp"
 #include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/process.hpp"
 #include "xdg-decoration-unstable-v1-client-protocol.h"

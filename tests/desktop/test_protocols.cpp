@@ -6,12 +6,12 @@
 #include <linux/input-event-codes.h>
 #include <signal.h>
 
-#include "compositor/output.hpp"
-#include "compositor/seat.hpp"
-#include "compositor/session_lock.hpp"
-#include "compositor/view.hpp"
-#include "compositor/wlr.hpp"
-#include "compositor/workspaces.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/shell/session_lock.hpp"
+#include "compositor/desktop/view.hpp"
+#include "util/wlr.hpp"
+#include "compositor/desktop/workspaces.hpp"
 #include "cursor-shape-v1-client-protocol.h"
 #include "ext-idle-notify-v1-client-protocol.h"
 #include "ext-session-lock-v1-client-protocol.h"

@@ -10,10 +10,10 @@
 #include <cmath>
 #include <fstream>
 
-#include "compositor/layer_shell.hpp"
-#include "compositor/output.hpp"
-#include "compositor/view.hpp"
-#include "compositor/wlr.hpp"
+#include "compositor/shell/layer_shell.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/desktop/view.hpp"
+#include "util/wlr.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/harness.hpp"
 #include "tests/support/process.hpp"

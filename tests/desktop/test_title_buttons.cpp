@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
 
-#include "compositor/decorations.hpp"
-#include "compositor/view.hpp"
+#include "compositor/desktop/decorations.hpp"
+#include "compositor/desktop/view.hpp"
 #include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/golden.hpp"
 #include "tests/support/process.hpp"

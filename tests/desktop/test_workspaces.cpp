@@ -7,10 +7,10 @@
 
 #include <fstream>
 
-#include "compositor/output.hpp"
-#include "compositor/view.hpp"
-#include "compositor/wlr.hpp"
-#include "compositor/workspaces.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/desktop/view.hpp"
+#include "util/wlr.hpp"
+#include "compositor/desktop/workspaces.hpp"
 #include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/process.hpp"
 

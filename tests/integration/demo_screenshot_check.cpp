@@ -11,7 +11,7 @@
 #include <set>
 #include <string>
 
-#include "compositor/image.hpp"
+#include "util/image.hpp"
 
 namespace {
 

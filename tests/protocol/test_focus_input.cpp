@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
 
-#include "compositor/output.hpp"
-#include "compositor/view.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/desktop/view.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/fake_input.hpp"
 #include "tests/support/harness.hpp"

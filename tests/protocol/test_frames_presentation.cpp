@@ -3,7 +3,7 @@
 
 #include <ctime>
 
-#include "compositor/view.hpp"
+#include "compositor/desktop/view.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/harness.hpp"
 

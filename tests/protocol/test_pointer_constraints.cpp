@@ -5,9 +5,9 @@
 
 #include <cstring>
 
-#include "compositor/seat.hpp"
-#include "compositor/view.hpp"
-#include "compositor/wlr.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/desktop/view.hpp"
+#include "util/wlr.hpp"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
 #include "tests/support/client.hpp"

@@ -2,7 +2,7 @@
 // on the output when the positioner allows it.
 #include <gtest/gtest.h>
 
-#include "compositor/view.hpp"
+#include "compositor/desktop/view.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/golden.hpp"
 #include "tests/support/harness.hpp"

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "compositor/output.hpp"
-#include "compositor/view.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/desktop/view.hpp"
 #include "tearing-control-v1-client-protocol.h"
 #include "tests/support/client.hpp"
 #include "tests/support/harness.hpp"

@@ -1,7 +1,7 @@
 // xdg-shell from a real client's side: configure, ack, map, pixels, unmap.
 #include <gtest/gtest.h>
 
-#include "compositor/view.hpp"
+#include "compositor/desktop/view.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/golden.hpp"
 #include "tests/support/harness.hpp"

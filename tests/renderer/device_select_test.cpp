@@ -1,4 +1,4 @@
-#include "renderer/vulkan/device_select.hpp"
+#include "renderer/vulkan/device/device_select.hpp"
 
 #include <gtest/gtest.h>
 

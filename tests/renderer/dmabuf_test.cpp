@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "compositor/unique_fd.hpp"
+#include "util/unique_fd.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/renderer/harness.hpp"
 

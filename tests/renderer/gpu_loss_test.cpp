@@ -7,9 +7,9 @@
 #include <memory>
 #include <stdexcept>
 
-#include "compositor/output.hpp"
-#include "compositor/view.hpp"
-#include "compositor/wlr.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/desktop/view.hpp"
+#include "util/wlr.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/golden.hpp"

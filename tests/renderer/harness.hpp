@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "compositor/image.hpp"
-#include "compositor/wlr.hpp"
+#include "util/image.hpp"
+#include "util/wlr.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 
 namespace baton::test {

@@ -18,8 +18,8 @@
 #include <string>
 #include <thread>
 
-#include "compositor/unique_fd.hpp"
-#include "compositor/wlr.hpp"
+#include "util/unique_fd.hpp"
+#include "util/wlr.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/clients/vgem_fence.hpp"
 

@@ -1,5 +1,5 @@
 // The swapchain slot life cycle, without a GPU.
-#include "renderer/vulkan/slot_state.hpp"
+#include "renderer/vulkan/swapchain/slot_state.hpp"
 
 #include <gtest/gtest.h>
 

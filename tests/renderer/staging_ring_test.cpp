@@ -2,7 +2,7 @@
 // are never handed out again, the loop stays near the front of the ring, and
 // a burst of big first uploads does not grow it (later small updates would
 // walk its cold pages).
-#include "renderer/vulkan/staging_ring.hpp"
+#include "renderer/vulkan/texture/staging_ring.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 
 #include <linux/input-event-codes.h>
 
-#include "compositor/seat.hpp"
+#include "compositor/input/seat.hpp"
 #include "compositor/server.hpp"
 
 namespace baton::test {

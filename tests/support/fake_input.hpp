@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "compositor/wlr.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 class Server;

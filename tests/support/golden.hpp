@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "compositor/image.hpp"
+#include "util/image.hpp"
 
 namespace baton::test {
 

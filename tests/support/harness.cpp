@@ -10,9 +10,9 @@
 #include <string>
 #include <stdexcept>
 
-#include "compositor/log.hpp"
-#include "compositor/output.hpp"
-#include "compositor/wlr.hpp"
+#include "util/log.hpp"
+#include "compositor/output/output.hpp"
+#include "util/wlr.hpp"
 
 namespace baton::test {
 

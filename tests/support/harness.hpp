@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "compositor/image.hpp"
-#include "compositor/options.hpp"
+#include "util/image.hpp"
+#include "compositor/config/options.hpp"
 #include "compositor/server.hpp"
 
 namespace baton::test {

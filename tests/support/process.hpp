@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "compositor/image.hpp"
+#include "util/image.hpp"
 
 namespace baton::test {
 

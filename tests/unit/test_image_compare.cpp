@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "compositor/image.hpp"
+#include "util/image.hpp"
 #include "tests/support/golden.hpp"
 
 namespace {

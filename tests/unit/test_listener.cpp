@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "compositor/listener.hpp"
+#include "util/listener.hpp"
 
 namespace {
 

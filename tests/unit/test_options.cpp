@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "compositor/options.hpp"
-#include "compositor/screenshot_writer.hpp"
+#include "compositor/config/options.hpp"
+#include "compositor/output/screenshot_writer.hpp"
 
 namespace {
 

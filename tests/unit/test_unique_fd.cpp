@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "compositor/unique_fd.hpp"
+#include "util/unique_fd.hpp"
 
 namespace {
 
@@ -50,14 +50,28 @@ TEST(UniqueFd, ReleaseGivesUpOwnership) {
 
 TEST(UniqueFd, DuplicateIsIndependent) {
   baton::UniqueFd fd(open("/dev/null", O_RDONLY | O_CLOEXEC));
-  baton::UniqueFd copy = fd.duplicate();
+  auto duplicated = fd.duplicate();
+  ASSERT_TRUE(duplicated.ok());
+  baton::UniqueFd copy = std::move(*duplicated);
   ASSERT_TRUE(copy.valid());
   EXPECT_NE(copy.get(), fd.get());
   int raw = fd.get();
   fd.reset();
   EXPECT_FALSE(is_open(raw));
   EXPECT_TRUE(is_open(copy.get()));
-  EXPECT_FALSE(baton::UniqueFd().duplicate().valid());
+  auto of_nothing = baton::UniqueFd().duplicate();
+  ASSERT_FALSE(of_nothing.ok());
+  EXPECT_EQ(of_nothing.error().code, EBADF);
+  EXPECT_EQ(of_nothing.error().describe(), "fcntl(F_DUPFD_CLOEXEC): Bad file descriptor (EBADF)");
+}
+
+TEST(UniqueFd, ReadableNow) {
+  int pipe_fds[2];
+  ASSERT_EQ(pipe2(pipe_fds, O_CLOEXEC), 0);
+  baton::UniqueFd read_end(pipe_fds[0]), write_end(pipe_fds[1]);
+  EXPECT_FALSE(baton::readable_now(read_end.get()));
+  ASSERT_EQ(write(write_end.get(), "x", 1), 1);
+  EXPECT_TRUE(baton::readable_now(read_end.get()));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// GoogleTest helpers for baton::sync::Result / Status: unwrap a value or
+// GoogleTest helpers for baton::Result / Status: unwrap a value or
 // fail the test with the error's own description (call + errno).
 #pragma once
 
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <utility>
 
-#include "renderer/sync/result.hpp"
+#include "util/result.hpp"
 
 namespace baton::testing {
 

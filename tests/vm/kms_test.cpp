@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "renderer/sync/sync_file.hpp"
+#include "sync/sync_file.hpp"
 #include "tests/clients/drm_node.hpp"
 #include "tests/clients/dumb_buffer.hpp"
 #include "tests/clients/vgem_fence.hpp"

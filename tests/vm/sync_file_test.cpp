@@ -1,7 +1,7 @@
 // baton::sync::SyncFile against real dma-bufs in the guest: the implicit
 // fences of vgem and virtio-gpu dumb buffers and of udmabufs, as a
 // compositor's readiness gate and release path use them.
-#include "renderer/sync/sync_file.hpp"
+#include "sync/sync_file.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>

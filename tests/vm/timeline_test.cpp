@@ -1,6 +1,6 @@
 // baton::sync::Timeline against DRM syncobj timelines on virtio-gpu's render
 // node in the guest, with unsignalled fences from vgem.
-#include "renderer/sync/timeline.hpp"
+#include "sync/timeline.hpp"
 
 #include <gtest/gtest.h>
 #include <poll.h>

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "compositor/output.hpp"
-#include "compositor/view.hpp"
-#include "compositor/xwayland.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/desktop/view.hpp"
+#include "compositor/desktop/xwayland.hpp"
 #include "tests/support/harness.hpp"
 #include "tests/support/process.hpp"
 

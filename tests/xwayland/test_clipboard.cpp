@@ -8,8 +8,8 @@
 
 #include <cstring>
 
-#include "compositor/view.hpp"
-#include "compositor/xwayland.hpp"
+#include "compositor/desktop/view.hpp"
+#include "compositor/desktop/xwayland.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/fake_input.hpp"
 #include "tests/support/harness.hpp"

@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "compositor/seat.hpp"
-#include "compositor/view.hpp"
-#include "compositor/xwayland.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/desktop/view.hpp"
+#include "compositor/desktop/xwayland.hpp"
 #include "tests/support/fake_input.hpp"
 #include "tests/support/harness.hpp"
 #include "tests/support/process.hpp"

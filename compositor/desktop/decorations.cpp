@@ -1,0 +1,120 @@
+#include "compositor/desktop/decorations.hpp"
+
+#include <utility>
+
+#include "compositor/config/config.hpp"
+#include "compositor/shell/desktop_protocols.hpp"
+#include "compositor/server.hpp"
+#include "compositor/desktop/title_icons.hpp"
+#include "compositor/desktop/title_text.hpp"
+#include "util/wlr.hpp"
+#include "compositor/desktop/xdg_view.hpp"
+
+namespace baton {
+namespace {
+
+// The close button's background: it stands out from any bar colour.
+constexpr uint32_t kCloseColour = 0xc03030;
+
+void to_rgba(uint32_t rgb, float out[4]) {
+  out[0] = static_cast<float>((rgb >> 16) & 0xff) / 255.0f;
+  out[1] = static_cast<float>((rgb >> 8) & 0xff) / 255.0f;
+  out[2] = static_cast<float>(rgb & 0xff) / 255.0f;
+  out[3] = 1.0f;
+}
+
+}  // namespace
+
+Decoration::Decoration(View& view, const Config& config)
+    : view_(view),
+      focused_(config.focused_colour),
+      unfocused_(config.unfocused_colour),
+      urgent_(config.urgent_colour),
+      text_colour_(config.title_colour),
+      tree_(wlr_scene_tree_create(view.tree())) {
+  // Below the client's surface: the bar never covers window contents.
+  wlr_scene_node_lower_to_bottom(&tree_->node);
+  float colour[4];
+  to_rgba(unfocused_, colour);
+  title_ = wlr_scene_rect_create(tree_, 0, 0, colour);
+  text_ = wlr_scene_buffer_create(tree_, nullptr);
+  to_rgba(kCloseColour, colour);
+  close_ = wlr_scene_rect_create(tree_, kButton, kButton, colour);
+  close_icon_ = wlr_scene_buffer_create(tree_, nullptr);
+  maximize_icon_ = wlr_scene_buffer_create(tree_, nullptr);
+  for (auto [node, button] : {std::pair{close_icon_, TitleButton::close},
+                              std::pair{maximize_icon_, TitleButton::maximize}}) {
+    wlr_buffer* icon = render_button_icon(button, kButton, text_colour_);
+    wlr_scene_buffer_set_buffer(node, icon);
+    if (icon != nullptr) wlr_buffer_drop(icon);
+  }
+}
+
+Decoration::~Decoration() { wlr_scene_node_destroy(&tree_->node); }
+
+void Decoration::update(int x, int y, int width, Look look, bool visible,
+                        const std::string& title) {
+  constexpr int kPadding = 8;
+  x_ = x;
+  y_ = y;
+  width_ = width;
+  visible_ = visible;
+  float colour[4];
+  to_rgba(look == Look::focused ? focused_ : look == Look::urgent ? urgent_ : unfocused_, colour);
+  wlr_scene_rect_set_color(title_, colour);
+  wlr_scene_rect_set_size(title_, width, kTitleHeight);
+  wlr_scene_node_set_position(&title_->node, x, y - kTitleHeight);
+  int text_width = width - 2 * kPadding - 2 * kButton;
+  if (title != drawn_title_ || text_width != drawn_width_) {
+    wlr_buffer* text = render_title(title, text_width, kTitleHeight, text_colour_);
+    wlr_scene_buffer_set_buffer(text_, text);
+    if (text != nullptr) wlr_buffer_drop(text);
+    drawn_title_ = title;
+    drawn_width_ = text_width;
+  }
+  wlr_scene_node_set_position(&text_->node, x + kPadding, y - kTitleHeight);
+  wlr_scene_node_set_position(&close_->node, x + width - kButton, y - kTitleHeight);
+  wlr_scene_node_set_position(&close_icon_->node, x + width - kButton, y - kTitleHeight);
+  wlr_scene_node_set_position(&maximize_icon_->node, x + width - 2 * kButton, y - kTitleHeight);
+  wlr_scene_node_set_enabled(&tree_->node, visible);
+}
+
+TitleButton Decoration::button_at(double x, double y) const {
+  if (!visible_ || y < y_ - kTitleHeight || y >= y_ || x >= x_ + width_) return TitleButton::none;
+  if (x >= x_ + width_ - kButton) return TitleButton::close;
+  if (x >= x_ + width_ - 2 * kButton) return TitleButton::maximize;
+  return TitleButton::none;
+}
+
+XdgDecoration::XdgDecoration(Server& server, wlr_xdg_toplevel_decoration_v1* decoration)
+    : server_(server), decoration_(decoration) {
+  request_mode_.connect(&decoration->events.request_mode, [this](void*) {
+    if (decoration_->toplevel->base->initialized) apply();
+  });
+  // A mode may only be sent once the surface is initialized: on its
+  // initial commit at the earliest.
+  commit_.connect(&decoration->toplevel->base->surface->events.commit, [this](void*) {
+    if (decoration_->toplevel->base->initial_commit) apply();
+  });
+  destroy_.connect(&decoration->events.destroy, [this](void*) {
+    if (View* v = view()) v->set_server_decorated(false);
+    server_.protocols().decoration_destroyed(*this);
+  });
+}
+
+View* XdgDecoration::view() const {
+  for (const auto& v : server_.views())
+    if (auto* xdg = dynamic_cast<XdgView*>(v.get()); xdg != nullptr && xdg->toplevel() == decoration_->toplevel)
+      return xdg;
+  return nullptr;
+}
+
+void XdgDecoration::apply() {
+  bool client_side = decoration_->requested_mode == WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE;
+  wlr_xdg_toplevel_decoration_v1_set_mode(
+      decoration_, client_side ? WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE
+                               : WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+  if (View* v = view()) v->set_server_decorated(!client_side);
+}
+
+}  // namespace baton

@@ -1,0 +1,49 @@
+#include "compositor/desktop/foreign_toplevel.hpp"
+
+#include "compositor/shell/desktop_protocols.hpp"
+#include "compositor/server.hpp"
+#include "compositor/desktop/view.hpp"
+#include "util/wlr.hpp"
+#include "compositor/desktop/workspaces.hpp"
+
+namespace baton {
+
+ForeignToplevel::ForeignToplevel(Server& server, View& view)
+    : server_(server),
+      view_(view),
+      handle_(wlr_foreign_toplevel_handle_v1_create(server.protocols().foreign_toplevels())) {
+  activate_.connect(&handle_->events.request_activate,
+                    [this](wlr_foreign_toplevel_handle_v1_activated_event*) {
+                      server_.workspaces().show(view_);
+                      server_.focus_view(&view_);
+                    });
+  maximize_.connect(&handle_->events.request_maximize,
+                    [this](wlr_foreign_toplevel_handle_v1_maximized_event* event) {
+                      view_.set_maximized(event->maximized);
+                    });
+  fullscreen_.connect(&handle_->events.request_fullscreen,
+                      [this](wlr_foreign_toplevel_handle_v1_fullscreen_event* event) {
+                        view_.set_fullscreen(event->fullscreen);
+                      });
+  close_.connect(&handle_->events.request_close, [this](void*) { view_.close(); });
+  update();
+}
+
+ForeignToplevel::~ForeignToplevel() {
+  // The handle's signals die with it: unhook first.
+  activate_.disconnect();
+  maximize_.disconnect();
+  fullscreen_.disconnect();
+  close_.disconnect();
+  wlr_foreign_toplevel_handle_v1_destroy(handle_);
+}
+
+void ForeignToplevel::update() {
+  wlr_foreign_toplevel_handle_v1_set_title(handle_, view_.title().c_str());
+  wlr_foreign_toplevel_handle_v1_set_app_id(handle_, view_.app_id().c_str());
+  wlr_foreign_toplevel_handle_v1_set_activated(handle_, view_.activated());
+  wlr_foreign_toplevel_handle_v1_set_maximized(handle_, view_.maximized());
+  wlr_foreign_toplevel_handle_v1_set_fullscreen(handle_, view_.fullscreen());
+}
+
+}  // namespace baton

@@ -1,0 +1,132 @@
+#include "compositor/desktop/workspaces.hpp"
+
+#include <algorithm>
+#include <ctime>
+
+#include "util/log.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/server.hpp"
+#include "compositor/desktop/view.hpp"
+#include "util/wlr.hpp"
+
+namespace baton {
+
+int Workspaces::current(const Output* output) const {
+  for (const auto& [o, n] : current_)
+    if (o == output) return n;
+  return 1;
+}
+
+Output* Workspaces::focused_output() const {
+  if (focused_output_ != nullptr) return focused_output_;
+  return server_.output_at(server_.seat().cursor_x(), server_.seat().cursor_y());
+}
+
+void Workspaces::focus_output(Output* output) {
+  if (output != nullptr) focused_output_ = output;
+}
+
+void Workspaces::pointer_on(Output* output) {
+  // Only crossing onto another output moves the focus there: pointer
+  // jitter must not undo a keyboard focus change.
+  if (output == pointer_output_) return;
+  pointer_output_ = output;
+  focus_output(output);
+}
+
+void Workspaces::switch_to(int n) {
+  if (Output* output = focused_output()) switch_to(*output, n);
+}
+
+void Workspaces::switch_to(Output& output, int n) {
+  if (n < 1 || n > kCount) return;
+  auto it = std::find_if(current_.begin(), current_.end(),
+                         [&](const auto& entry) { return entry.first == &output; });
+  if (it == current_.end())
+    current_.emplace_back(&output, n);
+  else
+    it->second = n;
+  for (const auto& v : server_.views())
+    if (v->output() == &output) v->set_visible(v->workspace() == n);
+  focused_output_ = &output;
+  LOG_DEBUG("workspace %d on %s", n, output.wlr()->name);
+  refocus(&output);
+}
+
+void Workspaces::show(const View& view) {
+  if (view.output() != nullptr && current(view.output()) != view.workspace())
+    switch_to(*view.output(), view.workspace());
+}
+
+void Workspaces::move_view(View& view, int n) {
+  if (n < 1 || n > kCount) return;
+  view.set_workspace(n);
+  view.set_visible(n == current(view.output()));
+  if (!view.visible() && server_.focused_view() == &view) refocus(view.output());
+}
+
+void Workspaces::place(View& view) {
+  Rect f = view.frame();
+  Output* output = server_.output_at(f.x + f.width / 2.0, f.y + f.height / 2.0);
+  if (output == nullptr) return;
+  if (output != view.output()) {
+    view.set_output(output);
+    view.set_workspace(current(output));
+    if (server_.focused_view() == &view) focused_output_ = output;
+  }
+  // A window mapped again on a workspace not shown stays hidden.
+  view.set_visible(view.workspace() == current(output));
+}
+
+View* Workspaces::most_recent(const Output* output, const View* except) const {
+  for (const auto& v : server_.views())
+    if (v.get() != except && v->mapped() && v->managed() && v->output() == output &&
+        v->workspace() == current(output))
+      return v.get();
+  return nullptr;
+}
+
+void Workspaces::output_added(Output& output) {
+  // Windows left without an output (the last one went away) come here.
+  for (const auto& v : server_.views()) {
+    if (!v->mapped() || v->output() != nullptr) continue;
+    wlr_box box{};
+    wlr_output_layout_get_box(server_.output_layout(), output.wlr(), &box);
+    v->move_frame_to(box.x, box.y + v->title_bar_height());
+    v->set_output(&output);
+    v->set_visible(v->workspace() == current(&output));
+  }
+}
+
+void Workspaces::output_removed(Output& output) {
+  std::erase_if(current_, [&](const auto& entry) { return entry.first == &output; });
+  if (focused_output_ == &output) focused_output_ = nullptr;
+  if (pointer_output_ == &output) pointer_output_ = nullptr;
+  Output* target = nullptr;
+  for (Output* o : server_.outputs())
+    if (o != &output && target == nullptr) target = o;
+  wlr_box box{};
+  if (target != nullptr) wlr_output_layout_get_box(server_.output_layout(), target->wlr(), &box);
+  bool lost_focus = false;
+  for (const auto& v : server_.views()) {
+    if (v->output() != &output) continue;
+    v->set_output(target);
+    if (target == nullptr) continue;
+    // Its workspace number stays; it shows if that is current there.
+    v->move_frame_to(box.x, box.y + v->title_bar_height());
+    v->set_visible(v->workspace() == current(target));
+    lost_focus |= server_.focused_view() == v.get() && !v->visible();
+  }
+  if (lost_focus) refocus(target);
+}
+
+void Workspaces::refocus(const Output* output) {
+  server_.focus_view(most_recent(output));
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  server_.seat().refresh_pointer_focus(
+      static_cast<uint32_t>(now.tv_sec * 1000 + now.tv_nsec / 1000000));
+}
+
+}  // namespace baton

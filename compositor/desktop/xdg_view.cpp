@@ -1,0 +1,266 @@
+#include "compositor/desktop/xdg_view.hpp"
+
+#include <algorithm>
+
+#include "compositor/desktop/decorations.hpp"
+#include "compositor/desktop/foreign_toplevel.hpp"
+#include "compositor/shell/layer_shell.hpp"
+#include "util/log.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/server.hpp"
+#include "util/wlr.hpp"
+#include "compositor/desktop/workspaces.hpp"
+
+namespace baton {
+
+XdgView::XdgView(Server& server, wlr_xdg_toplevel* toplevel)
+    : View(server),
+      toplevel_(toplevel),
+      tree_(wlr_scene_xdg_surface_create(server.view_layer(), toplevel->base)) {
+  // Popups find their parent's scene tree through the xdg surface's data,
+  // and view_at() finds the View through the tree node's data.
+  toplevel->base->data = tree_;
+  tree_->node.data = static_cast<View*>(this);
+
+  wlr_xdg_surface* base = toplevel->base;
+  map_.connect(&base->surface->events.map, [this](void*) { handle_map(); });
+  unmap_.connect(&base->surface->events.unmap, [this](void*) {
+    mapped_ = false;
+    foreign_.reset();
+    server_.view_unmapped(*this);
+  });
+  commit_.connect(&base->surface->events.commit, [this](void*) { handle_commit(); });
+  destroy_.connect(&toplevel->events.destroy, [this](void*) { server_.view_destroyed(*this); });
+  // Before the first map the request is remembered by wlroots (requested.*)
+  // and applied in handle_map; the protocol still wants a configure now.
+  request_maximize_.connect(&toplevel->events.request_maximize, [this](void*) {
+    if (mapped_) set_maximized(toplevel_->requested.maximized);
+    else if (toplevel_->base->initialized) wlr_xdg_surface_schedule_configure(toplevel_->base);
+  });
+  request_fullscreen_.connect(&toplevel->events.request_fullscreen, [this](void*) {
+    if (mapped_) set_fullscreen(toplevel_->requested.fullscreen);
+    else if (toplevel_->base->initialized) wlr_xdg_surface_schedule_configure(toplevel_->base);
+  });
+  request_move_.connect(&toplevel->events.request_move, [this](void*) {
+    if (mapped_) server_.seat().begin_move(*this);
+  });
+  request_resize_.connect(&toplevel->events.request_resize,
+                          [this](wlr_xdg_toplevel_resize_event* event) {
+                            if (mapped_) server_.seat().begin_resize(*this, event->edges);
+                          });
+  set_title_.connect(&toplevel->events.set_title, [this](void*) {
+    update_decoration();
+    if (foreign_) foreign_->update();
+  });
+  set_app_id_.connect(&toplevel->events.set_app_id, [this](void*) {
+    if (foreign_) foreign_->update();
+  });
+}
+
+XdgView::~XdgView() {
+  // The scene tree is destroyed by wlroots along with the xdg surface.
+  toplevel_->base->data = nullptr;
+}
+
+Rect XdgView::frame() const {
+  wlr_box geometry{};
+  wlr_xdg_surface_get_geometry(toplevel_->base, &geometry);
+  return {tree_->node.x + geometry.x, tree_->node.y + geometry.y, geometry.width, geometry.height};
+}
+
+void XdgView::move_frame_to(int x, int y) {
+  wlr_box geometry{};
+  wlr_xdg_surface_get_geometry(toplevel_->base, &geometry);
+  move_to(x - geometry.x, y - geometry.y);
+}
+
+void XdgView::request_size(int width, int height) {
+  if (!toplevel_->base->initialized) return;
+  wlr_xdg_toplevel_set_size(toplevel_, std::max(1, width), std::max(1, height));
+}
+
+void XdgView::close() { wlr_xdg_toplevel_send_close(toplevel_); }
+
+
+int XdgView::title_bar_height() const {
+  return decoration_ && !fullscreen() ? Decoration::kTitleHeight : 0;
+}
+
+TitleButton XdgView::title_button_at(double lx, double ly) const {
+  if (!decoration_ || fullscreen()) return TitleButton::none;
+  return decoration_->button_at(lx - tree_->node.x, ly - tree_->node.y);
+}
+
+bool XdgView::accepts_state() const { return toplevel_->base->initialized; }
+
+void XdgView::send_maximized(bool maximized) { wlr_xdg_toplevel_set_maximized(toplevel_, maximized); }
+
+void XdgView::send_fullscreen(bool fullscreen) { wlr_xdg_toplevel_set_fullscreen(toplevel_, fullscreen); }
+
+void XdgView::state_applied() {
+  update_decoration();  // no title bar while fullscreen
+  if (foreign_) foreign_->update();
+  // Every request is answered with a configure, changed or not.
+  wlr_xdg_surface_schedule_configure(toplevel_->base);
+}
+
+void XdgView::set_server_decorated(bool decorated) {
+  if (decorated && !decoration_) decoration_ = std::make_unique<Decoration>(*this, server_.config());
+  if (!decorated) decoration_.reset();
+  update_decoration();
+}
+
+void XdgView::update_decoration() {
+  if (!decoration_) return;
+  wlr_box geometry{};
+  wlr_xdg_surface_get_geometry(toplevel_->base, &geometry);
+  Decoration::Look look = activated_ ? Decoration::Look::focused
+                          : urgent_  ? Decoration::Look::urgent
+                                     : Decoration::Look::unfocused;
+  decoration_->update(geometry.x, geometry.y, geometry.width, look, !fullscreen(), title());
+}
+
+wlr_surface* XdgView::surface() const { return toplevel_->base->surface; }
+void XdgView::set_activated(bool activated) {
+  activated_ = activated;
+  wlr_xdg_toplevel_set_activated(toplevel_, activated);
+  update_decoration();
+  if (foreign_) foreign_->update();
+}
+void XdgView::set_urgent(bool urgent) {
+  urgent_ = urgent;
+  update_decoration();
+}
+
+std::string XdgView::title() const { return toplevel_->title ? toplevel_->title : ""; }
+std::string XdgView::app_id() const { return toplevel_->app_id ? toplevel_->app_id : ""; }
+
+void XdgView::handle_commit() {
+  // The first commit of an xdg surface must be answered with a configure;
+  // 0x0 lets the client choose its own size.
+  if (toplevel_->base->initial_commit) {
+    wlr_xdg_toplevel_set_size(toplevel_, 0, 0);
+    return;
+  }
+  if (!mapped_) return;
+  // Keep a maximized or fullscreen frame pinned to its area's corner while
+  // the client's geometry (shadows, size) settles.
+  if (fullscreen() || maximized()) {
+    Rect f = frame();
+    Output* output = server_.output_at(f.x + f.width / 2.0, f.y + f.height / 2.0);
+    if (output != nullptr) {
+      wlr_box box{};
+      if (fullscreen())
+        wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &box);
+      else
+        box = server_.layer_shell().usable_area(output->wlr());
+      move_frame_to(box.x, box.y + title_bar_height());
+    }
+  }
+  update_decoration();
+}
+
+void XdgView::handle_map() {
+  mapped_ = true;
+  if (!placed_) place();
+  foreign_ = std::make_unique<ForeignToplevel>(server_, *this);
+  server_.view_mapped(*this);
+  if (toplevel_->requested.fullscreen) set_fullscreen(true);
+  else if (toplevel_->requested.maximized) set_maximized(true);
+  update_decoration();
+}
+
+// New windows open centred on the focused output, cascading by a
+// title-bar's height when that spot is taken.
+void XdgView::place() {
+  placed_ = true;
+  Output* output = server_.workspaces().focused_output();
+  if (output == nullptr) return;
+  wlr_box area{};
+  wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &area);
+  wlr_box geometry{};
+  wlr_xdg_surface_get_geometry(toplevel_->base, &geometry);
+  int x = area.x + (area.width - geometry.width) / 2 - geometry.x;
+  int y = area.y + (area.height - geometry.height) / 2 - geometry.y;
+  constexpr int kCascade = 32;
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const auto& other : server_.views()) {
+      if (other.get() == this || !other->mapped() || other->x() != x || other->y() != y) continue;
+      x += kCascade;
+      y += kCascade;
+      moved = true;
+    }
+  }
+  wlr_box usable = server_.layer_shell().usable_area(output->wlr());
+  if (x + geometry.x < usable.x) x = usable.x - geometry.x;
+  if (y + geometry.y - title_bar_height() < usable.y) y = usable.y - geometry.y + title_bar_height();
+  move_to(x, y);
+}
+
+Popup::Popup(Server& server, wlr_xdg_popup* popup) : server_(server), popup_(popup) {
+  // A panel's popup is created without a parent and gets one from
+  // zwlr_layer_surface_v1.get_popup: it joins the scene at its first commit,
+  // when the protocol guarantees the parent.
+  commit_.connect(&popup->base->surface->events.commit, [this](void*) {
+    if (!popup_->base->initial_commit || popup_->parent == nullptr) return;
+    if (popup_->base->data == nullptr) attach();
+    unconstrain();
+  });
+  destroy_.connect(&popup->events.destroy, [this](void*) { server_.popup_destroyed(*this); });
+}
+
+void Popup::attach() {
+  // Toplevels and popups keep their scene tree in their xdg surface's data,
+  // layer surfaces in theirs.
+  wlr_scene_tree* parent_tree = nullptr;
+  if (wlr_xdg_surface* xdg = wlr_xdg_surface_try_from_wlr_surface(popup_->parent))
+    parent_tree = static_cast<wlr_scene_tree*>(xdg->data);
+  else if (wlr_layer_surface_v1* layer = wlr_layer_surface_v1_try_from_wlr_surface(popup_->parent))
+    parent_tree = static_cast<wlr_scene_tree*>(layer->data);
+  if (parent_tree == nullptr) {
+    LOG_ERROR("popup without a known parent surface; it will not be shown");
+    return;
+  }
+  popup_->base->data = wlr_scene_xdg_surface_create(parent_tree, popup_->base);
+}
+
+// Keeps the popup inside the output its root is on: the toplevel's output
+// there, a panel's own output for the popups of layer surfaces. The box is
+// given in the root surface's coordinates.
+void Popup::unconstrain() {
+  wlr_surface* root = popup_->parent;
+  while (wlr_xdg_popup* parent = wlr_xdg_popup_try_from_wlr_surface(root)) root = parent->parent;
+  wlr_xdg_surface* xdg_root = wlr_xdg_surface_try_from_wlr_surface(root);
+  wlr_layer_surface_v1* layer_root = wlr_layer_surface_v1_try_from_wlr_surface(root);
+  wlr_scene_tree* root_tree = nullptr;
+  if (xdg_root != nullptr && xdg_root->role == WLR_XDG_SURFACE_ROLE_TOPLEVEL)
+    root_tree = static_cast<wlr_scene_tree*>(xdg_root->data);
+  else if (layer_root != nullptr)
+    root_tree = static_cast<wlr_scene_tree*>(layer_root->data);
+  int lx = 0;
+  int ly = 0;
+  if (root_tree == nullptr || !wlr_scene_node_coords(&root_tree->node, &lx, &ly)) {
+    wlr_xdg_surface_schedule_configure(popup_->base);
+    return;
+  }
+  wlr_output* output = nullptr;
+  if (layer_root != nullptr) {
+    output = layer_root->output;
+  } else if (Output* o = server_.output_at(lx + popup_->scheduled.geometry.x,
+                                           ly + popup_->scheduled.geometry.y)) {
+    output = o->wlr();
+  }
+  if (output == nullptr) {
+    wlr_xdg_surface_schedule_configure(popup_->base);
+    return;
+  }
+  wlr_box box{};
+  wlr_output_layout_get_box(server_.output_layout(), output, &box);
+  box.x -= lx;
+  box.y -= ly;
+  wlr_xdg_popup_unconstrain_from_box(popup_, &box);
+}
+
+}  // namespace baton

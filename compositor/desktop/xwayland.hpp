@@ -1,0 +1,40 @@
+// Xwayland: the X server for X11 clients, started lazily on the first X11
+// connection (or eagerly, or never), and its windows managed as Views.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "util/listener.hpp"
+
+struct wlr_xwayland;
+struct wlr_xwayland_surface;
+
+namespace baton {
+
+class Server;
+
+class Xwayland {
+ public:
+  /// Returns null (logged) when Xwayland cannot be set up.
+  static std::unique_ptr<Xwayland> create(Server& server, bool lazy);
+  ~Xwayland();
+  Xwayland(const Xwayland&) = delete;
+  Xwayland& operator=(const Xwayland&) = delete;
+
+  /// The DISPLAY clients use, e.g. ":1".
+  [[nodiscard]] std::string display_name() const;
+  [[nodiscard]] bool ready() const { return ready_; }
+  [[nodiscard]] wlr_xwayland* wlr() const { return xwayland_; }
+
+ private:
+  Xwayland(Server& server, wlr_xwayland* xwayland);
+
+  Server& server_;
+  wlr_xwayland* xwayland_;
+  bool ready_ = false;
+  Listener<void> ready_listener_;
+  Listener<wlr_xwayland_surface> new_surface_;
+};
+
+}  // namespace baton

@@ -1,0 +1,338 @@
+#include "compositor/input/seat.hpp"
+
+#include <linux/input-event-codes.h>
+
+#include <algorithm>
+
+#include "compositor/input/bindings.hpp"
+#include "compositor/config/apply.hpp"
+#include "compositor/shell/desktop_protocols.hpp"
+#include "compositor/shell/layer_shell.hpp"
+#include "util/log.hpp"
+#include "compositor/input/pointer_constraints.hpp"
+#include "compositor/server.hpp"
+#include "compositor/shell/session_lock.hpp"
+#include "compositor/desktop/view.hpp"
+#include "util/wlr.hpp"
+#include "compositor/desktop/workspaces.hpp"
+
+namespace baton {
+
+Keyboard::Keyboard(Seat& seat, wlr_keyboard* keyboard) : seat_(seat), keyboard_(keyboard) {
+  // The keymap comes from the config's [[input]] entries, then from
+  // XKB_DEFAULT_{RULES,MODEL,LAYOUT,VARIANT,OPTIONS}.
+  apply_input_config(seat.server(), &keyboard->base);
+
+  modifiers_.connect(&keyboard->events.modifiers, [this](void*) {
+    wlr_seat_set_keyboard(seat_.wlr(), keyboard_);
+    wlr_seat_keyboard_notify_modifiers(seat_.wlr(), &keyboard_->modifiers);
+  });
+  key_.connect(&keyboard->events.key, [this](wlr_keyboard_key_event* event) {
+    seat_.server().protocols().notify_activity();
+    // A key that runs a binding belongs to baton: no client sees its press
+    // or its release, nor sees it held when the binding moves focus (so it
+    // counts as swallowed while the binding runs).
+    if (event->state == WL_KEYBOARD_KEY_STATE_PRESSED) {
+      swallowed_.push_back(event->keycode);
+      if (handle_binding(event->keycode)) return;
+      swallowed_.pop_back();
+    } else if (std::erase(swallowed_, event->keycode) > 0) {
+      return;
+    }
+    wlr_seat_set_keyboard(seat_.wlr(), keyboard_);
+    wlr_seat_keyboard_notify_key(seat_.wlr(), event->time_msec, event->keycode, event->state);
+  });
+  destroy_.connect(&keyboard->base.events.destroy, [this](void*) { seat_.keyboard_destroyed(*this); });
+}
+
+std::vector<uint32_t> Keyboard::keys_for_clients() const {
+  std::vector<uint32_t> keys(keyboard_->keycodes, keyboard_->keycodes + keyboard_->num_keycodes);
+  std::erase_if(keys, [this](uint32_t key) {
+    return std::find(swallowed_.begin(), swallowed_.end(), key) != swallowed_.end();
+  });
+  return keys;
+}
+
+// Compositor-level keys that must work before any configuration exists:
+// Ctrl+Alt+F1..F12 switches virtual terminals on a DRM session.
+bool Keyboard::handle_binding(uint32_t keycode) {
+  if (keyboard_->xkb_state == nullptr) return false;
+  const xkb_keysym_t* syms = nullptr;
+  int count = xkb_state_key_get_syms(keyboard_->xkb_state, keycode + 8, &syms);
+  for (int i = 0; i < count; ++i) {
+    xkb_keysym_t sym = syms[i];
+    if (sym >= XKB_KEY_XF86Switch_VT_1 && sym <= XKB_KEY_XF86Switch_VT_12) {
+      if (wlr_session* session = seat_.server().session(); session != nullptr)
+        wlr_session_change_vt(session, sym - XKB_KEY_XF86Switch_VT_1 + 1);
+      return true;
+    }
+  }
+  return handle_key_binding(seat_.server(), keyboard_, keycode);
+}
+
+Seat::Seat(Server& server)
+    : server_(server),
+      seat_(wlr_seat_create(server.display(), "seat0")),
+      cursor_(wlr_cursor_create()),
+      cursor_theme_(wlr_xcursor_manager_create(nullptr, 24)) {
+  wlr_cursor_attach_output_layout(cursor_, server.output_layout());
+
+  constraints_ = std::make_unique<PointerConstraints>(*this);
+  // Input is dispatched as it arrives, never batched to the next frame.
+  motion_.connect(&cursor_->events.motion, [this](wlr_pointer_motion_event* event) {
+    handle_motion(&event->pointer->base, event->time_msec, event->delta_x, event->delta_y,
+                  event->unaccel_dx, event->unaccel_dy);
+  });
+  motion_absolute_.connect(&cursor_->events.motion_absolute,
+                           [this](wlr_pointer_motion_absolute_event* event) {
+                             double lx = 0;
+                             double ly = 0;
+                             wlr_cursor_absolute_to_layout_coords(cursor_, &event->pointer->base, event->x,
+                                                                  event->y, &lx, &ly);
+                             double dx = lx - cursor_->x;
+                             double dy = ly - cursor_->y;
+                             handle_motion(&event->pointer->base, event->time_msec, dx, dy, dx, dy);
+                           });
+  button_.connect(&cursor_->events.button, [this](wlr_pointer_button_event* event) { handle_button(*event); });
+  axis_.connect(&cursor_->events.axis, [this](wlr_pointer_axis_event* event) {
+    activity();
+    wlr_seat_pointer_notify_axis(seat_, event->time_msec, event->orientation, event->delta,
+                                 event->delta_discrete, event->source, event->relative_direction);
+  });
+  frame_.connect(&cursor_->events.frame, [this](void*) { wlr_seat_pointer_notify_frame(seat_); });
+
+  // A client may set the cursor image only while it has pointer focus.
+  request_cursor_.connect(&seat_->events.request_set_cursor,
+                          [this](wlr_seat_pointer_request_set_cursor_event* event) {
+                            if (event->seat_client == seat_->pointer_state.focused_client)
+                              wlr_cursor_set_surface(cursor_, event->surface, event->hotspot_x,
+                                                     event->hotspot_y);
+                          });
+  request_selection_.connect(&seat_->events.request_set_selection,
+                             [this](wlr_seat_request_set_selection_event* event) {
+                               wlr_seat_set_selection(seat_, event->source, event->serial);
+                             });
+  update_capabilities();
+}
+
+Seat::~Seat() {
+  constraints_.reset();
+  keyboards_.clear();
+  pointer_destroys_.clear();
+  wlr_xcursor_manager_destroy(cursor_theme_);
+  wlr_cursor_destroy(cursor_);
+}
+
+double Seat::cursor_x() const { return cursor_->x; }
+double Seat::cursor_y() const { return cursor_->y; }
+
+void Seat::add_input(wlr_input_device* device) {
+  switch (device->type) {
+    case WLR_INPUT_DEVICE_KEYBOARD: {
+      wlr_keyboard* keyboard = wlr_keyboard_from_input_device(device);
+      keyboards_.push_back(std::make_unique<Keyboard>(*this, keyboard));
+      wlr_seat_set_keyboard(seat_, keyboard);
+      break;
+    }
+    case WLR_INPUT_DEVICE_POINTER: {
+      wlr_cursor_attach_input_device(cursor_, device);
+      apply_input_config(server_, device);
+      ++pointers_;
+      pointer_devices_.push_back(device);
+      auto listener = std::make_unique<Listener<void>>();
+      Listener<void>* raw = listener.get();
+      listener->connect(&device->events.destroy, [this, raw, device](void*) {
+        --pointers_;
+        std::erase(pointer_devices_, device);
+        std::erase_if(pointer_destroys_, [raw](const auto& l) { return l.get() == raw; });
+        update_capabilities();
+      });
+      pointer_destroys_.push_back(std::move(listener));
+      break;
+    }
+    default:
+      LOG_DEBUG("input device %s of type %d is not used yet", device->name, device->type);
+      return;
+  }
+  update_capabilities();
+}
+
+void Seat::keyboard_destroyed(Keyboard& keyboard) {
+  std::erase_if(keyboards_, [&](const auto& k) { return k.get() == &keyboard; });
+  update_capabilities();
+}
+
+void Seat::reapply_input_config() {
+  for (const auto& keyboard : keyboards_) apply_input_config(server_, &keyboard->wlr()->base);
+  for (wlr_input_device* device : pointer_devices_) apply_input_config(server_, device);
+}
+
+void Seat::set_cursor_name(const char* name) {
+  if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, name);
+}
+
+void Seat::activity() { server_.protocols().notify_activity(); }
+
+void Seat::forget(const View& view) {
+  grab_.forget(view);
+  if (pressed_view_ == &view) {
+    pressed_view_ = nullptr;
+    pressed_button_ = TitleButton::none;
+  }
+}
+
+void Seat::begin_move(View& view) {
+  grab_.begin(view, Grab::Mode::move, cursor_->x, cursor_->y, 0);
+  if (grab_.active()) wlr_seat_pointer_clear_focus(seat_);
+}
+
+void Seat::begin_resize(View& view, uint32_t edges) {
+  grab_.begin(view, Grab::Mode::resize, cursor_->x, cursor_->y, edges);
+  if (grab_.active()) wlr_seat_pointer_clear_focus(seat_);
+}
+
+void Seat::handle_motion(wlr_input_device* device, uint32_t time_msec, double dx, double dy,
+                         double unaccel_dx, double unaccel_dy) {
+  activity();
+  // Relative motion goes out first; the constraint then limits the cursor.
+  constraints_->filter_motion(time_msec, pointer_sx_, pointer_sy_, dx, dy, unaccel_dx, unaccel_dy);
+  // No wl_pointer.motion without motion: a locked pointer must send none.
+  if (dx == 0 && dy == 0) return;
+  wlr_cursor_move(cursor_, device, dx, dy);
+  server_.workspaces().pointer_on(server_.output_at(cursor_->x, cursor_->y));
+  if (grab_.active()) {
+    grab_.motion(cursor_->x, cursor_->y);
+    return;
+  }
+  refresh_pointer_focus(time_msec);
+}
+
+void Seat::update_capabilities() {
+  uint32_t caps = 0;
+  if (pointers_ > 0) caps |= WL_SEAT_CAPABILITY_POINTER;
+  if (!keyboards_.empty()) caps |= WL_SEAT_CAPABILITY_KEYBOARD;
+  wlr_seat_set_capabilities(seat_, caps);
+  if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");
+}
+
+void Seat::focus_keyboard(wlr_surface* surface) {
+  // While locked, only the lock screen may have the keyboard.
+  if (server_.session_lock().locked() &&
+      (surface == nullptr || wlr_session_lock_surface_v1_try_from_wlr_surface(surface) == nullptr))
+    surface = server_.session_lock().focus_surface();
+  if (surface == nullptr) {
+    wlr_seat_keyboard_notify_clear_focus(seat_);
+    return;
+  }
+  wlr_keyboard* keyboard = wlr_seat_get_keyboard(seat_);
+  auto it = std::find_if(keyboards_.begin(), keyboards_.end(),
+                         [keyboard](const auto& k) { return k->wlr() == keyboard; });
+  if (keyboard != nullptr && it != keyboards_.end()) {
+    std::vector<uint32_t> keys = (*it)->keys_for_clients();
+    wlr_seat_keyboard_notify_enter(seat_, surface, keys.data(), keys.size(), &keyboard->modifiers);
+  } else {
+    wlr_seat_keyboard_notify_enter(seat_, surface, nullptr, 0,
+                                   keyboard != nullptr ? &keyboard->modifiers : nullptr);
+  }
+}
+
+void Seat::restore_cursor_image() {
+  if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");
+}
+
+void Seat::refresh_pointer_focus(uint32_t time_msec) {
+  wlr_surface* surface = nullptr;
+  double sx = 0;
+  double sy = 0;
+  if (grab_.active()) return;
+  server_.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
+  pointer_sx_ = sx;
+  pointer_sy_ = sy;
+  if (surface != pointer_surface_) {
+    pointer_surface_ = surface;
+    constraints_->pointer_focus_changed(surface, sx, sy);
+  }
+  if (surface == nullptr) {
+    // Over the background: our own cursor image, and no client focus.
+    if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");
+    wlr_seat_pointer_clear_focus(seat_);
+    return;
+  }
+  wlr_seat_pointer_notify_enter(seat_, surface, sx, sy);
+  wlr_seat_pointer_notify_motion(seat_, time_msec, sx, sy);
+}
+
+bool Seat::handle_title_button(const wlr_pointer_button_event& event, View* view) {
+  if (event.button != BTN_LEFT) return false;
+  TitleButton under =
+      view != nullptr ? view->title_button_at(cursor_->x, cursor_->y) : TitleButton::none;
+  if (event.state == WL_POINTER_BUTTON_STATE_PRESSED) {
+    if (under == TitleButton::none) return false;
+    server_.focus_view(view);
+    pressed_view_ = view;
+    pressed_button_ = under;
+    return true;
+  }
+  if (pressed_button_ == TitleButton::none) return false;
+  // Released off the button it was pressed on: nothing happens.
+  TitleButton pressed = pressed_button_;
+  View* pressed_view = pressed_view_;
+  pressed_view_ = nullptr;
+  pressed_button_ = TitleButton::none;
+  if (view != pressed_view || under != pressed) return true;
+  if (pressed == TitleButton::close)
+    view->close();
+  else
+    view->set_maximized(!view->maximized());
+  return true;
+}
+
+void Seat::handle_button(const wlr_pointer_button_event& event) {
+  activity();
+  if (grab_.active()) {
+    // The grab ends with the button that started it; others are swallowed.
+    if (event.state == WL_POINTER_BUTTON_STATE_RELEASED && (grab_button_ == 0 || event.button == grab_button_)) {
+      // A window dragged onto another output joins its workspace.
+      View* view = grab_.view();
+      grab_.end();
+      if (view != nullptr) server_.workspaces().place(*view);
+      grab_button_ = 0;
+      refresh_pointer_focus(event.time_msec);
+    }
+    return;
+  }
+  wlr_surface* surface = nullptr;
+  double sx = 0;
+  double sy = 0;
+  View* view = server_.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
+  if (handle_title_button(event, view)) return;
+  if (event.state == WL_POINTER_BUTTON_STATE_PRESSED && view != nullptr) {
+    // Super+left drag moves, Super+right drag resizes; a press on the
+    // server-side title bar (no surface there) moves too.
+    wlr_keyboard* keyboard = wlr_seat_get_keyboard(seat_);
+    bool super = keyboard != nullptr && (wlr_keyboard_get_modifiers(keyboard) & WLR_MODIFIER_LOGO) != 0;
+    bool title_bar = surface == nullptr && event.button == BTN_LEFT;
+    if ((super && (event.button == BTN_LEFT || event.button == BTN_RIGHT)) || title_bar) {
+      server_.focus_view(view);
+      if (event.button == BTN_RIGHT) begin_resize(*view, 0);
+      else begin_move(*view);
+      grab_button_ = event.button;
+      return;
+    }
+  }
+  wlr_seat_pointer_notify_button(seat_, event.time_msec, event.button, event.state);
+  if (event.state != WL_POINTER_BUTTON_STATE_PRESSED) return;
+  // Click to focus: the window under the pointer is raised and focused; a
+  // panel that takes keyboard input on demand gets it when clicked.
+  if (view != nullptr) {
+    server_.focus_view(view);
+  } else if (surface != nullptr) {
+    wlr_layer_surface_v1* layer = wlr_layer_surface_v1_try_from_wlr_surface(surface);
+    if (layer != nullptr &&
+        layer->current.keyboard_interactive != ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE &&
+        server_.layer_shell().exclusive_focus() == nullptr)
+      focus_keyboard(surface);
+  }
+}
+
+}  // namespace baton

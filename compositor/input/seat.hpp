@@ -1,0 +1,126 @@
+// The seat: keyboards, pointer and cursor image, and where input goes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "compositor/input/grab.hpp"
+#include "util/listener.hpp"
+
+struct wlr_seat;
+struct wlr_cursor;
+struct wlr_xcursor_manager;
+struct wlr_input_device;
+struct wlr_keyboard;
+struct wlr_keyboard_key_event;
+struct wlr_pointer_motion_event;
+struct wlr_pointer_motion_absolute_event;
+struct wlr_pointer_button_event;
+struct wlr_pointer_axis_event;
+struct wlr_seat_pointer_request_set_cursor_event;
+struct wlr_seat_request_set_selection_event;
+struct wlr_surface;
+
+namespace baton {
+
+class Server;
+class Seat;
+class PointerConstraints;
+class View;
+
+class Keyboard {
+ public:
+  Keyboard(Seat& seat, wlr_keyboard* keyboard);
+  Keyboard(const Keyboard&) = delete;
+  Keyboard& operator=(const Keyboard&) = delete;
+  [[nodiscard]] wlr_keyboard* wlr() const { return keyboard_; }
+  /// The keys held down that clients know about: all but those whose press
+  /// ran a binding (a surface entered now must not see them held).
+  [[nodiscard]] std::vector<uint32_t> keys_for_clients() const;
+
+ private:
+  bool handle_binding(uint32_t keycode);
+  Seat& seat_;
+  wlr_keyboard* keyboard_;
+  // Pressed keys that ran a binding: their release is not sent on either.
+  std::vector<uint32_t> swallowed_;
+  Listener<void> modifiers_;
+  Listener<wlr_keyboard_key_event> key_;
+  Listener<void> destroy_;
+};
+
+class Seat {
+ public:
+  explicit Seat(Server& server);
+  ~Seat();
+  Seat(const Seat&) = delete;
+  Seat& operator=(const Seat&) = delete;
+
+  [[nodiscard]] wlr_seat* wlr() const { return seat_; }
+  [[nodiscard]] wlr_cursor* cursor() const { return cursor_; }
+  [[nodiscard]] double cursor_x() const;
+  [[nodiscard]] double cursor_y() const;
+  [[nodiscard]] Server& server() { return server_; }
+
+  /// Adopts a keyboard or pointer (from the backend, or synthetic in tests).
+  void add_input(wlr_input_device* device);
+  /// Sends keyboard focus to `surface` (null clears it).
+  void focus_keyboard(wlr_surface* surface);
+  /// Re-evaluates what is under the cursor, e.g. after windows moved.
+  void refresh_pointer_focus(uint32_t time_msec);
+  void keyboard_destroyed(Keyboard& keyboard);
+  /// baton's own cursor image (after a client's was taken away).
+  void restore_cursor_image();
+  [[nodiscard]] PointerConstraints& pointer_constraints() { return *constraints_; }
+
+  /// Applies the current config's input settings to every device.
+  void reapply_input_config();
+  /// Sets the cursor image to the named xcursor (cursor-shape-v1).
+  void set_cursor_name(const char* name);
+
+  [[nodiscard]] Grab& grab() { return grab_; }
+  /// `view` is going away: drop any grab or button press that holds it.
+  void forget(const View& view);
+  /// Starts dragging `view` with the pointer (button held).
+  void begin_move(View& view);
+  void begin_resize(View& view, uint32_t edges);
+
+ private:
+  void update_capabilities();
+  void handle_button(const wlr_pointer_button_event& event);
+  /// A press or release on a title bar button; true when it was one.
+  bool handle_title_button(const wlr_pointer_button_event& event, View* view);
+  void handle_motion(wlr_input_device* device, uint32_t time_msec, double dx, double dy,
+                     double unaccel_dx, double unaccel_dy);
+  void activity();
+
+  Server& server_;
+  wlr_seat* seat_;
+  wlr_cursor* cursor_;
+  wlr_xcursor_manager* cursor_theme_;
+  std::vector<std::unique_ptr<Keyboard>> keyboards_;
+  std::vector<wlr_input_device*> pointer_devices_;
+  int pointers_ = 0;
+  // Where the pointer is in the surface under it (for constraints).
+  wlr_surface* pointer_surface_ = nullptr;
+  double pointer_sx_ = 0, pointer_sy_ = 0;
+  std::unique_ptr<PointerConstraints> constraints_;
+  Grab grab_;
+  uint32_t grab_button_ = 0;
+  // A title bar button pressed and not yet released: it acts on release
+  // over the same button, as toolkit buttons do.
+  View* pressed_view_ = nullptr;
+  TitleButton pressed_button_ = TitleButton::none;
+
+  Listener<wlr_pointer_motion_event> motion_;
+  Listener<wlr_pointer_motion_absolute_event> motion_absolute_;
+  Listener<wlr_pointer_button_event> button_;
+  Listener<wlr_pointer_axis_event> axis_;
+  Listener<void> frame_;
+  Listener<wlr_seat_pointer_request_set_cursor_event> request_cursor_;
+  Listener<wlr_seat_request_set_selection_event> request_selection_;
+  std::vector<std::unique_ptr<Listener<void>>> pointer_destroys_;
+};
+
+}  // namespace baton

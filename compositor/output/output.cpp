@@ -1,0 +1,202 @@
+#include "compositor/output/output.hpp"
+
+#include <drm_fourcc.h>
+
+#include <algorithm>
+#include <ctime>
+
+#include "compositor/config/config.hpp"
+#include "util/log.hpp"
+#include "compositor/server.hpp"
+#include "compositor/desktop/view.hpp"
+#include "util/wlr.hpp"
+#include "renderer/vulkan/vulkan_renderer.hpp"
+
+namespace baton {
+namespace {
+
+
+Image read_buffer(wlr_renderer* renderer, wlr_buffer* buffer) {
+  wlr_texture* texture = wlr_texture_from_buffer(renderer, buffer);
+  if (texture == nullptr) {
+    LOG_ERROR("capture: the renderer cannot read this output's buffers");
+    return {};
+  }
+  Image image(static_cast<int>(texture->width), static_cast<int>(texture->height));
+  wlr_texture_read_pixels_options options{};
+  options.data = image.pixels.data();
+  options.format = DRM_FORMAT_ARGB8888;
+  options.stride = texture->width * 4;
+  bool ok = wlr_texture_read_pixels(texture, &options);
+  wlr_texture_destroy(texture);
+  if (!ok) {
+    LOG_ERROR("capture: wlr_texture_read_pixels failed");
+    return {};
+  }
+  return image;
+}
+
+}  // namespace
+
+Output::Output(Server& server, wlr_output* output)
+    : server_(server), output_(output), cadence_(CadenceMode::automatic, 30) {
+  apply_games_policy();
+  wlr_output_init_render(output, server.allocator(), server.renderer());
+
+  wlr_output_state state;
+  wlr_output_state_init(&state);
+  wlr_output_state_set_enabled(&state, true);
+  if (wlr_output_mode* mode = wlr_output_preferred_mode(output); mode != nullptr) {
+    wlr_output_state_set_mode(&state, mode);
+  } else if (wlr_output_is_headless(output)) {
+    const OutputSize& size = server.options().headless_size;
+    wlr_output_state_set_custom_mode(&state, size.width, size.height, size.refresh_mhz);
+  }
+  // Nested outputs keep the size of their window; they have no refresh rate.
+  if (!wlr_output_commit_state(output, &state))
+    LOG_ERROR("output %s: the initial mode could not be set", output->name);
+  wlr_output_state_finish(&state);
+
+  wlr_output_layout_output* layout_output = wlr_output_layout_add_auto(server.output_layout(), output);
+  scene_output_ = wlr_scene_output_create(server.scene(), output);
+  wlr_scene_output_layout_add_output(server.scene_layout(), layout_output, scene_output_);
+  const uint32_t rgb = server.options().background;
+  const float colour[4] = {static_cast<float>((rgb >> 16) & 0xff) / 255.0f,
+                           static_cast<float>((rgb >> 8) & 0xff) / 255.0f,
+                           static_cast<float>(rgb & 0xff) / 255.0f, 1.0f};
+  background_ = wlr_scene_rect_create(server.background_layer(), 0, 0, colour);
+  update_background();
+
+  frame_.connect(&output->events.frame, [this](void*) { handle_frame(); });
+  commit_.connect(&output->events.commit,
+                  [this](wlr_output_event_commit* event) { handle_commit(*event); });
+  request_state_.connect(&output->events.request_state,
+                         [this](wlr_output_event_request_state* event) {
+                           // Nested outputs ask to follow their window's size.
+                           wlr_output_commit_state(output_, event->state);
+                           update_background();
+                         });
+  // wlroots' headless backend presents on a fixed timer but reports no
+  // period; the period is known exactly, so clients get it (presentation-time
+  // feedback, connected later, sees the filled-in event).
+  if (wlr_output_is_headless(output)) {
+    present_.connect(&output->events.present, [this](wlr_output_event_present* event) {
+      if (event->refresh == 0 && output_->refresh > 0)
+        event->refresh = static_cast<int>(1000000000000LL / output_->refresh);
+    });
+  }
+  destroy_.connect(&output->events.destroy, [this](void*) { server_.output_destroyed(*this); });
+
+  LOG_INFO("output %s: %dx%d@%.2fHz", output->name, output->width, output->height,
+           output->refresh / 1000.0);
+}
+
+void Output::apply_games_policy() {
+  const Options& options = server_.options();
+  const Config& config = server_.config();
+  std::optional<CadenceMode> cadence;
+  std::optional<bool> tearing_here;
+  for (const OutputConfig* c : config.outputs_for(output_->name)) {
+    if (c->cadence) cadence = c->cadence;
+    if (c->tearing) tearing_here = c->tearing;
+  }
+  cadence_.set_policy(options.cadence.value_or(cadence.value_or(CadenceMode::automatic)),
+                      options.game_fps.value_or(config.games.game_fps.value_or(30)));
+  tearing_policy_ = options.tearing.value_or(config.games.tearing.value_or(TearingPolicy::fullscreen));
+  tearing_allowed_here_ = tearing_here.value_or(true);
+  LOG_DEBUG("output %s: cadence %d, game fps %d, tearing %s", output_->name,
+            static_cast<int>(cadence_.mode()), options.game_fps.value_or(config.games.game_fps.value_or(30)),
+            tearing_policy_ == TearingPolicy::fullscreen && tearing_allowed_here_ ? "allowed" : "off");
+}
+
+Output::~Output() {
+  if (!captures_.empty()) wlr_output_lock_attach_render(output_, false);
+  if (background_ != nullptr) wlr_scene_node_destroy(&background_->node);
+}
+
+void Output::set_background(uint32_t rgb) {
+  const float colour[4] = {static_cast<float>((rgb >> 16) & 0xff) / 255.0f,
+                           static_cast<float>((rgb >> 8) & 0xff) / 255.0f,
+                           static_cast<float>(rgb & 0xff) / 255.0f, 1.0f};
+  wlr_scene_rect_set_color(background_, colour);
+}
+
+void Output::update_background() {
+  wlr_box box{};
+  wlr_output_layout_get_box(server_.output_layout(), output_, &box);
+  wlr_scene_node_set_position(&background_->node, box.x, box.y);
+  wlr_scene_rect_set_size(background_, box.width, box.height);
+}
+
+void Output::handle_frame() {
+  update_background();
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  View* fullscreen = server_.fullscreen_view_on(*this);
+  cadence_.sample(fullscreen != nullptr ? fullscreen->surface() : nullptr,
+                  int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
+  commit_frame(fullscreen);
+  wlr_scene_output_send_frame_done(scene_output_, &now);
+  // A fixed cadence commits the next refresh cycle even without damage.
+  if (cadence_.fixed()) wlr_output_schedule_frame(output_);
+}
+
+void Output::commit_frame(View* fullscreen) {
+  if (!output_->needs_frame && !pixman_region32_not_empty(&scene_output_->pending_commit_damage)) return;
+  wlr_output_state state;
+  wlr_output_state_init(&state);
+  if (!wlr_scene_output_build_state(scene_output_, &state, nullptr)) {
+    wlr_output_state_finish(&state);
+    return;
+  }
+  // tearing-control: a fullscreen surface asking for async presentation is
+  // flipped without waiting for vblank where the backend can do it (DRM with
+  // async page flips); elsewhere the request is kept and not applied.
+  const auto& denied = server_.config().games.no_tearing_apps;
+  tearing_requested_ = fullscreen != nullptr && tearing_policy_ == TearingPolicy::fullscreen &&
+                       tearing_allowed_here_ && fullscreen->surface() != nullptr &&
+                       std::find(denied.begin(), denied.end(), fullscreen->app_id()) == denied.end() &&
+                       wlr_tearing_control_manager_v1_surface_hint_from_surface(server_.tearing_control(),
+                                                                              fullscreen->surface()) ==
+                           WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC;
+  tearing_active_ = false;
+  if (tearing_requested_ && wlr_output_is_drm(output_)) {
+    state.tearing_page_flip = true;
+    if (!wlr_output_test_state(output_, &state)) state.tearing_page_flip = false;
+    tearing_active_ = state.tearing_page_flip;
+  }
+  if (!wlr_output_commit_state(output_, &state))
+    LOG_DEBUG("output %s: frame commit failed", output_->name);
+  wlr_output_state_finish(&state);
+}
+
+void Output::handle_commit(const wlr_output_event_commit& event) {
+  if ((event.state->committed & WLR_OUTPUT_STATE_BUFFER) == 0) return;
+  ++frames_;
+  vulkan::slot_presented(event.state->buffer);  // the swapchain tracks what is on screen
+  if (captures_.empty()) return;
+  Image image = read_buffer(server_.renderer(), event.state->buffer);
+  // Callbacks may capture again; run the ones pending now.
+  auto callbacks = std::move(captures_);
+  captures_.clear();
+  wlr_output_lock_attach_render(output_, false);
+  for (auto& callback : callbacks) callback(image);
+}
+
+void Output::renderer_rebuilt() {
+  if (!wlr_output_init_render(output_, server_.allocator(), server_.renderer()))
+    LOG_ERROR("output %s: the rebuilt renderer cannot drive it", output_->name);
+  // The new swapchain starts empty: repaint everything.
+  wlr_damage_ring_add_whole(&scene_output_->damage_ring);
+  wlr_output_schedule_frame(output_);
+}
+
+void Output::capture(CaptureCallback callback) {
+  // A scanned-out client buffer is not ours to read: compose this frame.
+  if (captures_.empty()) wlr_output_lock_attach_render(output_, true);
+  captures_.push_back(std::move(callback));
+  wlr_damage_ring_add_whole(&scene_output_->damage_ring);
+  wlr_output_schedule_frame(output_);
+}
+
+}  // namespace baton

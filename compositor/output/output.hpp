@@ -1,0 +1,79 @@
+// One output: its scene output, background, frame loop and pixel capture.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "compositor/output/frame_cadence.hpp"
+#include "util/image.hpp"
+#include "util/listener.hpp"
+
+struct wlr_output;
+struct wlr_output_event_commit;
+struct wlr_output_event_present;
+struct wlr_output_event_request_state;
+struct wlr_scene_output;
+struct wlr_scene_rect;
+
+namespace baton {
+
+class Server;
+class View;
+
+class Output {
+ public:
+  using CaptureCallback = std::function<void(const Image&)>;
+
+  Output(Server& server, wlr_output* output);
+  ~Output();
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+
+  [[nodiscard]] wlr_output* wlr() const { return output_; }
+  [[nodiscard]] wlr_scene_output* scene_output() const { return scene_output_; }
+  /// Frames committed so far.
+  [[nodiscard]] uint64_t frames() const { return frames_; }
+
+  /// Solid background colour, 0xRRGGBB (config reload).
+  void set_background(uint32_t rgb);
+  /// Captures the whole output on its next frame, repainting all of it.
+  void capture(CaptureCallback callback);
+  /// Whether the last frame ran at a fixed cadence (see FrameCadence).
+  [[nodiscard]] bool fixed_cadence() const { return cadence_.fixed(); }
+  [[nodiscard]] const FrameCadence& cadence() const { return cadence_; }
+  /// A fullscreen surface here asks for async presentation and policy allows it.
+  [[nodiscard]] bool tearing_requested() const { return tearing_requested_; }
+  /// Re-reads cadence and tearing policy (command line, then config, then
+  /// defaults); called at creation and on config reload.
+  void apply_games_policy();
+  /// The last commit really was an async (tearing) page flip.
+  [[nodiscard]] bool tearing_active() const { return tearing_active_; }
+  /// The server's renderer was rebuilt (GPU loss): render with the new one.
+  void renderer_rebuilt();
+
+ private:
+  void handle_frame();
+  void commit_frame(View* fullscreen);
+  void handle_commit(const wlr_output_event_commit& event);
+  void update_background();
+
+  Server& server_;
+  wlr_output* output_;
+  wlr_scene_output* scene_output_ = nullptr;
+  wlr_scene_rect* background_ = nullptr;
+  uint64_t frames_ = 0;
+  FrameCadence cadence_;
+  TearingPolicy tearing_policy_ = TearingPolicy::fullscreen;
+  bool tearing_allowed_here_ = true;
+  bool tearing_requested_ = false;
+  bool tearing_active_ = false;
+  std::vector<CaptureCallback> captures_;
+
+  Listener<void> frame_;
+  Listener<wlr_output_event_commit> commit_;
+  Listener<wlr_output_event_request_state> request_state_;
+  Listener<wlr_output_event_present> present_;
+  Listener<void> destroy_;
+};
+
+}  // namespace baton

@@ -1,0 +1,183 @@
+#include "compositor/shell/desktop_protocols.hpp"
+
+#include "compositor/shell/activation.hpp"
+#include "compositor/config/apply.hpp"
+#include "compositor/desktop/decorations.hpp"
+#include "compositor/shell/layer_shell.hpp"
+#include "util/log.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/server.hpp"
+#include "compositor/shell/session_lock.hpp"
+#include "compositor/desktop/view.hpp"
+
+namespace baton {
+
+DesktopProtocols::DesktopProtocols(Server& server)
+    : server_(server),
+      foreign_(wlr_foreign_toplevel_manager_v1_create(server.display())),
+      output_manager_(wlr_output_manager_v1_create(server.display())),
+      idle_notifier_(wlr_idle_notifier_v1_create(server.display())),
+      shortcuts_inhibit_(wlr_keyboard_shortcuts_inhibit_v1_create(server.display())) {
+  wl_display* display = server.display();
+  wlr_seat* seat = server.seat().wlr();
+
+  wlr_primary_selection_v1_device_manager_create(display);
+  set_primary_.connect(&seat->events.request_set_primary_selection,
+                       [seat](wlr_seat_request_set_primary_selection_event* event) {
+                         wlr_seat_set_primary_selection(seat, event->source, event->serial);
+                       });
+  wlr_data_control_manager_v1_create(display);
+  wlr_screencopy_manager_v1_create(display);
+  wlr_export_dmabuf_manager_v1_create(display);
+  wlr_content_type_manager_v1_create(display, 1);
+
+  output_apply_.connect(&output_manager_->events.apply, [this](wlr_output_configuration_v1* c) {
+    apply_output_configuration(c, false);
+  });
+  output_test_.connect(&output_manager_->events.test, [this](wlr_output_configuration_v1* c) {
+    apply_output_configuration(c, true);
+  });
+  layout_change_.connect(&server.output_layout()->events.change, [this](void*) {
+    outputs_changed();
+    server_.layer_shell().arrange_all();
+    server_.session_lock().arrange();
+  });
+
+  wlr_output_power_manager_v1* power = wlr_output_power_manager_v1_create(display);
+  power_set_mode_.connect(
+      &power->events.set_mode, [this](wlr_output_power_v1_set_mode_event* event) {
+        wlr_output_state state;
+        wlr_output_state_init(&state);
+        wlr_output_state_set_enabled(&state, event->mode == ZWLR_OUTPUT_POWER_V1_MODE_ON);
+        if (!wlr_output_commit_state(event->output, &state))
+          LOG_ERROR("output %s: power mode change failed", event->output->name);
+        wlr_output_state_finish(&state);
+        outputs_changed();
+      });
+
+  wlr_gamma_control_manager_v1* gamma = wlr_gamma_control_manager_v1_create(display);
+  set_gamma_.connect(
+      &gamma->events.set_gamma, [](wlr_gamma_control_manager_v1_set_gamma_event* event) {
+        wlr_output_state state;
+        wlr_output_state_init(&state);
+        bool ok = event->control == nullptr || wlr_gamma_control_v1_apply(event->control, &state);
+        ok = ok && wlr_output_commit_state(event->output, &state);
+        if (!ok && event->control != nullptr)
+          wlr_gamma_control_v1_send_failed_and_destroy(event->control);
+        wlr_output_state_finish(&state);
+      });
+
+  wlr_cursor_shape_manager_v1* shapes = wlr_cursor_shape_manager_v1_create(display, 1);
+  set_shape_.connect(&shapes->events.request_set_shape,
+                     [this](wlr_cursor_shape_manager_v1_request_set_shape_event* event) {
+                       // As with wl_pointer.set_cursor: only the focused client.
+                       if (event->seat_client == server_.seat().wlr()->pointer_state.focused_client)
+                         server_.seat().set_cursor_name(wlr_cursor_shape_v1_name(event->shape));
+                     });
+
+  new_shortcuts_inhibitor_.connect(&shortcuts_inhibit_->events.new_inhibitor,
+                                   [](wlr_keyboard_shortcuts_inhibitor_v1* inhibitor) {
+                                     wlr_keyboard_shortcuts_inhibitor_v1_activate(inhibitor);
+                                   });
+
+  wlr_virtual_keyboard_manager_v1* vk = wlr_virtual_keyboard_manager_v1_create(display);
+  new_virtual_keyboard_.connect(
+      &vk->events.new_virtual_keyboard,
+      [this](wlr_virtual_keyboard_v1* k) { server_.seat().add_input(&k->keyboard.base); });
+  wlr_virtual_pointer_manager_v1* vp = wlr_virtual_pointer_manager_v1_create(display);
+  new_virtual_pointer_.connect(
+      &vp->events.new_virtual_pointer, [this](wlr_virtual_pointer_v1_new_pointer_event* event) {
+        wlr_input_device* device = &event->new_pointer->pointer.base;
+        server_.seat().add_input(device);
+        if (event->suggested_output != nullptr)
+          wlr_cursor_map_input_to_output(server_.seat().cursor(), device, event->suggested_output);
+      });
+
+  wlr_idle_inhibit_manager_v1* idle_inhibit = wlr_idle_inhibit_v1_create(display);
+  new_idle_inhibitor_.connect(
+      &idle_inhibit->events.new_inhibitor, [this](wlr_idle_inhibitor_v1* inhibitor) {
+        ++idle_inhibitors_;
+        wlr_idle_notifier_v1_set_inhibited(idle_notifier_, true);
+        auto listener = std::make_unique<Listener<void>>();
+        Listener<void>* raw = listener.get();
+        listener->connect(&inhibitor->events.destroy, [this, raw](void*) {
+          --idle_inhibitors_;
+          wlr_idle_notifier_v1_set_inhibited(idle_notifier_, idle_inhibitors_ > 0);
+          std::erase_if(inhibitor_destroys_, [raw](const auto& l) { return l.get() == raw; });
+        });
+        inhibitor_destroys_.push_back(std::move(listener));
+      });
+
+  activation_ = std::make_unique<Activation>(server);
+
+  wlr_xdg_decoration_manager_v1* decorations = wlr_xdg_decoration_manager_v1_create(display);
+  new_decoration_.connect(
+      &decorations->events.new_toplevel_decoration,
+      [this](wlr_xdg_toplevel_decoration_v1* decoration) {
+        decorations_.push_back(std::make_unique<XdgDecoration>(server_, decoration));
+      });
+}
+
+DesktopProtocols::~DesktopProtocols() = default;
+
+void DesktopProtocols::notify_activity() {
+  wlr_idle_notifier_v1_notify_activity(idle_notifier_, server_.seat().wlr());
+}
+
+bool DesktopProtocols::shortcuts_inhibited() const {
+  wlr_surface* focused = server_.seat().wlr()->keyboard_state.focused_surface;
+  if (focused == nullptr) return false;
+  wlr_keyboard_shortcuts_inhibitor_v1* inhibitor;
+  wl_list_for_each(inhibitor, &shortcuts_inhibit_->inhibitors, link) {
+    if (inhibitor->surface == focused && inhibitor->active) return true;
+  }
+  return false;
+}
+
+void DesktopProtocols::outputs_changed() {
+  wlr_output_configuration_v1* config = wlr_output_configuration_v1_create();
+  for (Output* output : server_.outputs()) {
+    wlr_output_configuration_head_v1* head =
+        wlr_output_configuration_head_v1_create(config, output->wlr());
+    wlr_box box{};
+    wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &box);
+    head->state.x = box.x;
+    head->state.y = box.y;
+  }
+  wlr_output_manager_v1_set_configuration(output_manager_, config);
+}
+
+void DesktopProtocols::apply_output_configuration(wlr_output_configuration_v1* config,
+                                                  bool test_only) {
+  bool ok = true;
+  wlr_output_configuration_head_v1* head;
+  wl_list_for_each(head, &config->heads, link) {
+    wlr_output_state state;
+    wlr_output_state_init(&state);
+    wlr_output_head_v1_state_apply(&head->state, &state);
+    ok = ok && (test_only ? wlr_output_test_state(head->state.output, &state)
+                          : wlr_output_commit_state(head->state.output, &state));
+    wlr_output_state_finish(&state);
+    // A disabled output keeps its layout entry: removing it would take its
+    // scene output with it.
+    if (ok && !test_only && head->state.enabled)
+      wlr_output_layout_add(server_.output_layout(), head->state.output, head->state.x,
+                            head->state.y);
+  }
+  if (ok)
+    wlr_output_configuration_v1_send_succeeded(config);
+  else
+    wlr_output_configuration_v1_send_failed(config);
+  wlr_output_configuration_v1_destroy(config);
+  if (!test_only) {
+    outputs_changed();
+    server_.layer_shell().arrange_all();
+  }
+}
+
+void DesktopProtocols::decoration_destroyed(XdgDecoration& decoration) {
+  std::erase_if(decorations_, [&](const auto& d) { return d.get() == &decoration; });
+}
+
+}  // namespace baton

@@ -1,0 +1,65 @@
+// The desktop's protocol globals that wlroots implements and baton only
+// wires up: selections, screencopy, output management and power, gamma,
+// content type, cursor shape, shortcut inhibitors, virtual input, idle,
+// foreign toplevels and xdg-decoration; it owns Activation (xdg-activation).
+// (Pointer constraints and relative motion live in PointerConstraints, next
+// to the seat.)
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "util/listener.hpp"
+#include "util/wlr.hpp"
+
+namespace baton {
+
+class Server;
+class XdgDecoration;
+class Activation;
+
+class DesktopProtocols {
+ public:
+  explicit DesktopProtocols(Server& server);
+  ~DesktopProtocols();
+  DesktopProtocols(const DesktopProtocols&) = delete;
+  DesktopProtocols& operator=(const DesktopProtocols&) = delete;
+
+  [[nodiscard]] wlr_foreign_toplevel_manager_v1* foreign_toplevels() const { return foreign_; }
+  [[nodiscard]] Activation& activation() { return *activation_; }
+  /// Input happened: resets idle timers (idle-notify).
+  void notify_activity();
+  /// Whether the focused surface asked for compositor shortcuts to be off.
+  [[nodiscard]] bool shortcuts_inhibited() const;
+  /// Republishes the output configuration (output-management clients).
+  void outputs_changed();
+  void decoration_destroyed(XdgDecoration& decoration);
+
+ private:
+  void apply_output_configuration(wlr_output_configuration_v1* config, bool test_only);
+
+  Server& server_;
+  wlr_foreign_toplevel_manager_v1* foreign_;
+  wlr_output_manager_v1* output_manager_;
+  wlr_idle_notifier_v1* idle_notifier_;
+  wlr_keyboard_shortcuts_inhibit_manager_v1* shortcuts_inhibit_;
+  int idle_inhibitors_ = 0;
+  std::unique_ptr<Activation> activation_;
+  std::vector<std::unique_ptr<XdgDecoration>> decorations_;
+  std::vector<std::unique_ptr<Listener<void>>> inhibitor_destroys_;
+
+  Listener<wlr_seat_request_set_primary_selection_event> set_primary_;
+  Listener<wlr_output_configuration_v1> output_apply_;
+  Listener<wlr_output_configuration_v1> output_test_;
+  Listener<void> layout_change_;
+  Listener<wlr_output_power_v1_set_mode_event> power_set_mode_;
+  Listener<wlr_gamma_control_manager_v1_set_gamma_event> set_gamma_;
+  Listener<wlr_cursor_shape_manager_v1_request_set_shape_event> set_shape_;
+  Listener<wlr_keyboard_shortcuts_inhibitor_v1> new_shortcuts_inhibitor_;
+  Listener<wlr_virtual_keyboard_v1> new_virtual_keyboard_;
+  Listener<wlr_virtual_pointer_v1_new_pointer_event> new_virtual_pointer_;
+  Listener<wlr_idle_inhibitor_v1> new_idle_inhibitor_;
+  Listener<wlr_xdg_toplevel_decoration_v1> new_decoration_;
+};
+
+}  // namespace baton

@@ -1,0 +1,186 @@
+#include "compositor/shell/layer_shell.hpp"
+
+#include <algorithm>
+
+#include "util/log.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/server.hpp"
+#include "compositor/desktop/view.hpp"
+#include "compositor/desktop/workspaces.hpp"
+
+namespace baton {
+
+LayerSurface::LayerSurface(LayerShell& shell, wlr_layer_surface_v1* surface)
+    : shell_(shell),
+      surface_(surface),
+      scene_(wlr_scene_layer_surface_v1_create(shell.tree(surface->pending.layer), surface)),
+      layer_(surface->pending.layer) {
+  // Popups of this surface find their parent tree here (see Popup).
+  surface->data = scene_->tree;
+  map_.connect(&surface->surface->events.map, [this](void*) {
+    mapped_ = true;
+    shell_.surface_mapped_changed(*this);
+  });
+  unmap_.connect(&surface->surface->events.unmap, [this](void*) {
+    mapped_ = false;
+    shell_.surface_mapped_changed(*this);
+  });
+  commit_.connect(&surface->surface->events.commit, [this](void*) {
+    if (surface_->output == nullptr) return;
+    // A client may move its surface to another layer at any commit.
+    if (static_cast<int>(surface_->current.layer) != layer_) {
+      layer_ = surface_->current.layer;
+      wlr_scene_node_reparent(&scene_->tree->node, shell_.tree(layer_));
+    }
+    if (surface_->initial_commit || surface_->current.committed != 0) {
+      shell_.arrange(surface_->output);
+      if (mapped_) shell_.update_keyboard_focus();
+    }
+  });
+  destroy_.connect(&surface->events.destroy, [this](void*) { shell_.surface_destroyed(*this); });
+}
+
+LayerShell::LayerShell(Server& server)
+    : server_(server), shell_(wlr_layer_shell_v1_create(server.display(), 4)) {
+  // Stacking, bottom to top: background, bottom, windows, top, fullscreen,
+  // overlay, lock.
+  wlr_scene_tree* root = &server.scene()->tree;
+  for (auto& layer : layers_) layer = wlr_scene_tree_create(root);
+  fullscreen_ = wlr_scene_tree_create(root);
+  lock_ = wlr_scene_tree_create(root);
+  wlr_scene_node_place_above(&layers_[ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND]->node,
+                             &server.background_layer()->node);
+  wlr_scene_node_place_above(&layers_[ZWLR_LAYER_SHELL_V1_LAYER_BOTTOM]->node,
+                             &layers_[ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND]->node);
+  wlr_scene_node_place_above(&server.view_layer()->node,
+                             &layers_[ZWLR_LAYER_SHELL_V1_LAYER_BOTTOM]->node);
+  wlr_scene_node_place_above(&layers_[ZWLR_LAYER_SHELL_V1_LAYER_TOP]->node,
+                             &server.view_layer()->node);
+  wlr_scene_node_place_above(&fullscreen_->node, &layers_[ZWLR_LAYER_SHELL_V1_LAYER_TOP]->node);
+  wlr_scene_node_place_above(&layers_[ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY]->node, &fullscreen_->node);
+  wlr_scene_node_raise_to_top(&lock_->node);
+
+  new_surface_.connect(&shell_->events.new_surface, [this](wlr_layer_surface_v1* surface) {
+    if (surface->output == nullptr) {
+      Output* output = server_.workspaces().focused_output();
+      if (output == nullptr) {
+        LOG_INFO("layer surface '%s' with no output to show it on", surface->namespace_);
+        wlr_layer_surface_v1_destroy(surface);
+        return;
+      }
+      surface->output = output->wlr();
+    }
+    surfaces_.push_back(std::make_unique<LayerSurface>(*this, surface));
+  });
+}
+
+LayerShell::~LayerShell() = default;
+
+wlr_box LayerShell::usable_area(wlr_output* output) const {
+  for (const Area& area : areas_)
+    if (area.output == output) return area.box;
+  wlr_box box{};
+  wlr_output_layout_get_box(server_.output_layout(), output, &box);
+  return box;
+}
+
+void LayerShell::arrange(wlr_output* output) {
+  wlr_box full{};
+  wlr_output_layout_get_box(server_.output_layout(), output, &full);
+  if (wlr_box_empty(&full)) return;
+  wlr_box usable = full;
+  // Exclusive zones first (they shrink the area for later ones), then the
+  // rest within what is left, topmost layer first as other compositors do.
+  for (bool exclusive : {true, false}) {
+    for (int layer = ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY; layer >= 0; --layer) {
+      for (const auto& s : surfaces_) {
+        wlr_layer_surface_v1* ls = s->wlr();
+        if (ls->output != output || !ls->initialized) continue;
+        if (static_cast<int>(ls->current.layer) != layer) continue;
+        if ((ls->current.exclusive_zone > 0) != exclusive) continue;
+        wlr_scene_layer_surface_v1_configure(s->scene(), &full, &usable);
+      }
+    }
+  }
+  auto it =
+      std::find_if(areas_.begin(), areas_.end(), [&](const Area& a) { return a.output == output; });
+  bool changed = it == areas_.end() || memcmp(&it->box, &usable, sizeof(usable)) != 0;
+  if (it == areas_.end())
+    areas_.push_back({output, usable});
+  else
+    it->box = usable;
+  if (!changed) return;
+  for (const auto& v : server_.views()) {
+    if (!v->mapped() || !v->maximized() || v->fullscreen()) continue;
+    Rect f = v->frame();
+    Output* on = server_.output_at(f.x + f.width / 2.0, f.y + f.height / 2.0);
+    if (on != nullptr && on->wlr() == output) v->set_maximized(true);
+  }
+}
+
+void LayerShell::arrange_all() {
+  std::erase_if(areas_, [this](const Area& a) {
+    auto outputs = server_.outputs();
+    return std::none_of(outputs.begin(), outputs.end(),
+                        [&](Output* o) { return o->wlr() == a.output; });
+  });
+  for (Output* output : server_.outputs()) arrange(output->wlr());
+}
+
+void LayerShell::output_removed(wlr_output* output) {
+  std::erase_if(areas_, [output](const Area& a) { return a.output == output; });
+  std::vector<wlr_layer_surface_v1*> doomed;
+  for (const auto& s : surfaces_)
+    if (s->wlr()->output == output) doomed.push_back(s->wlr());
+  for (wlr_layer_surface_v1* surface : doomed) {
+    surface->output = nullptr;
+    wlr_layer_surface_v1_destroy(surface);
+  }
+}
+
+wlr_surface* LayerShell::exclusive_focus() const {
+  for (int layer : {ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY, ZWLR_LAYER_SHELL_V1_LAYER_TOP}) {
+    for (auto it = surfaces_.rbegin(); it != surfaces_.rend(); ++it) {
+      wlr_layer_surface_v1* ls = (*it)->wlr();
+      if ((*it)->mapped() && static_cast<int>(ls->current.layer) == layer &&
+          ls->current.keyboard_interactive ==
+              ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_EXCLUSIVE)
+        return ls->surface;
+    }
+  }
+  return nullptr;
+}
+
+void LayerShell::update_keyboard_focus() {
+  if (wlr_surface* surface = exclusive_focus()) {
+    server_.seat().focus_keyboard(surface);
+    return;
+  }
+  // Nothing holds it exclusively: focus returns to the window, unless an
+  // on-demand surface (clicked) still has it.
+  wlr_surface* current = server_.seat().wlr()->keyboard_state.focused_surface;
+  if (current != nullptr) {
+    for (const auto& s : surfaces_)
+      if (s->wlr()->surface == current && s->mapped() &&
+          s->wlr()->current.keyboard_interactive !=
+              ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE)
+        return;
+  }
+  View* view = server_.focused_view();
+  server_.seat().focus_keyboard(view != nullptr ? view->surface() : nullptr);
+}
+
+void LayerShell::surface_mapped_changed(LayerSurface& surface) {
+  if (surface.wlr()->output != nullptr) arrange(surface.wlr()->output);
+  update_keyboard_focus();
+}
+
+void LayerShell::surface_destroyed(LayerSurface& surface) {
+  wlr_output* output = surface.wlr()->output;
+  std::erase_if(surfaces_, [&](const auto& s) { return s.get() == &surface; });
+  if (output != nullptr) arrange(output);
+  update_keyboard_focus();
+}
+
+}  // namespace baton

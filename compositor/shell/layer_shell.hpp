@@ -1,0 +1,91 @@
+// wlr-layer-shell: panels, docks, wallpapers and overlays. Owns the scene
+// layers around the windows (background, bottom, windows, top, fullscreen,
+// overlay, lock), lays out layer surfaces per output and keeps each output's
+// usable area: what is left after exclusive zones, used by maximize.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "util/listener.hpp"
+#include "util/wlr.hpp"
+
+namespace baton {
+
+class Server;
+class LayerShell;
+
+class LayerSurface {
+ public:
+  LayerSurface(LayerShell& shell, wlr_layer_surface_v1* surface);
+  LayerSurface(const LayerSurface&) = delete;
+  LayerSurface& operator=(const LayerSurface&) = delete;
+
+  [[nodiscard]] wlr_layer_surface_v1* wlr() const { return surface_; }
+  [[nodiscard]] wlr_scene_layer_surface_v1* scene() const { return scene_; }
+  [[nodiscard]] bool mapped() const { return mapped_; }
+
+ private:
+  LayerShell& shell_;
+  wlr_layer_surface_v1* surface_;
+  wlr_scene_layer_surface_v1* scene_;
+  bool mapped_ = false;
+  int layer_;
+  Listener<void> map_;
+  Listener<void> unmap_;
+  Listener<void> commit_;
+  Listener<void> destroy_;
+};
+
+class LayerShell {
+ public:
+  explicit LayerShell(Server& server);
+  ~LayerShell();
+  LayerShell(const LayerShell&) = delete;
+  LayerShell& operator=(const LayerShell&) = delete;
+
+  [[nodiscard]] Server& server() { return server_; }
+  /// The scene tree of a zwlr_layer_shell_v1 layer.
+  [[nodiscard]] wlr_scene_tree* tree(uint32_t layer) const { return layers_[layer]; }
+  /// Fullscreen windows: above panels (top), below overlays.
+  [[nodiscard]] wlr_scene_tree* fullscreen_tree() const { return fullscreen_; }
+  /// Lock surfaces: above everything.
+  [[nodiscard]] wlr_scene_tree* lock_tree() const { return lock_; }
+
+  /// The output's box minus exclusive zones (layout coordinates).
+  [[nodiscard]] wlr_box usable_area(wlr_output* output) const;
+  /// Lays out the output's layer surfaces, then refits maximized windows.
+  void arrange(wlr_output* output);
+  void arrange_all();
+  /// The output is going away: its layer surfaces are closed.
+  void output_removed(wlr_output* output);
+  /// The surface that holds keyboard focus because it asked for it
+  /// (exclusive interactivity), or null.
+  [[nodiscard]] wlr_surface* exclusive_focus() const;
+  /// Gives keyboard focus to the topmost surface that wants it exclusively,
+  /// else back to the focused window.
+  void update_keyboard_focus();
+
+  void surface_mapped_changed(LayerSurface& surface);
+  void surface_destroyed(LayerSurface& surface);
+  [[nodiscard]] const std::vector<std::unique_ptr<LayerSurface>>& surfaces() const {
+    return surfaces_;
+  }
+
+ private:
+  struct Area {
+    wlr_output* output;
+    wlr_box box;
+  };
+
+  Server& server_;
+  wlr_layer_shell_v1* shell_;
+  wlr_scene_tree* layers_[4] = {};
+  wlr_scene_tree* fullscreen_ = nullptr;
+  wlr_scene_tree* lock_ = nullptr;
+  std::vector<Area> areas_;
+  std::vector<std::unique_ptr<LayerSurface>> surfaces_;
+  Listener<wlr_layer_surface_v1> new_surface_;
+};
+
+}  // namespace baton

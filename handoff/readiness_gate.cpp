@@ -1,0 +1,157 @@
+#include "handoff/readiness_gate.hpp"
+
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "util/log.hpp"
+#include "util/unique_fd.hpp"
+#include "util/wlr.hpp"
+#include "handoff/explicit_sync.hpp"
+#include "sync/sync_file.hpp"
+
+namespace baton {
+namespace {
+
+// The fence a reader of `buffer` must wait for: its writers' implicit fences,
+// merged over its planes. Nothing when the kernel cannot export them.
+std::optional<sync::SyncFile> implicit_fence(wlr_buffer* buffer) {
+  wlr_dmabuf_attributes attribs{};
+  if (!wlr_buffer_get_dmabuf(buffer, &attribs)) return std::nullopt;
+  std::optional<sync::SyncFile> merged;
+  for (int i = 0; i < attribs.n_planes; ++i) {
+    if (i > 0 && attribs.fd[i] == attribs.fd[i - 1]) continue;
+    auto fence = sync::SyncFile::export_from_dmabuf(attribs.fd[i], sync::Access::read);
+    if (!fence) {
+      LOG_ERROR("readiness gate: %s; showing the buffer unwaited",
+                fence.error().describe().c_str());
+      return std::nullopt;
+    }
+    if (!merged) {
+      merged.emplace(std::move(*fence));
+      continue;
+    }
+    auto both = sync::SyncFile::merge(*merged, *fence);
+    if (!both) {
+      LOG_ERROR("readiness gate: %s", both.error().describe().c_str());
+      return std::nullopt;
+    }
+    merged.emplace(std::move(*both));
+  }
+  return merged;
+}
+
+}  // namespace
+
+// The gate of one wl_surface: its held commits, oldest first.
+class ReadinessGate::SurfaceGate {
+ public:
+  SurfaceGate(ReadinessGate& gate, wlr_surface* surface) : gate_(gate), surface_(surface) {
+    client_commit_.connect(&surface->events.client_commit, [this](void*) { on_commit(); });
+    destroy_.connect(&surface->events.destroy, [this](void*) {
+      // Held commits die with the surface: nothing to unlock.
+      holds_.clear();
+      gate_.surfaces_.remove_if([this](const auto& s) { return s.get() == this; });
+    });
+  }
+  [[nodiscard]] size_t held() const { return holds_.size(); }
+
+ private:
+  struct Hold {
+    uint32_t seq = 0;
+    UniqueFd fd;
+    std::string what;
+    std::unique_ptr<EventSource> watch;
+    std::unique_ptr<EventSource> stuck_timer;
+  };
+
+  void on_commit() {
+    wlr_surface_state& pending = surface_->pending;
+    PendingCommit commit =
+        gate_.explicit_sync_ != nullptr ? gate_.explicit_sync_->pending_commit(surface_) : PendingCommit{};
+    if (commit.sync == PendingCommit::Sync::rejected) return;
+    if (commit.sync == PendingCommit::Sync::points) {
+      const SyncobjPoints& points = *commit.points;
+      if (!points.acquire_timeline) return;  // no buffer in this commit
+      auto efd = points.acquire_timeline->eventfd(points.acquire_point,
+                                                  sync::Timeline::WaitFor::signalled);
+      if (!efd) {
+        // Not the client's fault as far as the protocol knows; still fatal.
+        wl_client_post_implementation_error(wl_resource_get_client(surface_->resource),
+                                            "cannot wait for the acquire point: %s",
+                                            efd.error().describe().c_str());
+        return;
+      }
+      hold(std::move(*efd), "acquire point " + std::to_string(points.acquire_point));
+      return;
+    }
+    if ((pending.committed & WLR_SURFACE_STATE_BUFFER) == 0 || pending.buffer == nullptr) return;
+    std::optional<sync::SyncFile> fence = implicit_fence(pending.buffer);
+    if (fence) hold(fence->release(), "implicit fence of its dma-buf");
+  }
+
+  void hold(UniqueFd fd, std::string what) {
+    if (readable_now(fd.get())) return;  // ready already: no hold, no wakeup
+    auto h = std::make_unique<Hold>();
+    h->seq = wlr_surface_lock_pending(surface_);
+    h->fd = std::move(fd);
+    h->what = std::move(what);
+    Hold* raw = h.get();
+    h->watch = EventSource::fd(gate_.loop_, raw->fd.get(), WL_EVENT_READABLE,
+                               [this, raw](uint32_t) { release(raw); });
+    h->stuck_timer = EventSource::timer(gate_.loop_, [this, raw]() { report_stuck(*raw); });
+    if (!h->watch || !h->stuck_timer) {
+      LOG_ERROR("readiness gate: cannot watch a fence in the event loop; not holding");
+      wlr_surface_unlock_cached(surface_, h->seq);
+      return;
+    }
+    h->stuck_timer->arm_ms(static_cast<int>(gate_.stuck_after_.count()));
+    holds_.push_back(std::move(h));
+  }
+
+  void release(Hold* hold) {
+    auto it = std::find_if(holds_.begin(), holds_.end(),
+                           [hold](const auto& h) { return h.get() == hold; });
+    if (it == holds_.end()) return;
+    uint32_t seq = (*it)->seq;
+    holds_.erase(it);
+    ++gate_.released_;
+    // May apply this commit (and any queued behind it) right now.
+    wlr_surface_unlock_cached(surface_, seq);
+  }
+
+  void report_stuck(const Hold& hold) {
+    pid_t pid = 0;
+    wl_client_get_credentials(wl_resource_get_client(surface_->resource), &pid, nullptr, nullptr);
+    LOG_ERROR(
+        "readiness gate: surface of client pid %d: buffer not ready after %lld ms (waiting for "
+        "its %s); still showing its previous buffer",
+        static_cast<int>(pid), static_cast<long long>(gate_.stuck_after_.count()),
+        hold.what.c_str());
+  }
+
+  ReadinessGate& gate_;
+  wlr_surface* surface_;
+  std::list<std::unique_ptr<Hold>> holds_;
+  Listener<void> client_commit_;
+  Listener<void> destroy_;
+};
+
+ReadinessGate::ReadinessGate(wl_event_loop* loop, wlr_compositor* compositor,
+                             ExplicitSync* explicit_sync, std::chrono::milliseconds stuck_after)
+    : loop_(loop), explicit_sync_(explicit_sync), stuck_after_(stuck_after) {
+  new_surface_.connect(&compositor->events.new_surface, [this](wlr_surface* surface) {
+    surfaces_.push_back(std::make_unique<SurfaceGate>(*this, surface));
+  });
+}
+
+ReadinessGate::~ReadinessGate() = default;
+
+size_t ReadinessGate::held() const {
+  size_t n = 0;
+  for (const auto& s : surfaces_) n += s->held();
+  return n;
+}
+
+}  // namespace baton

@@ -1,0 +1,111 @@
+// The Vulkan instance and logical device baton renders with.
+//
+// Shared (std::shared_ptr) by the renderer, its textures, the swapchain
+// allocator and its buffers: wlroots may keep buffers and textures alive
+// after the renderer is gone, and each must still be able to free itself.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "renderer/vulkan/device/device_select.hpp"
+
+namespace baton::vulkan {
+
+struct DeviceOptions {
+  DeviceRequest request;
+  /// Count validation / debug-utils messages of warning or error severity.
+  bool debug_messenger = false;
+};
+
+class Device {
+ public:
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  struct Created {
+    std::shared_ptr<Device> device;
+    std::string error;  // set when device is null: names every device seen
+  };
+  [[nodiscard]] static Created create(const DeviceOptions& options);
+
+  VkInstance instance() const { return instance_; }
+  VkPhysicalDevice physical() const { return physical_; }
+  VkDevice get() const { return device_; }
+  VkQueue queue() const { return queue_; }
+  uint32_t queue_family() const { return queue_family_; }
+  const VkPhysicalDeviceProperties& properties() const { return properties_; }
+  const std::string& name() const { return name_; }
+
+  /// A memory type index with all of `required` among `type_bits`, or -1.
+  [[nodiscard]] int memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const;
+  const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_; }
+
+  /// Extensions that were found and enabled.
+  struct Features {
+    bool dmabuf_import = false;       // external_memory_fd + dma_buf + drm_format_modifier
+    bool semaphore_sync_fd = false;   // external_semaphore_fd
+    bool drm_node = false;            // physical_device_drm
+    bool host_memory_import = false;  // external_memory_host: memfd-backed slots
+    bool compute_composite = false;   // what shaders/composite.comp needs
+    bool compute_upload = false;      // what shaders/upload.comp needs
+  };
+  const Features& features() const { return features_; }
+
+  PFN_vkCmdPushDescriptorSetKHR push_descriptor = nullptr;
+  PFN_vkGetMemoryFdPropertiesKHR get_memory_fd_properties = nullptr;
+  PFN_vkGetImageDrmFormatModifierPropertiesEXT get_image_modifier = nullptr;
+  PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties = nullptr;
+  PFN_vkImportSemaphoreFdKHR import_semaphore_fd = nullptr;
+  /// Host allocations imported as device memory start and end on this multiple.
+  VkDeviceSize host_pointer_alignment = 4096;
+
+  /// The timeline semaphore every submission signals, one point per submit.
+  VkSemaphore timeline() const { return timeline_; }
+  /// The point the next submission will signal.
+  uint64_t next_point() const { return submitted_ + 1; }
+  /// Records that a submission signalling next_point() was made; returns its point.
+  uint64_t advance() { return ++submitted_; }
+  uint64_t submitted() const { return submitted_; }
+  /// The last point the GPU finished (0 on a lost device: nothing completes).
+  uint64_t completed();
+  /// CPU-waits for `point` (read-back and teardown only, never the frame loop).
+  bool wait(uint64_t point);
+  /// Logs a failed call and notes a lost device; true on VK_SUCCESS.
+  bool check(VkResult result, const char* call);
+
+  /// Warnings and errors the debug messenger saw (tests assert zero).
+  int debug_messages() const { return debug_messages_.load(); }
+  /// Set once VK_ERROR_DEVICE_LOST was seen; the renderer must be rebuilt.
+  bool lost() const { return lost_.load(); }
+  void mark_lost() { lost_ = true; }
+
+ private:
+  Device() = default;
+  static VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(
+      VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
+      const VkDebugUtilsMessengerCallbackDataEXT* data, void* user);
+
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  uint32_t queue_family_ = 0;
+  VkPhysicalDeviceProperties properties_{};
+  VkPhysicalDeviceMemoryProperties memory_{};
+  std::string name_;
+  Features features_;
+  VkSemaphore timeline_ = VK_NULL_HANDLE;
+  uint64_t submitted_ = 0;
+  uint64_t completed_ = 0;
+  std::atomic<int> debug_messages_{0};
+  std::atomic<bool> lost_{false};
+};
+
+}  // namespace baton::vulkan

@@ -1,0 +1,63 @@
+// Every pipeline the renderer draws with, built once at start-up through a
+// pipeline cache that is kept on disk between runs.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "renderer/vulkan/device/device.hpp"
+#include "renderer/vulkan/device/vk_util.hpp"
+
+namespace baton::vulkan {
+
+/// The push constants every draw sets (shaders/quad.vert spells out each field).
+struct QuadConstants {
+  float dst[4];
+  float uv_origin[2];
+  float uv_dx[2];
+  float uv_dy[2];
+  float unused[2];
+  float color[4];
+};
+static_assert(sizeof(QuadConstants) == 64);
+
+enum class DrawKind { texture = 0, solid = 1 };
+enum class Blend { premultiplied = 0, none = 1 };
+enum class Filter { linear = 0, nearest = 1 };
+
+class Pipelines {
+ public:
+  explicit Pipelines(Device& device) : device_(device) {}
+  ~Pipelines();
+  Pipelines(const Pipelines&) = delete;
+  Pipelines& operator=(const Pipelines&) = delete;
+
+  /// Builds layouts, samplers and every pipeline; false (logged) on failure.
+  /// `cache_path` may be empty: then the cache lives in memory only.
+  [[nodiscard]] bool create(std::string cache_path);
+
+  /// The pipeline for drawing `kind` with `blend` into a target of `format`,
+  /// or null when the format cannot be rendered to.
+  [[nodiscard]] VkPipeline get(VkFormat format, DrawKind kind, Blend blend) const;
+  VkPipelineLayout layout() const { return layout_.get(); }
+  VkPipelineCache cache() const { return cache_.get(); }
+  VkSampler sampler(Filter filter) const { return samplers_[static_cast<int>(filter)].get(); }
+
+ private:
+  static constexpr std::array<VkFormat, 2> kTargetFormats = {VK_FORMAT_B8G8R8A8_UNORM,
+                                                             VK_FORMAT_R8G8B8A8_UNORM};
+  VkPipeline build(VkFormat format, DrawKind kind, Blend blend, VkShaderModule vert,
+                   VkShaderModule frag);
+  void save_cache();
+
+  Device& device_;
+  std::string cache_path_;
+  UniquePipelineCache cache_;
+  UniqueDescriptorSetLayout set_layout_;
+  UniquePipelineLayout layout_;
+  std::array<UniqueSampler, 2> samplers_;
+  // [target format][kind][blend]
+  std::array<std::array<std::array<UniquePipeline, 2>, 2>, kTargetFormats.size()> pipelines_;
+};
+
+}  // namespace baton::vulkan

@@ -1,0 +1,415 @@
+// Render passes: one command buffer per pass, submitted against the timeline
+// semaphore. Raster passes draw one scissored quad per clip rectangle; compute
+// passes collect the draws and composite them at submit (compute_composite).
+#include <algorithm>
+#include <cmath>
+
+#include "util/log.hpp"
+#include "renderer/vulkan/renderer.hpp"
+
+namespace baton::vulkan {
+namespace {
+
+Pass* get(wlr_render_pass* p) { return reinterpret_cast<Pass*>(p); }
+
+// Where the destination's corner (u, v) in [0,1]² samples the source crop,
+// in crop-relative [0,1]², for each wl_output_transform applied to the source.
+void source_corner(wl_output_transform transform, float u, float v, float& s, float& t) {
+  switch (transform) {
+    case WL_OUTPUT_TRANSFORM_NORMAL:
+      s = u, t = v;
+      break;
+    case WL_OUTPUT_TRANSFORM_90:
+      s = 1 - v, t = u;
+      break;
+    case WL_OUTPUT_TRANSFORM_180:
+      s = 1 - u, t = 1 - v;
+      break;
+    case WL_OUTPUT_TRANSFORM_270:
+      s = v, t = 1 - u;
+      break;
+    case WL_OUTPUT_TRANSFORM_FLIPPED:
+      s = 1 - u, t = v;
+      break;
+    case WL_OUTPUT_TRANSFORM_FLIPPED_90:
+      s = v, t = u;
+      break;
+    case WL_OUTPUT_TRANSFORM_FLIPPED_180:
+      s = u, t = 1 - v;
+      break;
+    case WL_OUTPUT_TRANSFORM_FLIPPED_270:
+      s = 1 - v, t = 1 - u;
+      break;
+  }
+}
+
+void set_dst(QuadConstants& q, const wlr_box& box, const RenderTarget& target) {
+  q.dst[0] = 2.0f * float(box.x) / float(target.width) - 1.0f;
+  q.dst[1] = 2.0f * float(box.y) / float(target.height) - 1.0f;
+  q.dst[2] = 2.0f * float(box.x + box.width) / float(target.width) - 1.0f;
+  q.dst[3] = 2.0f * float(box.y + box.height) / float(target.height) - 1.0f;
+}
+
+// Calls fn(x1, y1, x2, y2) for each rectangle of (clip ∩ box ∩ target).
+template <typename Fn>
+void for_each_clip_rect(const RenderTarget& target, const wlr_box& box,
+                        const pixman_region32_t* clip, Fn&& fn) {
+  const int32_t bx1 = std::max(box.x, 0), by1 = std::max(box.y, 0);
+  const int32_t bx2 = std::min<int32_t>(box.x + box.width, target.width);
+  const int32_t by2 = std::min<int32_t>(box.y + box.height, target.height);
+  auto visit = [&](int32_t x1, int32_t y1, int32_t x2, int32_t y2) {
+    x1 = std::max(x1, bx1), y1 = std::max(y1, by1);
+    x2 = std::min(x2, bx2), y2 = std::min(y2, by2);
+    if (x2 > x1 && y2 > y1) fn(x1, y1, x2, y2);
+  };
+  if (clip == nullptr) {
+    visit(bx1, by1, bx2, by2);
+    return;
+  }
+  int count = 0;
+  const pixman_box32_t* rects =
+      pixman_region32_rectangles(const_cast<pixman_region32_t*>(clip), &count);
+  for (int i = 0; i < count; ++i) visit(rects[i].x1, rects[i].y1, rects[i].x2, rects[i].y2);
+}
+
+// Raster: draws the bound pipeline once per clip rectangle, as a scissor.
+void draw_clipped(Pass& pass, const wlr_box& box, const pixman_region32_t* clip) {
+  for_each_clip_rect(*pass.target, box, clip, [&](int32_t x1, int32_t y1, int32_t x2, int32_t y2) {
+    VkRect2D scissor{{x1, y1}, {uint32_t(x2 - x1), uint32_t(y2 - y1)}};
+    vkCmdSetScissor(pass.cb, 0, 1, &scissor);
+    vkCmdDraw(pass.cb, 4, 1, 0, 0);
+  });
+}
+
+// Compute: the draw joins the pass's composite list with its clip rectangles.
+void add_op(Pass& pass, const wlr_box& box, const pixman_region32_t* clip, CompositeOp op) {
+  CompositeList& list = pass.composite;
+  op.box[0] = float(box.x);
+  op.box[1] = float(box.y);
+  op.box[2] = 1.0f / float(box.width);
+  op.box[3] = 1.0f / float(box.height);
+  op.rects[0] = static_cast<int32_t>(list.rects.size());
+  for_each_clip_rect(*pass.target, box, clip, [&](int32_t x1, int32_t y1, int32_t x2, int32_t y2) {
+    list.rects.push_back({x1, y1, x2, y2});
+  });
+  op.rects[1] = static_cast<int32_t>(list.rects.size()) - op.rects[0];
+  if (op.rects[1] == 0) return;
+  ClipRect bounds = list.rects[static_cast<size_t>(op.rects[0])];
+  for (size_t i = static_cast<size_t>(op.rects[0]) + 1; i < list.rects.size(); ++i) {
+    const ClipRect& r = list.rects[i];
+    bounds = {std::min(bounds.x1, r.x1), std::min(bounds.y1, r.y1), std::max(bounds.x2, r.x2),
+              std::max(bounds.y2, r.y2)};
+  }
+  op.bounds[0] = bounds.x1, op.bounds[1] = bounds.y1;
+  op.bounds[2] = bounds.x2, op.bounds[3] = bounds.y2;
+  list.ops.push_back(op);
+}
+
+// Records the dispatches of the draws collected so far; pending texture
+// uploads go first. At submit they go in the pass's own command buffer (a
+// compute pass has drawn nothing yet where they land, and the frame needs no
+// second command buffer). For a batch in mid-pass they are submitted at once
+// on their own: their staging must belong to a submission already made, or
+// another pass submitted before this one would hand it back too early.
+bool dispatch_composite(Pass& pass, bool at_submit) {
+  Renderer& r = *pass.renderer;
+  if (at_submit)
+    r.record_uploads_into(pass.cb);
+  else
+    r.flush_uploads();
+  return r.compute().record(pass.cb, *pass.target, pass.composite, pass.batches > 0);
+}
+
+// A composite list samples at most kMaxTextures images: a fuller pass is
+// composited in batches, each over the result of the one before.
+int image_slot(Pass& pass, const VkDescriptorImageInfo& image) {
+  int index = pass.composite.image_index(image);
+  if (index >= 0) return index;
+  if (!dispatch_composite(pass, false)) LOG_ERROR("vulkan: a compute composite batch was dropped");
+  ++pass.batches;
+  pass.composite.clear();
+  return pass.composite.image_index(image);
+}
+
+void bind(Pass& pass, VkPipeline pipeline) {
+  if (pass.bound_pipeline == pipeline) return;
+  vkCmdBindPipeline(pass.cb, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+  pass.bound_pipeline = pipeline;
+}
+
+bool region_empty(const pixman_region32_t* clip) {
+  return clip != nullptr && !pixman_region32_not_empty(const_cast<pixman_region32_t*>(clip));
+}
+
+void solid_quad(Pass& pass, const wlr_box& box, const float color[4], Blend blend,
+                const pixman_region32_t* clip) {
+  if (pass.compute) {
+    CompositeOp op{};
+    op.texture = -1;
+    op.flags = blend == Blend::none ? kOpReplaces : 0;
+    std::copy(color, color + 4, op.color);
+    add_op(pass, box, clip, op);
+    return;
+  }
+  Renderer& r = *pass.renderer;
+  bind(pass, r.pipelines().get(pass.target->format, DrawKind::solid, blend));
+  QuadConstants q{};
+  set_dst(q, box, *pass.target);
+  std::copy(color, color + 4, q.color);
+  vkCmdPushConstants(pass.cb, r.pipelines().layout(),
+                     VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(q), &q);
+  draw_clipped(pass, box, clip);
+}
+
+void add_rect(wlr_render_pass* base, const wlr_render_rect_options* options) {
+  Pass& pass = *get(base);
+  if (region_empty(options->clip)) return;
+  wlr_box box{};
+  wlr_render_rect_options_get_box(options, pass.buffer, &box);
+  const float color[4] = {options->color.r, options->color.g, options->color.b, options->color.a};
+  Blend blend = options->blend_mode == WLR_RENDER_BLEND_MODE_NONE || options->color.a >= 1.0f
+                    ? Blend::none
+                    : Blend::premultiplied;
+  solid_quad(pass, box, color, blend, options->clip);
+}
+
+void add_texture(wlr_render_pass* base, const wlr_render_texture_options* options) {
+  Pass& pass = *get(base);
+  auto* texture = reinterpret_cast<Texture*>(options->texture);
+  if (region_empty(options->clip) || texture->renderer != pass.renderer) return;
+  Renderer& r = *pass.renderer;
+  wlr_box dst{};
+  wlr_render_texture_options_get_dst_box(options, &dst);
+  if (dst.width <= 0 || dst.height <= 0) return;
+  const float alpha = wlr_render_texture_options_get_alpha(options);
+  const Blend blend =
+      options->blend_mode == WLR_RENDER_BLEND_MODE_NONE ? Blend::none : Blend::premultiplied;
+
+  if (texture->solid) {
+    const float c[4] = {texture->color[0] * alpha, texture->color[1] * alpha,
+                        texture->color[2] * alpha, texture->color[3] * alpha};
+    solid_quad(pass, dst, c, blend, options->clip);
+    return;
+  }
+  if (texture->target == pass.target) {
+    LOG_ERROR("vulkan: a pass cannot sample the buffer it renders into");
+    return;
+  }
+
+  wlr_fbox src{};
+  wlr_render_texture_options_get_src_box(options, &src);
+  const float tw = float(texture->base.width), th = float(texture->base.height);
+  QuadConstants q{};
+  set_dst(q, dst, *pass.target);
+  float s = 0, t = 0;
+  auto tex_at = [&](float u, float v, float out[2]) {
+    source_corner(options->transform, u, v, s, t);
+    out[0] = float(src.x + s * src.width) / tw;
+    out[1] = float(src.y + t * src.height) / th;
+  };
+  float right[2], down[2];
+  tex_at(0, 0, q.uv_origin);
+  tex_at(1, 0, right);
+  tex_at(0, 1, down);
+  for (int i = 0; i < 2; ++i) {
+    q.uv_dx[i] = right[i] - q.uv_origin[i];
+    q.uv_dy[i] = down[i] - q.uv_origin[i];
+  }
+  q.color[0] = q.color[1] = q.color[2] = q.color[3] = alpha;
+
+  // An opaque texture drawn at full opacity needs no blending.
+  Blend effective = blend;
+  if (!texture->format->has_alpha && alpha >= 1.0f) effective = Blend::none;
+  VkSampler sampler = r.pipelines().sampler(
+      options->filter_mode == WLR_SCALE_FILTER_NEAREST ? Filter::nearest : Filter::linear);
+  const VkDescriptorImageInfo image{sampler, texture->view,
+                                    texture->target ? VK_IMAGE_LAYOUT_GENERAL : texture->layout};
+  if (pass.compute) {
+    CompositeOp op{};
+    op.texture = image_slot(pass, image);
+    op.flags = effective == Blend::none ? kOpReplaces : 0;
+    std::copy(q.uv_origin, q.uv_origin + 2, op.uv_origin);
+    std::copy(q.uv_dx, q.uv_dx + 2, op.uv_dx);
+    std::copy(q.uv_dy, q.uv_dy + 2, op.uv_dy);
+    std::copy(q.color, q.color + 4, op.color);
+    add_op(pass, dst, options->clip, op);
+    pass.used.push_back(texture);
+    return;
+  }
+  bind(pass, r.pipelines().get(pass.target->format, DrawKind::texture, effective));
+  if (pass.bound_view != texture->view || pass.bound_sampler != sampler) {
+    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    write.dstBinding = 0;
+    write.descriptorCount = 1;
+    write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    write.pImageInfo = &image;
+    r.device().push_descriptor(pass.cb, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelines().layout(), 0,
+                               1, &write);
+    pass.bound_view = texture->view;
+    pass.bound_sampler = sampler;
+  }
+  vkCmdPushConstants(pass.cb, r.pipelines().layout(),
+                     VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(q), &q);
+  draw_clipped(pass, dst, options->clip);
+  pass.used.push_back(texture);
+}
+
+bool submit(wlr_render_pass* base) {
+  Pass& pass = *get(base);
+  Renderer& r = *pass.renderer;
+  VkCommandBuffer cb = pass.cb;
+  if (pass.compute) {
+    if (!dispatch_composite(pass, true))
+      LOG_ERROR("vulkan: the pass's compute composite could not be recorded");
+    pass.composite.clear();
+  } else {
+    vkCmdEndRendering(cb);
+  }
+  if (pass.target->host_visible) {
+    // The CPU reads slot pixels (data-ptr access) once the timeline point passed.
+    VkMemoryBarrier2 host{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+    host.srcStageMask = kTargetWriteStages;
+    host.srcAccessMask = kTargetWriteAccess;
+    host.dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT;
+    host.dstAccessMask = VK_ACCESS_2_HOST_READ_BIT;
+    VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    dep.memoryBarrierCount = 1;
+    dep.pMemoryBarriers = &host;
+    vkCmdPipelineBarrier2(cb, &dep);
+  }
+  if (pass.timer != nullptr)
+    vkCmdWriteTimestamp2(cb, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pass.timer->pool.get(), 1);
+  VkSemaphoreSubmitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+  wait.semaphore = pass.release_wait;
+  uint64_t point = r.submit(cb,
+                            pass.release_wait != VK_NULL_HANDLE
+                                ? std::span<const VkSemaphoreSubmitInfo>(&wait, 1)
+                                : std::span<const VkSemaphoreSubmitInfo>(),
+                            pass.timer);
+  r.fence_waited(pass.release_wait, point);
+  if (pass.compute) r.compute().submitted(point);
+  RenderTarget& target = *pass.target;
+  if (point != 0) {
+    target.last_point = point;
+    target.step(SlotEvent::submitted);
+    for (Texture* t : pass.used) t->last_used = point;
+    if (pass.timer != nullptr) pass.timer->point = point;
+    // wl_shm carries no fence: the parent reads the memory as soon as it gets it.
+    if (target.fenceless_consumer && !r.device().wait(point)) point = 0;
+  } else {
+    target.step(SlotEvent::submit_failed);
+  }
+  r.release_pass(&pass, point);
+  return point != 0;
+}
+
+const wlr_render_pass_impl kPassImpl = {
+    .submit = submit,
+    .add_texture = add_texture,
+    .add_rect = add_rect,
+};
+
+}  // namespace
+
+wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_options* options) {
+  if (device_->lost()) {
+    check_lost();
+    return nullptr;
+  }
+  RenderTarget* target = render_target_of(buffer);
+  if (target == nullptr) {
+    LOG_ERROR("vulkan: can only render into buffers from baton's swapchain allocator");
+    return nullptr;
+  }
+  if (pipelines_.get(target->format, DrawKind::solid, Blend::none) == VK_NULL_HANDLE) {
+    LOG_ERROR("vulkan: cannot render into format 0x%08x", target->drm_format);
+    return nullptr;
+  }
+  if (!next_state(target->state, SlotEvent::begin_pass)) {
+    LOG_ERROR("vulkan: refusing to draw into a slot that is %s", slot_state_name(target->state));
+    return nullptr;
+  }
+  collect();
+  // The slot's last consumer may still read it: the GPU waits, not the CPU.
+  VkSemaphore release_wait = VK_NULL_HANDLE;
+  if (target->release_fence) {
+    release_wait = import_fence(std::move(target->release_fence));
+    if (release_wait == VK_NULL_HANDLE) return nullptr;
+  }
+  VkCommandBuffer cb = begin_commands();
+  if (cb == VK_NULL_HANDLE) return nullptr;
+
+  if (free_passes_.empty()) {
+    passes_.push_back(std::make_unique<Pass>());
+    free_passes_.push_back(passes_.back().get());
+  }
+  Pass* pass = free_passes_.back();
+  free_passes_.pop_back();
+  wlr_render_pass_init(&pass->base, &kPassImpl);
+  pass->renderer = this;
+  pass->cb = cb;
+  pass->target = target;
+  pass->buffer = buffer;
+  pass->bound_pipeline = VK_NULL_HANDLE;
+  pass->bound_view = VK_NULL_HANDLE;
+  pass->bound_sampler = VK_NULL_HANDLE;
+  pass->timer = options != nullptr && options->timer != nullptr
+                    ? reinterpret_cast<Timer*>(options->timer)
+                    : nullptr;
+  pass->release_wait = release_wait;
+  pass->compute = compute_enabled_ && target->storage;
+  ++(pass->compute ? pass_counts_.compute : pass_counts_.raster);
+  pass->composite.clear();
+  pass->batches = 0;
+  target->step(SlotEvent::begin_pass);
+  ++open_passes_;
+
+  if (pass->timer != nullptr) {
+    vkCmdResetQueryPool(cb, pass->timer->pool.get(), 0, 2);
+    vkCmdWriteTimestamp2(cb, VK_PIPELINE_STAGE_2_NONE, pass->timer->pool.get(), 0);
+    pass->timer->uploads_stamped = false;
+  }
+
+  // Earlier passes, copies and samplers of this slot finish before we draw.
+  VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
+  barrier.srcStageMask = kTargetWriteStages | VK_PIPELINE_STAGE_2_COPY_BIT | kSampleStages;
+  barrier.srcAccessMask = kTargetWriteAccess;
+  if (pass->compute) {
+    barrier.dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+    barrier.dstAccessMask =
+        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+  } else {
+    barrier.dstStageMask = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
+    barrier.dstAccessMask =
+        VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
+  }
+  barrier.oldLayout = target->layout;
+  barrier.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+  barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  barrier.image = target->image;
+  barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+  dep.imageMemoryBarrierCount = 1;
+  dep.pImageMemoryBarriers = &barrier;
+  vkCmdPipelineBarrier2(cb, &dep);
+  target->layout = VK_IMAGE_LAYOUT_GENERAL;
+  if (pass->compute) return &pass->base;  // dispatched at submit
+
+  VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+  color.imageView = target->view;
+  color.imageLayout = VK_IMAGE_LAYOUT_GENERAL;
+  color.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;  // damage-only redraws keep the rest
+  color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
+  rendering.renderArea = {{0, 0}, {target->width, target->height}};
+  rendering.layerCount = 1;
+  rendering.colorAttachmentCount = 1;
+  rendering.pColorAttachments = &color;
+  vkCmdBeginRendering(cb, &rendering);
+  VkViewport viewport{0, 0, float(target->width), float(target->height), 0, 1};
+  vkCmdSetViewport(cb, 0, 1, &viewport);
+  return &pass->base;
+}
+
+}  // namespace baton::vulkan

@@ -1,0 +1,14 @@
+// A slot's release fence: what must finish before the slot is drawn into
+// again (the display or a parent compositor still reading it).
+#pragma once
+
+#include "util/unique_fd.hpp"
+
+namespace baton::vulkan {
+
+/// DMA_BUF_IOCTL_EXPORT_SYNC_FILE(WRITE) on `dmabuf`: a sync_file that
+/// signals once every reader and writer of it finished. Invalid (logged) on
+/// failure; invalid too when it has signalled already (nothing to wait for).
+UniqueFd pending_write_fence(int dmabuf);
+
+}  // namespace baton::vulkan

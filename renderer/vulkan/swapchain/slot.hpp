@@ -1,0 +1,39 @@
+// An image the renderer draws into: one slot of the core-owned swapchain.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+
+#include "util/unique_fd.hpp"
+#include "renderer/vulkan/swapchain/slot_state.hpp"
+
+namespace baton::vulkan {
+
+struct RenderTarget {
+  VkImage image = VK_NULL_HANDLE;
+  VkImageView view = VK_NULL_HANDLE;
+  VkFormat format = VK_FORMAT_UNDEFINED;
+  uint32_t drm_format = 0;
+  uint32_t width = 0;
+  uint32_t height = 0;
+  /// Created with STORAGE usage: the compute compositor can write it.
+  bool storage = false;
+  /// Linear and mapped: the CPU reads the pixels after the last render.
+  bool host_visible = false;
+  /// Read by a consumer that takes no fence (a wl_shm parent compositor):
+  /// the pass waits for its own completion before the buffer is handed on.
+  bool fenceless_consumer = false;
+  /// UNDEFINED until first drawn into, GENERAL afterwards.
+  VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
+  /// The timeline point of the last submission that wrote or read it.
+  uint64_t last_point = 0;
+  SlotState state = SlotState::free;
+  /// Set when the slot was released while its consumer may still read it
+  /// (a pending sync_file); the next pass waits for it on the GPU.
+  UniqueFd release_fence;
+  /// Moves the slot along its life; false (logged) when the step is illegal.
+  bool step(SlotEvent event);
+};
+
+}  // namespace baton::vulkan

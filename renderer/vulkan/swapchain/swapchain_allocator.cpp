@@ -1,0 +1,433 @@
+#include "renderer/vulkan/swapchain/swapchain_allocator.hpp"
+
+#include <drm_fourcc.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <xf86drm.h>
+
+#include <cstdlib>
+
+#include "util/log.hpp"
+#include "renderer/vulkan/texture/dmabuf_import.hpp"
+#include "renderer/vulkan/device/formats.hpp"
+#include "renderer/vulkan/swapchain/release_fence.hpp"
+#include "renderer/vulkan/renderer.hpp"
+#include "renderer/vulkan/vulkan_renderer.hpp"
+
+namespace baton::vulkan {
+namespace {
+
+SwapchainBuffer* get(wlr_buffer* b) { return reinterpret_cast<SwapchainBuffer*>(b); }
+
+void buffer_destroy(wlr_buffer* base) {
+  SwapchainBuffer* buffer = get(base);
+  // wlroots destroys a buffer once nobody holds it; the GPU may still be
+  // writing it if the last pass was just submitted.
+  buffer->device->wait(buffer->target.last_point);
+  if (auto it = buffer->counts->live.find(buffer->key); it != buffer->counts->live.end()) {
+    if (--it->second <= 0) buffer->counts->live.erase(it);
+  }
+  delete buffer;
+}
+
+bool begin_data_ptr_access(wlr_buffer* base, uint32_t /*flags*/, void** data, uint32_t* format,
+                           size_t* stride) {
+  SwapchainBuffer* buffer = get(base);
+  if (buffer->mapped == nullptr) return false;
+  // The CPU reads what the last pass wrote: wait for that pass (not a frame-loop wait:
+  // only CPU consumers of the pixels come here).
+  if (!buffer->device->wait(buffer->target.last_point)) return false;
+  *data = buffer->mapped;
+  *format = buffer->target.drm_format;
+  *stride = buffer->stride;
+  return true;
+}
+
+void end_data_ptr_access(wlr_buffer*) {}
+
+bool get_shm(wlr_buffer* base, wlr_shm_attributes* attribs) {
+  SwapchainBuffer* buffer = get(base);
+  if (!buffer->shared.fd) return false;
+  attribs->fd = buffer->shared.fd.get();
+  attribs->format = buffer->target.drm_format;
+  attribs->width = base->width;
+  attribs->height = base->height;
+  attribs->stride = static_cast<int>(buffer->stride);
+  attribs->offset = static_cast<off_t>(buffer->offset);
+  return true;
+}
+
+bool get_dmabuf(wlr_buffer* base, wlr_dmabuf_attributes* attribs) {
+  SwapchainBuffer* buffer = get(base);
+  if (!buffer->dumb) return false;
+  *attribs = {};
+  attribs->width = base->width;
+  attribs->height = base->height;
+  attribs->format = buffer->target.drm_format;
+  attribs->modifier = DRM_FORMAT_MOD_LINEAR;
+  attribs->n_planes = 1;
+  attribs->offset[0] = 0;
+  attribs->stride[0] = buffer->dumb->pitch();
+  attribs->fd[0] = buffer->dumb->dmabuf();
+  return true;
+}
+
+const wlr_buffer_impl kBufferImpl = {
+    .destroy = buffer_destroy,
+    .get_dmabuf = get_dmabuf,
+    .get_shm = get_shm,
+    .begin_data_ptr_access = begin_data_ptr_access,
+    .end_data_ptr_access = end_data_ptr_access,
+};
+
+bool offers(const wlr_drm_format* format, uint64_t modifier) {
+  for (size_t i = 0; i < format->len; ++i)
+    if (format->modifiers[i] == modifier) return true;
+  return false;
+}
+
+SwapchainAllocator* get(wlr_allocator* a) { return reinterpret_cast<SwapchainAllocator*>(a); }
+
+// Allocates the image's memory as a memfd and imports it (external_memory_host).
+bool import_shared_memory(SwapchainBuffer& buffer, const VkMemoryRequirements& req,
+                          VkDeviceMemory& memory) {
+  Device& device = *buffer.device;
+  const VkDeviceSize align = device.host_pointer_alignment;
+  const size_t size = static_cast<size_t>((req.size + align - 1) / align * align);
+  if (!buffer.shared.create(size)) return false;
+  VkMemoryHostPointerPropertiesEXT host{VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+  if (!device.check(device.get_host_pointer_properties(
+                        device.get(), VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+                        buffer.shared.data, &host),
+                    "vkGetMemoryHostPointerPropertiesEXT"))
+    return false;
+  int type = device.memory_type(req.memoryTypeBits & host.memoryTypeBits,
+                                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
+  if (type < 0) {
+    LOG_ERROR("vulkan: no memory type can import a memfd for a swapchain image");
+    return false;
+  }
+  VkImportMemoryHostPointerInfoEXT import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT};
+  import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+  import.pHostPointer = buffer.shared.data;
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &import};
+  alloc.allocationSize = size;
+  alloc.memoryTypeIndex = static_cast<uint32_t>(type);
+  return device.check(vkAllocateMemory(device.get(), &alloc, nullptr, &memory),
+                      "vkAllocateMemory (host pointer)");
+}
+
+bool create_view(SwapchainBuffer& buffer, const FormatInfo& format) {
+  Device& device = *buffer.device;
+  VkImageViewCreateInfo view_info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  view_info.image = buffer.image.get();
+  view_info.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  view_info.format = format.vk;
+  view_info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkImageView view = VK_NULL_HANDLE;
+  if (!device.check(vkCreateImageView(device.get(), &view_info, nullptr, &view),
+                    "vkCreateImageView"))
+    return false;
+  buffer.view = UniqueImageView(device.get(), view);
+  buffer.target.image = buffer.image.get();
+  buffer.target.view = view;
+  buffer.target.format = format.vk;
+  return true;
+}
+
+// A DRM slot: a dumb buffer of the display device, drawn into through Vulkan.
+bool create_dumb_image(SwapchainBuffer& buffer, const FormatInfo& format,
+                       const std::shared_ptr<UniqueFd>& kms, bool storage) {
+  buffer.dumb = DumbBuffer::create(kms, buffer.target.width, buffer.target.height, 32);
+  if (!buffer.dumb) return false;
+  wlr_dmabuf_attributes attribs{};
+  attribs.width = static_cast<int>(buffer.target.width);
+  attribs.height = static_cast<int>(buffer.target.height);
+  attribs.format = format.drm;
+  attribs.modifier = DRM_FORMAT_MOD_LINEAR;
+  attribs.n_planes = 1;
+  attribs.stride[0] = buffer.dumb->pitch();
+  attribs.fd[0] = buffer.dumb->dmabuf();
+  ImportedImage imported;
+  const VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+                                  VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+  // Storage where the device allows it on this layout; else raster draws only.
+  buffer.target.storage =
+      storage && dmabuf_usage_supported(*buffer.device, format.vk, DRM_FORMAT_MOD_LINEAR,
+                                        usage | VK_IMAGE_USAGE_STORAGE_BIT);
+  if (!import_dmabuf(*buffer.device, attribs, format, imported,
+                     buffer.target.storage ? usage | VK_IMAGE_USAGE_STORAGE_BIT : usage))
+    return false;
+  buffer.image = std::move(imported.image);
+  buffer.memory = std::move(imported.memory);
+  if (!create_view(buffer, format)) return false;
+  buffer.target.host_visible = false;
+  // virtio-gpu ignores implicit fences at scanout and the render-done
+  // sync_file is not handed to KMS as IN_FENCE_FD yet: finish before the flip.
+  buffer.target.fenceless_consumer = true;
+  return true;
+}
+
+bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_visible, bool shm,
+                  bool storage) {
+  Device& device = *buffer.device;
+  VkDevice dev = device.get();
+  VkExternalMemoryImageCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO};
+  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, shm ? &external : nullptr};
+  info.imageType = VK_IMAGE_TYPE_2D;
+  info.format = format.vk;
+  info.extent = {buffer.target.width, buffer.target.height, 1};
+  info.mipLevels = 1;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = host_visible ? VK_IMAGE_TILING_LINEAR : VK_IMAGE_TILING_OPTIMAL;
+  info.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+               VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+
+  VkImageFormatProperties props{};
+  auto query = [&] {
+    return vkGetPhysicalDeviceImageFormatProperties(device.physical(), info.format, info.imageType,
+                                                    info.tiling, info.usage, 0, &props);
+  };
+  // Storage where the device allows it for this format and tiling; else raster draws only.
+  info.usage |= storage ? VK_IMAGE_USAGE_STORAGE_BIT : 0;
+  VkResult supported = query();
+  if (storage && supported != VK_SUCCESS) {
+    info.usage &= ~VK_IMAGE_USAGE_STORAGE_BIT;
+    supported = query();
+  }
+  buffer.target.storage = (info.usage & VK_IMAGE_USAGE_STORAGE_BIT) != 0;
+  if (supported != VK_SUCCESS || props.maxExtent.width < info.extent.width ||
+      props.maxExtent.height < info.extent.height) {
+    LOG_ERROR("vulkan: the device cannot render into a %s %ux%u image of format 0x%08x (%s)",
+              host_visible ? "linear" : "optimal", info.extent.width, info.extent.height,
+              format.drm, result_name(supported));
+    return false;
+  }
+  VkImage image = VK_NULL_HANDLE;
+  if (!device.check(vkCreateImage(dev, &info, nullptr, &image), "vkCreateImage")) return false;
+  buffer.image = UniqueImage(dev, image);
+
+  VkMemoryRequirements req{};
+  vkGetImageMemoryRequirements(dev, image, &req);
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  if (shm) {
+    if (!import_shared_memory(buffer, req, memory)) return false;
+  } else {
+    VkMemoryPropertyFlags want = host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                                    VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                                    VK_MEMORY_PROPERTY_HOST_CACHED_BIT
+                                              : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    int type = device.memory_type(req.memoryTypeBits, want);
+    if (type < 0 && host_visible)
+      type = device.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    if (type < 0 && !host_visible) type = device.memory_type(req.memoryTypeBits, 0);
+    if (type < 0) {
+      LOG_ERROR("vulkan: no memory type fits a %s swapchain image",
+                host_visible ? "host-visible" : "device-local");
+      return false;
+    }
+    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    alloc.allocationSize = req.size;
+    alloc.memoryTypeIndex = static_cast<uint32_t>(type);
+    if (!device.check(vkAllocateMemory(dev, &alloc, nullptr, &memory), "vkAllocateMemory"))
+      return false;
+  }
+  buffer.memory = UniqueMemory(dev, memory);
+  if (!device.check(vkBindImageMemory(dev, image, memory, 0), "vkBindImageMemory")) return false;
+
+  if (host_visible) {
+    VkImageSubresource sub{VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
+    VkSubresourceLayout layout{};
+    vkGetImageSubresourceLayout(dev, image, &sub, &layout);
+    void* ptr = buffer.shared.data;
+    if (!shm && !device.check(vkMapMemory(dev, memory, 0, VK_WHOLE_SIZE, 0, &ptr), "vkMapMemory"))
+      return false;
+    buffer.mapped = static_cast<unsigned char*>(ptr) + layout.offset;
+    buffer.offset = layout.offset;
+    buffer.stride = layout.rowPitch;
+  }
+
+  if (!create_view(buffer, format)) return false;
+  buffer.target.host_visible = host_visible;
+  buffer.target.fenceless_consumer = shm;
+  return true;
+}
+
+// A DRM slot whose reader (the display) may still be busy with it.
+void slot_released(SwapchainBuffer& buffer) {
+  buffer.target.step(SlotEvent::released);
+  if (!buffer.dumb) return;
+  UniqueFd fence = pending_write_fence(buffer.dumb->dmabuf());
+  if (!fence) return;
+  if (buffer.loop == nullptr) {
+    buffer.target.release_fence = std::move(fence);  // the next pass waits on the GPU
+    return;
+  }
+  // Hold it back from the swapchain (which reuses only unlocked buffers)
+  // until the fence signals; the event loop watches it, nothing blocks.
+  wlr_buffer_lock(&buffer.base);
+  buffer.held_fence = std::move(fence);
+  SwapchainBuffer* raw = &buffer;
+  buffer.fence_watch =
+      EventSource::fd(buffer.loop, buffer.held_fence.get(), WL_EVENT_READABLE, [raw](uint32_t) {
+        raw->fence_watch->reset();
+        raw->held_fence.reset();
+        // Unlocking may destroy the buffer (and this callback's owner): later.
+        wl_event_loop_add_idle(
+            raw->loop, [](void* data) { wlr_buffer_unlock(static_cast<wlr_buffer*>(data)); },
+            &raw->base);
+      });
+}
+
+wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
+                          const wlr_drm_format* drm_format) {
+  SwapchainAllocator* alloc = get(base);
+  const FormatInfo* format = find_format(drm_format->format);
+  if (format == nullptr || !format->renderable) {
+    LOG_ERROR("vulkan swapchain: format 0x%08x cannot be rendered to", drm_format->format);
+    return nullptr;
+  }
+  // The intersection rule: a slot's layout must be one the consumer listed.
+  // Linear slots (host-visible, memfd, dumb) satisfy LINEAR and implicit
+  // consumers; optimal ones only implicit.
+  const bool linear = alloc->host_visible || alloc->kms;
+  bool ok_modifier = offers(drm_format, DRM_FORMAT_MOD_INVALID) ||
+                     (linear && offers(drm_format, DRM_FORMAT_MOD_LINEAR));
+  if (!ok_modifier) {
+    LOG_ERROR("vulkan swapchain: none of the %zu offered modifiers can be allocated",
+              drm_format->len);
+    return nullptr;
+  }
+  auto key = std::make_tuple(width, height, drm_format->format);
+  int& live = alloc->counts->live[key];
+  if (live >= alloc->slots) {
+    LOG_DEBUG("vulkan swapchain: all %d slots of %dx%d are in use", alloc->slots, width, height);
+    return nullptr;
+  }
+
+  auto buffer = std::make_unique<SwapchainBuffer>();
+  buffer->device = alloc->device;
+  buffer->counts = alloc->counts;
+  buffer->key = key;
+  buffer->target.width = static_cast<uint32_t>(width);
+  buffer->target.height = static_cast<uint32_t>(height);
+  buffer->target.drm_format = drm_format->format;
+  const bool created =
+      alloc->kms ? create_dumb_image(*buffer, *format, alloc->kms, alloc->storage)
+                 : create_image(*buffer, *format, alloc->host_visible, alloc->shm, alloc->storage);
+  if (!created) return nullptr;
+  wlr_buffer_init(&buffer->base, &kBufferImpl, width, height);
+  SwapchainBuffer* raw = buffer.get();
+  buffer->loop = alloc->loop;
+  buffer->release.connect(&buffer->base.events.release, [raw](void*) { slot_released(*raw); });
+  ++live;
+  return &buffer.release()->base;
+}
+
+void allocator_destroy(wlr_allocator* base) { delete get(base); }
+
+const wlr_allocator_interface kAllocatorImpl = {
+    .create_buffer = create_buffer,
+    .destroy = allocator_destroy,
+};
+
+}  // namespace
+
+bool RenderTarget::step(SlotEvent event) {
+  std::optional<SlotState> next = next_state(state, event);
+  if (!next) {
+    LOG_ERROR("vulkan swapchain: a %s slot cannot take event %d", slot_state_name(state),
+              static_cast<int>(event));
+    return false;
+  }
+  state = *next;
+  return true;
+}
+
+void slot_presented(wlr_buffer* buffer) {
+  if (RenderTarget* target = render_target_of(buffer); target != nullptr)
+    target->step(SlotEvent::presented);
+}
+
+SharedMemory::~SharedMemory() {
+  if (data != nullptr) munmap(data, size);
+}
+
+bool SharedMemory::create(size_t bytes) {
+  fd = UniqueFd(memfd_create("baton-swapchain", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (!fd || ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0) {
+    LOG_ERROR("vulkan swapchain: memfd of %zu bytes: %m", bytes);
+    return false;
+  }
+  // The consumer maps it too: it must not be able to shrink it under us.
+  fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL);
+  void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+  if (mapped == MAP_FAILED) {
+    LOG_ERROR("vulkan swapchain: mmap of the slot memfd: %m");
+    return false;
+  }
+  data = mapped;
+  size = bytes;
+  return true;
+}
+
+RenderTarget* render_target_of(wlr_buffer* buffer) {
+  if (buffer == nullptr || buffer->impl != &kBufferImpl) return nullptr;
+  return &get(buffer)->target;
+}
+
+bool renderer_can_import_dmabuf(wlr_renderer* renderer) {
+  return is_vulkan_renderer(renderer) &&
+         Renderer::from(renderer)->device().features().dmabuf_import;
+}
+
+bool renderer_can_share_memory(wlr_renderer* renderer) {
+  return is_vulkan_renderer(renderer) &&
+         Renderer::from(renderer)->device().features().host_memory_import;
+}
+
+wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer, const SwapchainOptions& options) {
+  if (!is_vulkan_renderer(renderer)) return nullptr;
+  auto alloc = std::make_unique<SwapchainAllocator>();
+  alloc->device = Renderer::from(renderer)->shared_device();
+  alloc->counts = std::make_shared<SlotCounts>();
+  alloc->slots = std::max(1, options.slots);
+  alloc->shm = options.shm && renderer_can_share_memory(renderer);
+  if (options.shm && !alloc->shm) {
+    LOG_ERROR("vulkan swapchain: wl_shm slots need VK_EXT_external_memory_host");
+    return nullptr;
+  }
+  alloc->host_visible = options.host_visible || alloc->shm;
+  alloc->storage = Renderer::from(renderer)->composites_with_compute();
+  if (options.kms_fd >= 0) {
+    if (!Renderer::from(renderer)->device().features().dmabuf_import) {
+      LOG_ERROR(
+          "vulkan swapchain: DRM slots need dma-buf import (VK_EXT_image_drm_format_modifier)");
+      return nullptr;
+    }
+    // An open file of our own, not a dup: GEM handles are per open file, and
+    // the DRM backend closes the handles it gets importing our dma-bufs.
+    char* path = drmGetDeviceNameFromFd2(options.kms_fd);
+    alloc->kms = std::make_shared<UniqueFd>(path ? open(path, O_RDWR | O_CLOEXEC) : -1);
+    if (!*alloc->kms) {
+      LOG_ERROR("vulkan swapchain: cannot open the DRM device %s again: %m", path ? path : "?");
+      free(path);
+      return nullptr;
+    }
+    free(path);
+    alloc->host_visible = false;
+    alloc->loop = options.loop;
+  }
+  uint32_t caps = alloc->host_visible ? WLR_BUFFER_CAP_DATA_PTR : 0;
+  if (alloc->shm) caps |= WLR_BUFFER_CAP_SHM;
+  if (alloc->kms) caps |= WLR_BUFFER_CAP_DMABUF;
+  wlr_allocator_init(&alloc->base, &kAllocatorImpl, caps);
+  return &alloc.release()->base;
+}
+
+}  // namespace baton::vulkan

@@ -1,0 +1,85 @@
+// The core-owned swapchain: a wlr_allocator whose buffers are VkImages the
+// renderer allocated itself, so it renders into them with no import and no
+// copy.
+//
+// Each buffer is a slot that walks free -> rendering (a pass is open on it)
+// -> queued (submitted; its timeline point says when the GPU is done) -> free
+// again once every user released it. A CPU consumer (data-ptr access: the
+// headless backend, screenshots, shm consumers) waits for the slot's point
+// first; GPU consumers order behind it on the one queue.
+//
+// Where dma-buf export is impossible (this host's lavapipe, the NVIDIA
+// machine) the images are linear and host-visible: their pixels are handed
+// out by pointer with no extra copy. For a nested output (the parent
+// compositor takes wl_shm) each slot's memory is a memfd imported into
+// Vulkan (VK_EXT_external_memory_host): the parent maps the very pixels the
+// GPU wrote, again with no copy.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "util/event_source.hpp"
+#include "util/listener.hpp"
+#include "util/unique_fd.hpp"
+#include "util/wlr.hpp"
+#include "renderer/vulkan/device/device.hpp"
+#include "renderer/vulkan/swapchain/dumb_buffer.hpp"
+#include "renderer/vulkan/swapchain/slot.hpp"
+#include "renderer/vulkan/device/vk_util.hpp"
+
+namespace baton::vulkan {
+
+/// Live buffers per (width, height, format), shared by an allocator and its
+/// buffers (which may outlive it).
+struct SlotCounts {
+  std::map<std::tuple<int, int, uint32_t>, int> live;
+};
+
+/// A memfd mapped shared: the memory of a wl_shm-capable slot.
+struct SharedMemory {
+  UniqueFd fd;
+  void* data = nullptr;
+  size_t size = 0;
+  SharedMemory() = default;
+  ~SharedMemory();
+  SharedMemory(const SharedMemory&) = delete;
+  SharedMemory& operator=(const SharedMemory&) = delete;
+  [[nodiscard]] bool create(size_t bytes);
+};
+
+struct SwapchainBuffer {
+  wlr_buffer base;  // first: wlroots hands us &base
+  std::shared_ptr<Device> device;
+  SharedMemory shared;               // before memory: unmapped only after Vulkan let go of it
+  std::unique_ptr<DumbBuffer> dumb;  // DRM slots: the memory's owner, likewise
+  std::shared_ptr<SlotCounts> counts;
+  std::tuple<int, int, uint32_t> key;
+  UniqueImage image;
+  UniqueMemory memory;
+  UniqueImageView view;
+  RenderTarget target;
+  unsigned char* mapped = nullptr;  // host-visible slots: the first pixel
+  size_t stride = 0;
+  size_t offset = 0;  // of the first pixel in `shared`
+  wl_event_loop* loop = nullptr;
+  UniqueFd held_fence;  // while held back: the reader's fence being watched
+  std::unique_ptr<EventSource> fence_watch;
+  Listener<void> release;
+};
+
+struct SwapchainAllocator {
+  wlr_allocator base;  // first: wlroots hands us &base
+  std::shared_ptr<Device> device;
+  std::shared_ptr<SlotCounts> counts;
+  int slots = 3;
+  bool host_visible = true;
+  bool shm = false;
+  bool storage = false;           // slots the compute compositor writes (STORAGE usage)
+  std::shared_ptr<UniqueFd> kms;  // DRM slots: dumb buffers of this device
+  wl_event_loop* loop = nullptr;
+};
+
+}  // namespace baton::vulkan

@@ -1,0 +1,147 @@
+#include "renderer/vulkan/texture/dmabuf_import.hpp"
+
+#include <drm_fourcc.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <vector>
+
+#include "util/log.hpp"
+#include "util/unique_fd.hpp"
+
+namespace baton::vulkan {
+namespace {
+
+// Whether dma-bufs of (format, modifier) can be imported as images for `usage`.
+bool importable_for(Device& device, VkFormat format, uint64_t modifier, VkImageUsageFlags usage) {
+  VkPhysicalDeviceImageDrmFormatModifierInfoEXT modifier_info{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_DRM_FORMAT_MODIFIER_INFO_EXT};
+  modifier_info.drmFormatModifier = modifier;
+  modifier_info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkPhysicalDeviceExternalImageFormatInfo external{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO, &modifier_info};
+  external.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
+  VkPhysicalDeviceImageFormatInfo2 info{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2,
+                                        &external};
+  info.format = format;
+  info.type = VK_IMAGE_TYPE_2D;
+  info.tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT;
+  info.usage = usage;
+  VkExternalImageFormatProperties external_props{
+      VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
+  VkImageFormatProperties2 props{VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, &external_props};
+  if (vkGetPhysicalDeviceImageFormatProperties2(device.physical(), &info, &props) != VK_SUCCESS)
+    return false;
+  return (external_props.externalMemoryProperties.externalMemoryFeatures &
+          VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT) != 0;
+}
+
+bool importable(Device& device, VkFormat format, uint64_t modifier) {
+  return importable_for(device, format, modifier, kSampledUsage);
+}
+
+}  // namespace
+
+void query_dmabuf_formats(Device& device, wlr_drm_format_set& set) {
+  if (!device.features().dmabuf_import) return;
+  for (const FormatInfo& f : known_formats()) {
+    VkDrmFormatModifierPropertiesListEXT list{
+        VK_STRUCTURE_TYPE_DRM_FORMAT_MODIFIER_PROPERTIES_LIST_EXT};
+    VkFormatProperties2 props{VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2, &list};
+    vkGetPhysicalDeviceFormatProperties2(device.physical(), f.vk, &props);
+    std::vector<VkDrmFormatModifierPropertiesEXT> modifiers(list.drmFormatModifierCount);
+    list.pDrmFormatModifierProperties = modifiers.data();
+    vkGetPhysicalDeviceFormatProperties2(device.physical(), f.vk, &props);
+    for (const VkDrmFormatModifierPropertiesEXT& m : modifiers) {
+      // Single-plane formats only; the modifier must be sampleable.
+      if (m.drmFormatModifierPlaneCount != 1) continue;
+      if (!(m.drmFormatModifierTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)) continue;
+      if (importable(device, f.vk, m.drmFormatModifier))
+        wlr_drm_format_set_add(&set, f.drm, m.drmFormatModifier);
+    }
+  }
+}
+
+bool dmabuf_usage_supported(Device& device, VkFormat format, uint64_t modifier,
+                            VkImageUsageFlags usage) {
+  return importable_for(device, format, modifier, usage);
+}
+
+bool import_dmabuf(Device& device, const wlr_dmabuf_attributes& attribs, const FormatInfo& format,
+                   ImportedImage& out, VkImageUsageFlags usage) {
+  if (attribs.modifier == DRM_FORMAT_MOD_INVALID) {
+    LOG_ERROR("vulkan: dma-buf with an implicit modifier cannot be imported");
+    return false;
+  }
+  if (attribs.n_planes != 1) {
+    LOG_ERROR("vulkan: dma-buf with %d planes: only single-plane formats are imported",
+              attribs.n_planes);
+    return false;
+  }
+  VkDevice dev = device.get();
+  VkSubresourceLayout plane{};
+  plane.offset = attribs.offset[0];
+  plane.rowPitch = attribs.stride[0];
+  VkImageDrmFormatModifierExplicitCreateInfoEXT explicit_info{
+      VK_STRUCTURE_TYPE_IMAGE_DRM_FORMAT_MODIFIER_EXPLICIT_CREATE_INFO_EXT};
+  explicit_info.drmFormatModifier = attribs.modifier;
+  explicit_info.drmFormatModifierPlaneCount = 1;
+  explicit_info.pPlaneLayouts = &plane;
+  VkExternalMemoryImageCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
+                                           &explicit_info};
+  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
+  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, &external};
+  info.imageType = VK_IMAGE_TYPE_2D;
+  info.format = format.vk;
+  info.extent = {static_cast<uint32_t>(attribs.width), static_cast<uint32_t>(attribs.height), 1};
+  info.mipLevels = 1;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT;
+  info.usage = usage;
+  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  VkImage image = VK_NULL_HANDLE;
+  if (!device.check(vkCreateImage(dev, &info, nullptr, &image), "vkCreateImage (dma-buf)"))
+    return false;
+  UniqueImage owned_image(dev, image);
+
+  // Vulkan owns the fd once the import succeeds; until then we do.
+  auto duplicated = UniqueFd::duplicate_of(attribs.fd[0]);
+  if (!duplicated) {
+    LOG_ERROR("vulkan: dma-buf import: %s", duplicated.error().describe().c_str());
+    return false;
+  }
+  UniqueFd fd = std::move(*duplicated);
+  VkMemoryFdPropertiesKHR fd_props{VK_STRUCTURE_TYPE_MEMORY_FD_PROPERTIES_KHR};
+  if (!device.check(device.get_memory_fd_properties(
+                        dev, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, fd.get(), &fd_props),
+                    "vkGetMemoryFdPropertiesKHR"))
+    return false;
+  VkMemoryRequirements req{};
+  vkGetImageMemoryRequirements(dev, image, &req);
+  int type = device.memory_type(req.memoryTypeBits & fd_props.memoryTypeBits, 0);
+  if (type < 0) {
+    LOG_ERROR("vulkan: no memory type can hold this dma-buf");
+    return false;
+  }
+  VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+  dedicated.image = image;
+  VkImportMemoryFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR, &dedicated};
+  import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
+  import.fd = fd.get();
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &import};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = static_cast<uint32_t>(type);
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  if (!device.check(vkAllocateMemory(dev, &alloc, nullptr, &memory), "vkAllocateMemory (dma-buf)"))
+    return false;
+  (void)fd.release();  // the driver owns it now
+  UniqueMemory owned_memory(dev, memory);
+  if (!device.check(vkBindImageMemory(dev, image, memory, 0), "vkBindImageMemory (dma-buf)"))
+    return false;
+  out.image = std::move(owned_image);
+  out.memory = std::move(owned_memory);
+  return true;
+}
+
+}  // namespace baton::vulkan

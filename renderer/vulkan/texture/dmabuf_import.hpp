@@ -1,0 +1,39 @@
+// dma-buf import (VK_EXT_external_memory_dma_buf + VK_EXT_image_drm_format_modifier).
+//
+// Only explicit modifiers are imported: the format table advertised through
+// linux-dmabuf-v1 lists exactly the (format, modifier) pairs this device can
+// import and sample, LINEAR included where supported, and never
+// DRM_FORMAT_MOD_INVALID (an implicit layout cannot be described to Vulkan).
+//
+// Real buffers are imported in the qemu harness (tests/vm/): this host has
+// no /dev/udmabuf and the NVIDIA machine no dma-buf.
+#pragma once
+
+#include "util/wlr.hpp"
+#include "renderer/vulkan/device/device.hpp"
+#include "renderer/vulkan/device/formats.hpp"
+#include "renderer/vulkan/device/vk_util.hpp"
+
+namespace baton::vulkan {
+
+/// Adds every importable, sampleable (format, modifier) pair to `set`.
+void query_dmabuf_formats(Device& device, wlr_drm_format_set& set);
+
+struct ImportedImage {
+  UniqueImage image;
+  UniqueMemory memory;
+};
+
+/// Usage of imported client buffers: sampled (and read back), never drawn into.
+inline constexpr VkImageUsageFlags kSampledUsage =
+    VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+
+/// Whether an image of `format` with `modifier` can be imported for `usage`.
+bool dmabuf_usage_supported(Device& device, VkFormat format, uint64_t modifier,
+                            VkImageUsageFlags usage);
+
+/// Imports `attribs` as an image with `usage`; false (logged) when it cannot.
+bool import_dmabuf(Device& device, const wlr_dmabuf_attributes& attribs, const FormatInfo& format,
+                   ImportedImage& out, VkImageUsageFlags usage = kSampledUsage);
+
+}  // namespace baton::vulkan

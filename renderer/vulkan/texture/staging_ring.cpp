@@ -1,0 +1,95 @@
+#include "renderer/vulkan/texture/staging_ring.hpp"
+
+#include <algorithm>
+
+#include "util/log.hpp"
+
+namespace baton::vulkan {
+namespace {
+constexpr VkDeviceSize kMinimumSize = 8u << 20;
+}
+
+bool StagingRing::grow(VkDeviceSize at_least) {
+  VkDeviceSize size = std::max({kMinimumSize, current_.size * 2, at_least * 2});
+  HostBuffer fresh;
+  // Copies read it, and so does the upload dispatch (as a storage buffer).
+  const VkBufferUsageFlags usage =
+      VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  bool made = placement_ == HostBuffer::Placement::device_local &&
+              fresh.create(device_, size, usage, HostBuffer::Placement::device_local);
+  if (!made && placement_ == HostBuffer::Placement::device_local)
+    LOG_INFO("vulkan: no device-local staging of %llu KiB; staging in host memory",
+             static_cast<unsigned long long>(size >> 10));
+  if (!made && !fresh.create(device_, size, usage)) return false;
+  if (current_.buffer) retired_.emplace_back(device_.next_point(), std::move(current_));
+  LOG_DEBUG("vulkan: staging ring grew to %llu KiB", static_cast<unsigned long long>(size >> 10));
+  current_ = std::move(fresh);
+  in_flight_.clear();  // the retired buffer's point covers them
+  head_ = tail_ = 0;
+  return true;
+}
+
+StagingRing::Span StagingRing::allocate(VkDeviceSize size) {
+  size = (size + 15) & ~VkDeviceSize(15);
+  // A whole new window's first upload gets a buffer of its own, freed after
+  // the submission that reads it: growing the ring for such bursts would
+  // leave every later small update walking hundreds of MiB of cold pages
+  // (3-6 us of faults per 64x64 update, measured on the H100 machine).
+  if (size > kMinimumSize / 4) {
+    HostBuffer own;
+    if (!own.create(device_, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT)) return {};
+    Span span{own.buffer.get(), 0, static_cast<unsigned char*>(own.mapped)};
+    retired_.emplace_back(device_.next_point(), std::move(own));
+    return span;
+  }
+  const VkDeviceSize n = current_.size;
+  const bool empty = in_flight_.empty() && !pending_any_;
+  if (empty) head_ = tail_ = 0;
+
+  VkDeviceSize offset = 0;
+  bool fits = false;
+  if (n > 0 && (empty || head_ > tail_)) {
+    // Wrap early once the free front holds twice what is in use (strict, so
+    // head never meets tail): a steady loop then keeps reusing a few warm
+    // pages instead of walking the whole ring (measured on the H100 machine:
+    // a 64x64 update cost 3 us walking 8 MiB, 1.4 us on warm pages).
+    if (!empty && tail_ >= 2 * (head_ - tail_) + size) {
+      offset = 0;
+      fits = true;
+    } else if (n - head_ >= size) {
+      offset = head_;
+      fits = true;
+    } else if (tail_ > size) {  // wrap; strict so head never meets tail
+      offset = 0;
+      fits = true;
+    }
+  } else if (n > 0 && head_ < tail_ && tail_ - head_ > size) {
+    offset = head_;
+    fits = true;
+  }
+  if (!fits) {
+    if (!grow(size)) return {};
+    offset = 0;
+  }
+  head_ = offset + size;
+  pending_ += size;
+  pending_any_ = true;
+  return {current_.buffer.get(), offset, static_cast<unsigned char*>(current_.mapped) + offset};
+}
+
+void StagingRing::commit(uint64_t point) {
+  if (!pending_any_) return;
+  in_flight_.push_back({head_, point});
+  pending_ = 0;
+  pending_any_ = false;
+}
+
+void StagingRing::reclaim(uint64_t completed) {
+  while (!in_flight_.empty() && in_flight_.front().point <= completed) {
+    tail_ = in_flight_.front().end;
+    in_flight_.pop_front();
+  }
+  std::erase_if(retired_, [&](const auto& r) { return r.first <= completed; });
+}
+
+}  // namespace baton::vulkan

@@ -1,0 +1,362 @@
+// Textures: wl_shm (and other data-pointer) buffers uploaded through the
+// staging ring, 1x1 buffers kept as a colour, and swapchain slots sampled in
+// place. Also texture read-back.
+#include <drm_fourcc.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "util/log.hpp"
+#include "renderer/vulkan/texture/dmabuf_import.hpp"
+#include "renderer/vulkan/renderer.hpp"
+
+namespace baton::vulkan {
+namespace {
+
+Texture* get(wlr_texture* t) { return reinterpret_cast<Texture*>(t); }
+
+// Past this many damage rectangles one copy of their bounding box is cheaper.
+constexpr int kMaxUploadRects = 32;
+
+bool update_from_buffer(wlr_texture* base, wlr_buffer* buffer, const pixman_region32_t* damage) {
+  Texture* texture = get(base);
+  if (texture->renderer == nullptr || !texture->updatable) return false;
+  if (static_cast<uint32_t>(buffer->width) != base->width ||
+      static_cast<uint32_t>(buffer->height) != base->height)
+    return false;
+  void* data = nullptr;
+  uint32_t format = 0;
+  size_t stride = 0;
+  if (!wlr_buffer_begin_data_ptr_access(buffer, WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &format,
+                                        &stride))
+    return false;
+  bool ok =
+      format == texture->format->drm && texture->renderer->upload(*texture, data, stride, damage);
+  wlr_buffer_end_data_ptr_access(buffer);
+  return ok;
+}
+
+void unpack_pixel(const void* data, float color[4]) {
+  // 1x1 buffers arrive as ARGB8888, premultiplied (wl_shm's convention).
+  uint32_t argb = 0;
+  std::memcpy(&argb, data, 4);
+  color[0] = float((argb >> 16) & 0xff) / 255.0f;
+  color[1] = float((argb >> 8) & 0xff) / 255.0f;
+  color[2] = float(argb & 0xff) / 255.0f;
+  color[3] = float(argb >> 24) / 255.0f;
+}
+
+bool read_pixels(wlr_texture* base, const wlr_texture_read_pixels_options* options) {
+  Texture* texture = get(base);
+  if (texture->renderer == nullptr) return false;
+  return texture->renderer->read_pixels(*texture, *options);
+}
+
+uint32_t preferred_read_format(wlr_texture* base) {
+  Texture* texture = get(base);
+  return texture->solid ? DRM_FORMAT_ARGB8888 : texture->format->drm;
+}
+
+void destroy(wlr_texture* base) {
+  Texture* texture = get(base);
+  if (texture->renderer != nullptr) {
+    Renderer& r = *texture->renderer;
+    r.forget(texture);
+    r.drop_from_passes(texture);
+    // The image may still be read by work in flight: free it after that.
+    Retired retired;
+    retired.point = std::max(texture->last_used, r.device().next_point());
+    retired.view = std::move(texture->owned_view);
+    retired.storage_view = std::move(texture->owned_storage_view);
+    retired.image = std::move(texture->owned_image);
+    retired.memory = std::move(texture->owned_memory);
+    r.retire(std::move(retired));
+  }
+  if (texture->target_buffer != nullptr) wlr_buffer_unlock(texture->target_buffer);
+  delete texture;
+}
+
+const wlr_texture_impl kTextureImpl = {
+    .update_from_buffer = update_from_buffer,
+    .read_pixels = read_pixels,
+    .preferred_read_format = preferred_read_format,
+    .destroy = destroy,
+};
+
+// `sample_only`: the image has usages (storage, through another view's
+// format) this view's format may not support; the view is only sampled.
+VkImageView make_view(Device& device, VkImage image, const FormatInfo& format,
+                      bool sample_only = false) {
+  VkImageViewCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  VkImageViewUsageCreateInfo usage{VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO};
+  usage.usage = VK_IMAGE_USAGE_SAMPLED_BIT;
+  if (sample_only) info.pNext = &usage;
+  info.image = image;
+  info.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  info.format = format.vk;
+  // Formats without alpha (XRGB…) sample as opaque whatever the padding holds.
+  info.components.a = format.has_alpha ? VK_COMPONENT_SWIZZLE_IDENTITY : VK_COMPONENT_SWIZZLE_ONE;
+  info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkImageView view = VK_NULL_HANDLE;
+  device.check(vkCreateImageView(device.get(), &info, nullptr, &view), "vkCreateImageView");
+  return view;
+}
+
+// The 32-bit word view upload.comp stores texels through (identity swizzle,
+// as storage views must have).
+VkImageView make_storage_view(Device& device, VkImage image) {
+  VkImageViewCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  VkImageViewUsageCreateInfo usage{VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO};
+  usage.usage = VK_IMAGE_USAGE_STORAGE_BIT;
+  info.pNext = &usage;
+  info.image = image;
+  info.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  info.format = VK_FORMAT_R32_UINT;
+  info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkImageView view = VK_NULL_HANDLE;
+  device.check(vkCreateImageView(device.get(), &info, nullptr, &view),
+               "vkCreateImageView (upload words)");
+  return view;
+}
+
+bool storage_uploads_supported(Device& device, VkFormat format) {
+  VkImageFormatProperties props{};
+  return vkGetPhysicalDeviceImageFormatProperties(
+             device.physical(), format, VK_IMAGE_TYPE_2D, VK_IMAGE_TILING_OPTIMAL,
+             VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                 VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_STORAGE_BIT,
+             VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT,
+             &props) == VK_SUCCESS;
+}
+
+}  // namespace
+
+wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
+  collect();
+  auto texture = std::make_unique<Texture>();
+  texture->renderer = this;
+
+  if (RenderTarget* target = render_target_of(buffer)) {
+    // A swapchain slot: sample its image in place (screenshots, screencopy).
+    const FormatInfo* format = find_format(target->drm_format);
+    if (format == nullptr) return nullptr;
+    VkImageView view = make_view(*device_, target->image, *format);
+    if (view == VK_NULL_HANDLE) return nullptr;
+    texture->owned_view = UniqueImageView(device_->get(), view);
+    texture->format = format;
+    texture->target = target;
+    texture->target_buffer = wlr_buffer_lock(buffer);
+    texture->image = target->image;
+    texture->view = view;
+    wlr_texture_init(&texture->base, wlr(), &kTextureImpl, target->width, target->height);
+    textures_.insert(texture.get());
+    return &texture.release()->base;
+  }
+
+  wlr_dmabuf_attributes attribs{};
+  if (wlr_buffer_get_dmabuf(buffer, &attribs)) return texture_from_dmabuf(buffer, attribs);
+
+  void* data = nullptr;
+  uint32_t drm_format = 0;
+  size_t stride = 0;
+  if (!wlr_buffer_begin_data_ptr_access(buffer, WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &drm_format,
+                                        &stride)) {
+    LOG_DEBUG("vulkan: buffer %dx%d offers neither pixels nor a known image", buffer->width,
+              buffer->height);
+    return nullptr;
+  }
+  const FormatInfo* format = find_format(drm_format);
+  if (format == nullptr || !wlr_drm_format_set_get(&shm_formats_, drm_format)) {
+    wlr_buffer_end_data_ptr_access(buffer);
+    LOG_ERROR("vulkan: cannot texture from format 0x%08x", drm_format);
+    return nullptr;
+  }
+  texture->format = format;
+  texture->updatable = true;
+  wlr_texture_init(&texture->base, wlr(), &kTextureImpl, buffer->width, buffer->height);
+
+  if (buffer->width == 1 && buffer->height == 1 && drm_format == DRM_FORMAT_ARGB8888) {
+    // Single-pixel buffers: a colour, drawn as a rectangle; nothing to upload.
+    texture->solid = true;
+    unpack_pixel(data, texture->color);
+    wlr_buffer_end_data_ptr_access(buffer);
+    textures_.insert(texture.get());
+    return &texture.release()->base;
+  }
+
+  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  info.imageType = VK_IMAGE_TYPE_2D;
+  info.format = format->vk;
+  info.extent = {static_cast<uint32_t>(buffer->width), static_cast<uint32_t>(buffer->height), 1};
+  info.mipLevels = 1;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_OPTIMAL;
+  info.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+               VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  // Uploads by dispatch write 4-byte texels as raw words through an R32_UINT
+  // view: the image may be viewed as either format, and is a storage image
+  // through the view that supports it.
+  const VkFormat upload_formats[2] = {format->vk, VK_FORMAT_R32_UINT};
+  VkImageFormatListCreateInfo format_list{VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO};
+  format_list.viewFormatCount = 2;
+  format_list.pViewFormats = upload_formats;
+  const bool storage = uploads_by_dispatch_ && format->bytes_per_pixel == 4 &&
+                       storage_uploads_supported(*device_, format->vk);
+  if (storage) {
+    info.pNext = &format_list;
+    info.flags = VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
+    info.usage |= VK_IMAGE_USAGE_STORAGE_BIT;
+  }
+  VkImage image = VK_NULL_HANDLE;
+  bool ok = device_->check(vkCreateImage(device_->get(), &info, nullptr, &image), "vkCreateImage");
+  if (ok) {
+    texture->owned_image = UniqueImage(device_->get(), image);
+    VkMemoryRequirements req{};
+    vkGetImageMemoryRequirements(device_->get(), image, &req);
+    int type = device_->memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (type < 0) type = device_->memory_type(req.memoryTypeBits, 0);
+    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    alloc.allocationSize = req.size;
+    alloc.memoryTypeIndex = static_cast<uint32_t>(type);
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    ok = device_->check(vkAllocateMemory(device_->get(), &alloc, nullptr, &memory),
+                        "vkAllocateMemory");
+    if (ok) {
+      texture->owned_memory = UniqueMemory(device_->get(), memory);
+      ok = device_->check(vkBindImageMemory(device_->get(), image, memory, 0), "vkBindImageMemory");
+    }
+  }
+  VkImageView view = ok ? make_view(*device_, image, *format, storage) : VK_NULL_HANDLE;
+  if (view != VK_NULL_HANDLE && storage) {
+    // Without it the texture's uploads are copies, as on the raster path.
+    VkImageView words = make_storage_view(*device_, image);
+    texture->owned_storage_view = UniqueImageView(device_->get(), words);
+    texture->storage_view = words;
+  }
+  if (view != VK_NULL_HANDLE) {
+    texture->owned_view = UniqueImageView(device_->get(), view);
+    texture->image = image;
+    texture->view = view;
+    ok = upload(*texture, data, stride, nullptr);
+  } else {
+    ok = false;
+  }
+  wlr_buffer_end_data_ptr_access(buffer);
+  if (!ok) {
+    check_lost();
+    return nullptr;
+  }
+  textures_.insert(texture.get());
+  return &texture.release()->base;
+}
+
+wlr_texture* Renderer::texture_from_dmabuf(wlr_buffer* buffer,
+                                           const wlr_dmabuf_attributes& attribs) {
+  const wlr_drm_format* advertised = wlr_drm_format_set_get(&dmabuf_formats_, attribs.format);
+  bool listed = false;
+  for (size_t i = 0; advertised != nullptr && i < advertised->len; ++i)
+    listed = listed || advertised->modifiers[i] == attribs.modifier;
+  const FormatInfo* format = find_format(attribs.format);
+  if (!listed || format == nullptr) {
+    LOG_ERROR("vulkan: dma-buf 0x%08x / modifier 0x%016llx was never advertised", attribs.format,
+              static_cast<unsigned long long>(attribs.modifier));
+    return nullptr;
+  }
+  ImportedImage imported;
+  if (!import_dmabuf(*device_, attribs, *format, imported)) {
+    check_lost();
+    return nullptr;
+  }
+  VkImageView view = make_view(*device_, imported.image.get(), *format);
+  if (view == VK_NULL_HANDLE) return nullptr;
+  auto texture = std::make_unique<Texture>();
+  texture->renderer = this;
+  texture->format = format;
+  texture->image = imported.image.get();
+  texture->view = view;
+  texture->owned_image = std::move(imported.image);
+  texture->owned_memory = std::move(imported.memory);
+  texture->owned_view = UniqueImageView(device_->get(), view);
+  texture->layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;  // after the acquire below
+  queue_acquire(texture->image);
+  texture->last_used = device_->next_point();
+  wlr_texture_init(&texture->base, wlr(), &kTextureImpl, buffer->width, buffer->height);
+  textures_.insert(texture.get());
+  return &texture.release()->base;
+}
+
+bool Renderer::upload(Texture& texture, const void* data, size_t stride,
+                      const pixman_region32_t* region) {
+  if (texture.solid) {
+    unpack_pixel(data, texture.color);
+    return true;
+  }
+  const uint32_t bpp = texture.format->bytes_per_pixel;
+  pixman_box32_t full = {0, 0, static_cast<int32_t>(texture.base.width),
+                         static_cast<int32_t>(texture.base.height)};
+  int count = 1;
+  const pixman_box32_t* rects = &full;
+  pixman_box32_t extents;
+  if (region != nullptr) {
+    rects = pixman_region32_rectangles(const_cast<pixman_region32_t*>(region), &count);
+    if (count > kMaxUploadRects) {
+      extents = *pixman_region32_extents(const_cast<pixman_region32_t*>(region));
+      rects = &extents;
+      count = 1;
+    }
+  }
+  // The first upload may discard: nothing was in the image before.
+  const VkImageLayout old_layout = region == nullptr ? VK_IMAGE_LAYOUT_UNDEFINED : texture.layout;
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  for (int i = 0; i < count; ++i) {
+    const pixman_box32_t& r = rects[i];
+    int32_t x1 = std::clamp(r.x1, 0, full.x2), x2 = std::clamp(r.x2, 0, full.x2);
+    int32_t y1 = std::clamp(r.y1, 0, full.y2), y2 = std::clamp(r.y2, 0, full.y2);
+    if (x2 <= x1 || y2 <= y1) continue;
+    const uint32_t w = x2 - x1, h = y2 - y1, row = w * bpp;
+    StagingRing::Span span = ring_.allocate(VkDeviceSize(row) * h);
+    if (span.data == nullptr) return false;
+    const unsigned char* src = bytes + size_t(y1) * stride + size_t(x1) * bpp;
+    if (row == stride) {
+      std::memcpy(span.data, src, size_t(row) * h);
+    } else {
+      for (uint32_t y = 0; y < h; ++y)
+        std::memcpy(span.data + size_t(y) * row, src + y * stride, row);
+    }
+    VkBufferImageCopy copy{};
+    copy.bufferOffset = span.offset;
+    copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    copy.imageOffset = {x1, y1, 0};
+    copy.imageExtent = {w, h, 1};
+    queue_copy(texture, old_layout, span.buffer, copy);
+  }
+
+  // Textures written by dispatch stay in GENERAL, which storage writes need.
+  texture.layout = texture.storage_view != VK_NULL_HANDLE
+                       ? VK_IMAGE_LAYOUT_GENERAL
+                       : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+  texture.last_used = device_->next_point();
+  return true;
+}
+
+TextureReads texture_reads(wlr_texture* base) {
+  TextureReads reads;
+  // Other renderers' textures, and ours once the renderer is gone: done.
+  if (base == nullptr || base->impl != &kTextureImpl) return reads;
+  Texture* texture = get(base);
+  if (texture->renderer == nullptr) return reads;
+  Renderer& r = *texture->renderer;
+  reads.device_ = r.shared_device();
+  // Points past the last submission are work only queued for the next one:
+  // uploads (they copy from staging, the buffer was read on the CPU) and
+  // dma-buf acquire barriers, which sample nothing. Waiting for them could
+  // wait forever on an idle compositor.
+  reads.point_ = std::min(texture->last_used, r.device().submitted());
+  // Draws recorded in open passes get their point at submit.
+  reads.passes_ = r.open_passes();
+  return reads;
+}
+
+}  // namespace baton::vulkan
