@@ -34,16 +34,6 @@
 #include "renderer/renderer_factory.hpp"
 
 namespace baton {
-namespace {
-
-uint32_t now_msec() {
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<uint32_t>(now.tv_sec * 1000 + now.tv_nsec / 1000000);
-}
-
-}  // namespace
-
 Server::Server(Options options) : options_(std::move(options)) {}
 
 Server::~Server() {
@@ -60,6 +50,7 @@ Server::~Server() {
   new_toplevel_.disconnect();
   new_popup_.disconnect();
   session_active_.disconnect();
+  layout_change_.disconnect();
   session_lock_.reset();
   protocols_.reset();
   // Destroying the backend destroys its outputs and input devices, whose
@@ -161,6 +152,7 @@ bool Server::create_globals() {
   output_layout_ = wlr_output_layout_create(display_);
   scene_ = wlr_scene_create();
   scene_layout_ = wlr_scene_attach_output_layout(scene_, output_layout_);
+  layout_change_.connect(&output_layout_->events.change, [this](void*) { events_.layout_changed.emit(); });
   background_layer_ = wlr_scene_tree_create(&scene_->tree);
   view_layer_ = wlr_scene_tree_create(&scene_->tree);
   unmanaged_layer_ = wlr_scene_tree_create(&scene_->tree);
@@ -308,7 +300,7 @@ View* Server::view_at(double lx, double ly, wlr_surface** surface, double* sx, d
 
 void Server::focus_view(View* view) {
   if (view != nullptr && !view->managed()) return;
-  if (focused_view_ != nullptr && focused_view_ != view) focused_view_->set_activated(false);
+  if (focused_view_ && focused_view_.get() != view) focused_view_->set_activated(false);
   focused_view_ = view;
   if (view == nullptr) {
     seat_->focus_keyboard(nullptr);
@@ -370,13 +362,8 @@ bool Server::reload_config() {
 }
 
 void Server::apply_config() {
-  for (const auto& output : outputs_) {
-    apply_output_config(*this, output->wlr());
-    output->set_background(options_.background);
-    output->apply_games_policy();
-  }
-  seat_->reapply_input_config();
-  layer_shell_->arrange_all();
+  events_.config_applied.emit();
+  events_.layout_changed.emit();
 }
 
 void Server::handle_session_active(bool active) {
@@ -384,18 +371,8 @@ void Server::handle_session_active(bool active) {
     LOG_INFO("session paused (VT switch)");
     return;
   }
-  // Back on our VT: outputs come back as we left them, or as configured.
   LOG_INFO("session resumed; re-enabling outputs");
-  for (const auto& output : outputs_) {
-    wlr_output_state state;
-    wlr_output_state_init(&state);
-    wlr_output_state_set_enabled(&state, true);
-    wlr_output_commit_state(output->wlr(), &state);
-    wlr_output_state_finish(&state);
-    apply_output_config(*this, output->wlr());
-    wlr_damage_ring_add_whole(&output->scene_output()->damage_ring);
-    wlr_output_schedule_frame(output->wlr());
-  }
+  events_.session_resumed.emit();
 }
 
 void Server::update_activation_environment() {
@@ -426,17 +403,14 @@ void Server::update_activation_environment() {
 void Server::handle_new_output(wlr_output* output) {
   outputs_.push_back(std::make_unique<Output>(*this, output));
   apply_output_config(*this, output);
-  if (workspaces_) workspaces_->output_added(*outputs_.back());
-  if (layer_shell_) layer_shell_->arrange_all();
-  if (protocols_) protocols_->outputs_changed();
-  if (session_lock_) session_lock_->arrange();
+  events_.output_added.emit(*outputs_.back());
+  events_.layout_changed.emit();
 }
 
 void Server::output_destroyed(Output& output) {
-  if (layer_shell_) layer_shell_->output_removed(output.wlr());
-  if (workspaces_) workspaces_->output_removed(output);
+  events_.output_removed.emit(output);
   std::erase_if(outputs_, [&](const auto& o) { return o.get() == &output; });
-  if (protocols_) protocols_->outputs_changed();
+  events_.layout_changed.emit();
   // Closing the last window of a nested baton ends it, as closing a nested
   // sway or weston does.
   bool nested = backend_kind_ == BackendChoice::wayland || backend_kind_ == BackendChoice::x11;
@@ -467,24 +441,22 @@ void Server::view_mapped(View& view) {
     workspaces_->place(view);
     if (view.visible()) focus_view(&view);
   }
-  seat_->refresh_pointer_focus(now_msec());
-  if (screenshot_writer_) screenshot_writer_->window_mapped();
+  events_.view_mapped.emit(view);
 }
 
 void Server::view_unmapped(View& view) {
-  seat_->forget(view);
   if (focused_view_ == &view) {
-    focused_view_ = nullptr;
+    focused_view_.reset();
     // Focus passes to the most recently focused window still mapped on
     // this workspace.
     focus_view(workspaces_->most_recent(view.output(), &view));
   }
-  seat_->refresh_pointer_focus(now_msec());
+  events_.view_unmapped.emit(view);
 }
 
 void Server::view_destroyed(View& view) {
-  seat_->forget(view);
-  if (focused_view_ == &view) focused_view_ = nullptr;
+  events_.view_destroyed.emit(view);
+  // focused_view_ is a Weak: it reads null once the view is freed.
   std::erase_if(views_, [&](const auto& v) { return v.get() == &view; });
 }
 
@@ -497,7 +469,7 @@ void Server::handle_renderer_rebuilt(wlr_renderer* renderer, wlr_allocator* allo
   allocator_ = allocator;
   renderer_name_ = render_->name();
   wlr_compositor_set_renderer(compositor_, renderer);
-  for (const auto& output : outputs_) output->renderer_rebuilt();
+  events_.renderer_rebuilt.emit();
 }
 
 }  // namespace baton

@@ -12,11 +12,13 @@
 #include <vector>
 
 #include "compositor/config/config.hpp"
+#include "compositor/server_events.hpp"
 #include "util/event_source.hpp"
 #include "util/image.hpp"
 #include "util/listener.hpp"
 #include "compositor/config/options.hpp"
 #include "util/unique_fd.hpp"
+#include "util/weak.hpp"
 
 struct wl_display;
 struct wl_event_loop;
@@ -108,7 +110,7 @@ class Server {
   /// Mapped and unmapped toplevels, most recently focused first.
   [[nodiscard]] const std::vector<std::unique_ptr<View>>& views() const { return views_; }
   /// The toplevel that holds keyboard focus, or null.
-  [[nodiscard]] View* focused_view() const { return focused_view_; }
+  [[nodiscard]] View* focused_view() const { return focused_view_.get(); }
   /// The output containing layout point (lx, ly), else the first output.
   [[nodiscard]] Output* output_at(double lx, double ly) const;
 
@@ -143,7 +145,11 @@ class Server {
   /// an activation token of its own.
   int spawn(const std::string& command);
 
-  /// Called by views: lifecycle hooks the server reacts to.
+  /// What happens here, for subsystems to subscribe to.
+  [[nodiscard]] ServerEvents& events() { return events_; }
+
+  /// Called by views and outputs: lifecycle steps the server owns (placing,
+  /// focus, the lists) before it tells the subscribers.
   void view_mapped(View& view);
   void view_unmapped(View& view);
   void view_destroyed(View& view);
@@ -210,7 +216,8 @@ class Server {
   std::vector<std::unique_ptr<Output>> outputs_;
   std::vector<std::unique_ptr<View>> views_;
   std::vector<std::unique_ptr<Popup>> popups_;
-  View* focused_view_ = nullptr;
+  Weak<View> focused_view_;
+  ServerEvents events_;
 
   Listener<void> backend_destroy_;
   Listener<wlr_output> new_output_;
@@ -218,6 +225,7 @@ class Server {
   Listener<wlr_xdg_toplevel> new_toplevel_;
   Listener<wlr_xdg_popup> new_popup_;
   Listener<void> session_active_;
+  Listener<void> layout_change_;
 };
 
 }  // namespace baton

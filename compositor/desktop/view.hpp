@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "util/weak.hpp"
+
 struct wlr_scene_tree;
 struct wlr_surface;
 
@@ -23,7 +25,7 @@ struct Rect {
   int x = 0, y = 0, width = 0, height = 0;
 };
 
-class View {
+class View : public Weakable<View> {
  public:
   virtual ~View() = default;
   View(const View&) = delete;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "util/clock.hpp"
 #include "util/log.hpp"
 #include "compositor/output/output.hpp"
 #include "compositor/input/seat.hpp"
@@ -12,6 +13,11 @@
 
 namespace baton {
 
+Workspaces::Workspaces(Server& server)
+    : server_(server),
+      output_added_(server.events().output_added.connect([this](Output& o) { output_added(o); })),
+      output_removed_(server.events().output_removed.connect([this](Output& o) { output_removed(o); })) {}
+
 int Workspaces::current(const Output* output) const {
   for (const auto& [o, n] : current_)
     if (o == output) return n;
@@ -19,7 +25,7 @@ int Workspaces::current(const Output* output) const {
 }
 
 Output* Workspaces::focused_output() const {
-  if (focused_output_ != nullptr) return focused_output_;
+  if (focused_output_) return focused_output_.get();
   return server_.output_at(server_.seat().cursor_x(), server_.seat().cursor_y());
 }
 
@@ -101,8 +107,6 @@ void Workspaces::output_added(Output& output) {
 
 void Workspaces::output_removed(Output& output) {
   std::erase_if(current_, [&](const auto& entry) { return entry.first == &output; });
-  if (focused_output_ == &output) focused_output_ = nullptr;
-  if (pointer_output_ == &output) pointer_output_ = nullptr;
   Output* target = nullptr;
   for (Output* o : server_.outputs())
     if (o != &output && target == nullptr) target = o;
@@ -123,10 +127,7 @@ void Workspaces::output_removed(Output& output) {
 
 void Workspaces::refocus(const Output* output) {
   server_.focus_view(most_recent(output));
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  server_.seat().refresh_pointer_focus(
-      static_cast<uint32_t>(now.tv_sec * 1000 + now.tv_nsec / 1000000));
+  server_.seat().refresh_pointer_focus(monotonic_msec());
 }
 
 }  // namespace baton

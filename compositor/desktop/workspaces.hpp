@@ -8,6 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "util/signal.hpp"
+#include "util/weak.hpp"
+
 namespace baton {
 
 class Server;
@@ -18,7 +21,7 @@ class Workspaces {
  public:
   static constexpr int kCount = 10;
 
-  explicit Workspaces(Server& server) : server_(server) {}
+  explicit Workspaces(Server& server);
   Workspaces(const Workspaces&) = delete;
   Workspaces& operator=(const Workspaces&) = delete;
 
@@ -58,8 +61,10 @@ class Workspaces {
 
   Server& server_;
   std::vector<std::pair<const Output*, int>> current_;
-  Output* focused_output_ = nullptr;
-  Output* pointer_output_ = nullptr;
+  Weak<Output> focused_output_;
+  Weak<Output> pointer_output_;
+  Connection output_added_;
+  Connection output_removed_;
 };
 
 }  // namespace baton

@@ -49,10 +49,10 @@ void Grab::motion(double x, double y) {
 }
 
 void Grab::end() {
-  if (mode_ == Mode::resize && view_ != nullptr)
-    if (auto* xdg = dynamic_cast<XdgView*>(view_); xdg != nullptr) wlr_xdg_toplevel_set_resizing(xdg->toplevel(), false);
+  if (mode_ == Mode::resize && view_)
+    if (auto* xdg = dynamic_cast<XdgView*>(view_.get()); xdg != nullptr) wlr_xdg_toplevel_set_resizing(xdg->toplevel(), false);
   mode_ = Mode::none;
-  view_ = nullptr;
+  view_.reset();
 }
 
 }  // namespace baton

@@ -14,7 +14,7 @@ class Grab {
   enum class Mode { none, move, resize };
 
   [[nodiscard]] bool active() const { return mode_ != Mode::none; }
-  [[nodiscard]] View* view() const { return view_; }
+  [[nodiscard]] View* view() const { return view_.get(); }
   /// Starts dragging `view` from cursor (x, y); `edges` are
   /// WLR_EDGE_* bits for a resize.
   void begin(View& view, Mode mode, double x, double y, uint32_t edges);
@@ -28,7 +28,7 @@ class Grab {
 
  private:
   Mode mode_ = Mode::none;
-  View* view_ = nullptr;
+  Weak<View> view_;  // a grabbed window that goes ends the grab (forget)
   double start_x_ = 0, start_y_ = 0;
   Rect start_;
   uint32_t edges_ = 0;

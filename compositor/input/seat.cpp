@@ -8,6 +8,7 @@
 #include "compositor/config/apply.hpp"
 #include "compositor/shell/desktop_protocols.hpp"
 #include "compositor/shell/layer_shell.hpp"
+#include "util/clock.hpp"
 #include "util/log.hpp"
 #include "compositor/input/pointer_constraints.hpp"
 #include "compositor/server.hpp"
@@ -113,6 +114,17 @@ Seat::Seat(Server& server)
                                wlr_seat_set_selection(seat_, event->source, event->serial);
                              });
   update_capabilities();
+
+  // Windows that go lose the grab and the pressed title button; the pointer
+  // focus follows what is now under the cursor.
+  ServerEvents& events = server.events();
+  view_mapped_ = events.view_mapped.connect([this](View&) { refresh_pointer_focus(monotonic_msec()); });
+  view_unmapped_ = events.view_unmapped.connect([this](View& view) {
+    forget(view);
+    refresh_pointer_focus(monotonic_msec());
+  });
+  view_destroyed_ = events.view_destroyed.connect([this](View& view) { forget(view); });
+  config_applied_ = events.config_applied.connect([this] { reapply_input_config(); });
 }
 
 Seat::~Seat() {
@@ -176,7 +188,7 @@ void Seat::activity() { server_.protocols().notify_activity(); }
 void Seat::forget(const View& view) {
   grab_.forget(view);
   if (pressed_view_ == &view) {
-    pressed_view_ = nullptr;
+    pressed_view_.reset();
     pressed_button_ = TitleButton::none;
   }
 }
@@ -276,8 +288,8 @@ bool Seat::handle_title_button(const wlr_pointer_button_event& event, View* view
   if (pressed_button_ == TitleButton::none) return false;
   // Released off the button it was pressed on: nothing happens.
   TitleButton pressed = pressed_button_;
-  View* pressed_view = pressed_view_;
-  pressed_view_ = nullptr;
+  View* pressed_view = pressed_view_.get();
+  pressed_view_.reset();
   pressed_button_ = TitleButton::none;
   if (view != pressed_view || under != pressed) return true;
   if (pressed == TitleButton::close)

@@ -7,6 +7,8 @@
 
 #include "compositor/input/grab.hpp"
 #include "util/listener.hpp"
+#include "util/signal.hpp"
+#include "util/weak.hpp"
 
 struct wlr_seat;
 struct wlr_cursor;
@@ -110,7 +112,7 @@ class Seat {
   uint32_t grab_button_ = 0;
   // A title bar button pressed and not yet released: it acts on release
   // over the same button, as toolkit buttons do.
-  View* pressed_view_ = nullptr;
+  Weak<View> pressed_view_;
   TitleButton pressed_button_ = TitleButton::none;
 
   Listener<wlr_pointer_motion_event> motion_;
@@ -121,6 +123,10 @@ class Seat {
   Listener<wlr_seat_pointer_request_set_cursor_event> request_cursor_;
   Listener<wlr_seat_request_set_selection_event> request_selection_;
   std::vector<std::unique_ptr<Listener<void>>> pointer_destroys_;
+  Connection view_mapped_;
+  Connection view_unmapped_;
+  Connection view_destroyed_;
+  Connection config_applied_;
 };
 
 }  // namespace baton

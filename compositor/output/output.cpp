@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "compositor/config/apply.hpp"
 #include "compositor/config/config.hpp"
 #include "util/log.hpp"
 #include "compositor/server.hpp"
@@ -86,6 +87,14 @@ Output::Output(Server& server, wlr_output* output)
     });
   }
   destroy_.connect(&output->events.destroy, [this](void*) { server_.output_destroyed(*this); });
+  ServerEvents& events = server.events();
+  config_applied_ = events.config_applied.connect([this] {
+    apply_output_config(server_, output_);
+    set_background(server_.options().background);
+    apply_games_policy();
+  });
+  session_resumed_ = events.session_resumed.connect([this] { session_resumed(); });
+  renderer_rebuilt_ = events.renderer_rebuilt.connect([this] { renderer_rebuilt(); });
 
   LOG_INFO("output %s: %dx%d@%.2fHz", output->name, output->width, output->height,
            output->refresh / 1000.0);
@@ -181,6 +190,17 @@ void Output::handle_commit(const wlr_output_event_commit& event) {
   captures_.clear();
   wlr_output_lock_attach_render(output_, false);
   for (auto& callback : callbacks) callback(image);
+}
+
+void Output::session_resumed() {
+  wlr_output_state state;
+  wlr_output_state_init(&state);
+  wlr_output_state_set_enabled(&state, true);
+  wlr_output_commit_state(output_, &state);
+  wlr_output_state_finish(&state);
+  apply_output_config(server_, output_);
+  wlr_damage_ring_add_whole(&scene_output_->damage_ring);
+  wlr_output_schedule_frame(output_);
 }
 
 void Output::renderer_rebuilt() {

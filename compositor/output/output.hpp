@@ -7,6 +7,8 @@
 #include "compositor/output/frame_cadence.hpp"
 #include "util/image.hpp"
 #include "util/listener.hpp"
+#include "util/signal.hpp"
+#include "util/weak.hpp"
 
 struct wlr_output;
 struct wlr_output_event_commit;
@@ -20,7 +22,7 @@ namespace baton {
 class Server;
 class View;
 
-class Output {
+class Output : public Weakable<Output> {
  public:
   using CaptureCallback = std::function<void(const Image&)>;
 
@@ -48,10 +50,11 @@ class Output {
   void apply_games_policy();
   /// The last commit really was an async (tearing) page flip.
   [[nodiscard]] bool tearing_active() const { return tearing_active_; }
+ private:
   /// The server's renderer was rebuilt (GPU loss): render with the new one.
   void renderer_rebuilt();
-
- private:
+  /// Back on our VT: enabled again as we left it, or as configured, repainted.
+  void session_resumed();
   void handle_frame();
   void commit_frame(View* fullscreen);
   void handle_commit(const wlr_output_event_commit& event);
@@ -74,6 +77,9 @@ class Output {
   Listener<wlr_output_event_request_state> request_state_;
   Listener<wlr_output_event_present> present_;
   Listener<void> destroy_;
+  Connection config_applied_;
+  Connection session_resumed_;
+  Connection renderer_rebuilt_;
 };
 
 }  // namespace baton

@@ -13,6 +13,7 @@ ScreenshotWriter::ScreenshotWriter(Server& server, std::string path, int delay_m
     : server_(server), path_(std::move(path)), delay_ms_(delay_ms), exit_after_(exit_after) {
   timer_ = EventSource::timer(server.event_loop(), [this]() { capture_all(); });
   on_signal_ = EventSource::signal(server.event_loop(), SIGUSR1, [this]() { capture_all(); });
+  view_mapped_ = server.events().view_mapped.connect([this](View&) { window_mapped(); });
 }
 
 std::string ScreenshotWriter::path_for_output(const std::string& path, size_t index) {

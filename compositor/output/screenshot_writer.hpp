@@ -7,6 +7,7 @@
 #include <string>
 
 #include "util/event_source.hpp"
+#include "util/signal.hpp"
 
 namespace baton {
 
@@ -18,12 +19,12 @@ class ScreenshotWriter {
   ScreenshotWriter(const ScreenshotWriter&) = delete;
   ScreenshotWriter& operator=(const ScreenshotWriter&) = delete;
 
-  /// Called when any toplevel maps; the first call starts the countdown.
-  void window_mapped();
   /// Output N's file: PATH for output 0, PATH with -N before .png after.
   [[nodiscard]] static std::string path_for_output(const std::string& path, size_t index);
 
  private:
+  /// Any window mapped; the first one starts the countdown.
+  void window_mapped();
   void capture_all();
 
   Server& server_;
@@ -34,6 +35,7 @@ class ScreenshotWriter {
   size_t pending_ = 0;
   std::unique_ptr<EventSource> timer_;
   std::unique_ptr<EventSource> on_signal_;
+  Connection view_mapped_;
 };
 
 }  // namespace baton

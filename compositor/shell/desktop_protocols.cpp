@@ -38,11 +38,7 @@ DesktopProtocols::DesktopProtocols(Server& server)
   output_test_.connect(&output_manager_->events.test, [this](wlr_output_configuration_v1* c) {
     apply_output_configuration(c, true);
   });
-  layout_change_.connect(&server.output_layout()->events.change, [this](void*) {
-    outputs_changed();
-    server_.layer_shell().arrange_all();
-    server_.session_lock().arrange();
-  });
+  layout_changed_ = server.events().layout_changed.connect([this] { outputs_changed(); });
 
   wlr_output_power_manager_v1* power = wlr_output_power_manager_v1_create(display);
   power_set_mode_.connect(
@@ -170,10 +166,7 @@ void DesktopProtocols::apply_output_configuration(wlr_output_configuration_v1* c
   else
     wlr_output_configuration_v1_send_failed(config);
   wlr_output_configuration_v1_destroy(config);
-  if (!test_only) {
-    outputs_changed();
-    server_.layer_shell().arrange_all();
-  }
+  if (!test_only) server_.events().layout_changed.emit();
 }
 
 void DesktopProtocols::decoration_destroyed(XdgDecoration& decoration) {

@@ -11,6 +11,7 @@
 
 #include "util/listener.hpp"
 #include "util/wlr.hpp"
+#include "util/signal.hpp"
 
 namespace baton {
 
@@ -51,7 +52,7 @@ class DesktopProtocols {
   Listener<wlr_seat_request_set_primary_selection_event> set_primary_;
   Listener<wlr_output_configuration_v1> output_apply_;
   Listener<wlr_output_configuration_v1> output_test_;
-  Listener<void> layout_change_;
+  Connection layout_changed_;
   Listener<wlr_output_power_v1_set_mode_event> power_set_mode_;
   Listener<wlr_gamma_control_manager_v1_set_gamma_event> set_gamma_;
   Listener<wlr_cursor_shape_manager_v1_request_set_shape_event> set_shape_;

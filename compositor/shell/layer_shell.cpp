@@ -73,6 +73,9 @@ LayerShell::LayerShell(Server& server)
     }
     surfaces_.push_back(std::make_unique<LayerSurface>(*this, surface));
   });
+  output_removed_ =
+      server.events().output_removed.connect([this](Output& output) { output_removed(output.wlr()); });
+  layout_changed_ = server.events().layout_changed.connect([this] { arrange_all(); });
 }
 
 LayerShell::~LayerShell() = default;

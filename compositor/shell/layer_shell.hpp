@@ -9,6 +9,7 @@
 
 #include "util/listener.hpp"
 #include "util/wlr.hpp"
+#include "util/signal.hpp"
 
 namespace baton {
 
@@ -86,6 +87,8 @@ class LayerShell {
   std::vector<Area> areas_;
   std::vector<std::unique_ptr<LayerSurface>> surfaces_;
   Listener<wlr_layer_surface_v1> new_surface_;
+  Connection output_removed_;
+  Connection layout_changed_;
 };
 
 }  // namespace baton

@@ -12,6 +12,7 @@ namespace baton {
 SessionLock::SessionLock(Server& server) : server_(server) {
   wlr_session_lock_manager_v1* manager = wlr_session_lock_manager_v1_create(server.display());
   new_lock_.connect(&manager->events.new_lock, [this](wlr_session_lock_v1* l) { lock(l); });
+  layout_changed_ = server.events().layout_changed.connect([this] { arrange(); });
 }
 
 SessionLock::~SessionLock() {

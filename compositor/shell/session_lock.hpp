@@ -8,6 +8,7 @@
 
 #include "util/listener.hpp"
 #include "util/wlr.hpp"
+#include "util/signal.hpp"
 
 namespace baton {
 
@@ -46,6 +47,7 @@ class SessionLock {
   Listener<wlr_session_lock_surface_v1> new_surface_;
   Listener<void> unlock_;
   Listener<void> lock_destroy_;
+  Connection layout_changed_;
 };
 
 }  // namespace baton

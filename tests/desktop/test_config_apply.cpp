@@ -134,6 +134,29 @@ TEST(ConfigApply, RendererAndSwapchainAreStoredForTheRenderer) {
   EXPECT_EQ(h.server().config().swapchain_slots, 2);
 }
 
+// The config file's renderer is the one the server starts with, unless the
+// command line names one.
+TEST(ConfigApply, ConfigPicksTheRendererTheCommandLineLeftOpen) {
+  std::string vulkan = write_config("renderer-vulkan", "renderer = \"vulkan\"\n");
+  std::string pixman = write_config("renderer-pixman", "renderer = \"pixman\"\n");
+  {
+    Options options = options_with(vulkan);
+    options.renderer = RendererChoice::automatic;
+    Harness h(options);
+    EXPECT_STREQ(h.server().renderer_name(), "vulkan");
+  }
+  {
+    Options options = options_with(pixman);
+    options.renderer = RendererChoice::automatic;
+    Harness h(options);
+    EXPECT_STREQ(h.server().renderer_name(), "pixman");
+  }
+  Options options = options_with(vulkan);
+  options.renderer = RendererChoice::pixman;
+  Harness h(options);
+  EXPECT_STREQ(h.server().renderer_name(), "pixman");
+}
+
 TEST(ConfigApply, StartupCommandsRunOnceAtStart) {
   std::string dir = scratch_dir("startup");
   std::string path = write_config("startup", "startup = [\"echo x >> " + dir + "/ran\"]\n");

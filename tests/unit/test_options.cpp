@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "compositor/config/factory_options.hpp"
 #include "compositor/config/options.hpp"
 #include "compositor/output/screenshot_writer.hpp"
 
@@ -132,6 +133,32 @@ TEST(ScreenshotPaths, OneFilePerOutput) {
   EXPECT_EQ(ScreenshotWriter::path_for_output("/tmp/s.png", 0), "/tmp/s.png");
   EXPECT_EQ(ScreenshotWriter::path_for_output("/tmp/s.png", 1), "/tmp/s-1.png");
   EXPECT_EQ(ScreenshotWriter::path_for_output("/tmp/shot", 2), "/tmp/shot-2");
+}
+
+// The factories get the command line's choices, and the config file's where
+// the command line said nothing.
+TEST(Options, FactoryOptionsPreferTheCommandLine) {
+  baton::Config config;
+  config.renderer = baton::RendererChoice::vulkan;
+  config.swapchain_slots = 2;
+  auto p = parse({"--backend", "headless", "--outputs", "2", "--headless-size", "800x600"});
+  ASSERT_EQ(p.action, Action::run);
+  baton::BackendOptions backend = baton::backend_options(p.options);
+  EXPECT_EQ(backend.backend, BackendChoice::headless);
+  EXPECT_EQ(backend.outputs, 2);
+  EXPECT_EQ(backend.headless_size.width, 800);
+  baton::RenderOptions render = baton::render_options(p.options, config);
+  EXPECT_EQ(render.renderer, baton::RendererChoice::vulkan);
+  EXPECT_EQ(render.swapchain_slots, 2);
+  EXPECT_EQ(render.outputs, 2);
+
+  p = parse({"--renderer", "pixman", "--swapchain-slots", "4", "--compositing", "raster"});
+  ASSERT_EQ(p.action, Action::run);
+  render = baton::render_options(p.options, config);
+  EXPECT_EQ(render.renderer, baton::RendererChoice::pixman);
+  EXPECT_EQ(render.swapchain_slots, 4);
+  EXPECT_EQ(render.compositing, baton::CompositingChoice::raster);
+  EXPECT_EQ(baton::render_options(parse({}).options, baton::Config{}).swapchain_slots, 3);
 }
 
 }  // namespace

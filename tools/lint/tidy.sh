@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Lint test: clang-tidy (.clang-tidy's checks, every finding an error) over
+# baton's own .cpp files, with the build's compile_commands.json.
+#
+# usage: tidy.sh BUILD_DIR [FILE...]   (default: every .cpp of baton's own)
+set -uo pipefail
+build=$(realpath "${1:?usage: tidy.sh BUILD_DIR [FILE...]}")
+shift
+cd "$(dirname "$0")/../.."
+command -v clang-tidy >/dev/null || { echo "clang-tidy is missing (tools/deps.sh installs it)"; exit 1; }
+[ -f "$build/compile_commands.json" ] || { echo "no $build/compile_commands.json"; exit 1; }
+if [ $# -gt 0 ]; then
+  files=("$@")
+else
+  mapfile -t files < <(bash tools/lint/sources.sh | grep '\.cpp$')
+fi
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+# One clang-tidy per file, as many at once as there are cores.
+printf '%s\n' "${files[@]}" |
+  xargs -P "$(nproc)" -n 1 clang-tidy -p "$build" --quiet >"$log" 2>&1
+status=$?
+grep -E 'warning:|error:' "$log" | sort -u | head -n 200
+findings=$(grep -cE '(warning|error):' "$log")
+if [ $status -ne 0 ] || [ "$findings" -gt 0 ]; then
+  echo "clang-tidy: $findings findings in ${#files[@]} files (checks in .clang-tidy)"
+  exit 1
+fi
+echo "clang-tidy: ${#files[@]} files, no findings"
