@@ -28,8 +28,7 @@ bool on_virtual_terminal() {
   const char* type = std::getenv("XDG_SESSION_TYPE");
   if (type != nullptr && std::strcmp(type, "tty") == 0) return true;
   const char* tty = isatty(STDIN_FILENO) ? ttyname(STDIN_FILENO) : nullptr;
-  return tty != nullptr && std::strncmp(tty, "/dev/tty", 8) == 0 &&
-         tty[8] >= '0' && tty[8] <= '9';
+  return tty != nullptr && std::strncmp(tty, "/dev/tty", 8) == 0 && tty[8] >= '0' && tty[8] <= '9';
 }
 
 CreatedBackend fail(CreatedBackend result, std::string why) {
@@ -64,8 +63,9 @@ CreatedBackend create_drm(wl_event_loop* loop) {
     std::string why = std::string("the DRM backend found no GPU on seat '") + session->seat +
                       "' (no usable /dev/dri/card* device";
     if (std::strcmp(session->seat, "seat0") != 0)
-      why += ", or none assigned to this seat: run seatd or logind, or name the cards in "
-             "WLR_DRM_DEVICES";
+      why +=
+          ", or none assigned to this seat: run seatd or logind, or name the cards in "
+          "WLR_DRM_DEVICES";
     why += ")";
     wlr_session_destroy(session);
     return fail(result, why);
@@ -128,12 +128,14 @@ CreatedBackend create_backend(wl_event_loop* loop, const BackendOptions& options
     }
     case BackendChoice::wayland: {
       if (!env_set("WAYLAND_DISPLAY") && !env_set("WAYLAND_SOCKET"))
-        return fail(result, "the wayland backend needs a parent compositor: WAYLAND_DISPLAY is not set");
+        return fail(result,
+                    "the wayland backend needs a parent compositor: WAYLAND_DISPLAY is not set");
       result.backend = wlr_wl_backend_create(loop, nullptr);
       if (result.backend == nullptr)
-        return fail(result, std::string("the wayland backend could not connect to the parent "
-                                        "compositor at WAYLAND_DISPLAY=") +
-                                (std::getenv("WAYLAND_DISPLAY") ? std::getenv("WAYLAND_DISPLAY") : ""));
+        return fail(result,
+                    std::string("the wayland backend could not connect to the parent "
+                                "compositor at WAYLAND_DISPLAY=") +
+                        (std::getenv("WAYLAND_DISPLAY") ? std::getenv("WAYLAND_DISPLAY") : ""));
       for (int i = 0; i < options.outputs; ++i) wlr_wl_output_create(result.backend);
       return result;
     }
@@ -142,8 +144,9 @@ CreatedBackend create_backend(wl_event_loop* loop, const BackendOptions& options
         return fail(result, "the x11 backend needs an X server: DISPLAY is not set");
       result.backend = wlr_x11_backend_create(loop, nullptr);
       if (result.backend == nullptr)
-        return fail(result, std::string("the x11 backend could not connect to the X server at DISPLAY=") +
-                                std::getenv("DISPLAY"));
+        return fail(result,
+                    std::string("the x11 backend could not connect to the X server at DISPLAY=") +
+                        std::getenv("DISPLAY"));
       for (int i = 0; i < options.outputs; ++i) wlr_x11_output_create(result.backend);
       return result;
     }

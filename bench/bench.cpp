@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "bench/wlr_renderers.hpp"
-#include "util/wlr.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
+#include "util/wlr.hpp"
 
 namespace {
 

@@ -4,9 +4,9 @@
 #include <string_view>
 #include <vector>
 
+#include "compositor/server.hpp"
 #include "util/event_source.hpp"
 #include "util/log.hpp"
-#include "compositor/server.hpp"
 
 int main(int argc, char** argv) {
   std::vector<std::string_view> args(argv, argv + argc);
@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
       std::printf("baton %s\n", BATON_VERSION);
       return 0;
     case baton::ParsedCommandLine::Action::error:
-      std::fprintf(stderr, "baton: %s\n\n%s", parsed.error.c_str(), baton::usage_text(args[0]).c_str());
+      std::fprintf(stderr, "baton: %s\n\n%s", parsed.error.c_str(),
+                   baton::usage_text(args[0]).c_str());
       return 2;
     case baton::ParsedCommandLine::Action::run:
       break;
@@ -55,7 +56,8 @@ int main(int argc, char** argv) {
   auto sigint = baton::EventSource::signal(server.event_loop(), SIGINT, on_signal);
   auto sigterm = baton::EventSource::signal(server.event_loop(), SIGTERM, on_signal);
   // SIGHUP re-reads the configuration, as sway and most daemons do.
-  auto sighup = baton::EventSource::signal(server.event_loop(), SIGHUP, [&server]() { server.reload_config(); });
+  auto sighup = baton::EventSource::signal(server.event_loop(), SIGHUP,
+                                           [&server]() { server.reload_config(); });
   int code = server.run();
   LOG_INFO("baton exits (status %d)", code);
   return code;

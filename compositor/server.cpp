@@ -11,27 +11,27 @@
 #include <ctime>
 
 #include "backend/backend_factory.hpp"
-#include "compositor/shell/activation.hpp"
 #include "compositor/config/apply.hpp"
 #include "compositor/config/factory_options.hpp"
-#include "compositor/shell/desktop_protocols.hpp"
-#include "compositor/launcher.hpp"
-#include "compositor/shell/layer_shell.hpp"
-#include "util/log.hpp"
-#include "compositor/output/output.hpp"
-#include "compositor/output/screenshot_writer.hpp"
-#include "compositor/input/seat.hpp"
-#include "compositor/shell/session_lock.hpp"
-#include "util/wlr.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/desktop/xdg_view.hpp"
 #include "compositor/desktop/xwayland.hpp"
 #include "compositor/desktop/xwayland_view.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/launcher.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/output/screenshot_writer.hpp"
+#include "compositor/shell/activation.hpp"
+#include "compositor/shell/desktop_protocols.hpp"
+#include "compositor/shell/layer_shell.hpp"
+#include "compositor/shell/session_lock.hpp"
+#include "handoff/readiness_gate.hpp"
 #include "protocols/linux_dmabuf.hpp"
 #include "protocols/linux_drm_syncobj.hpp"
-#include "handoff/readiness_gate.hpp"
 #include "renderer/render_stack.hpp"
 #include "renderer/renderer_factory.hpp"
+#include "util/log.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 Server::Server(Options options) : options_(std::move(options)) {}
@@ -78,7 +78,8 @@ bool Server::start() {
 
   CreatedBackend backend = create_backend(event_loop_, backend_options(options_));
   if (backend.backend == nullptr) {
-    start_error_ = "backend '" + std::string(backend_name(backend.kind)) + "' unavailable: " + backend.error;
+    start_error_ =
+        "backend '" + std::string(backend_name(backend.kind)) + "' unavailable: " + backend.error;
     return false;
   }
   backend_ = backend.backend;
@@ -95,7 +96,8 @@ bool Server::start() {
 
   if (options_.socket_name) {
     if (wl_display_add_socket(display_, options_.socket_name->c_str()) != 0) {
-      start_error_ = "cannot listen on socket '" + *options_.socket_name + "' (in use, or XDG_RUNTIME_DIR unset?)";
+      start_error_ = "cannot listen on socket '" + *options_.socket_name +
+                     "' (in use, or XDG_RUNTIME_DIR unset?)";
       return false;
     }
     socket_name_ = *options_.socket_name;
@@ -124,8 +126,9 @@ bool Server::start() {
     if (xwayland_) launcher_->set_env("DISPLAY", xwayland_->display_name());
   }
   if (options_.screenshot_path)
-    screenshot_writer_ = std::make_unique<ScreenshotWriter>(
-        *this, *options_.screenshot_path, options_.screenshot_delay_ms, options_.exit_after_screenshot);
+    screenshot_writer_ = std::make_unique<ScreenshotWriter>(*this, *options_.screenshot_path,
+                                                            options_.screenshot_delay_ms,
+                                                            options_.exit_after_screenshot);
 
   LOG_INFO("baton %s running on WAYLAND_DISPLAY=%s (backend %s, renderer %s)", BATON_VERSION,
            socket_name_.c_str(), backend_name(backend_kind_), renderer_name_);
@@ -152,7 +155,8 @@ bool Server::create_globals() {
   output_layout_ = wlr_output_layout_create(display_);
   scene_ = wlr_scene_create();
   scene_layout_ = wlr_scene_attach_output_layout(scene_, output_layout_);
-  layout_change_.connect(&output_layout_->events.change, [this](void*) { events_.layout_changed.emit(); });
+  layout_change_.connect(&output_layout_->events.change,
+                         [this](void*) { events_.layout_changed.emit(); });
   background_layer_ = wlr_scene_tree_create(&scene_->tree);
   view_layer_ = wlr_scene_tree_create(&scene_->tree);
   unmanaged_layer_ = wlr_scene_tree_create(&scene_->tree);
@@ -171,7 +175,8 @@ bool Server::create_globals() {
   protocols_ = std::make_unique<DesktopProtocols>(*this);
   session_lock_ = std::make_unique<SessionLock>(*this);
   if (session_ != nullptr)
-    session_active_.connect(&session_->events.active, [this](void*) { handle_session_active(session_->active); });
+    session_active_.connect(&session_->events.active,
+                            [this](void*) { handle_session_active(session_->active); });
 
   // Nested backends destroy themselves when the parent compositor or X
   // server goes away; a nested baton then has nothing left to show.
@@ -180,11 +185,14 @@ bool Server::create_globals() {
     LOG_INFO("the backend was closed (parent display gone?); shutting down");
     terminate(0);
   });
-  new_output_.connect(&backend_->events.new_output, [this](wlr_output* output) { handle_new_output(output); });
-  new_input_.connect(&backend_->events.new_input, [this](wlr_input_device* device) { seat_->add_input(device); });
+  new_output_.connect(&backend_->events.new_output,
+                      [this](wlr_output* output) { handle_new_output(output); });
+  new_input_.connect(&backend_->events.new_input,
+                     [this](wlr_input_device* device) { seat_->add_input(device); });
   new_toplevel_.connect(&xdg_shell_->events.new_toplevel,
                         [this](wlr_xdg_toplevel* toplevel) { handle_new_toplevel(toplevel); });
-  new_popup_.connect(&xdg_shell_->events.new_popup, [this](wlr_xdg_popup* popup) { handle_new_popup(popup); });
+  new_popup_.connect(&xdg_shell_->events.new_popup,
+                     [this](wlr_xdg_popup* popup) { handle_new_popup(popup); });
   return true;
 }
 
@@ -269,7 +277,8 @@ View* Server::fullscreen_view_on(const Output& output) const {
     if (!v->fullscreen() || !v->visible()) continue;
     wlr_surface* surface = v->surface();
     if (surface == nullptr) continue;
-    if (output_at(v->x() + surface->current.width / 2.0, v->y() + surface->current.height / 2.0) == &output)
+    if (output_at(v->x() + surface->current.width / 2.0, v->y() + surface->current.height / 2.0) ==
+        &output)
       return v.get();
   }
   return nullptr;
@@ -287,7 +296,8 @@ View* Server::view_at(double lx, double ly, wlr_surface** surface, double* sx, d
   wlr_scene_node* node = wlr_scene_node_at(&scene_->tree.node, lx, ly, sx, sy);
   if (node == nullptr) return nullptr;
   if (node->type == WLR_SCENE_NODE_BUFFER) {
-    wlr_scene_surface* scene_surface = wlr_scene_surface_try_from_buffer(wlr_scene_buffer_from_node(node));
+    wlr_scene_surface* scene_surface =
+        wlr_scene_surface_try_from_buffer(wlr_scene_buffer_from_node(node));
     if (scene_surface != nullptr) *surface = scene_surface->surface;
   }
   for (wlr_scene_tree* tree = node->parent; tree != nullptr; tree = tree->node.parent) {
@@ -308,7 +318,8 @@ void Server::focus_view(View* view) {
   }
   wlr_scene_node_raise_to_top(&view->tree()->node);
   workspaces_->focus_output(view->output());
-  auto it = std::find_if(views_.begin(), views_.end(), [view](const auto& v) { return v.get() == view; });
+  auto it =
+      std::find_if(views_.begin(), views_.end(), [view](const auto& v) { return v.get() == view; });
   if (it != views_.end()) std::rotate(views_.begin(), it, it + 1);
   if (view->urgent()) view->set_urgent(false);
   view->set_activated(true);
@@ -334,7 +345,8 @@ void Server::cycle_focus(bool forward) {
   // focused just before it comes up.
   View* current = candidates.front();
   focus_view(candidates[1]);
-  auto it = std::find_if(views_.begin(), views_.end(), [current](const auto& v) { return v.get() == current; });
+  auto it = std::find_if(views_.begin(), views_.end(),
+                         [current](const auto& v) { return v.get() == current; });
   if (it != views_.end()) std::rotate(it, it + 1, views_.end());
 }
 
@@ -349,15 +361,16 @@ void Server::load_config() {
   }
   config_ = std::move(parsed.config);
   config_errors_ = std::move(parsed.errors);
-  for (const ConfigError& error : config_errors_) LOG_ERROR("config: %s", error.to_string().c_str());
+  for (const ConfigError& error : config_errors_)
+    LOG_ERROR("config: %s", error.to_string().c_str());
   if (config_.background && !options_.background_set) options_.background = *config_.background;
 }
 
 bool Server::reload_config() {
   load_config();
   apply_config();
-  LOG_INFO("configuration reloaded from %s (%zu problem%s)", config_path_.c_str(), config_errors_.size(),
-           config_errors_.size() == 1 ? "" : "s");
+  LOG_INFO("configuration reloaded from %s (%zu problem%s)", config_path_.c_str(),
+           config_errors_.size(), config_errors_.size() == 1 ? "" : "s");
   return config_errors_.empty();
 }
 
@@ -396,8 +409,9 @@ void Server::update_activation_environment() {
     LOG_DEBUG("dbus-update-activation-environment not found; skipped");
     return;
   }
-  spawn("dbus-update-activation-environment --systemd WAYLAND_DISPLAY XDG_CURRENT_DESKTOP "
-        "XDG_SESSION_TYPE");
+  spawn(
+      "dbus-update-activation-environment --systemd WAYLAND_DISPLAY XDG_CURRENT_DESKTOP "
+      "XDG_SESSION_TYPE");
 }
 
 void Server::handle_new_output(wlr_output* output) {

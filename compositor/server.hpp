@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "compositor/config/config.hpp"
+#include "compositor/config/options.hpp"
 #include "compositor/server_events.hpp"
 #include "util/event_source.hpp"
 #include "util/image.hpp"
 #include "util/listener.hpp"
-#include "compositor/config/options.hpp"
 #include "util/unique_fd.hpp"
 #include "util/weak.hpp"
 

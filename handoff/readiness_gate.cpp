@@ -1,15 +1,14 @@
 #include "handoff/readiness_gate.hpp"
 
-
 #include <algorithm>
 #include <optional>
 #include <string>
 
+#include "handoff/explicit_sync.hpp"
+#include "sync/sync_file.hpp"
 #include "util/log.hpp"
 #include "util/unique_fd.hpp"
 #include "util/wlr.hpp"
-#include "handoff/explicit_sync.hpp"
-#include "sync/sync_file.hpp"
 
 namespace baton {
 namespace {
@@ -68,8 +67,9 @@ class ReadinessGate::SurfaceGate {
 
   void on_commit() {
     wlr_surface_state& pending = surface_->pending;
-    PendingCommit commit =
-        gate_.explicit_sync_ != nullptr ? gate_.explicit_sync_->pending_commit(surface_) : PendingCommit{};
+    PendingCommit commit = gate_.explicit_sync_ != nullptr
+                               ? gate_.explicit_sync_->pending_commit(surface_)
+                               : PendingCommit{};
     if (commit.sync == PendingCommit::Sync::rejected) return;
     if (commit.sync == PendingCommit::Sync::points) {
       const SyncobjPoints& points = *commit.points;

@@ -7,9 +7,9 @@
 #include <functional>
 #include <memory>
 
-#include "util/listener.hpp"
-#include "sync/timeline.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
+#include "sync/timeline.hpp"
+#include "util/listener.hpp"
 
 struct wlr_buffer;
 

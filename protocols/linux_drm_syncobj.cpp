@@ -8,11 +8,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "handoff/release_watch.hpp"
+#include "linux-drm-syncobj-v1-server-protocol.h"
+#include "protocols/syncobj_surface.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
-#include "linux-drm-syncobj-v1-server-protocol.h"
-#include "handoff/release_watch.hpp"
-#include "protocols/syncobj_surface.hpp"
 
 namespace baton {
 
@@ -120,9 +120,7 @@ LinuxDrmSyncobj::~LinuxDrmSyncobj() {
 }
 
 SyncobjSurface* LinuxDrmSyncobj::surface_for(wlr_surface* surface) const {
-  for (const auto& s : surfaces_)
-    if (s->surface() == surface) return s.get();
-  return nullptr;
+  return SyncobjSurface::find(*this, surface);
 }
 
 PendingCommit LinuxDrmSyncobj::pending_commit(wlr_surface* surface) {

@@ -14,11 +14,11 @@
 #include <memory>
 #include <string>
 
+#include "handoff/explicit_sync.hpp"
+#include "sync/timeline.hpp"
 #include "util/event_source.hpp"
 #include "util/result.hpp"
 #include "util/unique_fd.hpp"
-#include "handoff/explicit_sync.hpp"
-#include "sync/timeline.hpp"
 
 struct wl_client;
 struct wl_display;

@@ -22,6 +22,19 @@ const wlr_surface_synced_impl kSyncedImpl = {
     .move_state = move_points,
 };
 
+// The surface goes: its destroy signal (which frees the SyncobjSurface and
+// with it the addon) runs before wlroots finishes the addons, so this only
+// unhooks.
+const wlr_addon_interface kAddonImpl = {
+    .name = "baton_syncobj_surface",
+    .destroy =
+        [](wlr_addon* addon) {
+          wlr_addon_finish(addon);
+          // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): Addon starts with it
+          reinterpret_cast<SyncobjSurface::Addon*>(addon)->owner = nullptr;
+        },
+};
+
 std::shared_ptr<sync::Timeline> timeline_of(wl_resource* timeline) {
   auto* shared = static_cast<std::shared_ptr<sync::Timeline>*>(wl_resource_get_user_data(timeline));
   return *shared;
@@ -42,6 +55,8 @@ SyncobjSurface::SyncobjSurface(LinuxDrmSyncobj& manager, wl_resource* resource,
     wl_resource_post_no_memory(resource);
     return;
   }
+  addon_.owner = this;
+  wlr_addon_init(&addon_.base, &surface->addons, &manager_, &kAddonImpl);
   commit_.connect(&surface->events.commit, [this](void*) { applied(); });
   surface_destroy_.connect(&surface->events.destroy, [this](void*) {
     // The resource stays with the client, inert, until it destroys it.
@@ -50,7 +65,13 @@ SyncobjSurface::SyncobjSurface(LinuxDrmSyncobj& manager, wl_resource* resource,
   });
 }
 
+SyncobjSurface* SyncobjSurface::find(const LinuxDrmSyncobj& manager, wlr_surface* surface) {
+  wlr_addon* addon = wlr_addon_find(&surface->addons, &manager, &kAddonImpl);
+  return addon != nullptr ? reinterpret_cast<Addon*>(addon)->owner : nullptr;
+}
+
 SyncobjSurface::~SyncobjSurface() {
+  if (addon_.owner != nullptr) wlr_addon_finish(&addon_.base);
   commit_.disconnect();
   surface_destroy_.disconnect();
   if (synced_.surface != nullptr) {

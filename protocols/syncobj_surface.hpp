@@ -5,9 +5,9 @@
 
 #include <cstdint>
 
+#include "protocols/linux_drm_syncobj.hpp"
 #include "util/listener.hpp"
 #include "util/wlr.hpp"
-#include "protocols/linux_drm_syncobj.hpp"
 
 namespace baton {
 
@@ -27,6 +27,10 @@ class SyncobjSurface {
   [[nodiscard]] wl_resource* resource() const { return resource_; }
   [[nodiscard]] LinuxDrmSyncobj& manager() const { return manager_; }
 
+  /// The syncobj surface `manager` made for `surface`, or null: found on the
+  /// surface itself (a wlr_addon), not by a search.
+  [[nodiscard]] static SyncobjSurface* find(const LinuxDrmSyncobj& manager, wlr_surface* surface);
+
   void set_acquire(wl_resource* timeline, uint64_t point);
   void set_release(wl_resource* timeline, uint64_t point);
 
@@ -44,6 +48,16 @@ class SyncobjSurface {
   SyncobjPoints* current_ = reinterpret_cast<SyncobjPoints*>(current_storage_);
   Listener<void> commit_;
   Listener<void> surface_destroy_;
+
+ public:
+  // Hung on the surface, keyed by the manager (one per Server).
+  struct Addon {
+    wlr_addon base;  // first: a wlr_addon* is an Addon*
+    SyncobjSurface* owner;
+  };
+
+ private:
+  Addon addon_{};
 };
 
 }  // namespace baton

@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <utility>
 
-#include "util/log.hpp"
-#include "util/wlr.hpp"
 #include "renderer/renderer_factory.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
+#include "util/log.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 

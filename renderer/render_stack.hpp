@@ -13,10 +13,10 @@
 #include <memory>
 #include <string>
 
-#include "util/event_source.hpp"
-#include "util/listener.hpp"
 #include "renderer/client_buffers.hpp"
 #include "renderer/renderer_factory.hpp"
+#include "util/event_source.hpp"
+#include "util/listener.hpp"
 
 struct wl_display;
 struct wl_event_loop;

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
+#include "renderer/vulkan/vulkan_renderer.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
-#include "renderer/vulkan/vulkan_renderer.hpp"
 
 namespace baton {
 namespace {

@@ -14,9 +14,12 @@ namespace {
 
 uint32_t dma_buf_flags(Access access) {
   switch (access) {
-    case Access::read: return DMA_BUF_SYNC_READ;
-    case Access::write: return DMA_BUF_SYNC_WRITE;
-    case Access::read_write: return DMA_BUF_SYNC_RW;
+    case Access::read:
+      return DMA_BUF_SYNC_READ;
+    case Access::write:
+      return DMA_BUF_SYNC_WRITE;
+    case Access::read_write:
+      return DMA_BUF_SYNC_RW;
   }
   return DMA_BUF_SYNC_RW;
 }

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <string>
 
-#include "util/unique_fd.hpp"
 #include "util/result.hpp"
+#include "util/unique_fd.hpp"
 
 namespace baton::sync {
 

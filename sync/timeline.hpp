@@ -9,9 +9,9 @@
 #include <chrono>
 #include <cstdint>
 
-#include "util/unique_fd.hpp"
-#include "util/result.hpp"
 #include "sync/sync_file.hpp"
+#include "util/result.hpp"
+#include "util/unique_fd.hpp"
 
 namespace baton::sync {
 

@@ -22,9 +22,7 @@ class Listener {
   explicit Listener(Handler handler) : handler_(std::move(handler)) {
     wl_list_init(&listener_.link);
   }
-  Listener(wl_signal* signal, Handler handler) : Listener(std::move(handler)) {
-    connect(signal);
-  }
+  Listener(wl_signal* signal, Handler handler) : Listener(std::move(handler)) { connect(signal); }
   ~Listener() { disconnect(); }
 
   Listener(const Listener&) = delete;

@@ -13,9 +13,12 @@ std::atomic<Level> current_level{Level::info};
 
 const char* tag(Level level) {
   switch (level) {
-    case Level::error: return "E";
-    case Level::info: return "I";
-    case Level::debug: return "D";
+    case Level::error:
+      return "E";
+    case Level::info:
+      return "I";
+    case Level::debug:
+      return "D";
   }
   return "?";
 }
@@ -26,8 +29,8 @@ void emit(Level level, const char* origin, const char* fmt, va_list args) {
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
   int n = std::snprintf(line, sizeof line, "%05ld.%03ld %s [%s] ",
-                        static_cast<long>(now.tv_sec % 100000),
-                        now.tv_nsec / 1000000, tag(level), origin);
+                        static_cast<long>(now.tv_sec % 100000), now.tv_nsec / 1000000, tag(level),
+                        origin);
   if (n < 0) return;
   std::vsnprintf(line + n, sizeof line - static_cast<size_t>(n), fmt, args);
   std::fprintf(stderr, "%s\n", line);
@@ -35,9 +38,12 @@ void emit(Level level, const char* origin, const char* fmt, va_list args) {
 
 Level from_wlr(wlr_log_importance importance) {
   switch (importance) {
-    case WLR_ERROR: return Level::error;
-    case WLR_INFO: return Level::info;
-    default: return Level::debug;
+    case WLR_ERROR:
+      return Level::error;
+    case WLR_INFO:
+      return Level::info;
+    default:
+      return Level::debug;
   }
 }
 
@@ -49,9 +55,12 @@ void wlroots_callback(wlr_log_importance importance, const char* fmt, va_list ar
 
 wlr_log_importance to_wlr(Level level) {
   switch (level) {
-    case Level::error: return WLR_ERROR;
-    case Level::info: return WLR_INFO;
-    case Level::debug: return WLR_DEBUG;
+    case Level::error:
+      return WLR_ERROR;
+    case Level::info:
+      return WLR_INFO;
+    case Level::debug:
+      return WLR_DEBUG;
   }
   return WLR_INFO;
 }

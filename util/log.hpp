@@ -22,10 +22,10 @@ void vwrite(Level level, const char* fmt, va_list args);
 
 }  // namespace baton::log
 
-#define BATON_LOG(lvl, ...)                                              \
-  do {                                                                   \
+#define BATON_LOG(lvl, ...)                                               \
+  do {                                                                    \
     if (static_cast<int>(lvl) <= static_cast<int>(::baton::log::level())) \
-      ::baton::log::write(lvl, __VA_ARGS__);                             \
+      ::baton::log::write(lvl, __VA_ARGS__);                              \
   } while (0)
 #define LOG_ERROR(...) BATON_LOG(::baton::log::Level::error, __VA_ARGS__)
 #define LOG_INFO(...) BATON_LOG(::baton::log::Level::info, __VA_ARGS__)

@@ -24,6 +24,8 @@ Error last_error(std::string_view call) {
   return Error{std::string(call), code, {}};
 }
 
-Error failure(std::string what, std::string reason) { return Error{std::move(what), 0, std::move(reason)}; }
+Error failure(std::string what, std::string reason) {
+  return Error{std::move(what), 0, std::move(reason)};
+}
 
 }  // namespace baton

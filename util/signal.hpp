@@ -21,7 +21,8 @@ class Connection {
   Connection() = default;
   explicit Connection(std::function<void()> disconnect) : disconnect_(std::move(disconnect)) {}
   ~Connection() { disconnect(); }
-  Connection(Connection&& other) noexcept : disconnect_(std::exchange(other.disconnect_, nullptr)) {}
+  Connection(Connection&& other) noexcept
+      : disconnect_(std::exchange(other.disconnect_, nullptr)) {}
   Connection& operator=(Connection&& other) noexcept {
     if (this != &other) {
       disconnect();

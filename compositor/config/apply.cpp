@@ -3,8 +3,8 @@
 #include <libinput.h>
 
 #include "compositor/config/config.hpp"
-#include "util/log.hpp"
 #include "compositor/server.hpp"
+#include "util/log.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {

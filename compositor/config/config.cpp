@@ -197,10 +197,14 @@ void read_output(Reader& r, const toml::table& table, Config& config) {
     } else if (k == "cadence") {
       auto s = r.string(node, k);
       if (!s) continue;
-      if (*s == "auto") out.cadence = CadenceMode::automatic;
-      else if (*s == "damage") out.cadence = CadenceMode::damage;
-      else if (*s == "fixed") out.cadence = CadenceMode::fixed;
-      else r.error(node, "'cadence' must be auto, damage or fixed");
+      if (*s == "auto")
+        out.cadence = CadenceMode::automatic;
+      else if (*s == "damage")
+        out.cadence = CadenceMode::damage;
+      else if (*s == "fixed")
+        out.cadence = CadenceMode::fixed;
+      else
+        r.error(node, "'cadence' must be auto, damage or fixed");
     } else if (k == "tearing") {
       out.tearing = r.boolean(node, k);
     } else {
@@ -319,9 +323,12 @@ void read_document(Reader& r, const toml::table& root, Config& config) {
         } else if (gk == "tearing") {
           auto s = r.string(gnode, gk);
           if (!s) continue;
-          if (*s == "fullscreen") config.games.tearing = TearingPolicy::fullscreen;
-          else if (*s == "off") config.games.tearing = TearingPolicy::off;
-          else r.error(gnode, "'tearing' must be fullscreen or off");
+          if (*s == "fullscreen")
+            config.games.tearing = TearingPolicy::fullscreen;
+          else if (*s == "off")
+            config.games.tearing = TearingPolicy::off;
+          else
+            r.error(gnode, "'tearing' must be fullscreen or off");
         } else if (gk == "no_tearing_apps") {
           const toml::array* a = gnode.as_array();
           if (a == nullptr) {

@@ -77,7 +77,6 @@ struct InputConfig {
   std::optional<bool> tap;
 };
 
-
 struct ConfigError {
   std::string file;
   int line = 0;

@@ -12,7 +12,8 @@ BackendOptions backend_options(const Options& options) {
 
 RenderOptions render_options(const Options& options, const Config& config) {
   RenderOptions render;
-  render.renderer = options.renderer != RendererChoice::automatic ? options.renderer : config.renderer;
+  render.renderer =
+      options.renderer != RendererChoice::automatic ? options.renderer : config.renderer;
   render.vulkan_device = options.vulkan_device;
   render.compositing = options.compositing;
   render.swapchain_slots = options.swapchain_slots.value_or(config.swapchain_slots);

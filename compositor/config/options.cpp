@@ -71,7 +71,6 @@ std::optional<uint32_t> parse_colour(std::string_view text) {
   return value;
 }
 
-
 std::string usage_text(std::string_view program) {
   std::string text = "Usage: ";
   text += program;

@@ -3,12 +3,12 @@
 #include <utility>
 
 #include "compositor/config/config.hpp"
-#include "compositor/shell/desktop_protocols.hpp"
-#include "compositor/server.hpp"
 #include "compositor/desktop/title_icons.hpp"
 #include "compositor/desktop/title_text.hpp"
-#include "util/wlr.hpp"
 #include "compositor/desktop/xdg_view.hpp"
+#include "compositor/server.hpp"
+#include "compositor/shell/desktop_protocols.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 namespace {
@@ -104,7 +104,8 @@ XdgDecoration::XdgDecoration(Server& server, wlr_xdg_toplevel_decoration_v1* dec
 
 View* XdgDecoration::view() const {
   for (const auto& v : server_.views())
-    if (auto* xdg = dynamic_cast<XdgView*>(v.get()); xdg != nullptr && xdg->toplevel() == decoration_->toplevel)
+    if (auto* xdg = dynamic_cast<XdgView*>(v.get());
+        xdg != nullptr && xdg->toplevel() == decoration_->toplevel)
       return xdg;
   return nullptr;
 }

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "util/listener.hpp"
 #include "compositor/desktop/view.hpp"
+#include "util/listener.hpp"
 
 struct wlr_scene_buffer;
 struct wlr_scene_rect;

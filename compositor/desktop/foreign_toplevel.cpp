@@ -1,10 +1,10 @@
 #include "compositor/desktop/foreign_toplevel.hpp"
 
-#include "compositor/shell/desktop_protocols.hpp"
-#include "compositor/server.hpp"
 #include "compositor/desktop/view.hpp"
-#include "util/wlr.hpp"
 #include "compositor/desktop/workspaces.hpp"
+#include "compositor/server.hpp"
+#include "compositor/shell/desktop_protocols.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 

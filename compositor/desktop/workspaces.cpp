@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <ctime>
 
+#include "compositor/desktop/view.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/server.hpp"
 #include "util/clock.hpp"
 #include "util/log.hpp"
-#include "compositor/output/output.hpp"
-#include "compositor/input/seat.hpp"
-#include "compositor/server.hpp"
-#include "compositor/desktop/view.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
@@ -16,7 +16,8 @@ namespace baton {
 Workspaces::Workspaces(Server& server)
     : server_(server),
       output_added_(server.events().output_added.connect([this](Output& o) { output_added(o); })),
-      output_removed_(server.events().output_removed.connect([this](Output& o) { output_removed(o); })) {}
+      output_removed_(
+          server.events().output_removed.connect([this](Output& o) { output_removed(o); })) {}
 
 int Workspaces::current(const Output* output) const {
   for (const auto& [o, n] : current_)

@@ -4,13 +4,13 @@
 
 #include "compositor/desktop/decorations.hpp"
 #include "compositor/desktop/foreign_toplevel.hpp"
+#include "compositor/desktop/workspaces.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/server.hpp"
 #include "compositor/shell/layer_shell.hpp"
 #include "util/log.hpp"
-#include "compositor/output/output.hpp"
-#include "compositor/input/seat.hpp"
-#include "compositor/server.hpp"
 #include "util/wlr.hpp"
-#include "compositor/desktop/workspaces.hpp"
 
 namespace baton {
 
@@ -35,12 +35,16 @@ XdgView::XdgView(Server& server, wlr_xdg_toplevel* toplevel)
   // Before the first map the request is remembered by wlroots (requested.*)
   // and applied in handle_map; the protocol still wants a configure now.
   request_maximize_.connect(&toplevel->events.request_maximize, [this](void*) {
-    if (mapped_) set_maximized(toplevel_->requested.maximized);
-    else if (toplevel_->base->initialized) wlr_xdg_surface_schedule_configure(toplevel_->base);
+    if (mapped_)
+      set_maximized(toplevel_->requested.maximized);
+    else if (toplevel_->base->initialized)
+      wlr_xdg_surface_schedule_configure(toplevel_->base);
   });
   request_fullscreen_.connect(&toplevel->events.request_fullscreen, [this](void*) {
-    if (mapped_) set_fullscreen(toplevel_->requested.fullscreen);
-    else if (toplevel_->base->initialized) wlr_xdg_surface_schedule_configure(toplevel_->base);
+    if (mapped_)
+      set_fullscreen(toplevel_->requested.fullscreen);
+    else if (toplevel_->base->initialized)
+      wlr_xdg_surface_schedule_configure(toplevel_->base);
   });
   request_move_.connect(&toplevel->events.request_move, [this](void*) {
     if (mapped_) server_.seat().begin_move(*this);
@@ -82,7 +86,6 @@ void XdgView::request_size(int width, int height) {
 
 void XdgView::close() { wlr_xdg_toplevel_send_close(toplevel_); }
 
-
 int XdgView::title_bar_height() const {
   return decoration_ && !fullscreen() ? Decoration::kTitleHeight : 0;
 }
@@ -94,9 +97,13 @@ TitleButton XdgView::title_button_at(double lx, double ly) const {
 
 bool XdgView::accepts_state() const { return toplevel_->base->initialized; }
 
-void XdgView::send_maximized(bool maximized) { wlr_xdg_toplevel_set_maximized(toplevel_, maximized); }
+void XdgView::send_maximized(bool maximized) {
+  wlr_xdg_toplevel_set_maximized(toplevel_, maximized);
+}
 
-void XdgView::send_fullscreen(bool fullscreen) { wlr_xdg_toplevel_set_fullscreen(toplevel_, fullscreen); }
+void XdgView::send_fullscreen(bool fullscreen) {
+  wlr_xdg_toplevel_set_fullscreen(toplevel_, fullscreen);
+}
 
 void XdgView::state_applied() {
   update_decoration();  // no title bar while fullscreen
@@ -106,7 +113,8 @@ void XdgView::state_applied() {
 }
 
 void XdgView::set_server_decorated(bool decorated) {
-  if (decorated && !decoration_) decoration_ = std::make_unique<Decoration>(*this, server_.config());
+  if (decorated && !decoration_)
+    decoration_ = std::make_unique<Decoration>(*this, server_.config());
   if (!decorated) decoration_.reset();
   update_decoration();
 }
@@ -166,8 +174,10 @@ void XdgView::handle_map() {
   if (!placed_) place();
   foreign_ = std::make_unique<ForeignToplevel>(server_, *this);
   server_.view_mapped(*this);
-  if (toplevel_->requested.fullscreen) set_fullscreen(true);
-  else if (toplevel_->requested.maximized) set_maximized(true);
+  if (toplevel_->requested.fullscreen)
+    set_fullscreen(true);
+  else if (toplevel_->requested.maximized)
+    set_maximized(true);
   update_decoration();
 }
 
@@ -195,7 +205,8 @@ void XdgView::place() {
   }
   wlr_box usable = server_.layer_shell().usable_area(output->wlr());
   if (x + geometry.x < usable.x) x = usable.x - geometry.x;
-  if (y + geometry.y - title_bar_height() < usable.y) y = usable.y - geometry.y + title_bar_height();
+  if (y + geometry.y - title_bar_height() < usable.y)
+    y = usable.y - geometry.y + title_bar_height();
   move_to(x, y);
 }
 

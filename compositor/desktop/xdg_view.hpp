@@ -4,8 +4,8 @@
 #include <memory>
 #include <string>
 
-#include "util/listener.hpp"
 #include "compositor/desktop/view.hpp"
+#include "util/listener.hpp"
 
 struct wlr_xdg_toplevel;
 struct wlr_xdg_popup;

@@ -1,8 +1,8 @@
 #include "compositor/desktop/xwayland.hpp"
 
-#include "util/log.hpp"
 #include "compositor/input/seat.hpp"
 #include "compositor/server.hpp"
+#include "util/log.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
@@ -10,7 +10,9 @@ namespace baton {
 std::unique_ptr<Xwayland> Xwayland::create(Server& server, bool lazy) {
   wlr_xwayland* xwayland = wlr_xwayland_create(server.display(), server.compositor(), lazy);
   if (xwayland == nullptr) {
-    LOG_ERROR("Xwayland could not be set up (is the xwayland package installed?); X11 clients will not run");
+    LOG_ERROR(
+        "Xwayland could not be set up (is the xwayland package installed?); X11 clients will not "
+        "run");
     return nullptr;
   }
   return std::unique_ptr<Xwayland>(new Xwayland(server, xwayland));
@@ -22,8 +24,9 @@ Xwayland::Xwayland(Server& server, wlr_xwayland* xwayland) : server_(server), xw
     wlr_xwayland_set_seat(xwayland_, server_.seat().wlr());
     LOG_INFO("Xwayland is ready on DISPLAY=%s", xwayland_->display_name);
   });
-  new_surface_.connect(&xwayland->events.new_surface,
-                       [this](wlr_xwayland_surface* surface) { server_.add_xwayland_surface(surface); });
+  new_surface_.connect(&xwayland->events.new_surface, [this](wlr_xwayland_surface* surface) {
+    server_.add_xwayland_surface(surface);
+  });
   LOG_INFO("Xwayland listening on DISPLAY=%s", xwayland->display_name);
 }
 

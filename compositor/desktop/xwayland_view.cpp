@@ -1,19 +1,17 @@
 #include "compositor/desktop/xwayland_view.hpp"
 
+#include "compositor/desktop/workspaces.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/server.hpp"
 #include "compositor/shell/layer_shell.hpp"
 #include "util/log.hpp"
-#include "compositor/output/output.hpp"
-#include "compositor/input/seat.hpp"
-#include "compositor/server.hpp"
 #include "util/wlr.hpp"
-#include "compositor/desktop/workspaces.hpp"
 
 namespace baton {
 
 XwaylandView::XwaylandView(Server& server, wlr_xwayland_surface* surface)
-    : View(server),
-      xsurface_(surface),
-      tree_(wlr_scene_tree_create(server.view_layer())) {
+    : View(server), xsurface_(surface), tree_(wlr_scene_tree_create(server.view_layer())) {
   tree_->node.data = static_cast<View*>(this);
   wlr_scene_node_set_enabled(&tree_->node, false);
 
@@ -25,12 +23,14 @@ XwaylandView::XwaylandView(Server& server, wlr_xwayland_surface* surface)
     unmap_.disconnect();
     drop_surface_tree();
   });
-  request_configure_.connect(&surface->events.request_configure,
-                             [this](wlr_xwayland_surface_configure_event* e) { handle_request_configure(*e); });
+  request_configure_.connect(
+      &surface->events.request_configure,
+      [this](wlr_xwayland_surface_configure_event* e) { handle_request_configure(*e); });
   request_activate_.connect(&surface->events.request_activate, [this](void*) {
     if (mapped_ && managed()) server_.focus_view(this);
   });
-  request_fullscreen_.connect(&surface->events.request_fullscreen, [this](void*) { handle_fullscreen(); });
+  request_fullscreen_.connect(&surface->events.request_fullscreen,
+                              [this](void*) { handle_fullscreen(); });
   request_maximize_.connect(&surface->events.request_maximize, [this](void*) {
     if (mapped_ && managed()) set_maximized(xsurface_->maximized_horz || xsurface_->maximized_vert);
   });
@@ -64,8 +64,8 @@ void XwaylandView::set_activated(bool activated) {
 // server told where the window really is.
 void XwaylandView::move_to(int x, int y) {
   View::move_to(x, y);
-  wlr_xwayland_surface_configure(xsurface_, static_cast<int16_t>(x), static_cast<int16_t>(y), xsurface_->width,
-                                 xsurface_->height);
+  wlr_xwayland_surface_configure(xsurface_, static_cast<int16_t>(x), static_cast<int16_t>(y),
+                                 xsurface_->width, xsurface_->height);
 }
 
 void XwaylandView::handle_associate() {
@@ -82,7 +82,8 @@ void XwaylandView::handle_associate() {
   // surface never gets: the window would stay invisible. Map it now.
   wlr_surface* surface = xsurface_->surface;
   if (!surface->mapped && wlr_surface_has_buffer(surface)) {
-    LOG_DEBUG("X11 window 0x%x was named after its first buffer: mapping it now", xsurface_->window_id);
+    LOG_DEBUG("X11 window 0x%x was named after its first buffer: mapping it now",
+              xsurface_->window_id);
     wlr_surface_map(surface);
   }
 }
@@ -98,7 +99,8 @@ void XwaylandView::handle_map() {
       surface_tree_ = nullptr;
     });
   }
-  wlr_scene_node_reparent(&tree_->node, managed() ? server_.view_layer() : server_.unmanaged_layer());
+  wlr_scene_node_reparent(&tree_->node,
+                          managed() ? server_.view_layer() : server_.unmanaged_layer());
   wlr_scene_node_set_enabled(&tree_->node, true);
   if (!managed()) {
     wlr_scene_node_set_position(&tree_->node, xsurface_->x, xsurface_->y);
@@ -132,8 +134,8 @@ void XwaylandView::handle_request_configure(const wlr_xwayland_surface_configure
     if (!managed() && mapped_) wlr_scene_node_set_position(&tree_->node, event.x, event.y);
     return;
   }
-  wlr_xwayland_surface_configure(xsurface_, static_cast<int16_t>(x()), static_cast<int16_t>(y()), event.width,
-                                 event.height);
+  wlr_xwayland_surface_configure(xsurface_, static_cast<int16_t>(x()), static_cast<int16_t>(y()),
+                                 event.width, event.height);
 }
 
 // Centred on the focused output, like native windows.
@@ -160,9 +162,13 @@ void XwaylandView::close() { wlr_xwayland_surface_close(xsurface_); }
 
 bool XwaylandView::accepts_state() const { return mapped_ && managed(); }
 
-void XwaylandView::send_maximized(bool maximized) { wlr_xwayland_surface_set_maximized(xsurface_, maximized); }
+void XwaylandView::send_maximized(bool maximized) {
+  wlr_xwayland_surface_set_maximized(xsurface_, maximized);
+}
 
-void XwaylandView::send_fullscreen(bool fullscreen) { wlr_xwayland_surface_set_fullscreen(xsurface_, fullscreen); }
+void XwaylandView::send_fullscreen(bool fullscreen) {
+  wlr_xwayland_surface_set_fullscreen(xsurface_, fullscreen);
+}
 
 // The client asked (the state wlroots keeps for it changed).
 void XwaylandView::handle_fullscreen() {

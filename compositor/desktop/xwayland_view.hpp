@@ -4,8 +4,8 @@
 // by click.
 #pragma once
 
-#include "util/listener.hpp"
 #include "compositor/desktop/view.hpp"
+#include "util/listener.hpp"
 
 struct wlr_xwayland_surface;
 struct wlr_xwayland_surface_configure_event;

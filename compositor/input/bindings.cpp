@@ -1,13 +1,13 @@
 #include "compositor/input/bindings.hpp"
 
 #include "compositor/config/config.hpp"
-#include "compositor/shell/desktop_protocols.hpp"
-#include "util/log.hpp"
-#include "compositor/server.hpp"
-#include "compositor/shell/session_lock.hpp"
 #include "compositor/desktop/view.hpp"
-#include "util/wlr.hpp"
 #include "compositor/desktop/workspaces.hpp"
+#include "compositor/server.hpp"
+#include "compositor/shell/desktop_protocols.hpp"
+#include "compositor/shell/session_lock.hpp"
+#include "util/log.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 

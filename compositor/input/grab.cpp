@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "util/wlr.hpp"
 #include "compositor/desktop/xdg_view.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 
@@ -50,7 +50,8 @@ void Grab::motion(double x, double y) {
 
 void Grab::end() {
   if (mode_ == Mode::resize && view_)
-    if (auto* xdg = dynamic_cast<XdgView*>(view_.get()); xdg != nullptr) wlr_xdg_toplevel_set_resizing(xdg->toplevel(), false);
+    if (auto* xdg = dynamic_cast<XdgView*>(view_.get()); xdg != nullptr)
+      wlr_xdg_toplevel_set_resizing(xdg->toplevel(), false);
   mode_ = Mode::none;
   view_.reset();
 }

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "util/log.hpp"
 #include "compositor/input/seat.hpp"
 #include "compositor/server.hpp"
+#include "util/log.hpp"
 #include "util/wlr.hpp"
 
 extern "C" {
@@ -18,14 +18,15 @@ PointerConstraints::PointerConstraints(Seat& seat)
     : seat_(seat),
       constraints_(wlr_pointer_constraints_v1_create(seat.server().display())),
       relative_(wlr_relative_pointer_manager_v1_create(seat.server().display())) {
-  new_constraint_.connect(&constraints_->events.new_constraint, [this](wlr_pointer_constraint_v1* c) {
-    auto tracked = std::make_unique<Tracked>();
-    tracked->constraint = c;
-    tracked->destroy.connect(&c->events.destroy, [this, c](void*) { forget(c); });
-    tracked_.push_back(std::move(tracked));
-    // A constraint made for the surface under the pointer applies at once.
-    if (focus_ != nullptr && c->surface == focus_ && c->seat == seat_.wlr()) activate(c);
-  });
+  new_constraint_.connect(
+      &constraints_->events.new_constraint, [this](wlr_pointer_constraint_v1* c) {
+        auto tracked = std::make_unique<Tracked>();
+        tracked->constraint = c;
+        tracked->destroy.connect(&c->events.destroy, [this, c](void*) { forget(c); });
+        tracked_.push_back(std::move(tracked));
+        // A constraint made for the surface under the pointer applies at once.
+        if (focus_ != nullptr && c->surface == focus_ && c->seat == seat_.wlr()) activate(c);
+      });
 }
 
 PointerConstraints::~PointerConstraints() { tracked_.clear(); }
@@ -46,7 +47,8 @@ void PointerConstraints::activate(wlr_pointer_constraint_v1* constraint) {
   wlr_pointer_constraint_v1_send_activated(constraint);
   // A locked pointer has no visible cursor: the game draws its own view.
   if (constraint->type == WLR_POINTER_CONSTRAINT_V1_LOCKED) wlr_cursor_unset_image(seat_.cursor());
-  LOG_DEBUG("pointer %s", constraint->type == WLR_POINTER_CONSTRAINT_V1_LOCKED ? "locked" : "confined");
+  LOG_DEBUG("pointer %s",
+            constraint->type == WLR_POINTER_CONSTRAINT_V1_LOCKED ? "locked" : "confined");
 }
 
 void PointerConstraints::deactivate() {
@@ -71,16 +73,17 @@ void PointerConstraints::pointer_focus_changed(wlr_surface* surface, double sx, 
   focus_sy_ = sy;
   if (active_ != nullptr && active_->surface != surface) deactivate();
   if (surface == nullptr) return;
-  if (wlr_pointer_constraint_v1* c = wlr_pointer_constraints_v1_constraint_for_surface(constraints_, surface, seat_.wlr()))
+  if (wlr_pointer_constraint_v1* c =
+          wlr_pointer_constraints_v1_constraint_for_surface(constraints_, surface, seat_.wlr()))
     activate(c);
 }
 
-void PointerConstraints::filter_motion(uint32_t time_msec, double sx, double sy, double& dx, double& dy,
-                                       double raw_dx, double raw_dy) {
+void PointerConstraints::filter_motion(uint32_t time_msec, double sx, double sy, double& dx,
+                                       double& dy, double raw_dx, double raw_dy) {
   focus_sx_ = sx;
   focus_sy_ = sy;
-  wlr_relative_pointer_manager_v1_send_relative_motion(relative_, seat_.wlr(), uint64_t{time_msec} * 1000, dx, dy,
-                                                      raw_dx, raw_dy);
+  wlr_relative_pointer_manager_v1_send_relative_motion(
+      relative_, seat_.wlr(), uint64_t{time_msec} * 1000, dx, dy, raw_dx, raw_dy);
   if (active_ == nullptr) return;
   if (active_->type == WLR_POINTER_CONSTRAINT_V1_LOCKED) {
     dx = 0;
@@ -89,7 +92,9 @@ void PointerConstraints::filter_motion(uint32_t time_msec, double sx, double sy,
   }
   // Confined: stay inside the rectangle of the region the pointer is in.
   pixman_box32_t box{};
-  if (!pixman_region32_contains_point(&active_->region, static_cast<int>(sx), static_cast<int>(sy), &box)) return;
+  if (!pixman_region32_contains_point(&active_->region, static_cast<int>(sx), static_cast<int>(sy),
+                                      &box))
+    return;
   double tx = std::clamp(sx + dx, static_cast<double>(box.x1), static_cast<double>(box.x2) - 1.0);
   double ty = std::clamp(sy + dy, static_cast<double>(box.y1), static_cast<double>(box.y2) - 1.0);
   dx = tx - sx;

@@ -28,8 +28,8 @@ class PointerConstraints {
   /// Sends relative motion (dx, dy as accelerated, plus the raw deltas) to
   /// the client under the pointer, then restricts (dx, dy) to what the active
   /// constraint allows. (sx, sy) is the pointer in that surface's coordinates.
-  void filter_motion(uint32_t time_msec, double sx, double sy, double& dx, double& dy, double raw_dx,
-                     double raw_dy);
+  void filter_motion(uint32_t time_msec, double sx, double sy, double& dx, double& dy,
+                     double raw_dx, double raw_dy);
   /// Activates the constraint of the surface that now has pointer focus.
   void pointer_focus_changed(wlr_surface* surface, double sx, double sy);
   [[nodiscard]] bool locked() const;

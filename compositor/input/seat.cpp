@@ -4,18 +4,18 @@
 
 #include <algorithm>
 
-#include "compositor/input/bindings.hpp"
 #include "compositor/config/apply.hpp"
-#include "compositor/shell/desktop_protocols.hpp"
-#include "compositor/shell/layer_shell.hpp"
-#include "util/clock.hpp"
-#include "util/log.hpp"
+#include "compositor/desktop/view.hpp"
+#include "compositor/desktop/workspaces.hpp"
+#include "compositor/input/bindings.hpp"
 #include "compositor/input/pointer_constraints.hpp"
 #include "compositor/server.hpp"
+#include "compositor/shell/desktop_protocols.hpp"
+#include "compositor/shell/layer_shell.hpp"
 #include "compositor/shell/session_lock.hpp"
-#include "compositor/desktop/view.hpp"
+#include "util/clock.hpp"
+#include "util/log.hpp"
 #include "util/wlr.hpp"
-#include "compositor/desktop/workspaces.hpp"
 
 namespace baton {
 
@@ -43,7 +43,8 @@ Keyboard::Keyboard(Seat& seat, wlr_keyboard* keyboard) : seat_(seat), keyboard_(
     wlr_seat_set_keyboard(seat_.wlr(), keyboard_);
     wlr_seat_keyboard_notify_key(seat_.wlr(), event->time_msec, event->keycode, event->state);
   });
-  destroy_.connect(&keyboard->base.events.destroy, [this](void*) { seat_.keyboard_destroyed(*this); });
+  destroy_.connect(&keyboard->base.events.destroy,
+                   [this](void*) { seat_.keyboard_destroyed(*this); });
 }
 
 std::vector<uint32_t> Keyboard::keys_for_clients() const {
@@ -88,13 +89,14 @@ Seat::Seat(Server& server)
                            [this](wlr_pointer_motion_absolute_event* event) {
                              double lx = 0;
                              double ly = 0;
-                             wlr_cursor_absolute_to_layout_coords(cursor_, &event->pointer->base, event->x,
-                                                                  event->y, &lx, &ly);
+                             wlr_cursor_absolute_to_layout_coords(cursor_, &event->pointer->base,
+                                                                  event->x, event->y, &lx, &ly);
                              double dx = lx - cursor_->x;
                              double dy = ly - cursor_->y;
                              handle_motion(&event->pointer->base, event->time_msec, dx, dy, dx, dy);
                            });
-  button_.connect(&cursor_->events.button, [this](wlr_pointer_button_event* event) { handle_button(*event); });
+  button_.connect(&cursor_->events.button,
+                  [this](wlr_pointer_button_event* event) { handle_button(*event); });
   axis_.connect(&cursor_->events.axis, [this](wlr_pointer_axis_event* event) {
     activity();
     wlr_seat_pointer_notify_axis(seat_, event->time_msec, event->orientation, event->delta,
@@ -103,12 +105,11 @@ Seat::Seat(Server& server)
   frame_.connect(&cursor_->events.frame, [this](void*) { wlr_seat_pointer_notify_frame(seat_); });
 
   // A client may set the cursor image only while it has pointer focus.
-  request_cursor_.connect(&seat_->events.request_set_cursor,
-                          [this](wlr_seat_pointer_request_set_cursor_event* event) {
-                            if (event->seat_client == seat_->pointer_state.focused_client)
-                              wlr_cursor_set_surface(cursor_, event->surface, event->hotspot_x,
-                                                     event->hotspot_y);
-                          });
+  request_cursor_.connect(
+      &seat_->events.request_set_cursor, [this](wlr_seat_pointer_request_set_cursor_event* event) {
+        if (event->seat_client == seat_->pointer_state.focused_client)
+          wlr_cursor_set_surface(cursor_, event->surface, event->hotspot_x, event->hotspot_y);
+      });
   request_selection_.connect(&seat_->events.request_set_selection,
                              [this](wlr_seat_request_set_selection_event* event) {
                                wlr_seat_set_selection(seat_, event->source, event->serial);
@@ -118,7 +119,8 @@ Seat::Seat(Server& server)
   // Windows that go lose the grab and the pressed title button; the pointer
   // focus follows what is now under the cursor.
   ServerEvents& events = server.events();
-  view_mapped_ = events.view_mapped.connect([this](View&) { refresh_pointer_focus(monotonic_msec()); });
+  view_mapped_ =
+      events.view_mapped.connect([this](View&) { refresh_pointer_focus(monotonic_msec()); });
   view_unmapped_ = events.view_unmapped.connect([this](View& view) {
     forget(view);
     refresh_pointer_focus(monotonic_msec());
@@ -303,7 +305,8 @@ void Seat::handle_button(const wlr_pointer_button_event& event) {
   activity();
   if (grab_.active()) {
     // The grab ends with the button that started it; others are swallowed.
-    if (event.state == WL_POINTER_BUTTON_STATE_RELEASED && (grab_button_ == 0 || event.button == grab_button_)) {
+    if (event.state == WL_POINTER_BUTTON_STATE_RELEASED &&
+        (grab_button_ == 0 || event.button == grab_button_)) {
       // A window dragged onto another output joins its workspace.
       View* view = grab_.view();
       grab_.end();
@@ -322,12 +325,15 @@ void Seat::handle_button(const wlr_pointer_button_event& event) {
     // Super+left drag moves, Super+right drag resizes; a press on the
     // server-side title bar (no surface there) moves too.
     wlr_keyboard* keyboard = wlr_seat_get_keyboard(seat_);
-    bool super = keyboard != nullptr && (wlr_keyboard_get_modifiers(keyboard) & WLR_MODIFIER_LOGO) != 0;
+    bool super =
+        keyboard != nullptr && (wlr_keyboard_get_modifiers(keyboard) & WLR_MODIFIER_LOGO) != 0;
     bool title_bar = surface == nullptr && event.button == BTN_LEFT;
     if ((super && (event.button == BTN_LEFT || event.button == BTN_RIGHT)) || title_bar) {
       server_.focus_view(view);
-      if (event.button == BTN_RIGHT) begin_resize(*view, 0);
-      else begin_move(*view);
+      if (event.button == BTN_RIGHT)
+        begin_resize(*view, 0);
+      else
+        begin_move(*view);
       grab_button_ = event.button;
       return;
     }

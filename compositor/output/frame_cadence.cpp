@@ -23,7 +23,8 @@ void FrameCadence::sample(wlr_surface* fullscreen, int64_t now_ns) {
   while (samples_.size() > 2 && now_ns - samples_.front().time_ns > kWindowNs) samples_.pop_front();
   int64_t span = now_ns - samples_.front().time_ns;
   if (span < kMinimumSpanNs) return;  // too little history to judge
-  rate_ = static_cast<double>(samples_.back().seq - samples_.front().seq) * 1e9 / static_cast<double>(span);
+  rate_ = static_cast<double>(samples_.back().seq - samples_.front().seq) * 1e9 /
+          static_cast<double>(span);
   // Hysteresis: a game dipping briefly under the threshold keeps its cadence.
   if (!game_ && rate_ > game_fps_) game_ = true;
   if (game_ && rate_ < game_fps_ * 0.75) game_ = false;
@@ -31,9 +32,12 @@ void FrameCadence::sample(wlr_surface* fullscreen, int64_t now_ns) {
 
 bool FrameCadence::fixed() const {
   switch (mode_) {
-    case CadenceMode::damage: return false;
-    case CadenceMode::fixed: return true;
-    case CadenceMode::automatic: return game_;
+    case CadenceMode::damage:
+      return false;
+    case CadenceMode::fixed:
+      return true;
+    case CadenceMode::automatic:
+      return game_;
   }
   return false;
 }

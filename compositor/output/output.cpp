@@ -7,15 +7,14 @@
 
 #include "compositor/config/apply.hpp"
 #include "compositor/config/config.hpp"
-#include "util/log.hpp"
-#include "compositor/server.hpp"
 #include "compositor/desktop/view.hpp"
-#include "util/wlr.hpp"
+#include "compositor/server.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
+#include "util/log.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 namespace {
-
 
 Image read_buffer(wlr_renderer* renderer, wlr_buffer* buffer) {
   wlr_texture* texture = wlr_texture_from_buffer(renderer, buffer);
@@ -58,7 +57,8 @@ Output::Output(Server& server, wlr_output* output)
     LOG_ERROR("output %s: the initial mode could not be set", output->name);
   wlr_output_state_finish(&state);
 
-  wlr_output_layout_output* layout_output = wlr_output_layout_add_auto(server.output_layout(), output);
+  wlr_output_layout_output* layout_output =
+      wlr_output_layout_add_auto(server.output_layout(), output);
   scene_output_ = wlr_scene_output_create(server.scene(), output);
   wlr_scene_output_layout_add_output(server.scene_layout(), layout_output, scene_output_);
   const uint32_t rgb = server.options().background;
@@ -111,11 +111,14 @@ void Output::apply_games_policy() {
   }
   cadence_.set_policy(options.cadence.value_or(cadence.value_or(CadenceMode::automatic)),
                       options.game_fps.value_or(config.games.game_fps.value_or(30)));
-  tearing_policy_ = options.tearing.value_or(config.games.tearing.value_or(TearingPolicy::fullscreen));
+  tearing_policy_ =
+      options.tearing.value_or(config.games.tearing.value_or(TearingPolicy::fullscreen));
   tearing_allowed_here_ = tearing_here.value_or(true);
-  LOG_DEBUG("output %s: cadence %d, game fps %d, tearing %s", output_->name,
-            static_cast<int>(cadence_.mode()), options.game_fps.value_or(config.games.game_fps.value_or(30)),
-            tearing_policy_ == TearingPolicy::fullscreen && tearing_allowed_here_ ? "allowed" : "off");
+  LOG_DEBUG(
+      "output %s: cadence %d, game fps %d, tearing %s", output_->name,
+      static_cast<int>(cadence_.mode()),
+      options.game_fps.value_or(config.games.game_fps.value_or(30)),
+      tearing_policy_ == TearingPolicy::fullscreen && tearing_allowed_here_ ? "allowed" : "off");
 }
 
 Output::~Output() {
@@ -151,7 +154,8 @@ void Output::handle_frame() {
 }
 
 void Output::commit_frame(View* fullscreen) {
-  if (!output_->needs_frame && !pixman_region32_not_empty(&scene_output_->pending_commit_damage)) return;
+  if (!output_->needs_frame && !pixman_region32_not_empty(&scene_output_->pending_commit_damage))
+    return;
   wlr_output_state state;
   wlr_output_state_init(&state);
   if (!wlr_scene_output_build_state(scene_output_, &state, nullptr)) {
@@ -162,12 +166,13 @@ void Output::commit_frame(View* fullscreen) {
   // flipped without waiting for vblank where the backend can do it (DRM with
   // async page flips); elsewhere the request is kept and not applied.
   const auto& denied = server_.config().games.no_tearing_apps;
-  tearing_requested_ = fullscreen != nullptr && tearing_policy_ == TearingPolicy::fullscreen &&
-                       tearing_allowed_here_ && fullscreen->surface() != nullptr &&
-                       std::find(denied.begin(), denied.end(), fullscreen->app_id()) == denied.end() &&
-                       wlr_tearing_control_manager_v1_surface_hint_from_surface(server_.tearing_control(),
-                                                                              fullscreen->surface()) ==
-                           WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC;
+  tearing_requested_ =
+      fullscreen != nullptr && tearing_policy_ == TearingPolicy::fullscreen &&
+      tearing_allowed_here_ && fullscreen->surface() != nullptr &&
+      std::find(denied.begin(), denied.end(), fullscreen->app_id()) == denied.end() &&
+      wlr_tearing_control_manager_v1_surface_hint_from_surface(server_.tearing_control(),
+                                                               fullscreen->surface()) ==
+          WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC;
   tearing_active_ = false;
   if (tearing_requested_ && wlr_output_is_drm(output_)) {
     state.tearing_page_flip = true;

@@ -50,6 +50,7 @@ class Output : public Weakable<Output> {
   void apply_games_policy();
   /// The last commit really was an async (tearing) page flip.
   [[nodiscard]] bool tearing_active() const { return tearing_active_; }
+
  private:
   /// The server's renderer was rebuilt (GPU loss): render with the new one.
   void renderer_rebuilt();

@@ -2,9 +2,9 @@
 
 #include <csignal>
 
-#include "util/log.hpp"
 #include "compositor/output/output.hpp"
 #include "compositor/server.hpp"
+#include "util/log.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
@@ -19,7 +19,8 @@ ScreenshotWriter::ScreenshotWriter(Server& server, std::string path, int delay_m
 std::string ScreenshotWriter::path_for_output(const std::string& path, size_t index) {
   if (index == 0) return path;
   std::string suffix = "-" + std::to_string(index);
-  if (path.size() > 4 && path.ends_with(".png")) return path.substr(0, path.size() - 4) + suffix + ".png";
+  if (path.size() > 4 && path.ends_with(".png"))
+    return path.substr(0, path.size() - 4) + suffix + ".png";
   return path + suffix;
 }
 
@@ -42,8 +43,8 @@ void ScreenshotWriter::capture_all() {
       } else if (std::string error = write_png(path, image); !error.empty()) {
         LOG_ERROR("%s", error.c_str());
       } else {
-        LOG_INFO("screenshot of %s (%dx%d) written to %s", name.c_str(), image.width,
-                 image.height, path.c_str());
+        LOG_INFO("screenshot of %s (%dx%d) written to %s", name.c_str(), image.width, image.height,
+                 path.c_str());
       }
       if (--pending_ == 0 && exit_after_) server_.terminate(image.empty() ? 1 : 0);
     });

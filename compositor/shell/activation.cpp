@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "util/log.hpp"
-#include "compositor/server.hpp"
 #include "compositor/desktop/view.hpp"
-#include "util/wlr.hpp"
 #include "compositor/desktop/workspaces.hpp"
+#include "compositor/server.hpp"
+#include "util/log.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 namespace {

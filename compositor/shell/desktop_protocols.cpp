@@ -1,15 +1,15 @@
 #include "compositor/shell/desktop_protocols.hpp"
 
-#include "compositor/shell/activation.hpp"
 #include "compositor/config/apply.hpp"
 #include "compositor/desktop/decorations.hpp"
-#include "compositor/shell/layer_shell.hpp"
-#include "util/log.hpp"
-#include "compositor/output/output.hpp"
-#include "compositor/input/seat.hpp"
-#include "compositor/server.hpp"
-#include "compositor/shell/session_lock.hpp"
 #include "compositor/desktop/view.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/server.hpp"
+#include "compositor/shell/activation.hpp"
+#include "compositor/shell/layer_shell.hpp"
+#include "compositor/shell/session_lock.hpp"
+#include "util/log.hpp"
 
 namespace baton {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "util/listener.hpp"
-#include "util/wlr.hpp"
 #include "util/signal.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 

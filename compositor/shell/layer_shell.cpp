@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
-#include "util/log.hpp"
-#include "compositor/output/output.hpp"
-#include "compositor/input/seat.hpp"
-#include "compositor/server.hpp"
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/workspaces.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/server.hpp"
+#include "util/log.hpp"
 
 namespace baton {
 
@@ -73,8 +73,8 @@ LayerShell::LayerShell(Server& server)
     }
     surfaces_.push_back(std::make_unique<LayerSurface>(*this, surface));
   });
-  output_removed_ =
-      server.events().output_removed.connect([this](Output& output) { output_removed(output.wlr()); });
+  output_removed_ = server.events().output_removed.connect(
+      [this](Output& output) { output_removed(output.wlr()); });
   layout_changed_ = server.events().layout_changed.connect([this] { arrange_all(); });
 }
 

@@ -1,11 +1,11 @@
 #include "compositor/shell/session_lock.hpp"
 
+#include "compositor/desktop/view.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/server.hpp"
 #include "compositor/shell/layer_shell.hpp"
 #include "util/log.hpp"
-#include "compositor/output/output.hpp"
-#include "compositor/input/seat.hpp"
-#include "compositor/server.hpp"
-#include "compositor/desktop/view.hpp"
 
 namespace baton {
 

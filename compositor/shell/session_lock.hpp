@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "util/listener.hpp"
-#include "util/wlr.hpp"
 #include "util/signal.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 

@@ -6,9 +6,9 @@
 #include <array>
 #include <cstdlib>
 
-#include "util/log.hpp"
 #include "renderer/vulkan/texture/dmabuf_import.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
+#include "util/log.hpp"
 
 namespace baton::vulkan {
 namespace {

@@ -7,17 +7,17 @@
 #include <unordered_set>
 #include <vector>
 
-#include "util/wlr.hpp"
-#include "renderer/vulkan/pass/compute_composite.hpp"
 #include "renderer/vulkan/device/device.hpp"
 #include "renderer/vulkan/device/formats.hpp"
 #include "renderer/vulkan/device/host_buffer.hpp"
+#include "renderer/vulkan/device/vk_util.hpp"
+#include "renderer/vulkan/pass/compute_composite.hpp"
 #include "renderer/vulkan/pass/pipelines.hpp"
 #include "renderer/vulkan/swapchain/slot.hpp"
 #include "renderer/vulkan/texture/staging_ring.hpp"
 #include "renderer/vulkan/texture/upload_dispatch.hpp"
-#include "renderer/vulkan/device/vk_util.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
+#include "util/wlr.hpp"
 
 namespace baton::vulkan {
 

@@ -219,10 +219,10 @@ class Producer {
   int send_conflicting_points() {
     Slot& slot = slots_[0];
     slot.buffer.write(kColours[0]);
-    wp_linux_drm_syncobj_surface_v1_set_acquire_point(sync_.surface.get(), sync_.wl_acquire.get(), 0,
-                                                      5);
-    wp_linux_drm_syncobj_surface_v1_set_release_point(sync_.surface.get(), sync_.wl_acquire.get(), 0,
-                                                      5);
+    wp_linux_drm_syncobj_surface_v1_set_acquire_point(sync_.surface.get(), sync_.wl_acquire.get(),
+                                                      0, 5);
+    wp_linux_drm_syncobj_surface_v1_set_release_point(sync_.surface.get(), sync_.wl_acquire.get(),
+                                                      0, 5);
     wl_surface_attach(window_.surface(), slot.wl.get(), 0, 0);
     wl_surface_commit(window_.surface());
     return expect_protocol_error("wp_linux_drm_syncobj_surface_v1",
@@ -295,8 +295,8 @@ class Producer {
       if (!imported) return fail(imported.error().describe());
       wp_linux_drm_syncobj_surface_v1_set_acquire_point(sync_.surface.get(), sync_.wl_acquire.get(),
                                                         0, static_cast<uint32_t>(acquire));
-      wp_linux_drm_syncobj_surface_v1_set_release_point(sync_.surface.get(),
-                                                        sync_.wl_release.get(), 0,
+      wp_linux_drm_syncobj_surface_v1_set_release_point(sync_.surface.get(), sync_.wl_release.get(),
+                                                        0,
                                                         static_cast<uint32_t>(slot.release_point));
     }
     wl_surface_attach(window_.surface(), slot.wl.get(), 0, 0);

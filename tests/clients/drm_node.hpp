@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "util/unique_fd.hpp"
 #include "util/result.hpp"
+#include "util/unique_fd.hpp"
 
 namespace baton::testing {
 

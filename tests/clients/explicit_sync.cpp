@@ -16,7 +16,8 @@ std::string make_explicit_sync(WaylandWindow& window, ExplicitSync& out) {
     (which == 0 ? out.wl_acquire : out.wl_release)
         .reset(wp_linux_drm_syncobj_manager_v1_import_timeline(window.syncobj(), fd->get()));
   }
-  out.surface.reset(wp_linux_drm_syncobj_manager_v1_get_surface(window.syncobj(), window.surface()));
+  out.surface.reset(
+      wp_linux_drm_syncobj_manager_v1_get_surface(window.syncobj(), window.surface()));
   return {};
 }
 

@@ -47,11 +47,16 @@ uint32_t parse_flags(const std::string& list) {
   size_t start = 0;
   while (start <= list.size()) {
     size_t end = list.find(',', start);
-    std::string name = list.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (name == "vsync") flags |= WP_PRESENTATION_FEEDBACK_KIND_VSYNC;
-    else if (name == "hw_clock") flags |= WP_PRESENTATION_FEEDBACK_KIND_HW_CLOCK;
-    else if (name == "hw_completion") flags |= WP_PRESENTATION_FEEDBACK_KIND_HW_COMPLETION;
-    else if (name == "zero_copy") flags |= WP_PRESENTATION_FEEDBACK_KIND_ZERO_COPY;
+    std::string name =
+        list.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (name == "vsync")
+      flags |= WP_PRESENTATION_FEEDBACK_KIND_VSYNC;
+    else if (name == "hw_clock")
+      flags |= WP_PRESENTATION_FEEDBACK_KIND_HW_CLOCK;
+    else if (name == "hw_completion")
+      flags |= WP_PRESENTATION_FEEDBACK_KIND_HW_COMPLETION;
+    else if (name == "zero_copy")
+      flags |= WP_PRESENTATION_FEEDBACK_KIND_ZERO_COPY;
     else {
       std::fprintf(stderr, "presentation-probe: unknown flag '%s'\n", name.c_str());
       std::exit(2);
@@ -86,9 +91,12 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     const char* next = i + 1 < argc ? argv[i + 1] : "";
-    if (arg == "--frames") frames = std::atoi(next), ++i;
-    else if (arg == "--expect-flags") expected_flags = parse_flags(next), check_flags = true, ++i;
-    else if (arg == "--refresh-ns") refresh_ns = std::atol(next), ++i;
+    if (arg == "--frames")
+      frames = std::atoi(next), ++i;
+    else if (arg == "--expect-flags")
+      expected_flags = parse_flags(next), check_flags = true, ++i;
+    else if (arg == "--refresh-ns")
+      refresh_ns = std::atol(next), ++i;
     else {
       std::fprintf(stderr, "presentation-probe: unknown argument %s\n", arg.c_str());
       return 2;
@@ -106,19 +114,23 @@ int main(int argc, char** argv) {
       [](void* data, wl_registry* r, uint32_t name, const char* iface, uint32_t) {
         auto* s = static_cast<State*>(data);
         if (std::strcmp(iface, wl_compositor_interface.name) == 0)
-          s->compositor = static_cast<wl_compositor*>(wl_registry_bind(r, name, &wl_compositor_interface, 4));
+          s->compositor =
+              static_cast<wl_compositor*>(wl_registry_bind(r, name, &wl_compositor_interface, 4));
         else if (std::strcmp(iface, wl_shm_interface.name) == 0)
           s->shm = static_cast<wl_shm*>(wl_registry_bind(r, name, &wl_shm_interface, 1));
         else if (std::strcmp(iface, xdg_wm_base_interface.name) == 0)
-          s->wm_base = static_cast<xdg_wm_base*>(wl_registry_bind(r, name, &xdg_wm_base_interface, 1));
+          s->wm_base =
+              static_cast<xdg_wm_base*>(wl_registry_bind(r, name, &xdg_wm_base_interface, 1));
         else if (std::strcmp(iface, wp_presentation_interface.name) == 0)
-          s->presentation = static_cast<wp_presentation*>(wl_registry_bind(r, name, &wp_presentation_interface, 1));
+          s->presentation = static_cast<wp_presentation*>(
+              wl_registry_bind(r, name, &wp_presentation_interface, 1));
       },
       [](void*, wl_registry*, uint32_t) {}};
   wl_registry_add_listener(registry, &registry_listener, &st);
   wl_display_roundtrip(display);
   if (!st.compositor || !st.shm || !st.wm_base || !st.presentation) {
-    std::printf("presentation-probe: FAIL: missing globals (wp_presentation %s)\n", st.presentation ? "ok" : "absent");
+    std::printf("presentation-probe: FAIL: missing globals (wp_presentation %s)\n",
+                st.presentation ? "ok" : "absent");
     return 1;
   }
 
@@ -142,8 +154,8 @@ int main(int argc, char** argv) {
   std::vector<Presented> results(static_cast<size_t>(frames));
   static const struct wp_presentation_feedback_listener feedback_listener = {
       [](void*, struct wp_presentation_feedback*, wl_output*) {},
-      [](void* data, struct wp_presentation_feedback* f, uint32_t hi, uint32_t lo, uint32_t nsec, uint32_t refresh,
-         uint32_t seq_hi, uint32_t seq_lo, uint32_t flags) {
+      [](void* data, struct wp_presentation_feedback* f, uint32_t hi, uint32_t lo, uint32_t nsec,
+         uint32_t refresh, uint32_t seq_hi, uint32_t seq_lo, uint32_t flags) {
         auto* p = static_cast<Presented*>(data);
         p->done = true;
         p->ns = ((static_cast<uint64_t>(hi) << 32) | lo) * 1000000000ull + nsec;
@@ -164,8 +176,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < frames; ++i) {
     bool frame_done = false;
     wl_callback_add_listener(wl_surface_frame(surface), &frame_listener, &frame_done);
-    wp_presentation_feedback_add_listener(wp_presentation_feedback(st.presentation, surface), &feedback_listener,
-                                          &results[static_cast<size_t>(i)]);
+    wp_presentation_feedback_add_listener(wp_presentation_feedback(st.presentation, surface),
+                                          &feedback_listener, &results[static_cast<size_t>(i)]);
     wl_surface_attach(surface, buffers[static_cast<size_t>(i) % 2], 0, 0);
     wl_surface_damage_buffer(surface, 0, 0, 256, 256);
     wl_surface_commit(surface);
@@ -189,11 +201,13 @@ int main(int argc, char** argv) {
     }
     flags_seen |= p.flags;
     if (check_flags && p.flags != expected_flags) {
-      std::printf("presentation-probe: frame %zu flags 0x%x, expected 0x%x\n", i, p.flags, expected_flags);
+      std::printf("presentation-probe: frame %zu flags 0x%x, expected 0x%x\n", i, p.flags,
+                  expected_flags);
       ++failures;
     }
     if (refresh_ns > 0 && std::labs(static_cast<long>(p.refresh) - refresh_ns) > refresh_ns / 100) {
-      std::printf("presentation-probe: frame %zu refresh %u ns, expected %ld\n", i, p.refresh, refresh_ns);
+      std::printf("presentation-probe: frame %zu refresh %u ns, expected %ld\n", i, p.refresh,
+                  refresh_ns);
       ++failures;
     }
     if (i > 0 && results[i - 1].done && !results[i - 1].discarded) {
@@ -208,12 +222,15 @@ int main(int argc, char** argv) {
     }
   }
   if (discarded > 0) {
-    std::printf("presentation-probe: %d of %d frames were discarded, not presented\n", discarded, frames);
+    std::printf("presentation-probe: %d of %d frames were discarded, not presented\n", discarded,
+                frames);
     ++failures;
   }
-  std::printf("presentation-probe: %s: %d frames presented, flags 0x%x, refresh %u ns, mean interval %.2f ms\n",
-              failures == 0 ? "PASS" : "FAIL", frames - discarded, flags_seen, results.back().refresh,
-              intervals > 0 ? interval_sum / intervals / 1e6 : 0.0);
+  std::printf(
+      "presentation-probe: %s: %d frames presented, flags 0x%x, refresh %u ns, mean interval %.2f "
+      "ms\n",
+      failures == 0 ? "PASS" : "FAIL", frames - discarded, flags_seen, results.back().refresh,
+      intervals > 0 ? interval_sum / intervals / 1e6 : 0.0);
   wl_display_disconnect(display);
   return failures == 0 ? 0 : 1;
 }

@@ -11,15 +11,18 @@ std::optional<Allocator> parse_allocator(std::string_view name) {
 
 const char* allocator_name(Allocator allocator) {
   switch (allocator) {
-    case Allocator::udmabuf: return "udmabuf";
-    case Allocator::vgem: return "vgem";
-    case Allocator::virtio_gpu: return "virtio-gpu";
+    case Allocator::udmabuf:
+      return "udmabuf";
+    case Allocator::vgem:
+      return "vgem";
+    case Allocator::virtio_gpu:
+      return "virtio-gpu";
   }
   return "?";
 }
 
-Result<ProducerBuffer> ProducerBuffer::create(Allocator allocator, int card_fd,
-                                                    uint32_t width, uint32_t height) {
+Result<ProducerBuffer> ProducerBuffer::create(Allocator allocator, int card_fd, uint32_t width,
+                                              uint32_t height) {
   ProducerBuffer buffer;
   buffer.width_ = width;
   buffer.height_ = height;

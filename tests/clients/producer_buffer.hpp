@@ -9,9 +9,9 @@
 #include <optional>
 #include <string_view>
 
-#include "util/result.hpp"
 #include "tests/clients/dumb_buffer.hpp"
 #include "tests/clients/udmabuf.hpp"
+#include "util/result.hpp"
 
 namespace baton::testing {
 
@@ -23,7 +23,7 @@ class ProducerBuffer {
  public:
   /// `card_fd`: the vgem or virtio_gpu card node (unused for udmabuf).
   static Result<ProducerBuffer> create(Allocator allocator, int card_fd, uint32_t width,
-                                             uint32_t height);
+                                       uint32_t height);
 
   [[nodiscard]] int dmabuf() const;
   [[nodiscard]] uint32_t stride() const { return stride_; }

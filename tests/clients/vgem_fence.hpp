@@ -6,9 +6,9 @@
 
 #include <cstdint>
 
-#include "util/unique_fd.hpp"
-#include "util/result.hpp"
 #include "sync/sync_file.hpp"
+#include "util/result.hpp"
+#include "util/unique_fd.hpp"
 
 namespace baton::testing {
 

@@ -290,7 +290,8 @@ class Client {
   // into it is done, which the compositor's release implies anyway).
   int wait_reusable(Slot& slot, int i) {
     if (o_.sync == SyncMode::explicit_ && slot.release_point != 0) {
-      auto released = sync_.release->wait(slot.release_point, sync::Timeline::WaitFor::signalled, 5s);
+      auto released =
+          sync_.release->wait(slot.release_point, sync::Timeline::WaitFor::signalled, 5s);
       if (!released) return fail(released.error().describe());
       if (!*released)
         return fail("frame " + std::to_string(i) + ": release point " +
@@ -393,10 +394,10 @@ class Client {
 
   void set_points(Slot& slot, uint64_t point) {
     slot.release_point = point;  // on the release timeline
-    wp_linux_drm_syncobj_surface_v1_set_acquire_point(sync_.surface.get(), sync_.wl_acquire.get(), 0,
-                                                      static_cast<uint32_t>(point));
-    wp_linux_drm_syncobj_surface_v1_set_release_point(sync_.surface.get(), sync_.wl_release.get(), 0,
-                                                      static_cast<uint32_t>(point));
+    wp_linux_drm_syncobj_surface_v1_set_acquire_point(sync_.surface.get(), sync_.wl_acquire.get(),
+                                                      0, static_cast<uint32_t>(point));
+    wp_linux_drm_syncobj_surface_v1_set_release_point(sync_.surface.get(), sync_.wl_release.get(),
+                                                      0, static_cast<uint32_t>(point));
   }
 
   void attach_and_commit(Slot& slot, FrameTimes& t) {

@@ -41,16 +41,26 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto next = [&]() { return i + 1 < argc ? argv[++i] : ""; };
-    if (arg == "--override-redirect") override_redirect = true;
-    else if (arg == "--fullscreen") fullscreen = true;
-    else if (arg == "--animate") animate = true;
-    else if (arg == "--x") x = std::atoi(next());
-    else if (arg == "--y") y = std::atoi(next());
-    else if (arg == "--width") width = std::atoi(next());
-    else if (arg == "--height") height = std::atoi(next());
-    else if (arg == "--colour") colour = static_cast<uint32_t>(std::strtoul(next(), nullptr, 16));
-    else if (arg == "--title") title = next();
-    else if (arg == "--class") wm_class = next();
+    if (arg == "--override-redirect")
+      override_redirect = true;
+    else if (arg == "--fullscreen")
+      fullscreen = true;
+    else if (arg == "--animate")
+      animate = true;
+    else if (arg == "--x")
+      x = std::atoi(next());
+    else if (arg == "--y")
+      y = std::atoi(next());
+    else if (arg == "--width")
+      width = std::atoi(next());
+    else if (arg == "--height")
+      height = std::atoi(next());
+    else if (arg == "--colour")
+      colour = static_cast<uint32_t>(std::strtoul(next(), nullptr, 16));
+    else if (arg == "--title")
+      title = next();
+    else if (arg == "--class")
+      wm_class = next();
     else {
       std::fprintf(stderr, "baton-x11-window: unknown argument %s\n", arg.c_str());
       return 2;
@@ -64,10 +74,13 @@ int main(int argc, char** argv) {
   }
   xcb_screen_t* screen = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
   xcb_window_t window = xcb_generate_id(c);
-  const uint32_t values[] = {colour, override_redirect ? 1u : 0u, XCB_EVENT_MASK_EXPOSURE | XCB_EVENT_MASK_STRUCTURE_NOTIFY};
-  xcb_create_window(c, XCB_COPY_FROM_PARENT, window, screen->root, static_cast<int16_t>(x), static_cast<int16_t>(y),
-                    static_cast<uint16_t>(width), static_cast<uint16_t>(height), 0, XCB_WINDOW_CLASS_INPUT_OUTPUT,
-                    screen->root_visual, XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT | XCB_CW_EVENT_MASK, values);
+  const uint32_t values[] = {colour, override_redirect ? 1u : 0u,
+                             XCB_EVENT_MASK_EXPOSURE | XCB_EVENT_MASK_STRUCTURE_NOTIFY};
+  xcb_create_window(c, XCB_COPY_FROM_PARENT, window, screen->root, static_cast<int16_t>(x),
+                    static_cast<int16_t>(y), static_cast<uint16_t>(width),
+                    static_cast<uint16_t>(height), 0, XCB_WINDOW_CLASS_INPUT_OUTPUT,
+                    screen->root_visual,
+                    XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT | XCB_CW_EVENT_MASK, values);
   xcb_change_property(c, XCB_PROP_MODE_REPLACE, window, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8,
                       static_cast<uint32_t>(title.size()), title.data());
   // WM_CLASS is "instance\0class\0".
@@ -76,7 +89,8 @@ int main(int argc, char** argv) {
                       static_cast<uint32_t>(class_prop.size()), class_prop.data());
   xcb_atom_t state = atom(c, "_NET_WM_STATE");
   xcb_atom_t full = atom(c, "_NET_WM_STATE_FULLSCREEN");
-  if (fullscreen) xcb_change_property(c, XCB_PROP_MODE_REPLACE, window, state, XCB_ATOM_ATOM, 32, 1, &full);
+  if (fullscreen)
+    xcb_change_property(c, XCB_PROP_MODE_REPLACE, window, state, XCB_ATOM_ATOM, 32, 1, &full);
   xcb_map_window(c, window);
   xcb_flush(c);
 

@@ -11,8 +11,8 @@
 #include <stdexcept>
 
 #include "compositor/desktop/view.hpp"
-#include "util/wlr.hpp"
 #include "tests/support/process.hpp"
+#include "util/wlr.hpp"
 
 namespace baton::test {
 

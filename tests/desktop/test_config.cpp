@@ -6,8 +6,8 @@
 #include <cstdlib>
 
 #include "compositor/config/config.hpp"
-#include "util/wlr.hpp"
 #include "tests/support/process.hpp"
+#include "util/wlr.hpp"
 
 namespace baton::test {
 namespace {
@@ -240,7 +240,8 @@ no_tearing_apps = ["mpv", "org.example.Video"]
 name = "HEADLESS-1"
 cadence = "fixed"
 tearing = false
-)", "games.toml");
+)",
+                        "games.toml");
   ASSERT_TRUE(p.errors.empty()) << p.errors.front().to_string();
   EXPECT_EQ(p.config.games.game_fps, 45);
   EXPECT_EQ(p.config.games.tearing, TearingPolicy::off);
@@ -259,7 +260,8 @@ frobnicate = 1
 [[output]]
 name = "*"
 cadence = "often"
-)", "bad-games.toml");
+)",
+                        "bad-games.toml");
   ASSERT_EQ(p.errors.size(), 4u);
   EXPECT_EQ(p.errors[0].line, 2);
   EXPECT_EQ(p.errors[1].line, 3);

@@ -7,12 +7,12 @@
 
 #include <fstream>
 
-#include "compositor/output/output.hpp"
 #include "compositor/input/seat.hpp"
-#include "util/wlr.hpp"
+#include "compositor/output/output.hpp"
 #include "tests/support/fake_input.hpp"
 #include "tests/support/harness.hpp"
 #include "tests/support/process.hpp"
+#include "util/wlr.hpp"
 
 namespace baton::test {
 namespace {

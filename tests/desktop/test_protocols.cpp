@@ -6,12 +6,11 @@
 #include <linux/input-event-codes.h>
 #include <signal.h>
 
-#include "compositor/output/output.hpp"
-#include "compositor/input/seat.hpp"
-#include "compositor/shell/session_lock.hpp"
 #include "compositor/desktop/view.hpp"
-#include "util/wlr.hpp"
 #include "compositor/desktop/workspaces.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/shell/session_lock.hpp"
 #include "cursor-shape-v1-client-protocol.h"
 #include "ext-idle-notify-v1-client-protocol.h"
 #include "ext-session-lock-v1-client-protocol.h"
@@ -21,6 +20,7 @@
 #include "relative-pointer-unstable-v1-client-protocol.h"
 #include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/process.hpp"
+#include "util/wlr.hpp"
 #include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
 #include "wlr-gamma-control-unstable-v1-client-protocol.h"
 #include "wlr-output-power-management-unstable-v1-client-protocol.h"

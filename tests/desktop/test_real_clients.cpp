@@ -10,13 +10,13 @@
 #include <cmath>
 #include <fstream>
 
-#include "compositor/shell/layer_shell.hpp"
-#include "compositor/output/output.hpp"
 #include "compositor/desktop/view.hpp"
-#include "util/wlr.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/shell/layer_shell.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/harness.hpp"
 #include "tests/support/process.hpp"
+#include "util/wlr.hpp"
 
 namespace baton::test {
 namespace {

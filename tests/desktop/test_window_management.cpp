@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <fstream>
 
-#include "compositor/shell/layer_shell.hpp"
-#include "compositor/output/output.hpp"
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/workspaces.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/shell/layer_shell.hpp"
 #include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/process.hpp"
 

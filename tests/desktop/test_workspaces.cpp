@@ -7,12 +7,12 @@
 
 #include <fstream>
 
-#include "compositor/output/output.hpp"
 #include "compositor/desktop/view.hpp"
-#include "util/wlr.hpp"
 #include "compositor/desktop/workspaces.hpp"
+#include "compositor/output/output.hpp"
 #include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/process.hpp"
+#include "util/wlr.hpp"
 
 namespace baton::test {
 namespace {

@@ -68,8 +68,10 @@ bool shows_rings(const Image& image) {
       long n = colours_in(image, x, y, kShmSquare, all_foreground);
       if (all_foreground && n > best) best = n, best_x = x, best_y = y;
     }
-  std::printf("demo-screenshot-check: weston-simple-shm: %ld saturated colours in the %dx%d square at (%d,%d)\n", best,
-              kShmSquare, kShmSquare, best_x, best_y);
+  std::printf(
+      "demo-screenshot-check: weston-simple-shm: %ld saturated colours in the %dx%d square at "
+      "(%d,%d)\n",
+      best, kShmSquare, kShmSquare, best_x, best_y);
   return best >= kShmMinColours;
 }
 
@@ -88,13 +90,16 @@ bool shows_terminal(const Image& image) {
   for (int y = 0; y < image.height; ++y)
     for (int x = 0; x < image.width; ++x)
       if (image.at(x, y) == terminal) {
-        x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x + 1), y1 = std::max(y1, y + 1);
+        x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x + 1),
+        y1 = std::max(y1, y + 1);
       }
   long glyph = 0;
   for (int y = y0; y < y1; ++y)
     for (int x = x0; x < x1; ++x) glyph += is_glyph(image, x, y, terminal);
-  std::printf("demo-screenshot-check: foot: #%06x on %ld pixels in %d,%d %dx%d, %ld light glyph pixels on it\n",
-              terminal & 0xffffff, most->second, x0, y0, x1 - x0, y1 - y0, glyph);
+  std::printf(
+      "demo-screenshot-check: foot: #%06x on %ld pixels in %d,%d %dx%d, %ld light glyph pixels on "
+      "it\n",
+      terminal & 0xffffff, most->second, x0, y0, x1 - x0, y1 - y0, glyph);
   return most->second >= kTerminalMinPixels && glyph >= kTerminalMinGlyphPixels;
 }
 
@@ -112,11 +117,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (image.width != kWidth || image.height != kHeight) {
-    std::printf("demo-screenshot-check: %dx%d, expected tools/run's %dx%d\n", image.width, image.height, kWidth,
-                kHeight);
+    std::printf("demo-screenshot-check: %dx%d, expected tools/run's %dx%d\n", image.width,
+                image.height, kWidth, kHeight);
     return 1;
   }
-  for (auto [x, y] : {std::pair{0, 0}, {kWidth - 1, 0}, {0, kHeight - 1}, {kWidth - 1, kHeight - 1}})
+  for (auto [x, y] :
+       {std::pair{0, 0}, {kWidth - 1, 0}, {0, kHeight - 1}, {kWidth - 1, kHeight - 1}})
     if (image.at(x, y) != kBackground) {
       std::printf("demo-screenshot-check: corner (%d,%d) is #%06x, not the background\n", x, y,
                   image.at(x, y) & 0xffffff);
@@ -124,8 +130,10 @@ int main(int argc, char** argv) {
     }
   bool rings = shows_rings(image);
   bool terminal = shows_terminal(image);
-  if (!rings) std::printf("demo-screenshot-check: weston-simple-shm's window is not on the screenshot\n");
-  if (!terminal) std::printf("demo-screenshot-check: foot's terminal with text is not on the screenshot\n");
+  if (!rings)
+    std::printf("demo-screenshot-check: weston-simple-shm's window is not on the screenshot\n");
+  if (!terminal)
+    std::printf("demo-screenshot-check: foot's terminal with text is not on the screenshot\n");
   if (!rings || !terminal) return 1;
   std::printf("demo-screenshot-check: both demo clients are on the screenshot\n");
   return 0;

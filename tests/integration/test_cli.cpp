@@ -16,8 +16,9 @@ struct BatonRun {
   std::string log;
 };
 
-BatonRun baton(const std::string& name, const std::vector<std::string>& args, milliseconds timeout = milliseconds(10000),
-          const std::map<std::string, std::string>& env = {}) {
+BatonRun baton(const std::string& name, const std::vector<std::string>& args,
+               milliseconds timeout = milliseconds(10000),
+               const std::map<std::string, std::string>& env = {}) {
   std::string log = scratch_dir(name) + "/baton.log";
   BatonRun run;
   run.status = run_baton(args, log, timeout, env);
@@ -28,8 +29,9 @@ BatonRun baton(const std::string& name, const std::vector<std::string>& args, mi
 TEST(Cli, HelpListsTheOptions) {
   BatonRun r = baton("help", {"--help"});
   EXPECT_EQ(r.status, 0);
-  for (const char* option : {"--startup", "--backend", "--renderer", "--headless-size", "--outputs", "--screenshot",
-                             "--exit-after-screenshot", "--exit-with-session", "--config", "--debug", "--version"})
+  for (const char* option :
+       {"--startup", "--backend", "--renderer", "--headless-size", "--outputs", "--screenshot",
+        "--exit-after-screenshot", "--exit-with-session", "--config", "--debug", "--version"})
     EXPECT_NE(r.log.find(option), std::string::npos) << option;
 }
 
@@ -47,7 +49,8 @@ TEST(Cli, UnknownOptionPrintsUsageAndExitsTwo) {
 }
 
 TEST(Cli, UnavailableBackendsSayWhatIsMissing) {
-  BatonRun wayland = baton("no-wayland", {"--backend", "wayland"}, milliseconds(10000), {{"WAYLAND_DISPLAY", ""}});
+  BatonRun wayland =
+      baton("no-wayland", {"--backend", "wayland"}, milliseconds(10000), {{"WAYLAND_DISPLAY", ""}});
   EXPECT_EQ(wayland.status, 1);
   EXPECT_NE(wayland.log.find("WAYLAND_DISPLAY is not set"), std::string::npos) << wayland.log;
 
@@ -56,24 +59,25 @@ TEST(Cli, UnavailableBackendsSayWhatIsMissing) {
   EXPECT_NE(x11.log.find("DISPLAY is not set"), std::string::npos) << x11.log;
 
   BatonRun parent = baton("dead-parent", {"--backend", "wayland"}, milliseconds(10000),
-                     {{"WAYLAND_DISPLAY", "baton-no-such-socket"}});
+                          {{"WAYLAND_DISPLAY", "baton-no-such-socket"}});
   EXPECT_EQ(parent.status, 1);
-  EXPECT_NE(parent.log.find("could not connect to the parent compositor"), std::string::npos) << parent.log;
+  EXPECT_NE(parent.log.find("could not connect to the parent compositor"), std::string::npos)
+      << parent.log;
 }
 
 TEST(Cli, DrmWithoutASeatOrGpuIsAClearError) {
   if (std::filesystem::exists("/dev/dri"))
     GTEST_SKIP() << "this machine has /dev/dri; the DRM backend is exercised in the VM suite";
-  BatonRun r = baton("no-drm", {"--backend", "drm"}, milliseconds(5000), {{"LIBSEAT_BACKEND", "noop"}});
+  BatonRun r =
+      baton("no-drm", {"--backend", "drm"}, milliseconds(5000), {{"LIBSEAT_BACKEND", "noop"}});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.log.find("backend 'drm' unavailable"), std::string::npos) << r.log;
   EXPECT_NE(r.log.find("/dev/dri does not exist"), std::string::npos) << r.log;
 }
 
 TEST(Cli, UnopenableDrmDeviceNamesTheErrno) {
-  BatonRun r = baton("no-drm-device",
-                     {"--backend", "headless", "--renderer", "pixman", "--drm-device",
-                      "/nonexistent/renderD128"});
+  BatonRun r = baton("no-drm-device", {"--backend", "headless", "--renderer", "pixman",
+                                       "--drm-device", "/nonexistent/renderD128"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.log.find("--drm-device /nonexistent/renderD128: open: No such file or directory"),
             std::string::npos)
@@ -103,8 +107,10 @@ TEST(Lifecycle, ExitWithSessionReturnsTheSessionStatus) {
 
 TEST(Lifecycle, StartupCommandSeesTheCompositorsEnvironment) {
   std::string dir = scratch_dir("startup-env");
-  BatonRun r = baton("startup-env-run", {"--backend", "headless", "--socket", "baton-env-test", "--exit-with-session", "-s",
-                                    "echo \"$WAYLAND_DISPLAY $XDG_CURRENT_DESKTOP\" > " + dir + "/env.txt"});
+  BatonRun r =
+      baton("startup-env-run",
+            {"--backend", "headless", "--socket", "baton-env-test", "--exit-with-session", "-s",
+             "echo \"$WAYLAND_DISPLAY $XDG_CURRENT_DESKTOP\" > " + dir + "/env.txt"});
   EXPECT_EQ(r.status, 0) << r.log;
   EXPECT_EQ(read_file(dir + "/env.txt"), "baton-env-test baton\n");
 }
@@ -112,7 +118,8 @@ TEST(Lifecycle, StartupCommandSeesTheCompositorsEnvironment) {
 TEST(Lifecycle, SigtermShutsDownCleanly) {
   std::string dir = scratch_dir("sigterm");
   std::string runtime = std::getenv("XDG_RUNTIME_DIR");
-  Process p({baton_exe(), "--backend", "headless", "--socket", "baton-sigterm-test"}, {}, dir + "/baton.log");
+  Process p({baton_exe(), "--backend", "headless", "--socket", "baton-sigterm-test"}, {},
+            dir + "/baton.log");
   ASSERT_TRUE(wait_for_text(dir + "/baton.log", "running on WAYLAND_DISPLAY", milliseconds(10000)));
   EXPECT_TRUE(std::filesystem::exists(runtime + "/baton-sigterm-test"));
   p.signal(SIGTERM);

@@ -15,9 +15,10 @@ TEST(Games, VkcubePresentsFramesThroughBaton) {
   std::string png = dir + "/screenshot.png";
   // vkcube --c N presents N frames, paced by baton (FIFO), then exits 0.
   auto start = std::chrono::steady_clock::now();
-  auto status = run_baton({"--backend", "headless", "--headless-size", "1280x720", "--exit-with-session", "-s",
-                           "vkcube-wayland --c 240", "--screenshot", png, "--screenshot-delay", "1000"},
-                          dir + "/baton.log", milliseconds(60000));
+  auto status =
+      run_baton({"--backend", "headless", "--headless-size", "1280x720", "--exit-with-session",
+                 "-s", "vkcube-wayland --c 240", "--screenshot", png, "--screenshot-delay", "1000"},
+                dir + "/baton.log", milliseconds(60000));
   auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(status, 0) << read_file(dir + "/baton.log");
   // 240 frames at 60 Hz: about four seconds, not unthrottled, not stalled.

@@ -1,8 +1,7 @@
 // baton nested as a client: inside another baton, and inside an X server.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-
-#include <arpa/inet.h>
 
 #include <cstring>
 #include <filesystem>
@@ -19,10 +18,12 @@ constexpr uint32_t kNestedBackground = 0xff3060a0;
 TEST(Nested, BatonInsideBatonShowsItsOutputAndClient) {
   std::string dir = scratch_dir("nested-wayland");
   std::string png = dir + "/parent.png";
-  std::string nested = baton_exe() + " --backend wayland --background '#3060a0' -s weston-simple-shm";
-  auto status = run_baton({"--backend", "headless", "--headless-size", "1920x1080", "--background", "#202020", "-s",
-                           nested, "--screenshot", png, "--screenshot-delay", "2000", "--exit-after-screenshot"},
-                          dir + "/baton.log", milliseconds(30000));
+  std::string nested =
+      baton_exe() + " --backend wayland --background '#3060a0' -s weston-simple-shm";
+  auto status = run_baton(
+      {"--backend", "headless", "--headless-size", "1920x1080", "--background", "#202020", "-s",
+       nested, "--screenshot", png, "--screenshot-delay", "2000", "--exit-after-screenshot"},
+      dir + "/baton.log", milliseconds(30000));
   ASSERT_EQ(status, 0) << read_file(dir + "/baton.log");
   // The nested baton's output is a window in the parent, with the client
   // it started (weston-simple-shm) inside.
@@ -44,7 +45,8 @@ Image read_xwd(const std::string& path) {
   uint32_t header_size = field(0), width = field(4), height = field(5), byte_order = field(7);
   uint32_t bpp = field(11), bytes_per_line = field(12), ncolors = field(19);
   // Xvfb's depth-24 root is packed 24 bpp; rows are padded to bytes_per_line.
-  if (bpp != 24 && bpp != 32) throw std::runtime_error("unexpected xwd depth " + std::to_string(bpp));
+  if (bpp != 24 && bpp != 32)
+    throw std::runtime_error("unexpected xwd depth " + std::to_string(bpp));
   const uint32_t bytes_per_pixel = bpp / 8;
   size_t offset = header_size + ncolors * 12;
   if (data.size() < offset + static_cast<size_t>(bytes_per_line) * height)
@@ -52,7 +54,8 @@ Image read_xwd(const std::string& path) {
   Image image(static_cast<int>(width), static_cast<int>(height));
   for (uint32_t y = 0; y < height; ++y)
     for (uint32_t x = 0; x < width; ++x) {
-      const auto* b = reinterpret_cast<const uint8_t*>(data.data() + offset + y * bytes_per_line + x * bytes_per_pixel);
+      const auto* b = reinterpret_cast<const uint8_t*>(data.data() + offset + y * bytes_per_line +
+                                                       x * bytes_per_pixel);
       uint32_t p = 0;
       for (uint32_t i = 0; i < bytes_per_pixel; ++i) {
         uint32_t byte = byte_order == 0 ? b[i] : b[bytes_per_pixel - 1 - i];
@@ -66,18 +69,24 @@ Image read_xwd(const std::string& path) {
 TEST(Nested, BatonInsideAnXServerDrawsIntoItsWindow) {
   std::string dir = scratch_dir("nested-x11");
   // Xvfb picks a free display number and writes it to the displayfd file.
-  Process xvfb({"sh", "-c", "exec Xvfb -displayfd 3 -screen 0 1600x900x24 -nolisten tcp 3>" + dir + "/display"}, {},
-               dir + "/xvfb.log");
-  ASSERT_TRUE(wait_for_text(dir + "/display", "\n", milliseconds(10000))) << read_file(dir + "/xvfb.log");
-  std::string display = ":" + read_file(dir + "/display").substr(0, read_file(dir + "/display").find('\n'));
+  Process xvfb({"sh", "-c",
+                "exec Xvfb -displayfd 3 -screen 0 1600x900x24 -nolisten tcp 3>" + dir + "/display"},
+               {}, dir + "/xvfb.log");
+  ASSERT_TRUE(wait_for_text(dir + "/display", "\n", milliseconds(10000)))
+      << read_file(dir + "/xvfb.log");
+  std::string display =
+      ":" + read_file(dir + "/display").substr(0, read_file(dir + "/display").find('\n'));
 
-  Process baton({baton_exe(), "--backend", "x11", "--background", "#3060a0", "-s", "weston-simple-shm",
-                 "--screenshot", dir + "/baton.png", "--screenshot-delay", "1000"},
-                {{"DISPLAY", display}, {"WAYLAND_DISPLAY", ""}}, dir + "/baton.log");
-  ASSERT_TRUE(wait_for_text(dir + "/baton.log", "written to", milliseconds(20000))) << read_file(dir + "/baton.log");
+  Process baton(
+      {baton_exe(), "--backend", "x11", "--background", "#3060a0", "-s", "weston-simple-shm",
+       "--screenshot", dir + "/baton.png", "--screenshot-delay", "1000"},
+      {{"DISPLAY", display}, {"WAYLAND_DISPLAY", ""}}, dir + "/baton.log");
+  ASSERT_TRUE(wait_for_text(dir + "/baton.log", "written to", milliseconds(20000)))
+      << read_file(dir + "/baton.log");
 
   // What the X server shows, not just what baton rendered.
-  Process xwd({"xwd", "-root", "-silent", "-out", dir + "/root.xwd"}, {{"DISPLAY", display}}, dir + "/xwd.log");
+  Process xwd({"xwd", "-root", "-silent", "-out", dir + "/root.xwd"}, {{"DISPLAY", display}},
+              dir + "/xwd.log");
   ASSERT_EQ(xwd.wait(milliseconds(10000)), 0) << read_file(dir + "/xwd.log");
   Image root = read_xwd(dir + "/root.xwd");
   ASSERT_EQ(root.width, 1600);
@@ -88,7 +97,8 @@ TEST(Nested, BatonInsideAnXServerDrawsIntoItsWindow) {
   EXPECT_EQ(window.x1, 1024);
   EXPECT_EQ(window.y1, 768);
   Box client{512 - 125, 384 - 125, 512 + 125, 384 + 125};
-  EXPECT_GT(distinct_colours(root, client), 100) << "weston-simple-shm is not visible on the X screen";
+  EXPECT_GT(distinct_colours(root, client), 100)
+      << "weston-simple-shm is not visible on the X screen";
 
   // Closing the X server ends the nested session.
   xvfb.signal(SIGTERM);

@@ -14,9 +14,10 @@ Image screenshot_with(const std::string& name, const std::string& command, int d
                       const std::map<std::string, std::string>& env = {}) {
   std::string dir = scratch_dir(name);
   std::string png = dir + "/screenshot.png";
-  auto status = run_baton({"--backend", "headless", "--headless-size", "1280x720", "-s", command, "--screenshot", png,
-                           "--screenshot-delay", std::to_string(delay_ms), "--exit-after-screenshot"},
-                          dir + "/baton.log", milliseconds(30000), env);
+  auto status = run_baton(
+      {"--backend", "headless", "--headless-size", "1280x720", "-s", command, "--screenshot", png,
+       "--screenshot-delay", std::to_string(delay_ms), "--exit-after-screenshot"},
+      dir + "/baton.log", milliseconds(30000), env);
   EXPECT_EQ(status, 0) << read_file(dir + "/baton.log");
   return load_png_or_fail(png);
 }

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
 
-#include "compositor/output/output.hpp"
 #include "compositor/desktop/view.hpp"
+#include "compositor/output/output.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/fake_input.hpp"
 #include "tests/support/harness.hpp"
@@ -56,7 +56,8 @@ TEST_F(FocusTest, NewWindowTakesFocusAndIsActivated) {
   Window b(c);
   map(b, kGreen);
   EXPECT_EQ(c.keyboard_focus, b.surface());
-  ASSERT_TRUE(h.run_until([&] { return !a.last_configure().activated && b.last_configure().activated; }));
+  ASSERT_TRUE(
+      h.run_until([&] { return !a.last_configure().activated && b.last_configure().activated; }));
 }
 
 TEST_F(FocusTest, KeysGoToTheFocusedWindow) {
@@ -78,7 +79,8 @@ TEST_F(FocusTest, KeysAreDeliveredWithoutWaitingForAFrame) {
   uint64_t frames = h.server().outputs().front()->frames();
   for (uint32_t key : {KEY_Q, KEY_W, KEY_E}) keyboard.tap(key);
   ASSERT_TRUE(h.run_until([&] { return c.keys.size() == 6; }, std::chrono::milliseconds(100)));
-  EXPECT_EQ(h.server().outputs().front()->frames(), frames) << "key delivery waited for an output frame";
+  EXPECT_EQ(h.server().outputs().front()->frames(), frames)
+      << "key delivery waited for an output frame";
 }
 
 TEST_F(FocusTest, ClickRaisesAndFocusesTheWindowUnderThePointer) {
@@ -101,7 +103,8 @@ TEST_F(FocusTest, ClickRaisesAndFocusesTheWindowUnderThePointer) {
   ASSERT_TRUE(h.run_until([&] { return c.keyboard_focus == a.surface() && !c.buttons.empty(); }));
   EXPECT_EQ(c.buttons.front(), static_cast<uint32_t>(BTN_LEFT));
   EXPECT_EQ(h.server().focused_view(), va);
-  ASSERT_TRUE(h.run_until([&] { return a.last_configure().activated && !b.last_configure().activated; }));
+  ASSERT_TRUE(
+      h.run_until([&] { return a.last_configure().activated && !b.last_configure().activated; }));
   EXPECT_EQ(h.capture().at(ox, oy), kRed);  // a is on top now
 }
 

@@ -42,7 +42,8 @@ void map_window(Harness& h, Window& w) {
   w.initial_commit();
   ASSERT_TRUE(h.run_until([&] { return w.configure_count() == 1; }));
   w.draw(100, 100, 0xff336699);
-  ASSERT_TRUE(h.run_until([&] { return !h.server().views().empty() && h.server().views().front()->mapped(); }));
+  ASSERT_TRUE(h.run_until(
+      [&] { return !h.server().views().empty() && h.server().views().front()->mapped(); }));
 }
 
 TEST(FrameCallbacks, DoneArrivesAfterEachCommitWithIncreasingTimes) {
@@ -96,9 +97,11 @@ TEST(Presentation, FeedbackReportsPresentationOnTheMonotonicClock) {
   Feedback fb;
   auto* feedback = wp_presentation_feedback(c.presentation, w.surface());
   static const struct wp_presentation_feedback_listener listener = {
-      [](void* d, struct wp_presentation_feedback*, wl_output*) { static_cast<Feedback*>(d)->synced_output = true; },
-      [](void* d, struct wp_presentation_feedback* f, uint32_t hi, uint32_t lo, uint32_t nsec, uint32_t refresh,
-         uint32_t seq_hi, uint32_t seq_lo, uint32_t flags) {
+      [](void* d, struct wp_presentation_feedback*, wl_output*) {
+        static_cast<Feedback*>(d)->synced_output = true;
+      },
+      [](void* d, struct wp_presentation_feedback* f, uint32_t hi, uint32_t lo, uint32_t nsec,
+         uint32_t refresh, uint32_t seq_hi, uint32_t seq_lo, uint32_t flags) {
         auto* out = static_cast<Feedback*>(d);
         out->presented = true;
         out->sec = (static_cast<uint64_t>(hi) << 32) | lo;
@@ -117,15 +120,18 @@ TEST(Presentation, FeedbackReportsPresentationOnTheMonotonicClock) {
   timespec before{};
   clock_gettime(CLOCK_MONOTONIC, &before);
   w.draw(100, 100, 0xff998877);
-  ASSERT_TRUE(h.run_until([&] { return fb.presented || fb.discarded; }, std::chrono::milliseconds(500)));
+  ASSERT_TRUE(
+      h.run_until([&] { return fb.presented || fb.discarded; }, std::chrono::milliseconds(500)));
   ASSERT_TRUE(fb.presented) << "feedback was discarded for a visible surface";
   EXPECT_TRUE(fb.synced_output);
   timespec after{};
   clock_gettime(CLOCK_MONOTONIC, &after);
   auto ns = [](uint64_t s, uint64_t n) { return s * 1000000000ull + n; };
   uint64_t presented = ns(fb.sec, fb.nsec);
-  EXPECT_GE(presented, ns(static_cast<uint64_t>(before.tv_sec), static_cast<uint64_t>(before.tv_nsec)));
-  EXPECT_LE(presented, ns(static_cast<uint64_t>(after.tv_sec), static_cast<uint64_t>(after.tv_nsec)));
+  EXPECT_GE(presented,
+            ns(static_cast<uint64_t>(before.tv_sec), static_cast<uint64_t>(before.tv_nsec)));
+  EXPECT_LE(presented,
+            ns(static_cast<uint64_t>(after.tv_sec), static_cast<uint64_t>(after.tv_nsec)));
   EXPECT_NEAR(fb.refresh, 16666666u, 100000u);  // headless at 60 Hz
 }
 

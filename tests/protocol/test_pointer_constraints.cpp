@@ -5,14 +5,14 @@
 
 #include <cstring>
 
-#include "compositor/input/seat.hpp"
 #include "compositor/desktop/view.hpp"
-#include "util/wlr.hpp"
+#include "compositor/input/seat.hpp"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
 #include "tests/support/client.hpp"
 #include "tests/support/fake_input.hpp"
 #include "tests/support/harness.hpp"
+#include "util/wlr.hpp"
 
 namespace baton::test {
 namespace {
@@ -47,17 +47,19 @@ class PointerConstraintsTest : public ::testing::Test {
     window.initial_commit();
     h.run_until([&] { return window.configure_count() == 1; });
     window.draw(200, 150, 0xff804020);
-    h.run_until([&] { return !h.server().views().empty() && h.server().views().front()->mapped(); });
+    h.run_until(
+        [&] { return !h.server().views().empty() && h.server().views().front()->mapped(); });
     view = h.server().views().front().get();
     pointer.move_to(view->x() + 100, view->y() + 75);
     h.run_until([&] { return c.pointer_focus == window.surface(); });
   }
 
   void listen_relative() {
-    zwp_relative_pointer_v1* rel = zwp_relative_pointer_manager_v1_get_relative_pointer(globals.relative, c.pointer);
+    zwp_relative_pointer_v1* rel =
+        zwp_relative_pointer_manager_v1_get_relative_pointer(globals.relative, c.pointer);
     static const zwp_relative_pointer_v1_listener listener = {
-        [](void* data, zwp_relative_pointer_v1*, uint32_t, uint32_t, wl_fixed_t dx, wl_fixed_t dy, wl_fixed_t rdx,
-           wl_fixed_t rdy) {
+        [](void* data, zwp_relative_pointer_v1*, uint32_t, uint32_t, wl_fixed_t dx, wl_fixed_t dy,
+           wl_fixed_t rdx, wl_fixed_t rdy) {
           auto* m = static_cast<RelativeMotion*>(data);
           m->dx += wl_fixed_to_double(dx);
           m->dy += wl_fixed_to_double(dy);
@@ -109,7 +111,8 @@ TEST_F(PointerConstraintsTest, LockedPointerStaysPutAndOnlyRelativeMotionFlows) 
 
   bool locked = false;
   zwp_locked_pointer_v1* lock = zwp_pointer_constraints_v1_lock_pointer(
-      globals.constraints, window.surface(), c.pointer, nullptr, ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT);
+      globals.constraints, window.surface(), c.pointer, nullptr,
+      ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT);
   static const zwp_locked_pointer_v1_listener listener = {
       [](void* d, zwp_locked_pointer_v1*) { *static_cast<bool*>(d) = true; },
       [](void* d, zwp_locked_pointer_v1*) { *static_cast<bool*>(d) = false; }};
@@ -145,7 +148,8 @@ TEST_F(PointerConstraintsTest, ConfinedPointerCannotLeaveItsRegion) {
   wl_region_add(region, 20, 10, 100, 80);  // surface-local 20..119 x 10..89
   bool confined = false;
   zwp_confined_pointer_v1* confine = zwp_pointer_constraints_v1_confine_pointer(
-      globals.constraints, window.surface(), c.pointer, region, ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT);
+      globals.constraints, window.surface(), c.pointer, region,
+      ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT);
   wl_region_destroy(region);
   wl_surface_commit(window.surface());  // the region is surface state, applied on commit
   static const zwp_confined_pointer_v1_listener listener = {

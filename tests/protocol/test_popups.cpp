@@ -18,8 +18,10 @@ struct MappedParent {
     window.initial_commit();
     c.harness().run_until([&] { return window.configure_count() == 1; });
     window.draw(200, 150, kRed);
-    c.harness().run_until([&] { return !c.harness().server().views().empty() &&
-                                       c.harness().server().views().front()->mapped(); });
+    c.harness().run_until([&] {
+      return !c.harness().server().views().empty() &&
+             c.harness().server().views().front()->mapped();
+    });
     view = c.harness().server().views().front().get();
   }
   Window window;
@@ -74,7 +76,8 @@ TEST(Popups, SlidBackOntoTheOutputWhenAllowed) {
   Harness h;  // 640x480; the parent sits at 220,165
   Client c(h);
   MappedParent parent(c);
-  const uint32_t slide = XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X | XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_Y;
+  const uint32_t slide =
+      XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X | XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_Y;
   // Asked for at the parent's bottom-right corner, 300x300 would run past the
   // output's right and bottom edges.
   xdg_positioner* p = positioner(c, 300, 300, 190, 140, slide);

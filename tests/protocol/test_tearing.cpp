@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "compositor/output/output.hpp"
 #include "compositor/desktop/view.hpp"
+#include "compositor/output/output.hpp"
 #include "tearing-control-v1-client-protocol.h"
 #include "tests/support/client.hpp"
 #include "tests/support/harness.hpp"
@@ -33,14 +33,18 @@ void run_fullscreen_async_client(Harness& h, Client& c, Window& w) {
   wl_registry_add_listener(registry, &listener, &g);
   h.sync();
   ASSERT_NE(g.manager, nullptr) << "wp_tearing_control_manager_v1 is not advertised";
-  wp_tearing_control_v1* tearing = wp_tearing_control_manager_v1_get_tearing_control(g.manager, w.surface());
-  wp_tearing_control_v1_set_presentation_hint(tearing, WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC);
+  wp_tearing_control_v1* tearing =
+      wp_tearing_control_manager_v1_get_tearing_control(g.manager, w.surface());
+  wp_tearing_control_v1_set_presentation_hint(tearing,
+                                              WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC);
   w.initial_commit();
   ASSERT_TRUE(h.run_until([&] { return w.configure_count() >= 1; }));
   w.draw(320, 240, 0xff204080);
-  ASSERT_TRUE(h.run_until([&] { return !h.server().views().empty() && h.server().views().front()->mapped(); }));
+  ASSERT_TRUE(h.run_until(
+      [&] { return !h.server().views().empty() && h.server().views().front()->mapped(); }));
   xdg_toplevel_set_fullscreen(w.toplevel(), nullptr);
-  ASSERT_TRUE(h.run_until([&] { return w.last_configure().width == 640; })) << "no fullscreen configure";
+  ASSERT_TRUE(h.run_until([&] { return w.last_configure().width == 640; }))
+      << "no fullscreen configure";
   w.draw(640, 480, 0xff204080);
   ASSERT_TRUE(h.run_until([&] { return h.server().views().front()->fullscreen(); }));
   // A few redraws, as a game does.
@@ -78,7 +82,8 @@ namespace baton::test {
 namespace {
 
 std::string config_file(const std::string& text) {
-  std::string path = std::string(BATON_BUILD_DIR) + "/tearing-" + std::to_string(text.size()) + ".toml";
+  std::string path =
+      std::string(BATON_BUILD_DIR) + "/tearing-" + std::to_string(text.size()) + ".toml";
   FILE* f = std::fopen(path.c_str(), "w");
   std::fputs(text.c_str(), f);
   std::fclose(f);

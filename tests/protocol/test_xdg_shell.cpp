@@ -22,9 +22,9 @@ TEST(Globals, DesktopProtocolsAreAdvertised) {
   Harness h;
   Client c(h);
   for (const char* name :
-       {"wl_compositor", "wl_subcompositor", "wl_shm", "wl_seat", "wl_output", "wl_data_device_manager",
-        "xdg_wm_base", "zxdg_output_manager_v1", "wp_presentation", "wp_viewporter",
-        "wp_single_pixel_buffer_manager_v1", "wp_fractional_scale_manager_v1"})
+       {"wl_compositor", "wl_subcompositor", "wl_shm", "wl_seat", "wl_output",
+        "wl_data_device_manager", "xdg_wm_base", "zxdg_output_manager_v1", "wp_presentation",
+        "wp_viewporter", "wp_single_pixel_buffer_manager_v1", "wp_fractional_scale_manager_v1"})
     EXPECT_TRUE(c.has_global(name)) << name << " is not advertised";
 }
 
@@ -121,7 +121,8 @@ TEST(XdgShell, BufferBeforeConfigureIsAProtocolErrorForThatClientOnly) {
   ASSERT_TRUE(h.run_until([&] { return wl_display_get_error(bad.display()) != 0; }));
   const wl_interface* iface = nullptr;
   uint32_t id = 0;
-  EXPECT_EQ(wl_display_get_protocol_error(bad.display(), &iface, &id), XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER);
+  EXPECT_EQ(wl_display_get_protocol_error(bad.display(), &iface, &id),
+            XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER);
   ASSERT_NE(iface, nullptr);
   EXPECT_STREQ(iface->name, "xdg_surface");
 

@@ -12,9 +12,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "util/unique_fd.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/renderer/harness.hpp"
+#include "util/unique_fd.hpp"
 
 namespace baton::test {
 namespace {

@@ -7,13 +7,13 @@
 #include <memory>
 #include <stdexcept>
 
-#include "compositor/output/output.hpp"
 #include "compositor/desktop/view.hpp"
-#include "util/wlr.hpp"
+#include "compositor/output/output.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/golden.hpp"
 #include "tests/support/harness.hpp"
+#include "util/wlr.hpp"
 
 namespace baton::test {
 namespace {

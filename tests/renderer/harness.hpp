@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "renderer/vulkan/vulkan_renderer.hpp"
 #include "util/image.hpp"
 #include "util/wlr.hpp"
-#include "renderer/vulkan/vulkan_renderer.hpp"
 
 namespace baton::test {
 

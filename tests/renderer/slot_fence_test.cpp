@@ -18,10 +18,10 @@
 #include <string>
 #include <thread>
 
-#include "util/unique_fd.hpp"
-#include "util/wlr.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/clients/vgem_fence.hpp"
+#include "util/unique_fd.hpp"
+#include "util/wlr.hpp"
 
 namespace baton::test {
 namespace {

@@ -50,7 +50,8 @@ struct WindowListeners {
     for (size_t i = 0; i < states->size / sizeof(uint32_t); ++i)
       if (state[i] == XDG_TOPLEVEL_STATE_ACTIVATED) w->pending_.activated = true;
   }
-  static void popup_configure(void* data, xdg_popup*, int32_t x, int32_t y, int32_t width, int32_t height) {
+  static void popup_configure(void* data, xdg_popup*, int32_t x, int32_t y, int32_t width,
+                              int32_t height) {
     auto* w = static_cast<Window*>(data);
     w->popup_x = x;
     w->popup_y = y;
@@ -123,7 +124,8 @@ void Window::unmap() {
 }
 
 struct ClientListeners {
-  static void global(void* data, wl_registry* registry, uint32_t name, const char* interface, uint32_t version) {
+  static void global(void* data, wl_registry* registry, uint32_t name, const char* interface,
+                     uint32_t version) {
     auto* c = static_cast<Client*>(data);
     c->globals_.insert(interface);
     auto bind = [&](const wl_interface* iface, uint32_t max) {
@@ -140,14 +142,16 @@ struct ClientListeners {
       xdg_wm_base_add_listener(c->wm_base, &ping, c);
     } else if (std::strcmp(interface, wl_seat_interface.name) == 0) {
       c->seat = static_cast<wl_seat*>(bind(&wl_seat_interface, 7));
-      static const wl_seat_listener seat_listener = {seat_capabilities, [](void*, wl_seat*, const char*) {}};
+      static const wl_seat_listener seat_listener = {seat_capabilities,
+                                                     [](void*, wl_seat*, const char*) {}};
       wl_seat_add_listener(c->seat, &seat_listener, c);
     } else if (std::strcmp(interface, wl_output_interface.name) == 0 && c->output == nullptr) {
       c->output = static_cast<wl_output*>(bind(&wl_output_interface, 4));
     } else if (std::strcmp(interface, wp_presentation_interface.name) == 0) {
       c->presentation = static_cast<wp_presentation*>(bind(&wp_presentation_interface, 1));
-      static const wp_presentation_listener clock = {
-          [](void* d, wp_presentation*, uint32_t id) { static_cast<Client*>(d)->presentation_clock = id; }};
+      static const wp_presentation_listener clock = {[](void* d, wp_presentation*, uint32_t id) {
+        static_cast<Client*>(d)->presentation_clock = id;
+      }};
       wp_presentation_add_listener(c->presentation, &clock, c);
     }
   }

@@ -20,7 +20,8 @@ class Harness;
 /// A wl_shm buffer of one solid ARGB colour.
 class ShmBuffer {
  public:
-  ShmBuffer(wl_shm* shm, int width, int height, uint32_t argb, uint32_t format = WL_SHM_FORMAT_ARGB8888);
+  ShmBuffer(wl_shm* shm, int width, int height, uint32_t argb,
+            uint32_t format = WL_SHM_FORMAT_ARGB8888);
   ~ShmBuffer();
   ShmBuffer(const ShmBuffer&) = delete;
   ShmBuffer& operator=(const ShmBuffer&) = delete;
@@ -100,7 +101,9 @@ class Client {
 
   Harness& harness() { return harness_; }
   [[nodiscard]] wl_display* display() const { return display_; }
-  [[nodiscard]] bool has_global(const std::string& interface) const { return globals_.count(interface) > 0; }
+  [[nodiscard]] bool has_global(const std::string& interface) const {
+    return globals_.count(interface) > 0;
+  }
 
   wl_compositor* compositor = nullptr;
   wl_shm* shm = nullptr;

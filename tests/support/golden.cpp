@@ -68,10 +68,12 @@ GoldenResult compare_to_golden(const Image& actual, const std::string& name, int
   if (diff.size_matches) (void)write_png(diff_path.string(), diff_image);
   result.message = diff.size_matches
                        ? std::to_string(diff.pixels_over_tolerance) + " pixels differ beyond " +
-                             std::to_string(tolerance) + " (max delta " + std::to_string(diff.max_channel_delta) +
+                             std::to_string(tolerance) + " (max delta " +
+                             std::to_string(diff.max_channel_delta) +
                              "); actual: " + actual_path.string() + ", diff: " + diff_path.string()
-                       : "size " + std::to_string(actual.width) + "x" + std::to_string(actual.height) +
-                             " differs from golden " + std::to_string(expected.width) + "x" +
+                       : "size " + std::to_string(actual.width) + "x" +
+                             std::to_string(actual.height) + " differs from golden " +
+                             std::to_string(expected.width) + "x" +
                              std::to_string(expected.height) + "; actual: " + actual_path.string();
   return result;
 }

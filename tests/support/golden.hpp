@@ -16,7 +16,8 @@ struct ImageDiff {
 };
 
 /// Compares two images channel by channel.
-[[nodiscard]] ImageDiff diff_images(const Image& a, const Image& b, int tolerance, Image* diff_out = nullptr);
+[[nodiscard]] ImageDiff diff_images(const Image& a, const Image& b, int tolerance,
+                                    Image* diff_out = nullptr);
 
 struct GoldenResult {
   bool ok = false;
@@ -25,6 +26,7 @@ struct GoldenResult {
 
 /// Compares `actual` with tests/golden/`name`.png. With BATON_UPDATE_GOLDEN=1
 /// in the environment the golden is (re)written instead and the check passes.
-[[nodiscard]] GoldenResult compare_to_golden(const Image& actual, const std::string& name, int tolerance = 2);
+[[nodiscard]] GoldenResult compare_to_golden(const Image& actual, const std::string& name,
+                                             int tolerance = 2);
 
 }  // namespace baton::test

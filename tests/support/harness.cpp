@@ -7,11 +7,11 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <string>
 #include <stdexcept>
+#include <string>
 
-#include "util/log.hpp"
 #include "compositor/output/output.hpp"
+#include "util/log.hpp"
 #include "util/wlr.hpp"
 
 namespace baton::test {
@@ -34,14 +34,16 @@ Harness::Harness(Options options) {
   // BATON_TEST_DEBUG=1: the server's and wlroots' debug log on stderr.
   if (const char* debug = std::getenv("BATON_TEST_DEBUG"); debug != nullptr && debug[0] == '1')
     log::set_level(log::Level::debug);
-  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime != nullptr) mkdir(runtime, 0700);
+  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime != nullptr)
+    mkdir(runtime, 0700);
   server_ = std::make_unique<Server>(std::move(options));
-  if (!server_->start()) throw std::runtime_error("server failed to start: " + server_->start_error());
+  if (!server_->start())
+    throw std::runtime_error("server failed to start: " + server_->start_error());
   // Let the backend announce and commit its outputs.
   run_until([this]() {
     auto outputs = server_->outputs();
-    return !outputs.empty() && std::all_of(outputs.begin(), outputs.end(),
-                                           [](Output* o) { return o->frames() > 0; });
+    return !outputs.empty() &&
+           std::all_of(outputs.begin(), outputs.end(), [](Output* o) { return o->frames() > 0; });
   });
 }
 
@@ -108,11 +110,10 @@ void Harness::run_for(std::chrono::milliseconds duration) {
 void Harness::sync() {
   std::vector<std::pair<wl_callback*, bool>> pending;
   pending.reserve(clients_.size());
-  static const wl_callback_listener listener = {
-      [](void* data, wl_callback* cb, uint32_t) {
-        *static_cast<bool*>(data) = true;
-        wl_callback_destroy(cb);
-      }};
+  static const wl_callback_listener listener = {[](void* data, wl_callback* cb, uint32_t) {
+    *static_cast<bool*>(data) = true;
+    wl_callback_destroy(cb);
+  }};
   std::vector<std::unique_ptr<bool>> flags;
   for (wl_display* client : clients_) {
     flags.push_back(std::make_unique<bool>(false));

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "util/image.hpp"
 #include "compositor/config/options.hpp"
 #include "compositor/server.hpp"
+#include "util/image.hpp"
 
 namespace baton::test {
 

@@ -17,8 +17,8 @@
 
 namespace baton::test {
 
-Process::Process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                 const std::string& log_path) {
+Process::Process(const std::vector<std::string>& argv,
+                 const std::map<std::string, std::string>& env, const std::string& log_path) {
   int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log < 0) throw std::runtime_error("cannot open " + log_path);
   pid_ = fork();
@@ -75,7 +75,8 @@ std::string baton_exe() {
 }
 
 std::optional<int> run_baton(const std::vector<std::string>& args, const std::string& log_path,
-                             std::chrono::milliseconds timeout, const std::map<std::string, std::string>& env) {
+                             std::chrono::milliseconds timeout,
+                             const std::map<std::string, std::string>& env) {
   std::vector<std::string> argv{baton_exe()};
   argv.insert(argv.end(), args.begin(), args.end());
   Process baton(argv, env, log_path);
@@ -96,7 +97,8 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-bool wait_for_text(const std::string& path, const std::string& needle, std::chrono::milliseconds timeout) {
+bool wait_for_text(const std::string& path, const std::string& needle,
+                   std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     if (read_file(path).find(needle) != std::string::npos) return true;
@@ -160,7 +162,8 @@ void expect_nested_output_with_client(const Image& shot, uint32_t nested_backgro
   EXPECT_EQ(nested.x1, 1600);
   EXPECT_EQ(nested.y1, 900);
   Box client{960 - 125, 540 - 125, 960 + 125, 540 + 125};
-  EXPECT_EQ(count_pixels(shot, nested_background, client), 0) << "no client inside the nested output";
+  EXPECT_EQ(count_pixels(shot, nested_background, client), 0)
+      << "no client inside the nested output";
   EXPECT_GT(distinct_colours(shot, client), 100) << "the client's pattern is missing";
   EXPECT_EQ(shot.at(10, 10), parent_background);
 }

@@ -44,7 +44,8 @@ std::string baton_exe();
 std::string scratch_dir(const std::string& name);
 std::string read_file(const std::string& path);
 /// Polls until `path` contains `needle` or `timeout` passes.
-bool wait_for_text(const std::string& path, const std::string& needle, std::chrono::milliseconds timeout);
+bool wait_for_text(const std::string& path, const std::string& needle,
+                   std::chrono::milliseconds timeout);
 Image load_png_or_fail(const std::string& path);
 
 /// Pixels in `image` for which `match` holds, within [x0,x1)x[y0,y1) (whole

@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "util/image.hpp"
 #include "tests/support/golden.hpp"
+#include "util/image.hpp"
 
 namespace {
 
@@ -11,7 +11,8 @@ TEST(Png, RoundTripKeepsEveryPixel) {
   baton::Image image(7, 5);
   for (int y = 0; y < 5; ++y)
     for (int x = 0; x < 7; ++x)
-      image.at(x, y) = 0xff000000u | static_cast<uint32_t>(x * 30) << 16 | static_cast<uint32_t>(y * 50) << 8 | 0x12;
+      image.at(x, y) = 0xff000000u | static_cast<uint32_t>(x * 30) << 16 |
+                       static_cast<uint32_t>(y * 50) << 8 | 0x12;
   image.at(3, 2) = 0x80402010;  // translucent
   auto path = std::filesystem::path(BATON_BUILD_DIR) / "png-roundtrip.png";
   ASSERT_EQ(baton::write_png(path.string(), image), "");

@@ -15,7 +15,8 @@ TEST(Signal, SubscribersRunInOrderWithTheArguments) {
   Signal<int, const char*> signal;
   std::vector<int> seen;
   Connection a = signal.connect([&](int n, const char*) { seen.push_back(n); });
-  Connection b = signal.connect([&](int n, const char* s) { seen.push_back(n * 10 + (s[0] == 'x')); });
+  Connection b =
+      signal.connect([&](int n, const char* s) { seen.push_back(n * 10 + (s[0] == 'x')); });
   signal.emit(4, "x");
   EXPECT_EQ(seen, (std::vector<int>{4, 41}));
 }

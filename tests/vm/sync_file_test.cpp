@@ -29,9 +29,12 @@ enum class Source { vgem, virtio_gpu, udmabuf };
 
 std::string source_name(const ::testing::TestParamInfo<Source>& info) {
   switch (info.param) {
-    case Source::vgem: return "vgem";
-    case Source::virtio_gpu: return "virtio_gpu";
-    case Source::udmabuf: return "udmabuf";
+    case Source::vgem:
+      return "vgem";
+    case Source::virtio_gpu:
+      return "virtio_gpu";
+    case Source::udmabuf:
+      return "udmabuf";
   }
   return "?";
 }

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "compositor/output/output.hpp"
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/xwayland.hpp"
+#include "compositor/output/output.hpp"
 #include "tests/support/harness.hpp"
 #include "tests/support/process.hpp"
 
@@ -57,15 +57,17 @@ class AutoCadence : public ::testing::Test {
     if (exe == nullptr) throw std::runtime_error("BATON_X11_WINDOW is not set");
     h.server().spawn(std::string(exe) + " " + args);
     View* found = nullptr;
-    h.run_until([&] {
-      for (const auto& v : h.server().views())
-        if (v->mapped() && v->fullscreen()) found = v.get();
-      return found != nullptr;
-    }, milliseconds(10000));
+    h.run_until(
+        [&] {
+          for (const auto& v : h.server().views())
+            if (v->mapped() && v->fullscreen()) found = v.get();
+          return found != nullptr;
+        },
+        milliseconds(10000));
     if (found == nullptr)
       for (const auto& v : h.server().views())
-        ADD_FAILURE() << "view '" << v->app_id() << "' mapped=" << v->mapped() << " fullscreen=" << v->fullscreen()
-                      << " managed=" << v->managed();
+        ADD_FAILURE() << "view '" << v->app_id() << "' mapped=" << v->mapped()
+                      << " fullscreen=" << v->fullscreen() << " managed=" << v->managed();
     return found;
   }
   Harness h;
@@ -75,7 +77,8 @@ TEST_F(AutoCadence, AFastFullscreenGameGetsTheFixedCadence) {
   ASSERT_NE(start("--fullscreen --animate --class Game"), nullptr);
   Output& output = *h.server().outputs().front();
   ASSERT_TRUE(h.run_until([&] { return output.fixed_cadence(); }, milliseconds(3000)))
-      << "still on damage cadence; fullscreen commit rate " << output.cadence().commit_rate() << "/s";
+      << "still on damage cadence; fullscreen commit rate " << output.cadence().commit_rate()
+      << "/s";
   EXPECT_GT(output.cadence().commit_rate(), 30.0);
 }
 
@@ -104,7 +107,8 @@ std::string write_config(const std::string& name, const std::string& text) {
 // (Headless output names count up across a process, so these match "*".)
 TEST(CadenceConfig, AnOutputSetToFixedInTheConfigCommitsEveryCycle) {
   Options options = headless_options(640, 480);
-  options.config_path = write_config("cadence-config", "[[output]]\nname = \"*\"\ncadence = \"fixed\"\n");
+  options.config_path =
+      write_config("cadence-config", "[[output]]\nname = \"*\"\ncadence = \"fixed\"\n");
   Harness h(options);
   EXPECT_TRUE(h.server().outputs().front()->fixed_cadence());
   h.run_for(milliseconds(100));
@@ -113,7 +117,8 @@ TEST(CadenceConfig, AnOutputSetToFixedInTheConfigCommitsEveryCycle) {
 
 TEST(CadenceConfig, TheCommandLineWinsOverTheConfig) {
   Options options = headless_options(640, 480);
-  options.config_path = write_config("cadence-cli", "[[output]]\nname = \"*\"\ncadence = \"fixed\"\n");
+  options.config_path =
+      write_config("cadence-cli", "[[output]]\nname = \"*\"\ncadence = \"fixed\"\n");
   options.cadence = CadenceMode::damage;
   Harness h(options);
   EXPECT_FALSE(h.server().outputs().front()->fixed_cadence());

@@ -43,8 +43,8 @@ class ClipboardTest : public ::testing::Test {
     static const wl_registry_listener listener = {
         [](void* data, wl_registry* r, uint32_t name, const char* iface, uint32_t) {
           if (std::strcmp(iface, wl_data_device_manager_interface.name) == 0)
-            static_cast<Clipboard*>(data)->manager =
-                static_cast<wl_data_device_manager*>(wl_registry_bind(r, name, &wl_data_device_manager_interface, 3));
+            static_cast<Clipboard*>(data)->manager = static_cast<wl_data_device_manager*>(
+                wl_registry_bind(r, name, &wl_data_device_manager_interface, 3));
         },
         [](void*, wl_registry*, uint32_t) {}};
     wl_registry_add_listener(registry, &listener, &clip);
@@ -52,12 +52,15 @@ class ClipboardTest : public ::testing::Test {
     ASSERT_NE(clip.manager, nullptr);
     clip.device = wl_data_device_manager_get_data_device(clip.manager, c.seat);
     static const wl_data_device_listener device_listener = {
-        [](void*, wl_data_device*, wl_data_offer*) {},                                             // data_offer
-        [](void*, wl_data_device*, uint32_t, wl_surface*, wl_fixed_t, wl_fixed_t, wl_data_offer*) {},  // enter
-        [](void*, wl_data_device*) {},                                                             // leave
-        [](void*, wl_data_device*, uint32_t, wl_fixed_t, wl_fixed_t) {},                           // motion
-        [](void*, wl_data_device*) {},                                                             // drop
-        [](void* data, wl_data_device*, wl_data_offer* offer) { static_cast<Clipboard*>(data)->selection = offer; },
+        [](void*, wl_data_device*, wl_data_offer*) {},  // data_offer
+        [](void*, wl_data_device*, uint32_t, wl_surface*, wl_fixed_t, wl_fixed_t, wl_data_offer*) {
+        },                                                                // enter
+        [](void*, wl_data_device*) {},                                    // leave
+        [](void*, wl_data_device*, uint32_t, wl_fixed_t, wl_fixed_t) {},  // motion
+        [](void*, wl_data_device*) {},                                    // drop
+        [](void* data, wl_data_device*, wl_data_offer* offer) {
+          static_cast<Clipboard*>(data)->selection = offer;
+        },
     };
     wl_data_device_add_listener(clip.device, &device_listener, &clip);
     // The selection goes to the client with keyboard focus.
@@ -74,11 +77,13 @@ class ClipboardTest : public ::testing::Test {
     if (exe == nullptr) throw std::runtime_error("BATON_X11_WINDOW is not set");
     h.server().spawn(std::string(exe) + " --class ClipboardApp");
     View* x11 = nullptr;
-    h.run_until([&] {
-      for (const auto& v : h.server().views())
-        if (v->mapped() && v->app_id() == "ClipboardApp") x11 = v.get();
-      return x11 != nullptr && h.server().focused_view() == x11;
-    }, milliseconds(10000));
+    h.run_until(
+        [&] {
+          for (const auto& v : h.server().views())
+            if (v->mapped() && v->app_id() == "ClipboardApp") x11 = v.get();
+          return x11 != nullptr && h.server().focused_view() == x11;
+        },
+        milliseconds(10000));
     return x11;
   }
   View* wayland_view() {
@@ -106,7 +111,9 @@ TEST_F(ClipboardTest, WaylandCopyPastesInX11) {
         close(fd);
       },
       [](void*, wl_data_source*) {},  // cancelled
-      [](void*, wl_data_source*) {}, [](void*, wl_data_source*) {}, [](void*, wl_data_source*, uint32_t) {}};
+      [](void*, wl_data_source*) {},
+      [](void*, wl_data_source*) {},
+      [](void*, wl_data_source*, uint32_t) {}};
   wl_data_source_add_listener(source, &source_listener, &clip);
   wl_data_source_offer(source, "text/plain;charset=utf-8");
   wl_data_source_offer(source, "text/plain");
@@ -133,13 +140,15 @@ TEST_F(ClipboardTest, X11CopyPastesInWayland) {
   close(fds[1]);
   std::string pasted;
   bool eof = false;
-  h.run_until([&] {
-    char buffer[256];
-    ssize_t n = read(fds[0], buffer, sizeof buffer);
-    if (n > 0) pasted.append(buffer, static_cast<size_t>(n));
-    if (n == 0) eof = true;
-    return eof;
-  }, milliseconds(10000));
+  h.run_until(
+      [&] {
+        char buffer[256];
+        ssize_t n = read(fds[0], buffer, sizeof buffer);
+        if (n > 0) pasted.append(buffer, static_cast<size_t>(n));
+        if (n == 0) eof = true;
+        return eof;
+      },
+      milliseconds(10000));
   close(fds[0]);
   EXPECT_TRUE(eof);
   EXPECT_EQ(pasted, "copied on x11");

@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "compositor/input/seat.hpp"
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/xwayland.hpp"
+#include "compositor/input/seat.hpp"
 #include "tests/support/fake_input.hpp"
 #include "tests/support/harness.hpp"
 #include "tests/support/process.hpp"
@@ -28,7 +28,8 @@ Options xwayland_options() {
 
 std::string x11_window() {
   const char* exe = std::getenv("BATON_X11_WINDOW");
-  if (exe == nullptr) throw std::runtime_error("BATON_X11_WINDOW is not set (run through meson test)");
+  if (exe == nullptr)
+    throw std::runtime_error("BATON_X11_WINDOW is not set (run through meson test)");
   return exe;
 }
 
@@ -127,7 +128,8 @@ TEST_F(XwaylandTest, OverrideRedirectMenuIsPlacedWhereAsked) {
   View* main_window = wait_for_view("BatonMain");
   ASSERT_NE(main_window, nullptr);
   h.server().spawn(x11_window() +
-                   " --override-redirect --class BatonMenu --colour ff0000 --x 100 --y 120 --width 50 --height 40");
+                   " --override-redirect --class BatonMenu --colour ff0000 --x 100 --y 120 --width "
+                   "50 --height 40");
   View* menu = wait_for_view("BatonMenu");
   ASSERT_NE(menu, nullptr);
   EXPECT_FALSE(menu->managed());
@@ -151,10 +153,13 @@ TEST_F(XwaylandTest, OverrideRedirectMenuIsPlacedWhereAsked) {
 // the picture is kept as build/tests/native-and-x11.png.
 TEST_F(XwaylandTest, NativeAndX11ClientsSideBySide) {
   std::string home = scratch_dir("side-by-side-home");
-  h.server().spawn("HOME=" + home + " LC_ALL=C.UTF-8 foot -W 60x20 -T 'foot (Wayland)' sh -c 'echo native Wayland client; exec sleep 60'");
+  h.server().spawn("HOME=" + home +
+                   " LC_ALL=C.UTF-8 foot -W 60x20 -T 'foot (Wayland)' sh -c 'echo native Wayland "
+                   "client; exec sleep 60'");
   View* foot = wait_for_view("foot");
   ASSERT_NE(foot, nullptr) << "foot did not map";
-  h.server().spawn("xterm -T 'xterm (X11)' -e sh -c 'echo X11 client through Xwayland; exec sleep 60'");
+  h.server().spawn(
+      "xterm -T 'xterm (X11)' -e sh -c 'echo X11 client through Xwayland; exec sleep 60'");
   View* xterm = wait_for_view("XTerm");
   ASSERT_NE(xterm, nullptr) << "xterm did not map";
   foot->move_frame_to(8, 40);
@@ -167,27 +172,35 @@ TEST_F(XwaylandTest, NativeAndX11ClientsSideBySide) {
   Rect x = xterm->frame();
   EXPECT_LE(f.x + f.width, x.x) << "the windows overlap";
   EXPECT_LE(x.x + x.width, 1024) << "xterm runs off the output";
-  EXPECT_EQ(count_pixels(shot, kBackground, {f.x, f.y, f.x + f.width, f.y + f.height}), 0) << "foot is not drawn";
-  EXPECT_EQ(count_pixels(shot, kBackground, {x.x, x.y, x.x + x.width, x.y + x.height}), 0) << "xterm is not drawn";
-  EXPECT_GT(distinct_colours(shot, {f.x, f.y, f.x + f.width, f.y + f.height}), 4) << "no text in foot";
+  EXPECT_EQ(count_pixels(shot, kBackground, {f.x, f.y, f.x + f.width, f.y + f.height}), 0)
+      << "foot is not drawn";
+  EXPECT_EQ(count_pixels(shot, kBackground, {x.x, x.y, x.x + x.width, x.y + x.height}), 0)
+      << "xterm is not drawn";
+  EXPECT_GT(distinct_colours(shot, {f.x, f.y, f.x + f.width, f.y + f.height}), 4)
+      << "no text in foot";
   // xterm draws its bitmap font without antialiasing: black glyphs on white.
-  EXPECT_GT(count_pixels(shot, 0xff000000, {x.x, x.y, x.x + x.width, x.y + x.height}), 100) << "no text in xterm";
+  EXPECT_GT(count_pixels(shot, 0xff000000, {x.x, x.y, x.x + x.width, x.y + x.height}), 100)
+      << "no text in xterm";
   EXPECT_GT(count_pixels(shot, 0xffffffff, {x.x, x.y, x.x + x.width, x.y + x.height}), 10000);
 }
 
 TEST_F(XwaylandTest, FullscreenGameCoversTheOutput) {
-  h.server().spawn(x11_window() + " --fullscreen --class BatonGame --colour ff8000 --width 320 --height 240");
+  h.server().spawn(x11_window() +
+                   " --fullscreen --class BatonGame --colour ff8000 --width 320 --height 240");
   View* game = wait_for_view("BatonGame");
   ASSERT_NE(game, nullptr);
   // Everything is the game's colour but for the cursor image the seat draws
   // at the pointer (at most 64x64 from its position).
   const uint32_t orange = 0xffff8000;
   Image shot;
-  ASSERT_TRUE(h.run_until([&] {
-    shot = h.capture();
-    return count_pixels(shot, orange) >= 1024L * 768 - 64 * 64;
-  }, milliseconds(5000))) << "the fullscreen window does not cover the 1024x768 output: "
-                          << count_pixels(shot, orange) << " game pixels";
+  ASSERT_TRUE(h.run_until(
+      [&] {
+        shot = h.capture();
+        return count_pixels(shot, orange) >= 1024L * 768 - 64 * 64;
+      },
+      milliseconds(5000)))
+      << "the fullscreen window does not cover the 1024x768 output: " << count_pixels(shot, orange)
+      << " game pixels";
   const int cx = static_cast<int>(h.server().seat().cursor_x());
   const int cy = static_cast<int>(h.server().seat().cursor_y());
   long outside_cursor = 0;
@@ -196,7 +209,8 @@ TEST_F(XwaylandTest, FullscreenGameCoversTheOutput) {
       bool near_cursor = x >= cx - 32 && x < cx + 64 && y >= cy - 32 && y < cy + 64;
       if (!near_cursor && shot.at(x, y) != orange) ++outside_cursor;
     }
-  EXPECT_EQ(outside_cursor, 0) << "pixels away from the cursor at " << cx << "," << cy << " are not the game's";
+  EXPECT_EQ(outside_cursor, 0) << "pixels away from the cursor at " << cx << "," << cy
+                               << " are not the game's";
   EXPECT_EQ(game->x(), 0);
   EXPECT_EQ(game->y(), 0);
   EXPECT_EQ(h.server().focused_view(), game);

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <vector>
 
-#include "util/log.hpp"
 #include "renderer/vulkan/device/vk_util.hpp"
+#include "util/log.hpp"
 
 namespace baton::vulkan {
 namespace {

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "util/log.hpp"
 #include "renderer/vulkan/shaders/composite_comp.h"
+#include "util/log.hpp"
 
 namespace baton::vulkan {
 namespace {

@@ -9,8 +9,8 @@
 
 #include "renderer/vulkan/device/device.hpp"
 #include "renderer/vulkan/device/host_buffer.hpp"
-#include "renderer/vulkan/swapchain/slot.hpp"
 #include "renderer/vulkan/device/vk_util.hpp"
+#include "renderer/vulkan/swapchain/slot.hpp"
 
 namespace baton::vulkan {
 

@@ -6,10 +6,10 @@
 #include <iterator>
 #include <vector>
 
-#include "util/log.hpp"
 #include "renderer/vulkan/shaders/quad_vert.h"
 #include "renderer/vulkan/shaders/solid_frag.h"
 #include "renderer/vulkan/shaders/texture_frag.h"
+#include "util/log.hpp"
 
 namespace baton::vulkan {
 namespace {

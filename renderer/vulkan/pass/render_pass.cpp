@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "util/log.hpp"
 #include "renderer/vulkan/renderer.hpp"
+#include "util/log.hpp"
 
 namespace baton::vulkan {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "util/unique_fd.hpp"
 #include "renderer/vulkan/swapchain/slot_state.hpp"
+#include "util/unique_fd.hpp"
 
 namespace baton::vulkan {
 

@@ -8,12 +8,12 @@
 
 #include <cstdlib>
 
-#include "util/log.hpp"
-#include "renderer/vulkan/texture/dmabuf_import.hpp"
 #include "renderer/vulkan/device/formats.hpp"
-#include "renderer/vulkan/swapchain/release_fence.hpp"
 #include "renderer/vulkan/renderer.hpp"
+#include "renderer/vulkan/swapchain/release_fence.hpp"
+#include "renderer/vulkan/texture/dmabuf_import.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
+#include "util/log.hpp"
 
 namespace baton::vulkan {
 namespace {

@@ -21,14 +21,14 @@
 #include <memory>
 #include <tuple>
 
+#include "renderer/vulkan/device/device.hpp"
+#include "renderer/vulkan/device/vk_util.hpp"
+#include "renderer/vulkan/swapchain/dumb_buffer.hpp"
+#include "renderer/vulkan/swapchain/slot.hpp"
 #include "util/event_source.hpp"
 #include "util/listener.hpp"
 #include "util/unique_fd.hpp"
 #include "util/wlr.hpp"
-#include "renderer/vulkan/device/device.hpp"
-#include "renderer/vulkan/swapchain/dumb_buffer.hpp"
-#include "renderer/vulkan/swapchain/slot.hpp"
-#include "renderer/vulkan/device/vk_util.hpp"
 
 namespace baton::vulkan {
 

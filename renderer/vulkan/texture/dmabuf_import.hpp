@@ -9,10 +9,10 @@
 // no /dev/udmabuf and the NVIDIA machine no dma-buf.
 #pragma once
 
-#include "util/wlr.hpp"
 #include "renderer/vulkan/device/device.hpp"
 #include "renderer/vulkan/device/formats.hpp"
 #include "renderer/vulkan/device/vk_util.hpp"
+#include "util/wlr.hpp"
 
 namespace baton::vulkan {
 

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "util/log.hpp"
 #include "renderer/vulkan/renderer.hpp"
+#include "util/log.hpp"
 
 namespace baton::vulkan {
 namespace {

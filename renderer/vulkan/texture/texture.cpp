@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "util/log.hpp"
-#include "renderer/vulkan/texture/dmabuf_import.hpp"
 #include "renderer/vulkan/renderer.hpp"
+#include "renderer/vulkan/texture/dmabuf_import.hpp"
+#include "util/log.hpp"
 
 namespace baton::vulkan {
 namespace {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "util/log.hpp"
 #include "renderer/vulkan/shaders/upload_comp.h"
+#include "util/log.hpp"
 
 namespace baton::vulkan {
 namespace {

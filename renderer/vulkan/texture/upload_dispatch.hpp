@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "renderer/vulkan/device/device.hpp"
-#include "renderer/vulkan/texture/staging_ring.hpp"
 #include "renderer/vulkan/device/vk_util.hpp"
+#include "renderer/vulkan/texture/staging_ring.hpp"
 
 namespace baton::vulkan {
 
