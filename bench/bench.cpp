@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "bench/wlr_renderers.hpp"
+#include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "util/wlr.hpp"
 
@@ -55,7 +56,7 @@ const wlr_buffer_impl kShmImpl = {
 };
 
 ShmBuffer* make_window(int w, int h, int seed) {
-  auto* b = new ShmBuffer();
+  auto* b = new ShmBuffer();  // freed by kShmImpl.destroy
   b->width = w;
   b->pixels.resize(size_t(w) * h);
   for (int y = 0; y < h; ++y)
@@ -201,7 +202,7 @@ Result run(Target& t, int width, int height, int count, bool damage_only, int fr
     submits.push_back(end - recorded);
   }
   // Warm-up frames (allocation of the staging ring, command buffers) are not counted.
-  cpu.erase(cpu.begin(), cpu.begin() + std::min<size_t>(cpu.size(), kSlots));
+  cpu.erase(cpu.begin(), cpu.begin() + std::min<ptrdiff_t>(std::ssize(cpu), kSlots));
   baton::vulkan::renderer_finish(t.renderer);
   pixman_region32_fini(&damage);
   pixman_region32_fini(&patch);
@@ -213,7 +214,7 @@ Result run(Target& t, int width, int height, int count, bool damage_only, int fr
     if (tm != nullptr) wlr_render_timer_destroy(tm);
   for (auto* s : slots) wlr_buffer_drop(s);
   for (auto* v : {&updates, &draws, &submits})
-    v->erase(v->begin(), v->begin() + std::min<size_t>(v->size(), kSlots));
+    v->erase(v->begin(), v->begin() + std::min<ptrdiff_t>(std::ssize(*v), kSlots));
   return {stats(cpu), stats(gpu), stats(updates), stats(draws), stats(submits)};
 }
 
@@ -314,9 +315,9 @@ int main(int argc, char** argv) {
     // One renderer per compositing path, run one after the other in this process.
     std::vector<std::pair<baton::vulkan::Compositing, const char*>> paths;
     if (compositing == "both" || compositing == "raster")
-      paths.push_back({baton::vulkan::Compositing::raster, "vk-rast"});
+      paths.emplace_back(baton::vulkan::Compositing::raster, "vk-rast");
     if (compositing == "both" || compositing == "compute")
-      paths.push_back({baton::vulkan::Compositing::compute, "vk-comp"});
+      paths.emplace_back(baton::vulkan::Compositing::compute, "vk-comp");
     for (auto [path, name] : paths) {
       baton::vulkan::RendererOptions options;
       if (!device.empty()) options.device.name_or_index = device;

@@ -1,9 +1,11 @@
 // baton's entry point: parse the command line, build a Server, run it.
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <string_view>
 #include <vector>
 
+#include "compositor/gpu_loss_drill.hpp"
 #include "compositor/server.hpp"
 #include "util/event_source.hpp"
 #include "util/log.hpp"
@@ -28,9 +30,7 @@ int main(int argc, char** argv) {
 
   baton::log::set_level(parsed.options.debug ? baton::log::Level::debug : baton::log::Level::info);
   if (parsed.options.config_path) {
-    if (FILE* f = std::fopen(parsed.options.config_path->c_str(), "r"); f != nullptr) {
-      std::fclose(f);
-    } else {
+    if (!std::ifstream(*parsed.options.config_path).good()) {
       LOG_ERROR("cannot read config file %s", parsed.options.config_path->c_str());
       return 1;
     }
@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
     LOG_ERROR("cannot start: %s", server.start_error().c_str());
     return 1;
   }
+  auto drill = baton::GpuLossDrill::from_environment(server);
   auto on_signal = [&server]() { server.terminate(0); };
   auto sigint = baton::EventSource::signal(server.event_loop(), SIGINT, on_signal);
   auto sigterm = baton::EventSource::signal(server.event_loop(), SIGTERM, on_signal);

@@ -68,8 +68,8 @@ const struct wp_linux_drm_syncobj_manager_v1_interface kManagerImpl = {
 };
 
 void bind_manager(wl_client* client, void* data, uint32_t version, uint32_t id) {
-  wl_resource* resource =
-      wl_resource_create(client, &wp_linux_drm_syncobj_manager_v1_interface, version, id);
+  wl_resource* resource = wl_resource_create(client, &wp_linux_drm_syncobj_manager_v1_interface,
+                                             static_cast<int>(version), id);
   if (resource == nullptr) {
     wl_client_post_no_memory(client);
     return;
@@ -166,6 +166,7 @@ void LinuxDrmSyncobj::import_timeline(wl_resource* manager, uint32_t id, UniqueF
     wl_resource_post_no_memory(manager);
     return;
   }
+  // The resource's user data holds a share of the timeline until the resource goes.
   auto* shared =
       new std::shared_ptr<sync::Timeline>(std::make_shared<sync::Timeline>(std::move(*timeline)));
   wl_resource_set_implementation(resource, &kTimelineImpl, shared, [](wl_resource* r) {

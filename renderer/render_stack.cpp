@@ -35,20 +35,6 @@ bool RenderStack::create(const char* backend_label, std::string& error) {
     return false;
   }
   watch(renderer_);
-  if (const char* drill = std::getenv("BATON_TEST_GPU_LOSS_MS"); drill != nullptr) {
-    // Counted from the first client's connection: the drill wants windows up.
-    const int after_ms = std::atoi(drill);
-    loss_drill_ = EventSource::timer(wl_display_get_event_loop(display_), [this, after_ms] {
-      if (!drill_armed_) {
-        drill_armed_ = !wl_list_empty(wl_display_get_client_list(display_));
-        loss_drill_->arm_ms(drill_armed_ ? after_ms : 100);
-        return;
-      }
-      LOG_INFO("renderer: BATON_TEST_GPU_LOSS_MS: simulating a lost device");
-      vulkan::renderer_simulate_device_lost(renderer_);
-    });
-    loss_drill_->arm_ms(100);
-  }
   return true;
 }
 

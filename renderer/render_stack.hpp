@@ -37,9 +37,7 @@ class RenderStack {
   RenderStack(const RenderStack&) = delete;
   RenderStack& operator=(const RenderStack&) = delete;
 
-  /// Creates the first renderer and allocator (with BATON_TEST_GPU_LOSS_MS=N
-  /// set, a Vulkan renderer simulates a device loss N ms later: whole-system
-  /// tests of the rebuild on real backends); on failure `error` says why
+  /// Creates the first renderer and allocator; on failure `error` says why
   /// (`backend_label` names the backend in it).
   [[nodiscard]] bool create(const char* backend_label, std::string& error);
   void on_rebuilt(Rebuilt callback) { rebuilt_ = std::move(callback); }
@@ -66,8 +64,6 @@ class RenderStack {
   wl_event_source* idle_ = nullptr;
   Rebuilt rebuilt_;
   Listener<void> lost_;
-  std::unique_ptr<EventSource> loss_drill_;  // BATON_TEST_GPU_LOSS_MS
-  bool drill_armed_ = false;
   ClientTextures client_textures_;
 };
 

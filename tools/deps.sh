@@ -20,7 +20,7 @@ bookworm=(
   libxcb1-dev libx11-xcb-dev libxcb-composite0-dev libxcb-dri3-dev libxcb-ewmh-dev
   libxcb-icccm4-dev libxcb-image0-dev libxcb-present-dev libxcb-render0-dev
   libxcb-render-util0-dev libxcb-res0-dev libxcb-shm0-dev libxcb-xfixes0-dev
-  libxcb-xinput-dev foot xvfb xauth x11-apps xterm clang-format fonts-dejavu-core
+  libxcb-xinput-dev foot xvfb xauth x11-apps xterm clang-format clang-tidy fonts-dejavu-core
   adwaita-icon-theme
 )
 # Minimum versions for the backports set (what wlroots 0.18 requires).

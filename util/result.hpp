@@ -31,7 +31,7 @@ template <typename T>
 class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}
-  Result(Error error) : v_(error) {}
+  Result(Error error) : v_(std::move(error)) {}
 
   [[nodiscard]] bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -64,7 +64,7 @@ class [[nodiscard]] Result {
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(Error error) : error_(error), failed_(true) {}
+  Status(Error error) : error_(std::move(error)), failed_(true) {}
 
   [[nodiscard]] bool ok() const { return !failed_; }
   explicit operator bool() const { return ok(); }

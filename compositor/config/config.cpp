@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -132,13 +133,13 @@ void read_keybindings(Reader& r, const toml::table& table, Config& config) {
     binding.text = combo;
     std::string why;
     if (!parse_key_combo(combo, &binding.modifiers, &binding.keysym, &why)) {
-      r.error(node, "key binding '" + combo + "': " + why);
+      r.error(node, std::string("key binding '").append(combo).append("': ").append(why));
       continue;
     }
     auto text = r.string(node, combo);
     if (!text) continue;
     if (!parse_action(*text, &binding.action, &why)) {
-      r.error(node, "key binding '" + combo + "': " + why);
+      r.error(node, std::string("key binding '").append(combo).append("': ").append(why));
       continue;
     }
     // A later line for the same keys replaces the earlier one.
@@ -173,7 +174,7 @@ void read_output(Reader& r, const toml::table& table, Config& config) {
       if (s->find('@') != std::string::npos) out.refresh_mhz = size->refresh_mhz;
     } else if (k == "refresh") {
       if (auto hz = r.number(node, k, 1, 1000))
-        out.refresh_mhz = static_cast<int>(*hz * 1000 + 0.5);
+        out.refresh_mhz = static_cast<int>(std::lround(*hz * 1000));
     } else if (k == "scale") {
       out.scale = r.number(node, k, 0.25, 10);
     } else if (k == "transform") {
@@ -223,7 +224,7 @@ void read_input(Reader& r, const toml::table& table, Config& config) {
   InputConfig in;
   for (auto&& [key, node] : table) {
     std::string k(key.str());
-    auto str = [&](std::optional<std::string>& field) { field = r.string(node, k); };
+    auto str = [&, &node = node](std::optional<std::string>& field) { field = r.string(node, k); };
     if (k == "type") {
       auto s = r.string(node, k);
       if (!s) continue;

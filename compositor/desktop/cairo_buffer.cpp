@@ -42,7 +42,7 @@ const wlr_buffer_impl kImpl = {
 }  // namespace
 
 wlr_buffer* cairo_buffer_create(cairo_surface_t* surface) {
-  auto* buffer = new CairoBuffer{};
+  auto* buffer = new CairoBuffer{};  // freed by buffer_destroy
   buffer->surface = surface;
   wlr_buffer_init(&buffer->base, &kImpl, cairo_image_surface_get_width(surface),
                   cairo_image_surface_get_height(surface));

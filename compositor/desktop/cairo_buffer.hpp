@@ -2,7 +2,8 @@
 // cairo image surface (title text, title bar icons).
 #pragma once
 
-typedef struct _cairo_surface cairo_surface_t;
+#include <cairo.h>
+
 struct wlr_buffer;
 
 namespace baton {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdlib>
 
+#include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/texture/dmabuf_import.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "util/log.hpp"
@@ -72,7 +73,7 @@ wlr_render_timer* render_timer_create(wlr_renderer* r) {
   VkQueryPool pool = VK_NULL_HANDLE;
   if (!device.check(vkCreateQueryPool(device.get(), &info, nullptr, &pool), "vkCreateQueryPool"))
     return nullptr;
-  auto* timer = new Timer();
+  auto* timer = new Timer();  // freed by timer_destroy
   timer->base.impl = &kTimerImpl;
   timer->renderer = self;
   timer->pool = UniqueQueryPool(device.get(), pool);

@@ -11,6 +11,7 @@
 #include "renderer/vulkan/device/formats.hpp"
 #include "renderer/vulkan/device/host_buffer.hpp"
 #include "renderer/vulkan/device/vk_util.hpp"
+#include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/pass/compute_composite.hpp"
 #include "renderer/vulkan/pass/pipelines.hpp"
 #include "renderer/vulkan/swapchain/slot.hpp"

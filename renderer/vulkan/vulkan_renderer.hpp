@@ -43,28 +43,12 @@ struct CreatedRenderer {
 [[nodiscard]] std::string default_pipeline_cache_path();
 
 [[nodiscard]] bool is_vulkan_renderer(const wlr_renderer* renderer);
-struct PassCounts {
-  uint64_t raster = 0;
-  uint64_t compute = 0;
-};
-/// Passes begun so far on each compositing path (tests check which one ran).
-[[nodiscard]] PassCounts renderer_pass_counts(wlr_renderer* renderer);
-struct UploadCounts {
-  uint64_t copied = 0;      // rectangles uploaded by transfer command
-  uint64_t dispatched = 0;  // ... and by the upload dispatch
-};
-/// Texture upload rectangles so far, by the way they went.
-[[nodiscard]] UploadCounts renderer_upload_counts(wlr_renderer* renderer);
 /// Whether a Vulkan renderer runs on a discrete GPU.
 [[nodiscard]] bool renderer_device_is_discrete(wlr_renderer* renderer);
 /// Whether a Vulkan renderer's passes composite with compute dispatches.
 [[nodiscard]] bool renderer_composites_with_compute(wlr_renderer* renderer);
 /// The name of the device a Vulkan renderer runs on.
 [[nodiscard]] std::string renderer_device_name(wlr_renderer* renderer);
-/// Debug-utils warnings and errors seen so far (validation layer messages).
-[[nodiscard]] int renderer_debug_messages(wlr_renderer* renderer);
-/// Waits until the GPU finished all submitted work (tests and benchmarks).
-void renderer_finish(wlr_renderer* renderer);
 
 class Device;
 struct OpenPasses;
@@ -92,10 +76,6 @@ class TextureReads {
 };
 /// The reads of `texture` so far (any renderer's texture; null: done).
 [[nodiscard]] TextureReads texture_reads(wlr_texture* texture);
-
-/// Test hook: behave as if the GPU reported VK_ERROR_DEVICE_LOST. The next
-/// pass fails and wlroots' `lost` signal is emitted (once), as for a real loss.
-void renderer_simulate_device_lost(wlr_renderer* renderer);
 
 struct SwapchainOptions {
   /// Buffers per size and format at most (a frame waits for a free one).

@@ -31,6 +31,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -347,7 +348,7 @@ class Producer {
 }  // namespace
 }  // namespace baton::testing
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   // Tests read this output even when they end the client with a signal.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   auto options = baton::testing::parse(argc, argv);
@@ -360,4 +361,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   return baton::testing::Producer(*options).run();
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+    return 1;
+  }
 }

@@ -58,7 +58,7 @@ void DumbBuffer::fill(uint32_t argb) {
   dma_buf_sync sync{DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE};
   ioctl(dmabuf_.get(), DMA_BUF_IOCTL_SYNC, &sync);
   for (uint32_t y = 0; y < height_; ++y) {
-    uint32_t* row = pixels() + y * (stride_ / 4);
+    uint32_t* row = pixels() + size_t{y} * (stride_ / 4);
     for (uint32_t x = 0; x < width_; ++x) row[x] = argb;
   }
   sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;

@@ -41,6 +41,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -482,7 +483,7 @@ class Client {
 }  // namespace
 }  // namespace baton::testing
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   // Tests read this output even when they end the client with a signal.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   auto options = baton::testing::parse(argc, argv);
@@ -495,4 +496,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   return baton::testing::Client(*options).run();
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+    return 1;
+  }
 }

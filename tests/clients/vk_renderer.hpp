@@ -28,7 +28,8 @@ class VkOwned {
   VkOwned() = default;
   VkOwned(T handle, std::function<void(T)> destroy) : h_(handle), destroy_(std::move(destroy)) {}
   ~VkOwned() { reset(); }
-  VkOwned(VkOwned&& o) noexcept : h_(std::exchange(o.h_, VK_NULL_HANDLE)), destroy_(o.destroy_) {}
+  VkOwned(VkOwned&& o) noexcept
+      : h_(std::exchange(o.h_, VK_NULL_HANDLE)), destroy_(std::move(o.destroy_)) {}
   VkOwned& operator=(VkOwned&& o) noexcept {
     if (this != &o) {
       reset();

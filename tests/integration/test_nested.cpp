@@ -39,7 +39,7 @@ Image read_xwd(const std::string& path) {
   if (data.size() < 100) throw std::runtime_error("xwd output too short");
   auto field = [&](int i) {
     uint32_t v;
-    std::memcpy(&v, data.data() + i * 4, 4);
+    std::memcpy(&v, data.data() + static_cast<ptrdiff_t>(i) * 4, 4);
     return ntohl(v);
   };
   uint32_t header_size = field(0), width = field(4), height = field(5), byte_order = field(7);
@@ -54,8 +54,8 @@ Image read_xwd(const std::string& path) {
   Image image(static_cast<int>(width), static_cast<int>(height));
   for (uint32_t y = 0; y < height; ++y)
     for (uint32_t x = 0; x < width; ++x) {
-      const auto* b = reinterpret_cast<const uint8_t*>(data.data() + offset + y * bytes_per_line +
-                                                       x * bytes_per_pixel);
+      const auto* b = reinterpret_cast<const uint8_t*>(
+          data.data() + offset + size_t{y} * bytes_per_line + size_t{x} * bytes_per_pixel);
       uint32_t p = 0;
       for (uint32_t i = 0; i < bytes_per_pixel; ++i) {
         uint32_t byte = byte_order == 0 ? b[i] : b[bytes_per_pixel - 1 - i];

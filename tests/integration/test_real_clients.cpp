@@ -42,7 +42,7 @@ TEST(RealClients, FootTerminalShowsText) {
   EXPECT_GT(window_pixels, 200000) << "no foot window on screen";
   long bright = 0;
   for (uint32_t p : shot.pixels) {
-    int r = (p >> 16) & 0xff, g = (p >> 8) & 0xff, b = p & 0xff;
+    uint32_t r = (p >> 16) & 0xff, g = (p >> 8) & 0xff, b = p & 0xff;
     bright += (r > 160 && g > 160 && b > 160);
   }
   EXPECT_GT(bright, 100) << "foot's window shows no text";

@@ -143,8 +143,8 @@ TEST(XdgShell, ClientDisconnectDestroysItsWindows) {
   w->draw(100, 100, kRed);
   ASSERT_TRUE(h.run_until([&] { return any_view_mapped(h.server()); }));
   wl_display* display = c->display();
-  w.release();  // its proxies die with the connection
-  c.release();
+  (void)w.release();  // its proxies die with the connection
+  (void)c.release();
   h.disconnect(display);
   ASSERT_TRUE(h.run_until([&] { return h.server().views().empty(); }));
   EXPECT_EQ(h.server().focused_view(), nullptr);

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/renderer/harness.hpp"
 #include "util/unique_fd.hpp"
@@ -20,10 +21,10 @@ namespace baton::test {
 namespace {
 
 // In the VM (BATON_REQUIRE_DMABUF=1) what would skip on the host is a failure.
-#define SKIP_UNLESS_REQUIRED(why)                                                      \
-  do {                                                                                 \
-    if (std::getenv("BATON_REQUIRE_DMABUF") != nullptr) FAIL() << "required: " << why; \
-    GTEST_SKIP() << why;                                                               \
+#define SKIP_UNLESS_REQUIRED(why)                                                        \
+  do {                                                                                   \
+    if (std::getenv("BATON_REQUIRE_DMABUF") != nullptr) FAIL() << "required: " << (why); \
+    GTEST_SKIP() << (why);                                                               \
   } while (0)
 
 // A LINEAR ARGB8888 dma-buf made from memfd pages through /dev/udmabuf.
@@ -99,7 +100,8 @@ TEST_F(DmabufImport, LinearUdmabufSamplesLikeShm) {
   MemoryBuffer* shm = MemoryBuffer::create(w, h, DRM_FORMAT_ARGB8888);
   shm->fill_pattern(3);
   for (int y = 0; y < h; ++y)
-    std::memcpy(pixels + y * w, shm->data.data() + y * shm->stride, stride);
+    std::memcpy(pixels + static_cast<ptrdiff_t>(y) * w,
+                shm->data.data() + static_cast<ptrdiff_t>(y) * shm->stride, stride);
   munmap(pixels, size);
   udmabuf_create create{};
   create.memfd = uint32_t(mem.get());

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 
+#include "renderer/vulkan/introspection.hpp"
 #include "tests/renderer/harness.hpp"
 
 namespace baton::test {
@@ -381,7 +382,10 @@ TEST_F(Golden, TextureUpdateUploadsOnlyDamage) {
       bool damaged = x >= 8 && x < 24 && y >= 8 && y < 24;
       const MemoryBuffer* expect = damaged ? changed.buffer : buffer.buffer;
       uint32_t want = 0;
-      std::memcpy(&want, expect->data.data() + y * expect->stride + x * 4, 4);
+      std::memcpy(&want,
+                  expect->data.data() + static_cast<ptrdiff_t>(y) * expect->stride +
+                      static_cast<ptrdiff_t>(x) * 4,
+                  4);
       if ((vk.at(x, y) & 0xffffff) != (want & 0xffffff)) ++wrong;
     }
   }
@@ -442,7 +446,9 @@ TEST_F(Golden, ManyTextureUpdatesInOneFrameLandExactly) {
 
   auto texel = [](const MemoryBuffer* b, int x, int y) {
     uint32_t v = 0;
-    std::memcpy(&v, b->data.data() + y * b->stride + x * 4, 4);
+    std::memcpy(
+        &v, b->data.data() + static_cast<ptrdiff_t>(y) * b->stride + static_cast<ptrdiff_t>(x) * 4,
+        4);
     return v;
   };
   int wrong = 0;

@@ -9,6 +9,7 @@
 
 #include "compositor/desktop/view.hpp"
 #include "compositor/output/output.hpp"
+#include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/golden.hpp"
@@ -67,7 +68,7 @@ TEST(GpuLoss, WindowKeepsItsPixelsWithoutRedrawing) {
   Window a(c), b(c);
   for (auto [w, colour] : {std::pair{&a, kRed}, std::pair{&b, kBlue}}) {
     w->initial_commit();
-    ASSERT_TRUE(h->run_until([&] { return w->configure_count() == 1; }));
+    ASSERT_TRUE(h->run_until([&, w = w] { return w->configure_count() == 1; }));
     w->draw(120, 90, colour);
     h->sync();
   }
@@ -150,7 +151,7 @@ TEST(ComputeCompositing, OverlappingWindowsShowAndSurviveAGpuLoss) {
   Window a(c), b(c);
   for (auto [w, colour] : {std::pair{&a, kRed}, std::pair{&b, kBlue}}) {
     w->initial_commit();
-    ASSERT_TRUE(h->run_until([&] { return w->configure_count() == 1; }));
+    ASSERT_TRUE(h->run_until([&, w = w] { return w->configure_count() == 1; }));
     w->draw(160, 120, colour);
     h->sync();
   }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 
 namespace baton::test {

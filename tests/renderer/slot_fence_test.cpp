@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/clients/vgem_fence.hpp"
 #include "util/unique_fd.hpp"
@@ -26,10 +27,10 @@
 namespace baton::test {
 namespace {
 
-#define SKIP_UNLESS_REQUIRED(why)                                                      \
-  do {                                                                                 \
-    if (std::getenv("BATON_REQUIRE_DMABUF") != nullptr) FAIL() << "required: " << why; \
-    GTEST_SKIP() << why;                                                               \
+#define SKIP_UNLESS_REQUIRED(why)                                                        \
+  do {                                                                                   \
+    if (std::getenv("BATON_REQUIRE_DMABUF") != nullptr) FAIL() << "required: " << (why); \
+    GTEST_SKIP() << (why);                                                               \
   } while (0)
 
 constexpr uint32_t kRed = 0xffff0000;
@@ -69,8 +70,8 @@ bool fill(wlr_renderer* renderer, wlr_buffer* slot, uint32_t argb) {
   if (pass == nullptr) return false;
   wlr_render_rect_options rect{};
   rect.box = {0, 0, slot->width, slot->height};
-  rect.color = {((argb >> 16) & 0xff) / 255.0f, ((argb >> 8) & 0xff) / 255.0f,
-                (argb & 0xff) / 255.0f, 1.0f};
+  auto channel = [argb](int shift) { return static_cast<float>((argb >> shift) & 0xff) / 255.0f; };
+  rect.color = {channel(16), channel(8), channel(0), 1.0f};
   rect.blend_mode = WLR_RENDER_BLEND_MODE_NONE;
   wlr_render_pass_add_rect(pass, &rect);
   return wlr_render_pass_submit(pass);

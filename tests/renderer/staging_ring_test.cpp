@@ -70,7 +70,7 @@ TEST_F(RingFixture, BigFirstUploadsDoNotGrowTheRing) {
   // 32 new 1280x720 windows at once.
   std::vector<VkBuffer> big;
   for (int i = 0; i < 32; ++i) {
-    StagingRing::Span span = ring->allocate(1280 * 720 * 4);
+    StagingRing::Span span = ring->allocate(VkDeviceSize{1280} * 720 * 4);
     ASSERT_NE(span.data, nullptr);
     span.data[1280 * 720 * 4 - 1] = 1;  // all of it is writable
     big.push_back(span.buffer);

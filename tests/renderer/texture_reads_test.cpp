@@ -4,6 +4,7 @@
 #include <drm_fourcc.h>
 #include <gtest/gtest.h>
 
+#include "renderer/vulkan/introspection.hpp"
 #include "tests/renderer/harness.hpp"
 
 namespace baton::test {

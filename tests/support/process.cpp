@@ -36,6 +36,7 @@ Process::Process(const std::vector<std::string>& argv,
     int null = open("/dev/null", O_RDONLY);
     dup2(null, STDIN_FILENO);
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());

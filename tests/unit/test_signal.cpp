@@ -82,7 +82,8 @@ struct Thing : baton::Weakable<Thing> {
 TEST(Weak, ReadsNullOnceTheObjectIsGone) {
   auto thing = std::make_unique<Thing>();
   baton::Weak<Thing> weak = thing.get();
-  baton::Weak<Thing> copy = weak;
+  baton::Weak<Thing> copy;
+  copy = weak;
   ASSERT_TRUE(weak);
   EXPECT_EQ(weak->value, 7);
   EXPECT_TRUE(copy == thing.get());

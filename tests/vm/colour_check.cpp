@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   png.format = PNG_FORMAT_RGBA;
+  // NOLINTNEXTLINE(bugprone-implicit-widening-of-multiplication-result): libpng's macro
   std::vector<unsigned char> rgba(PNG_IMAGE_SIZE(png));
   if (!png_image_finish_read(&png, nullptr, rgba.data(), 0, nullptr)) {
     std::printf("colour-check: cannot decode %s: %s\n", argv[1], png.message);

@@ -56,7 +56,7 @@ int dump(int card, const char* out) {
   const auto* base = static_cast<const unsigned char*>(map) + fb->offsets[0];
   for (uint32_t y = 0; y < fb->height; ++y)
     for (uint32_t x = 0; x < fb->width; ++x) {
-      const unsigned char* s = base + size_t{y} * fb->pitches[0] + x * 4;
+      const unsigned char* s = base + size_t{y} * fb->pitches[0] + size_t{x} * 4;
       unsigned char* d = &rgba[(size_t{y} * fb->width + x) * 4];
       d[0] = s[2];
       d[1] = s[1];

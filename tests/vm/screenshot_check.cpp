@@ -51,6 +51,7 @@ bool load(const char* path, Image& image) {
   png.format = PNG_FORMAT_RGBA;
   image.width = png.width;
   image.height = png.height;
+  // NOLINTNEXTLINE(bugprone-implicit-widening-of-multiplication-result): libpng's macro
   image.rgba.resize(PNG_IMAGE_SIZE(png));
   if (!png_image_finish_read(&png, nullptr, image.rgba.data(), 0, nullptr)) {
     std::printf("screenshot-check: cannot decode %s: %s\n", path, png.message);

@@ -56,7 +56,7 @@ class DmabufSyncFile : public ::testing::TestWithParam<Source> {
         break;
       }
       case Source::udmabuf:
-        udmabuf_.emplace(BATON_ASSERT_OK(testing::Udmabuf::create(64 * 64 * 4)));
+        udmabuf_.emplace(BATON_ASSERT_OK(testing::Udmabuf::create(size_t{64} * 64 * 4)));
         dmabuf_ = udmabuf_->dmabuf();
         break;
     }

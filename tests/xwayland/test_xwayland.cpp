@@ -196,7 +196,7 @@ TEST_F(XwaylandTest, FullscreenGameCoversTheOutput) {
   ASSERT_TRUE(h.run_until(
       [&] {
         shot = h.capture();
-        return count_pixels(shot, orange) >= 1024L * 768 - 64 * 64;
+        return count_pixels(shot, orange) >= 1024L * 768 - 64L * 64;
       },
       milliseconds(5000)))
       << "the fullscreen window does not cover the 1024x768 output: " << count_pixels(shot, orange)

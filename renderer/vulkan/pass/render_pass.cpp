@@ -55,8 +55,8 @@ template <typename Fn>
 void for_each_clip_rect(const RenderTarget& target, const wlr_box& box,
                         const pixman_region32_t* clip, Fn&& fn) {
   const int32_t bx1 = std::max(box.x, 0), by1 = std::max(box.y, 0);
-  const int32_t bx2 = std::min<int32_t>(box.x + box.width, target.width);
-  const int32_t by2 = std::min<int32_t>(box.y + box.height, target.height);
+  const int32_t bx2 = std::min(box.x + box.width, static_cast<int32_t>(target.width));
+  const int32_t by2 = std::min(box.y + box.height, static_cast<int32_t>(target.height));
   auto visit = [&](int32_t x1, int32_t y1, int32_t x2, int32_t y2) {
     x1 = std::max(x1, bx1), y1 = std::max(y1, by1);
     x2 = std::min(x2, bx2), y2 = std::min(y2, by2);

@@ -14,6 +14,7 @@
 #include "renderer/vulkan/texture/dmabuf_import.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "util/log.hpp"
+#include "util/malloc_ptr.hpp"
 
 namespace baton::vulkan {
 namespace {
@@ -412,14 +413,13 @@ wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer, const Swapchai
     }
     // An open file of our own, not a dup: GEM handles are per open file, and
     // the DRM backend closes the handles it gets importing our dma-bufs.
-    char* path = drmGetDeviceNameFromFd2(options.kms_fd);
-    alloc->kms = std::make_shared<UniqueFd>(path ? open(path, O_RDWR | O_CLOEXEC) : -1);
+    MallocPtr<char> path(drmGetDeviceNameFromFd2(options.kms_fd));
+    alloc->kms = std::make_shared<UniqueFd>(path ? open(path.get(), O_RDWR | O_CLOEXEC) : -1);
     if (!*alloc->kms) {
-      LOG_ERROR("vulkan swapchain: cannot open the DRM device %s again: %m", path ? path : "?");
-      free(path);
+      LOG_ERROR("vulkan swapchain: cannot open the DRM device %s again: %m",
+                path ? path.get() : "?");
       return nullptr;
     }
-    free(path);
     alloc->host_visible = false;
     alloc->loop = options.loop;
   }

@@ -4,6 +4,7 @@
 #include <drm_fourcc.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "renderer/vulkan/renderer.hpp"
@@ -34,7 +35,7 @@ bool has_alpha(uint32_t drm) {
 void write_solid(const float color[4], uint32_t format, unsigned char* dst, uint32_t stride, int w,
                  int h) {
   auto byte = [](float v) {
-    return static_cast<unsigned char>(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f);
+    return static_cast<unsigned char>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f));
   };
   unsigned char px[4] = {byte(color[2]), byte(color[1]), byte(color[0]), byte(color[3])};
   if (blue_byte(format) == 2) std::swap(px[0], px[2]);
@@ -146,8 +147,8 @@ bool Renderer::read_pixels(Texture& texture, const wlr_texture_read_pixels_optio
       continue;
     }
     for (int x = 0; x < box.width; ++x) {
-      const unsigned char* p = s + x * 4;
-      unsigned char* q = d + x * 4;
+      const unsigned char* p = s + static_cast<ptrdiff_t>(x) * 4;
+      unsigned char* q = d + static_cast<ptrdiff_t>(x) * 4;
       q[dst_blue] = p[src_blue];
       q[1] = p[1];
       q[2 - dst_blue] = p[2 - src_blue];

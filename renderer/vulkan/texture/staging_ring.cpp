@@ -53,13 +53,11 @@ StagingRing::Span StagingRing::allocate(VkDeviceSize size) {
     // head never meets tail): a steady loop then keeps reusing a few warm
     // pages instead of walking the whole ring (measured on the H100 machine:
     // a 64x64 update cost 3 us walking 8 MiB, 1.4 us on warm pages).
-    if (!empty && tail_ >= 2 * (head_ - tail_) + size) {
-      offset = 0;
-      fits = true;
-    } else if (n - head_ >= size) {
+    const bool wrap_early = !empty && tail_ >= 2 * (head_ - tail_) + size;
+    if (!wrap_early && n - head_ >= size) {
       offset = head_;
       fits = true;
-    } else if (tail_ > size) {  // wrap; strict so head never meets tail
+    } else if (wrap_early || tail_ > size) {  // wrap; strict so head never meets tail
       offset = 0;
       fits = true;
     }

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Lint test: the house rules clang-tidy cannot see, over baton's own
+# production code (everything but tests/):
+#   - no hand-paired wl_signal_add / wl_list_remove (util/listener.hpp owns that);
+#   - no naked close() of an fd (util/unique_fd owns that);
+#   - no mutable globals: no `static` variable at namespace scope that is not
+#     const/constexpr (function-local constants are fine).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+mapfile -t files < <(bash tools/lint/sources.sh | grep -v '^tests/')
+broken=0
+report() {  # RULE, then grep -n output on stdin
+  local hits
+  hits=$(cat)
+  if [ -n "$hits" ]; then
+    echo "house rule broken: $1"
+    printf '%s\n' "$hits" | sed 's/^/  /'
+    broken=1
+  fi
+}
+# (report reads from process substitutions: it must run in this shell.)
+report "wl_signal_add / wl_list_remove by hand (use Listener)" < <(
+  grep -nE '\bwl_(signal_add|list_remove)\(' "${files[@]}" | grep -v '^util/listener\.hpp:')
+report "close() of an fd by hand (use UniqueFd)" < <(
+  grep -nE '(^|[^_.>a-zA-Z])(::)?close\(( *[a-z_]*fd|[a-z_]+_\.get\(\))' "${files[@]}" |
+    grep -v '^util/unique_fd\.')
+report "a mutable global (the Server owns everything)" < <(
+  grep -nE '^(static|namespace \{ static) [^(]*[=;]' "${files[@]}" | grep -vE '\b(const|constexpr)\b')
+if [ $broken = 1 ]; then exit 1; fi
+echo "house rules: ${#files[@]} files keep them"
