@@ -29,7 +29,8 @@ void GpuLossDrill::tick() {
     return;
   }
   if (!vulkan::is_vulkan_renderer(server_.renderer())) {
-    LOG_ERROR("BATON_TEST_GPU_LOSS_MS: the %s renderer cannot simulate a lost device", server_.renderer_name());
+    LOG_ERROR("BATON_TEST_GPU_LOSS_MS: the %s renderer cannot simulate a lost device",
+              server_.renderer_name());
     return;
   }
   LOG_INFO("renderer: BATON_TEST_GPU_LOSS_MS: simulating a lost device");

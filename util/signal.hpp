@@ -45,15 +45,15 @@ class Connection {
 template <typename... Args>
 class Signal {
  public:
-  using Slot = std::function<void(Args...)>;
+  using Handler = std::function<void(Args...)>;
 
   Signal() = default;
   Signal(const Signal&) = delete;
   Signal& operator=(const Signal&) = delete;
 
-  [[nodiscard]] Connection connect(Slot slot) {
+  [[nodiscard]] Connection connect(Handler handler) {
     const uint64_t id = state_->next_id++;
-    state_->slots.push_back({id, std::move(slot)});
+    state_->handlers.push_back({id, std::move(handler)});
     std::weak_ptr<State> weak = state_;
     return Connection([weak, id] {
       if (auto state = weak.lock()) state->remove(id);
@@ -61,34 +61,34 @@ class Signal {
   }
 
   void emit(Args... args) const {
-    // Walk by id: a slot may disconnect itself or others while it runs.
+    // Walk by id: a handler may disconnect itself or others while it runs.
     const std::shared_ptr<State> keep = state_;
     const uint64_t end = keep->next_id;
     for (uint64_t next = 0;;) {
       auto it = keep->first_at_or_after(next);
-      if (it == keep->slots.end() || it->id >= end) break;
+      if (it == keep->handlers.end() || it->id >= end) break;
       next = it->id + 1;
-      Slot slot = it->slot;  // copied: the entry may go while it runs
-      slot(args...);
+      Handler handler = it->handler;  // copied: the entry may go while it runs
+      handler(args...);
     }
   }
 
-  [[nodiscard]] size_t connections() const { return state_->slots.size(); }
+  [[nodiscard]] size_t connections() const { return state_->handlers.size(); }
 
  private:
   struct Entry {
     uint64_t id;
-    Slot slot;
+    Handler handler;
   };
   struct State {
-    std::list<Entry> slots;  // ids ascending
+    std::list<Entry> handlers;  // ids ascending
     uint64_t next_id = 0;
     void remove(uint64_t id) {
-      slots.remove_if([id](const Entry& e) { return e.id == id; });
+      handlers.remove_if([id](const Entry& e) { return e.id == id; });
     }
     typename std::list<Entry>::iterator first_at_or_after(uint64_t id) {
-      auto it = slots.begin();
-      while (it != slots.end() && it->id < id) ++it;
+      auto it = handlers.begin();
+      while (it != handlers.end() && it->id < id) ++it;
       return it;
     }
   };

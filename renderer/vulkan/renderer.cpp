@@ -363,7 +363,7 @@ void Renderer::release_pass(Pass* pass, uint64_t point) {
     }
   }
   pass->cb = VK_NULL_HANDLE;
-  pass->target = nullptr;
+  pass->slot = nullptr;
   pass->buffer = nullptr;
   pass->timer = nullptr;
   pass->used.clear();

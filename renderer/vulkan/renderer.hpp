@@ -50,7 +50,7 @@ struct Texture {
   UniqueImageView owned_view;
   // ... or a swapchain slot's image, kept alive by locking its buffer.
   wlr_buffer* target_buffer = nullptr;
-  RenderTarget* target = nullptr;
+  Slot* slot = nullptr;
   VkImage image = VK_NULL_HANDLE;
   VkImageView view = VK_NULL_HANDLE;
   // R32_UINT view that upload.comp writes texels through; null: uploads copy.
@@ -76,7 +76,7 @@ struct Pass {
   wlr_render_pass base;
   Renderer* renderer = nullptr;
   VkCommandBuffer cb = VK_NULL_HANDLE;
-  RenderTarget* target = nullptr;
+  Slot* slot = nullptr;
   wlr_buffer* buffer = nullptr;
   Timer* timer = nullptr;
   VkSemaphore release_wait = VK_NULL_HANDLE;  // the target's release fence, imported
@@ -230,6 +230,6 @@ class Renderer {
 };
 
 /// The swapchain slot behind `buffer` when it came from baton's allocator.
-RenderTarget* render_target_of(wlr_buffer* buffer);
+Slot* slot_of(wlr_buffer* buffer);
 
 }  // namespace baton::vulkan

@@ -190,8 +190,8 @@ void ComputeCompositor::plan_regions(const CompositeList& list) {
   }
 }
 
-bool ComputeCompositor::record(VkCommandBuffer cb, const RenderTarget& target,
-                               const CompositeList& list, bool after_batch) {
+bool ComputeCompositor::record(VkCommandBuffer cb, const Slot& target, const CompositeList& list,
+                               bool after_batch) {
   if (list.empty()) return true;
   plan_regions(list);
   const VkDeviceSize align =

@@ -62,8 +62,7 @@ class ComputeCompositor {
   /// Records the dispatches that composite `list` into `target` (in layout
   /// GENERAL, created with STORAGE usage), over an earlier batch of the same
   /// pass if `after_batch`; false (logged) on failure.
-  bool record(VkCommandBuffer cb, const RenderTarget& target, const CompositeList& list,
-              bool after_batch);
+  bool record(VkCommandBuffer cb, const Slot& target, const CompositeList& list, bool after_batch);
   /// The work recorded since the last call was submitted as `point` (0: not submitted).
   void submitted(uint64_t point);
 

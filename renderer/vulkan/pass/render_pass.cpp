@@ -43,7 +43,7 @@ void source_corner(wl_output_transform transform, float u, float v, float& s, fl
   }
 }
 
-void set_dst(QuadConstants& q, const wlr_box& box, const RenderTarget& target) {
+void set_dst(QuadConstants& q, const wlr_box& box, const Slot& target) {
   q.dst[0] = 2.0f * float(box.x) / float(target.width) - 1.0f;
   q.dst[1] = 2.0f * float(box.y) / float(target.height) - 1.0f;
   q.dst[2] = 2.0f * float(box.x + box.width) / float(target.width) - 1.0f;
@@ -52,8 +52,8 @@ void set_dst(QuadConstants& q, const wlr_box& box, const RenderTarget& target) {
 
 // Calls fn(x1, y1, x2, y2) for each rectangle of (clip ∩ box ∩ target).
 template <typename Fn>
-void for_each_clip_rect(const RenderTarget& target, const wlr_box& box,
-                        const pixman_region32_t* clip, Fn&& fn) {
+void for_each_clip_rect(const Slot& target, const wlr_box& box, const pixman_region32_t* clip,
+                        Fn&& fn) {
   const int32_t bx1 = std::max(box.x, 0), by1 = std::max(box.y, 0);
   const int32_t bx2 = std::min(box.x + box.width, static_cast<int32_t>(target.width));
   const int32_t by2 = std::min(box.y + box.height, static_cast<int32_t>(target.height));
@@ -74,7 +74,7 @@ void for_each_clip_rect(const RenderTarget& target, const wlr_box& box,
 
 // Raster: draws the bound pipeline once per clip rectangle, as a scissor.
 void draw_clipped(Pass& pass, const wlr_box& box, const pixman_region32_t* clip) {
-  for_each_clip_rect(*pass.target, box, clip, [&](int32_t x1, int32_t y1, int32_t x2, int32_t y2) {
+  for_each_clip_rect(*pass.slot, box, clip, [&](int32_t x1, int32_t y1, int32_t x2, int32_t y2) {
     VkRect2D scissor{{x1, y1}, {uint32_t(x2 - x1), uint32_t(y2 - y1)}};
     vkCmdSetScissor(pass.cb, 0, 1, &scissor);
     vkCmdDraw(pass.cb, 4, 1, 0, 0);
@@ -89,7 +89,7 @@ void add_op(Pass& pass, const wlr_box& box, const pixman_region32_t* clip, Compo
   op.box[2] = 1.0f / float(box.width);
   op.box[3] = 1.0f / float(box.height);
   op.rects[0] = static_cast<int32_t>(list.rects.size());
-  for_each_clip_rect(*pass.target, box, clip, [&](int32_t x1, int32_t y1, int32_t x2, int32_t y2) {
+  for_each_clip_rect(*pass.slot, box, clip, [&](int32_t x1, int32_t y1, int32_t x2, int32_t y2) {
     list.rects.push_back({x1, y1, x2, y2});
   });
   op.rects[1] = static_cast<int32_t>(list.rects.size()) - op.rects[0];
@@ -117,7 +117,7 @@ bool dispatch_composite(Pass& pass, bool at_submit) {
     r.record_uploads_into(pass.cb);
   else
     r.flush_uploads();
-  return r.compute().record(pass.cb, *pass.target, pass.composite, pass.batches > 0);
+  return r.compute().record(pass.cb, *pass.slot, pass.composite, pass.batches > 0);
 }
 
 // A composite list samples at most kMaxTextures images: a fuller pass is
@@ -152,9 +152,9 @@ void solid_quad(Pass& pass, const wlr_box& box, const float color[4], Blend blen
     return;
   }
   Renderer& r = *pass.renderer;
-  bind(pass, r.pipelines().get(pass.target->format, DrawKind::solid, blend));
+  bind(pass, r.pipelines().get(pass.slot->format, DrawKind::solid, blend));
   QuadConstants q{};
-  set_dst(q, box, *pass.target);
+  set_dst(q, box, *pass.slot);
   std::copy(color, color + 4, q.color);
   vkCmdPushConstants(pass.cb, r.pipelines().layout(),
                      VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(q), &q);
@@ -191,7 +191,7 @@ void add_texture(wlr_render_pass* base, const wlr_render_texture_options* option
     solid_quad(pass, dst, c, blend, options->clip);
     return;
   }
-  if (texture->target == pass.target) {
+  if (texture->slot == pass.slot) {
     LOG_ERROR("vulkan: a pass cannot sample the buffer it renders into");
     return;
   }
@@ -200,7 +200,7 @@ void add_texture(wlr_render_pass* base, const wlr_render_texture_options* option
   wlr_render_texture_options_get_src_box(options, &src);
   const float tw = float(texture->base.width), th = float(texture->base.height);
   QuadConstants q{};
-  set_dst(q, dst, *pass.target);
+  set_dst(q, dst, *pass.slot);
   float s = 0, t = 0;
   auto tex_at = [&](float u, float v, float out[2]) {
     source_corner(options->transform, u, v, s, t);
@@ -223,7 +223,7 @@ void add_texture(wlr_render_pass* base, const wlr_render_texture_options* option
   VkSampler sampler = r.pipelines().sampler(
       options->filter_mode == WLR_SCALE_FILTER_NEAREST ? Filter::nearest : Filter::linear);
   const VkDescriptorImageInfo image{sampler, texture->view,
-                                    texture->target ? VK_IMAGE_LAYOUT_GENERAL : texture->layout};
+                                    texture->slot ? VK_IMAGE_LAYOUT_GENERAL : texture->layout};
   if (pass.compute) {
     CompositeOp op{};
     op.texture = image_slot(pass, image);
@@ -236,7 +236,7 @@ void add_texture(wlr_render_pass* base, const wlr_render_texture_options* option
     pass.used.push_back(texture);
     return;
   }
-  bind(pass, r.pipelines().get(pass.target->format, DrawKind::texture, effective));
+  bind(pass, r.pipelines().get(pass.slot->format, DrawKind::texture, effective));
   if (pass.bound_view != texture->view || pass.bound_sampler != sampler) {
     VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     write.dstBinding = 0;
@@ -265,7 +265,7 @@ bool submit(wlr_render_pass* base) {
   } else {
     vkCmdEndRendering(cb);
   }
-  if (pass.target->host_visible) {
+  if (pass.slot->host_visible) {
     // The CPU reads slot pixels (data-ptr access) once the timeline point passed.
     VkMemoryBarrier2 host{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
     host.srcStageMask = kTargetWriteStages;
@@ -288,7 +288,7 @@ bool submit(wlr_render_pass* base) {
                             pass.timer);
   r.fence_waited(pass.release_wait, point);
   if (pass.compute) r.compute().submitted(point);
-  RenderTarget& target = *pass.target;
+  Slot& target = *pass.slot;
   if (point != 0) {
     target.last_point = point;
     target.step(SlotEvent::submitted);
@@ -316,7 +316,7 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
     check_lost();
     return nullptr;
   }
-  RenderTarget* target = render_target_of(buffer);
+  Slot* target = slot_of(buffer);
   if (target == nullptr) {
     LOG_ERROR("vulkan: can only render into buffers from baton's swapchain allocator");
     return nullptr;
@@ -348,7 +348,7 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
   wlr_render_pass_init(&pass->base, &kPassImpl);
   pass->renderer = this;
   pass->cb = cb;
-  pass->target = target;
+  pass->slot = target;
   pass->buffer = buffer;
   pass->bound_pipeline = VK_NULL_HANDLE;
   pass->bound_view = VK_NULL_HANDLE;

@@ -10,7 +10,7 @@
 
 namespace baton::vulkan {
 
-struct RenderTarget {
+struct Slot {
   VkImage image = VK_NULL_HANDLE;
   VkImageView view = VK_NULL_HANDLE;
   VkFormat format = VK_FORMAT_UNDEFINED;

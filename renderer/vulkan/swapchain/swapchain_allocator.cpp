@@ -19,13 +19,13 @@
 namespace baton::vulkan {
 namespace {
 
-SwapchainBuffer* get(wlr_buffer* b) { return reinterpret_cast<SwapchainBuffer*>(b); }
+SlotBuffer* get(wlr_buffer* b) { return reinterpret_cast<SlotBuffer*>(b); }
 
 void buffer_destroy(wlr_buffer* base) {
-  SwapchainBuffer* buffer = get(base);
+  SlotBuffer* buffer = get(base);
   // wlroots destroys a buffer once nobody holds it; the GPU may still be
   // writing it if the last pass was just submitted.
-  buffer->device->wait(buffer->target.last_point);
+  buffer->device->wait(buffer->slot.last_point);
   if (auto it = buffer->counts->live.find(buffer->key); it != buffer->counts->live.end()) {
     if (--it->second <= 0) buffer->counts->live.erase(it);
   }
@@ -34,13 +34,13 @@ void buffer_destroy(wlr_buffer* base) {
 
 bool begin_data_ptr_access(wlr_buffer* base, uint32_t /*flags*/, void** data, uint32_t* format,
                            size_t* stride) {
-  SwapchainBuffer* buffer = get(base);
+  SlotBuffer* buffer = get(base);
   if (buffer->mapped == nullptr) return false;
   // The CPU reads what the last pass wrote: wait for that pass (not a frame-loop wait:
   // only CPU consumers of the pixels come here).
-  if (!buffer->device->wait(buffer->target.last_point)) return false;
+  if (!buffer->device->wait(buffer->slot.last_point)) return false;
   *data = buffer->mapped;
-  *format = buffer->target.drm_format;
+  *format = buffer->slot.drm_format;
   *stride = buffer->stride;
   return true;
 }
@@ -48,10 +48,10 @@ bool begin_data_ptr_access(wlr_buffer* base, uint32_t /*flags*/, void** data, ui
 void end_data_ptr_access(wlr_buffer*) {}
 
 bool get_shm(wlr_buffer* base, wlr_shm_attributes* attribs) {
-  SwapchainBuffer* buffer = get(base);
+  SlotBuffer* buffer = get(base);
   if (!buffer->shared.fd) return false;
   attribs->fd = buffer->shared.fd.get();
-  attribs->format = buffer->target.drm_format;
+  attribs->format = buffer->slot.drm_format;
   attribs->width = base->width;
   attribs->height = base->height;
   attribs->stride = static_cast<int>(buffer->stride);
@@ -60,12 +60,12 @@ bool get_shm(wlr_buffer* base, wlr_shm_attributes* attribs) {
 }
 
 bool get_dmabuf(wlr_buffer* base, wlr_dmabuf_attributes* attribs) {
-  SwapchainBuffer* buffer = get(base);
+  SlotBuffer* buffer = get(base);
   if (!buffer->dumb) return false;
   *attribs = {};
   attribs->width = base->width;
   attribs->height = base->height;
-  attribs->format = buffer->target.drm_format;
+  attribs->format = buffer->slot.drm_format;
   attribs->modifier = DRM_FORMAT_MOD_LINEAR;
   attribs->n_planes = 1;
   attribs->offset[0] = 0;
@@ -91,7 +91,7 @@ bool offers(const wlr_drm_format* format, uint64_t modifier) {
 SwapchainAllocator* get(wlr_allocator* a) { return reinterpret_cast<SwapchainAllocator*>(a); }
 
 // Allocates the image's memory as a memfd and imports it (external_memory_host).
-bool import_shared_memory(SwapchainBuffer& buffer, const VkMemoryRequirements& req,
+bool import_shared_memory(SlotBuffer& buffer, const VkMemoryRequirements& req,
                           VkDeviceMemory& memory) {
   Device& device = *buffer.device;
   const VkDeviceSize align = device.host_pointer_alignment;
@@ -119,7 +119,7 @@ bool import_shared_memory(SwapchainBuffer& buffer, const VkMemoryRequirements& r
                       "vkAllocateMemory (host pointer)");
 }
 
-bool create_view(SwapchainBuffer& buffer, const FormatInfo& format) {
+bool create_view(SlotBuffer& buffer, const FormatInfo& format) {
   Device& device = *buffer.device;
   VkImageViewCreateInfo view_info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
   view_info.image = buffer.image.get();
@@ -131,20 +131,20 @@ bool create_view(SwapchainBuffer& buffer, const FormatInfo& format) {
                     "vkCreateImageView"))
     return false;
   buffer.view = UniqueImageView(device.get(), view);
-  buffer.target.image = buffer.image.get();
-  buffer.target.view = view;
-  buffer.target.format = format.vk;
+  buffer.slot.image = buffer.image.get();
+  buffer.slot.view = view;
+  buffer.slot.format = format.vk;
   return true;
 }
 
 // A DRM slot: a dumb buffer of the display device, drawn into through Vulkan.
-bool create_dumb_image(SwapchainBuffer& buffer, const FormatInfo& format,
+bool create_dumb_image(SlotBuffer& buffer, const FormatInfo& format,
                        const std::shared_ptr<UniqueFd>& kms, bool storage) {
-  buffer.dumb = DumbBuffer::create(kms, buffer.target.width, buffer.target.height, 32);
+  buffer.dumb = DumbBuffer::create(kms, buffer.slot.width, buffer.slot.height, 32);
   if (!buffer.dumb) return false;
   wlr_dmabuf_attributes attribs{};
-  attribs.width = static_cast<int>(buffer.target.width);
-  attribs.height = static_cast<int>(buffer.target.height);
+  attribs.width = static_cast<int>(buffer.slot.width);
+  attribs.height = static_cast<int>(buffer.slot.height);
   attribs.format = format.drm;
   attribs.modifier = DRM_FORMAT_MOD_LINEAR;
   attribs.n_planes = 1;
@@ -154,23 +154,23 @@ bool create_dumb_image(SwapchainBuffer& buffer, const FormatInfo& format,
   const VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
                                   VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
   // Storage where the device allows it on this layout; else raster draws only.
-  buffer.target.storage =
+  buffer.slot.storage =
       storage && dmabuf_usage_supported(*buffer.device, format.vk, DRM_FORMAT_MOD_LINEAR,
                                         usage | VK_IMAGE_USAGE_STORAGE_BIT);
   if (!import_dmabuf(*buffer.device, attribs, format, imported,
-                     buffer.target.storage ? usage | VK_IMAGE_USAGE_STORAGE_BIT : usage))
+                     buffer.slot.storage ? usage | VK_IMAGE_USAGE_STORAGE_BIT : usage))
     return false;
   buffer.image = std::move(imported.image);
   buffer.memory = std::move(imported.memory);
   if (!create_view(buffer, format)) return false;
-  buffer.target.host_visible = false;
+  buffer.slot.host_visible = false;
   // virtio-gpu ignores implicit fences at scanout and the render-done
   // sync_file is not handed to KMS as IN_FENCE_FD yet: finish before the flip.
-  buffer.target.fenceless_consumer = true;
+  buffer.slot.fenceless_consumer = true;
   return true;
 }
 
-bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_visible, bool shm,
+bool create_image(SlotBuffer& buffer, const FormatInfo& format, bool host_visible, bool shm,
                   bool storage) {
   Device& device = *buffer.device;
   VkDevice dev = device.get();
@@ -179,7 +179,7 @@ bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_v
   VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, shm ? &external : nullptr};
   info.imageType = VK_IMAGE_TYPE_2D;
   info.format = format.vk;
-  info.extent = {buffer.target.width, buffer.target.height, 1};
+  info.extent = {buffer.slot.width, buffer.slot.height, 1};
   info.mipLevels = 1;
   info.arrayLayers = 1;
   info.samples = VK_SAMPLE_COUNT_1_BIT;
@@ -200,7 +200,7 @@ bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_v
     info.usage &= ~VK_IMAGE_USAGE_STORAGE_BIT;
     supported = query();
   }
-  buffer.target.storage = (info.usage & VK_IMAGE_USAGE_STORAGE_BIT) != 0;
+  buffer.slot.storage = (info.usage & VK_IMAGE_USAGE_STORAGE_BIT) != 0;
   if (supported != VK_SUCCESS || props.maxExtent.width < info.extent.width ||
       props.maxExtent.height < info.extent.height) {
     LOG_ERROR("vulkan: the device cannot render into a %s %ux%u image of format 0x%08x (%s)",
@@ -254,26 +254,26 @@ bool create_image(SwapchainBuffer& buffer, const FormatInfo& format, bool host_v
   }
 
   if (!create_view(buffer, format)) return false;
-  buffer.target.host_visible = host_visible;
-  buffer.target.fenceless_consumer = shm;
+  buffer.slot.host_visible = host_visible;
+  buffer.slot.fenceless_consumer = shm;
   return true;
 }
 
 // A DRM slot whose reader (the display) may still be busy with it.
-void slot_released(SwapchainBuffer& buffer) {
-  buffer.target.step(SlotEvent::released);
+void slot_released(SlotBuffer& buffer) {
+  buffer.slot.step(SlotEvent::released);
   if (!buffer.dumb) return;
   UniqueFd fence = pending_write_fence(buffer.dumb->dmabuf());
   if (!fence) return;
   if (buffer.loop == nullptr) {
-    buffer.target.release_fence = std::move(fence);  // the next pass waits on the GPU
+    buffer.slot.release_fence = std::move(fence);  // the next pass waits on the GPU
     return;
   }
   // Hold it back from the swapchain (which reuses only unlocked buffers)
   // until the fence signals; the event loop watches it, nothing blocks.
   wlr_buffer_lock(&buffer.base);
   buffer.held_fence = std::move(fence);
-  SwapchainBuffer* raw = &buffer;
+  SlotBuffer* raw = &buffer;
   buffer.fence_watch =
       EventSource::fd(buffer.loop, buffer.held_fence.get(), WL_EVENT_READABLE, [raw](uint32_t) {
         raw->fence_watch->reset();
@@ -311,19 +311,19 @@ wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
     return nullptr;
   }
 
-  auto buffer = std::make_unique<SwapchainBuffer>();
+  auto buffer = std::make_unique<SlotBuffer>();
   buffer->device = alloc->device;
   buffer->counts = alloc->counts;
   buffer->key = key;
-  buffer->target.width = static_cast<uint32_t>(width);
-  buffer->target.height = static_cast<uint32_t>(height);
-  buffer->target.drm_format = drm_format->format;
+  buffer->slot.width = static_cast<uint32_t>(width);
+  buffer->slot.height = static_cast<uint32_t>(height);
+  buffer->slot.drm_format = drm_format->format;
   const bool created =
       alloc->kms ? create_dumb_image(*buffer, *format, alloc->kms, alloc->storage)
                  : create_image(*buffer, *format, alloc->host_visible, alloc->shm, alloc->storage);
   if (!created) return nullptr;
   wlr_buffer_init(&buffer->base, &kBufferImpl, width, height);
-  SwapchainBuffer* raw = buffer.get();
+  SlotBuffer* raw = buffer.get();
   buffer->loop = alloc->loop;
   buffer->release.connect(&buffer->base.events.release, [raw](void*) { slot_released(*raw); });
   ++live;
@@ -339,7 +339,7 @@ const wlr_allocator_interface kAllocatorImpl = {
 
 }  // namespace
 
-bool RenderTarget::step(SlotEvent event) {
+bool Slot::step(SlotEvent event) {
   std::optional<SlotState> next = next_state(state, event);
   if (!next) {
     LOG_ERROR("vulkan swapchain: a %s slot cannot take event %d", slot_state_name(state),
@@ -351,8 +351,7 @@ bool RenderTarget::step(SlotEvent event) {
 }
 
 void slot_presented(wlr_buffer* buffer) {
-  if (RenderTarget* target = render_target_of(buffer); target != nullptr)
-    target->step(SlotEvent::presented);
+  if (Slot* target = slot_of(buffer); target != nullptr) target->step(SlotEvent::presented);
 }
 
 SharedMemory::~SharedMemory() {
@@ -377,9 +376,9 @@ bool SharedMemory::create(size_t bytes) {
   return true;
 }
 
-RenderTarget* render_target_of(wlr_buffer* buffer) {
+Slot* slot_of(wlr_buffer* buffer) {
   if (buffer == nullptr || buffer->impl != &kBufferImpl) return nullptr;
-  return &get(buffer)->target;
+  return &get(buffer)->slot;
 }
 
 bool renderer_can_import_dmabuf(wlr_renderer* renderer) {

@@ -50,7 +50,7 @@ struct SharedMemory {
   [[nodiscard]] bool create(size_t bytes);
 };
 
-struct SwapchainBuffer {
+struct SlotBuffer {
   wlr_buffer base;  // first: wlroots hands us &base
   std::shared_ptr<Device> device;
   SharedMemory shared;               // before memory: unmapped only after Vulkan let go of it
@@ -60,7 +60,7 @@ struct SwapchainBuffer {
   UniqueImage image;
   UniqueMemory memory;
   UniqueImageView view;
-  RenderTarget target;
+  Slot slot;
   unsigned char* mapped = nullptr;  // host-visible slots: the first pixel
   size_t stride = 0;
   size_t offset = 0;  // of the first pixel in `shared`

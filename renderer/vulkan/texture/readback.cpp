@@ -80,11 +80,11 @@ bool Renderer::read_pixels(Texture& texture, const wlr_texture_read_pixels_optio
 
   VkCommandBuffer cb = begin_commands();
   if (cb == VK_NULL_HANDLE) return false;
-  const bool in_target = texture.target != nullptr;
+  const bool in_target = texture.slot != nullptr;
   // Slots live in GENERAL; uploaded textures move to TRANSFER_SRC and back.
   VkImageLayout copy_layout =
       in_target ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-  VkImageLayout rest_layout = in_target ? texture.target->layout : texture.layout;
+  VkImageLayout rest_layout = in_target ? texture.slot->layout : texture.layout;
   if (rest_layout == VK_IMAGE_LAYOUT_UNDEFINED) rest_layout = copy_layout;
 
   VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
@@ -92,7 +92,7 @@ bool Renderer::read_pixels(Texture& texture, const wlr_texture_read_pixels_optio
   barrier.srcAccessMask = kTargetWriteAccess | VK_ACCESS_2_TRANSFER_WRITE_BIT;
   barrier.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
   barrier.dstAccessMask = VK_ACCESS_2_TRANSFER_READ_BIT;
-  barrier.oldLayout = in_target ? texture.target->layout : texture.layout;
+  barrier.oldLayout = in_target ? texture.slot->layout : texture.layout;
   barrier.newLayout = copy_layout;
   barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
   barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
@@ -124,7 +124,7 @@ bool Renderer::read_pixels(Texture& texture, const wlr_texture_read_pixels_optio
   dep.pMemoryBarriers = &host;
   vkCmdPipelineBarrier2(cb, &dep);
   if (in_target)
-    texture.target->layout = rest_layout;
+    texture.slot->layout = rest_layout;
   else
     texture.layout = rest_layout;
 
@@ -134,7 +134,7 @@ bool Renderer::read_pixels(Texture& texture, const wlr_texture_read_pixels_optio
     return false;
   }
   texture.last_used = point;
-  if (in_target) texture.target->last_point = point;
+  if (in_target) texture.slot->last_point = point;
 
   const auto* src = static_cast<const unsigned char*>(readback_.mapped);
   const size_t row = size_t(box.width) * bpp;

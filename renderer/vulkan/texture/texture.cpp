@@ -136,7 +136,7 @@ wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
   auto texture = std::make_unique<Texture>();
   texture->renderer = this;
 
-  if (RenderTarget* target = render_target_of(buffer)) {
+  if (Slot* target = slot_of(buffer)) {
     // A swapchain slot: sample its image in place (screenshots, screencopy).
     const FormatInfo* format = find_format(target->drm_format);
     if (format == nullptr) return nullptr;
@@ -144,7 +144,7 @@ wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
     if (view == VK_NULL_HANDLE) return nullptr;
     texture->owned_view = UniqueImageView(device_->get(), view);
     texture->format = format;
-    texture->target = target;
+    texture->slot = target;
     texture->target_buffer = wlr_buffer_lock(buffer);
     texture->image = target->image;
     texture->view = view;
