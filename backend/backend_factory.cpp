@@ -31,15 +31,14 @@ bool on_virtual_terminal() {
   return tty != nullptr && std::strncmp(tty, "/dev/tty", 8) == 0 && tty[8] >= '0' && tty[8] <= '9';
 }
 
-CreatedBackend fail(CreatedBackend result, std::string why) {
+// Undoes what was made and says why, naming the backend.
+Error fail(const CreatedBackend& result, std::string why) {
   if (result.backend != nullptr) wlr_backend_destroy(result.backend);
-  result.backend = nullptr;
-  result.session = nullptr;
-  result.error = std::move(why);
-  return result;
+  return failure(std::string("backend '") + backend_name(result.kind) + "' unavailable",
+                 std::move(why));
 }
 
-CreatedBackend create_drm(wl_event_loop* loop) {
+Result<CreatedBackend> create_drm(wl_event_loop* loop) {
   CreatedBackend result;
   result.kind = BackendChoice::drm;
   // Without any DRM driver loaded, wlroots would wait 10 s for a card to
@@ -114,7 +113,7 @@ const char* backend_name(BackendChoice choice) {
   return "?";
 }
 
-CreatedBackend create_backend(wl_event_loop* loop, const BackendOptions& options) {
+Result<CreatedBackend> create_backend(wl_event_loop* loop, const BackendOptions& options) {
   CreatedBackend result;
   result.kind = resolve_backend(options.backend);
   switch (result.kind) {

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "util/result.hpp"
+
 struct wl_event_loop;
 struct wlr_backend;
 struct wlr_session;
@@ -29,10 +31,9 @@ struct BackendOptions {
 [[nodiscard]] const char* backend_name(BackendChoice choice);
 
 struct CreatedBackend {
-  wlr_backend* backend = nullptr;  // null on failure
+  wlr_backend* backend = nullptr;
   wlr_session* session = nullptr;  // only for DRM
   BackendChoice kind = BackendChoice::headless;
-  std::string error;  // why it failed, and what to do about it
 };
 
 /// Resolves `auto` from the environment: nested when WAYLAND_DISPLAY or
@@ -40,7 +41,9 @@ struct CreatedBackend {
 [[nodiscard]] BackendChoice resolve_backend(BackendChoice requested);
 
 /// Creates the backend and its initial outputs (headless and nested ones;
-/// DRM outputs come from the hardware). Errors come back as a message.
-[[nodiscard]] CreatedBackend create_backend(wl_event_loop* loop, const BackendOptions& options);
+/// DRM outputs come from the hardware). An error says why it failed, and
+/// what to do about it.
+[[nodiscard]] Result<CreatedBackend> create_backend(wl_event_loop* loop,
+                                                    const BackendOptions& options);
 
 }  // namespace baton

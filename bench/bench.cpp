@@ -323,17 +323,16 @@ int main(int argc, char** argv) {
       if (!device.empty()) options.device.name_or_index = device;
       options.compositing = path;
       options.pipeline_cache_path = baton::vulkan::default_pipeline_cache_path();
-      baton::vulkan::CreatedRenderer created = baton::vulkan::create_renderer(options);
-      if (created.renderer == nullptr) {
-        std::fprintf(stderr, "vulkan (%s): %s\n", name, created.error.c_str());
+      auto created = baton::vulkan::create_renderer(options);
+      if (!created) {
+        std::fprintf(stderr, "vulkan (%s): %s\n", name, created.error().describe().c_str());
         return 1;
       }
       // Device-local slots: what a GPU renders into when it scans out or exports.
-      wlr_allocator* alloc =
-          baton::vulkan::create_swapchain_allocator(created.renderer, {8, false});
-      targets.push_back({created.renderer, alloc, true, name, true});
+      wlr_allocator* alloc = baton::vulkan::create_swapchain_allocator(*created, {8, false});
+      targets.push_back({*created, alloc, true, name, true});
       std::printf("# %s: vulkan device %s\n", name,
-                  baton::vulkan::renderer_device_name(created.renderer).c_str());
+                  baton::vulkan::renderer_device_name(*created).c_str());
     }
   }
   if (wants("pixman")) {

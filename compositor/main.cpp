@@ -48,8 +48,8 @@ int main(int argc, char** argv) {
   sigprocmask(SIG_BLOCK, &handled_signals, nullptr);
 
   baton::Server server(std::move(parsed.options));
-  if (!server.start()) {
-    LOG_ERROR("cannot start: %s", server.start_error().c_str());
+  if (baton::Status started = server.start(); !started) {
+    LOG_ERROR("cannot start: %s", started.error().describe().c_str());
     return 1;
   }
   auto drill = baton::GpuLossDrill::from_environment(server);

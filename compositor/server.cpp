@@ -67,53 +67,41 @@ Server::~Server() {
   if (display_ != nullptr) wl_display_destroy(display_);
 }
 
-bool Server::start() {
+Status Server::start() {
   display_ = wl_display_create();
-  if (display_ == nullptr) {
-    start_error_ = "wl_display_create failed";
-    return false;
-  }
+  if (display_ == nullptr) return failure("wl_display_create", "out of memory");
   event_loop_ = wl_display_get_event_loop(display_);
   load_config();
 
-  CreatedBackend backend = create_backend(event_loop_, backend_options(options_));
-  if (backend.backend == nullptr) {
-    start_error_ =
-        "backend '" + std::string(backend_name(backend.kind)) + "' unavailable: " + backend.error;
-    return false;
-  }
-  backend_ = backend.backend;
-  backend_kind_ = backend.kind;
-  session_ = backend.session;
+  auto backend = create_backend(event_loop_, backend_options(options_));
+  if (!backend) return backend.error();
+  backend_ = backend->backend;
+  backend_kind_ = backend->kind;
+  session_ = backend->session;
 
   render_ = std::make_unique<RenderStack>(display_, backend_, render_options(options_, config_));
-  if (!render_->create(backend_name(backend_kind_), start_error_)) return false;
+  if (Status created = render_->create(backend_name(backend_kind_)); !created) return created;
   renderer_ = render_->renderer();
   renderer_name_ = render_->name();
   allocator_ = render_->allocator();
   render_->on_rebuilt([this](wlr_renderer* r, wlr_allocator* a) { handle_renderer_rebuilt(r, a); });
-  if (!create_globals()) return false;
+  if (Status globals = create_globals(); !globals) return globals;
 
   if (options_.socket_name) {
-    if (wl_display_add_socket(display_, options_.socket_name->c_str()) != 0) {
-      start_error_ = "cannot listen on socket '" + *options_.socket_name +
-                     "' (in use, or XDG_RUNTIME_DIR unset?)";
-      return false;
-    }
+    if (wl_display_add_socket(display_, options_.socket_name->c_str()) != 0)
+      return failure("cannot listen on socket '" + *options_.socket_name + "'",
+                     "in use, or XDG_RUNTIME_DIR unset?");
     socket_name_ = *options_.socket_name;
   } else {
     const char* socket = wl_display_add_socket_auto(display_);
-    if (socket == nullptr) {
-      start_error_ = "cannot create a Wayland socket (is XDG_RUNTIME_DIR set and writable?)";
-      return false;
-    }
+    if (socket == nullptr)
+      return failure("cannot create a Wayland socket", "is XDG_RUNTIME_DIR set and writable?");
     socket_name_ = socket;
   }
 
-  if (!wlr_backend_start(backend_)) {
-    start_error_ = std::string("the ") + backend_name(backend_kind_) + " backend failed to start";
-    return false;
-  }
+  if (!wlr_backend_start(backend_))
+    return failure(std::string("wlr_backend_start (") + backend_name(backend_kind_) + ")",
+                   "the backend failed to start");
 
   launcher_ = std::make_unique<Launcher>(event_loop_, socket_name_, [this](pid_t pid, int status) {
     if (pid == session_pid_ && options_.exit_with_session) {
@@ -132,20 +120,15 @@ bool Server::start() {
 
   LOG_INFO("baton %s running on WAYLAND_DISPLAY=%s (backend %s, renderer %s)", BATON_VERSION,
            socket_name_.c_str(), backend_name(backend_kind_), renderer_name_);
-  return true;
+  return {};
 }
 
-bool Server::create_globals() {
-  if (!wlr_renderer_init_wl_shm(renderer_, display_)) {
-    start_error_ = "wl_shm could not be set up for the renderer";
-    return false;
-  }
+Status Server::create_globals() {
+  if (!wlr_renderer_init_wl_shm(renderer_, display_))
+    return failure("wlr_renderer_init_wl_shm", "wl_shm could not be set up for the renderer");
   if (options_.drm_device) {
     drm_device_ = UniqueFd(open(options_.drm_device->c_str(), O_RDWR | O_CLOEXEC));
-    if (!drm_device_) {
-      start_error_ = "--drm-device " + *options_.drm_device + ": open: " + std::strerror(errno);
-      return false;
-    }
+    if (!drm_device_) return last_error("--drm-device " + *options_.drm_device + ": open");
   }
   compositor_ = wlr_compositor_create(display_, 6, renderer_);
   create_sync_globals();
@@ -193,7 +176,7 @@ bool Server::create_globals() {
                         [this](wlr_xdg_toplevel* toplevel) { handle_new_toplevel(toplevel); });
   new_popup_.connect(&xdg_shell_->events.new_popup,
                      [this](wlr_xdg_popup* popup) { handle_new_popup(popup); });
-  return true;
+  return {};
 }
 
 int Server::sync_drm_fd() {
@@ -205,9 +188,10 @@ int Server::sync_drm_fd() {
 void Server::create_sync_globals() {
   const int drm_fd = sync_drm_fd();
   // linux-dmabuf-v1 only when the renderer can really import dma-bufs.
-  DmabufGlobal dmabuf = create_linux_dmabuf(display_, renderer_, drm_fd);
-  advertises_dmabuf_ = dmabuf.global != nullptr;
-  if (!advertises_dmabuf_) LOG_INFO("linux-dmabuf-v1 not advertised: %s", dmabuf.why.c_str());
+  auto dmabuf = create_linux_dmabuf(display_, renderer_, drm_fd);
+  advertises_dmabuf_ = dmabuf.ok();
+  if (!advertises_dmabuf_)
+    LOG_INFO("linux-dmabuf-v1 not advertised: %s", dmabuf.error().describe().c_str());
   // Explicit sync is about dma-bufs: without them a client could not use it.
   if (advertises_dmabuf_ && drm_fd >= 0) {
     auto syncobj = LinuxDrmSyncobj::create(display_, drm_fd);

@@ -65,9 +65,8 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   /// Creates the display, backend, renderer and globals and starts the
-  /// backend. On failure returns false and start_error() says why.
-  [[nodiscard]] bool start();
-  [[nodiscard]] const std::string& start_error() const { return start_error_; }
+  /// backend; an error says why not.
+  [[nodiscard]] Status start();
 
   /// Runs the startup commands, then the event loop until terminate().
   int run();
@@ -157,7 +156,7 @@ class Server {
   void popup_destroyed(Popup& popup);
 
  private:
-  bool create_globals();
+  Status create_globals();
   /// The DRM fd for explicit sync: the backend's, the renderer's, or
   /// --drm-device's; -1 when there is none.
   int sync_drm_fd();
@@ -176,7 +175,6 @@ class Server {
   Config config_;
   std::vector<ConfigError> config_errors_;
   std::string config_path_;
-  std::string start_error_;
   bool terminated_ = false;
   int exit_code_ = 0;
 

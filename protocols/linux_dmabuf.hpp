@@ -9,7 +9,7 @@
 // and modifier are in the renderer's importable set.
 #pragma once
 
-#include <string>
+#include "util/result.hpp"
 
 struct wl_display;
 struct wlr_linux_dmabuf_v1;
@@ -17,14 +17,10 @@ struct wlr_renderer;
 
 namespace baton {
 
-struct DmabufGlobal {
-  wlr_linux_dmabuf_v1* global = nullptr;  // owned by the display
-  std::string why;                        // set when global is null
-};
-
-/// Null (with the reason) when the renderer imports no dma-bufs, or has no
-/// DRM node and `fallback_drm_fd` < 0.
-[[nodiscard]] DmabufGlobal create_linux_dmabuf(wl_display* display, wlr_renderer* renderer,
-                                               int fallback_drm_fd);
+/// The global (owned by the display); an error when the renderer imports no
+/// dma-bufs, or has no DRM node and `fallback_drm_fd` < 0.
+[[nodiscard]] Result<wlr_linux_dmabuf_v1*> create_linux_dmabuf(wl_display* display,
+                                                               wlr_renderer* renderer,
+                                                               int fallback_drm_fd);
 
 }  // namespace baton

@@ -20,22 +20,17 @@ RenderStack::~RenderStack() {
   if (renderer_ != nullptr) wlr_renderer_destroy(renderer_);
 }
 
-bool RenderStack::create(const char* backend_label, std::string& error) {
-  CreatedRenderer created = create_renderer(backend_, options_);
-  if (created.renderer == nullptr) {
-    error = "renderer unavailable: " + created.error;
-    return false;
-  }
-  renderer_ = created.renderer;
-  name_ = created.name;
+Status RenderStack::create(const char* backend_label) {
+  auto created = create_renderer(backend_, options_);
+  if (!created) return failure("renderer unavailable", created.error().describe());
+  renderer_ = created->renderer;
+  name_ = created->name;
   allocator_ = create_allocator(backend_, renderer_, options_, wl_display_get_event_loop(display_));
-  if (allocator_ == nullptr) {
-    error = std::string("no buffer allocator fits the ") + backend_label + " backend and the " +
-            name_ + " renderer";
-    return false;
-  }
+  if (allocator_ == nullptr)
+    return failure("the buffer allocator", std::string("none fits the ") + backend_label +
+                                               " backend and the " + name_ + " renderer");
   watch(renderer_);
-  return true;
+  return {};
 }
 
 void RenderStack::watch(wlr_renderer* renderer) {
@@ -56,25 +51,26 @@ void RenderStack::on_idle(void* data) {
 
 void RenderStack::rebuild() {
   LOG_ERROR("renderer: the %s renderer lost its GPU; building a new one", name_);
-  CreatedRenderer created = create_renderer(backend_, options_);
-  if (created.renderer == nullptr && options_.renderer != RendererChoice::pixman) {
+  Result<CreatedRenderer> created = create_renderer(backend_, options_);
+  if (!created && options_.renderer != RendererChoice::pixman) {
     // A running session outlives its GPU: software rendering beats a black screen.
     LOG_ERROR("renderer: no new %s renderer (%s); continuing on pixman",
               options_.renderer == RendererChoice::vulkan ? "Vulkan" : "GPU",
-              created.error.c_str());
+              created.error().describe().c_str());
     RenderOptions software = options_;
     software.renderer = RendererChoice::pixman;
     created = create_renderer(backend_, software);
   }
-  if (created.renderer == nullptr) {
-    LOG_ERROR("renderer: rebuild failed: %s; outputs stay dark", created.error.c_str());
+  if (!created) {
+    LOG_ERROR("renderer: rebuild failed: %s; outputs stay dark",
+              created.error().describe().c_str());
     return;
   }
   wlr_allocator* allocator =
-      create_allocator(backend_, created.renderer, options_, wl_display_get_event_loop(display_));
+      create_allocator(backend_, created->renderer, options_, wl_display_get_event_loop(display_));
   if (allocator == nullptr) {
-    LOG_ERROR("renderer: no allocator for the new %s renderer; outputs stay dark", created.name);
-    wlr_renderer_destroy(created.renderer);
+    LOG_ERROR("renderer: no allocator for the new %s renderer; outputs stay dark", created->name);
+    wlr_renderer_destroy(created->renderer);
     return;
   }
 
@@ -83,9 +79,9 @@ void RenderStack::rebuild() {
   lost_.disconnect();
   wlr_allocator_destroy(allocator_);
   wlr_renderer_destroy(renderer_);
-  renderer_ = created.renderer;
+  renderer_ = created->renderer;
   allocator_ = allocator;
-  name_ = created.name;
+  name_ = created->name;
   ++rebuilds_;
   watch(renderer_);
   ReuploadCount count = client_textures_.reupload(display_, renderer_);

@@ -17,6 +17,7 @@
 #include "renderer/renderer_factory.hpp"
 #include "util/event_source.hpp"
 #include "util/listener.hpp"
+#include "util/result.hpp"
 
 struct wl_display;
 struct wl_event_loop;
@@ -39,7 +40,7 @@ class RenderStack {
 
   /// Creates the first renderer and allocator; on failure `error` says why
   /// (`backend_label` names the backend in it).
-  [[nodiscard]] bool create(const char* backend_label, std::string& error);
+  [[nodiscard]] Status create(const char* backend_label);
   void on_rebuilt(Rebuilt callback) { rebuilt_ = std::move(callback); }
 
   [[nodiscard]] wlr_renderer* renderer() const { return renderer_; }

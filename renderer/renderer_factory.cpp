@@ -54,17 +54,16 @@ std::optional<uint64_t> drm_node(wlr_backend* backend) {
   return static_cast<uint64_t>(st.st_rdev);
 }
 
-CreatedRenderer create_pixman() {
-  CreatedRenderer result;
-  result.renderer = wlr_pixman_renderer_create();
-  result.name = "pixman";
-  if (result.renderer == nullptr) result.error = "the pixman renderer failed to start";
-  return result;
+Result<CreatedRenderer> create_pixman() {
+  wlr_renderer* renderer = wlr_pixman_renderer_create();
+  if (renderer == nullptr)
+    return failure("wlr_pixman_renderer_create", "the pixman renderer failed to start");
+  return CreatedRenderer{renderer, "pixman"};
 }
 
 }  // namespace
 
-CreatedRenderer create_renderer(wlr_backend* backend, const RenderOptions& options) {
+Result<CreatedRenderer> create_renderer(wlr_backend* backend, const RenderOptions& options) {
   if (options.renderer == RendererChoice::pixman) return create_pixman();
 
   const bool explicit_vulkan = options.renderer == RendererChoice::vulkan;
@@ -73,7 +72,7 @@ CreatedRenderer create_renderer(wlr_backend* backend, const RenderOptions& optio
     std::string why =
         "baton's Vulkan swapchain serves headless, nested (Wayland, X11) or DRM outputs, one "
         "kind at a time";
-    if (explicit_vulkan) return {nullptr, "", why};
+    if (explicit_vulkan) return failure("the Vulkan renderer", why);
     LOG_INFO("renderer: %s; falling back to pixman", why.c_str());
     return create_pixman();
   }
@@ -87,24 +86,22 @@ CreatedRenderer create_renderer(wlr_backend* backend, const RenderOptions& optio
                        : vulkan::Compositing::automatic;
   vk.debug_messenger = true;
   vk.pipeline_cache_path = vulkan::default_pipeline_cache_path();
-  vulkan::CreatedRenderer created = vulkan::create_renderer(vk);
-  if (created.renderer != nullptr && consumer == Consumer::shm &&
-      !vulkan::renderer_can_share_memory(created.renderer)) {
-    wlr_renderer_destroy(created.renderer);
-    created = {nullptr,
-               "the parent compositor takes wl_shm and the device cannot import host "
-               "memory (no VK_EXT_external_memory_host)"};
+  Result<wlr_renderer*> created = vulkan::create_renderer(vk);
+  if (created && consumer == Consumer::shm && !vulkan::renderer_can_share_memory(*created)) {
+    wlr_renderer_destroy(*created);
+    created = failure("the Vulkan renderer",
+                      "the parent compositor takes wl_shm and the device cannot import host "
+                      "memory (no VK_EXT_external_memory_host)");
   }
-  if (created.renderer != nullptr && consumer == Consumer::kms &&
-      !vulkan::renderer_can_import_dmabuf(created.renderer)) {
-    wlr_renderer_destroy(created.renderer);
-    created = {nullptr,
-               "DRM slots are dumb buffers shared as dma-bufs and the device cannot "
-               "import them (no VK_EXT_image_drm_format_modifier / dma-buf import)"};
+  if (created && consumer == Consumer::kms && !vulkan::renderer_can_import_dmabuf(*created)) {
+    wlr_renderer_destroy(*created);
+    created = failure("the Vulkan renderer",
+                      "DRM slots are dumb buffers shared as dma-bufs and the device cannot "
+                      "import them (no VK_EXT_image_drm_format_modifier / dma-buf import)");
   }
-  if (created.renderer != nullptr) return {created.renderer, "vulkan", ""};
-  if (explicit_vulkan) return {nullptr, "", created.error};
-  LOG_ERROR("renderer: Vulkan unavailable: %s", created.error.c_str());
+  if (created) return CreatedRenderer{*created, "vulkan"};
+  if (explicit_vulkan) return created.error();
+  LOG_ERROR("renderer: Vulkan unavailable: %s", created.error().describe().c_str());
   LOG_INFO("renderer: falling back to pixman");
   return create_pixman();
 }

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "util/result.hpp"
+
 struct wl_event_loop;
 struct wlr_allocator;
 struct wlr_backend;
@@ -35,10 +37,10 @@ struct RenderOptions {
 struct CreatedRenderer {
   wlr_renderer* renderer = nullptr;
   const char* name = "";
-  std::string error;
 };
 
-[[nodiscard]] CreatedRenderer create_renderer(wlr_backend* backend, const RenderOptions& options);
+[[nodiscard]] Result<CreatedRenderer> create_renderer(wlr_backend* backend,
+                                                      const RenderOptions& options);
 
 /// baton's swapchain allocator for the Vulkan renderer, wlroots' choice for
 /// any other renderer. Null when none fits.

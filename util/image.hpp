@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "util/result.hpp"
+
 namespace baton {
 
 struct Image {
@@ -25,9 +27,9 @@ struct Image {
   }
 };
 
-/// Writes `image` as an 8-bit RGBA PNG. Returns an error message, empty on success.
-[[nodiscard]] std::string write_png(const std::string& path, const Image& image);
-/// Reads a PNG of any colour type into ARGB; `error` is set on failure.
-[[nodiscard]] Image read_png(const std::string& path, std::string& error);
+/// Writes `image` as an 8-bit RGBA PNG (beside `path`, then renamed into place).
+[[nodiscard]] Status write_png(const std::string& path, const Image& image);
+/// Reads a PNG of any colour type into ARGB.
+[[nodiscard]] Result<Image> read_png(const std::string& path);
 
 }  // namespace baton

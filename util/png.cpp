@@ -9,7 +9,7 @@
 
 namespace baton {
 
-std::string write_png(const std::string& path, const Image& image) {
+Status write_png(const std::string& path, const Image& image) {
   png_image png{};
   png.version = PNG_IMAGE_VERSION;
   png.width = static_cast<png_uint_32>(image.width);
@@ -20,32 +20,30 @@ std::string write_png(const std::string& path, const Image& image) {
   // test polling for it, a script) never sees it half written.
   const std::string partial = path + ".partial";
   if (png_image_write_to_file(&png, partial.c_str(), 0, image.pixels.data(), 0, nullptr) == 0) {
-    std::string error = "cannot write PNG " + path + ": " + png.message;
+    Error error = failure("cannot write PNG " + path, png.message);
     png_image_free(&png);
     std::remove(partial.c_str());
     return error;
   }
   if (std::rename(partial.c_str(), path.c_str()) != 0) {
-    std::string error = "cannot write PNG " + path + ": " + std::strerror(errno);
+    Error error = last_error("cannot write PNG " + path);
     std::remove(partial.c_str());
     return error;
   }
   return {};
 }
 
-Image read_png(const std::string& path, std::string& error) {
+Result<Image> read_png(const std::string& path) {
   png_image png{};
   png.version = PNG_IMAGE_VERSION;
-  if (png_image_begin_read_from_file(&png, path.c_str()) == 0) {
-    error = "cannot read PNG " + path + ": " + png.message;
-    return {};
-  }
+  if (png_image_begin_read_from_file(&png, path.c_str()) == 0)
+    return failure("cannot read PNG " + path, png.message);
   png.format = PNG_FORMAT_BGRA;
   Image image(static_cast<int>(png.width), static_cast<int>(png.height));
   if (png_image_finish_read(&png, nullptr, image.pixels.data(), 0, nullptr) == 0) {
-    error = "cannot decode PNG " + path + ": " + png.message;
+    Error error = failure("cannot decode PNG " + path, png.message);
     png_image_free(&png);
-    return {};
+    return error;
   }
   return image;
 }

@@ -40,8 +40,8 @@ void ScreenshotWriter::capture_all() {
     outputs[i]->capture([this, path, name](const Image& image) {
       if (image.empty()) {
         LOG_ERROR("screenshot of %s failed: no pixels could be read", name.c_str());
-      } else if (std::string error = write_png(path, image); !error.empty()) {
-        LOG_ERROR("%s", error.c_str());
+      } else if (Status written = write_png(path, image); !written) {
+        LOG_ERROR("screenshot: %s", written.error().describe().c_str());
       } else {
         LOG_INFO("screenshot of %s (%dx%d) written to %s", name.c_str(), image.width, image.height,
                  path.c_str());

@@ -372,24 +372,17 @@ void Renderer::release_pass(Pass* pass, uint64_t point) {
 
 // ---- public API ----
 
-CreatedRenderer create_renderer(const RendererOptions& options) {
-  CreatedRenderer result;
+Result<wlr_renderer*> create_renderer(const RendererOptions& options) {
   DeviceOptions device_options;
   device_options.request = options.device;
   device_options.debug_messenger = options.debug_messenger;
-  Device::Created device = Device::create(device_options);
-  if (!device.device) {
-    result.error = device.error;
-    return result;
-  }
-  auto renderer = std::make_unique<Renderer>(std::move(device.device));
-  if (!renderer->init(options.pipeline_cache_path, options.compositing)) {
-    result.error = "the Vulkan renderer failed to initialise on '" + renderer->device().name() +
-                   "' (see the log above)";
-    return result;
-  }
-  result.renderer = renderer.release()->wlr();
-  return result;
+  auto device = Device::create(device_options);
+  if (!device) return device.error();
+  auto renderer = std::make_unique<Renderer>(std::move(*device));
+  if (!renderer->init(options.pipeline_cache_path, options.compositing))
+    return failure("the Vulkan renderer on '" + renderer->device().name() + "'",
+                   "it failed to initialise (see the log above)");
+  return renderer.release()->wlr();
 }
 
 std::string default_pipeline_cache_path() {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "renderer/vulkan/device/device_select.hpp"
+#include "util/result.hpp"
 
 struct wlr_renderer;
 struct wlr_texture;
@@ -33,12 +34,8 @@ struct RendererOptions {
   std::string pipeline_cache_path;
 };
 
-struct CreatedRenderer {
-  wlr_renderer* renderer = nullptr;
-  std::string error;  // names every device seen and why it was refused
-};
-
-[[nodiscard]] CreatedRenderer create_renderer(const RendererOptions& options);
+/// An error names every device seen and why it was refused.
+[[nodiscard]] Result<wlr_renderer*> create_renderer(const RendererOptions& options);
 /// The default pipeline cache file ($XDG_CACHE_HOME or ~/.cache, baton/).
 [[nodiscard]] std::string default_pipeline_cache_path();
 

@@ -56,7 +56,7 @@ TEST(DesktopScreenshot, PanelTwoWindowsOneMaximized) {
 
   Image shot = h.capture();
   std::string path = std::string(BATON_BUILD_DIR) + "/desktop-screenshot.png";
-  ASSERT_EQ(write_png(path, shot), "");
+  ASSERT_TRUE(write_png(path, shot).ok());
   std::printf("desktop screenshot: %s\n", path.c_str());
 
   EXPECT_EQ(count_pixels(shot, kPanel, {0, 0, 1024, 28}), 1024L * 28);

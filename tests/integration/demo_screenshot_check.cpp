@@ -110,12 +110,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s PNG\n", argv[0]);
     return 2;
   }
-  std::string error;
-  Image image = baton::read_png(argv[1], error);
-  if (!error.empty()) {
-    std::printf("demo-screenshot-check: %s\n", error.c_str());
+  auto read = baton::read_png(argv[1]);
+  if (!read) {
+    std::printf("demo-screenshot-check: %s\n", read.error().describe().c_str());
     return 1;
   }
+  Image image = std::move(*read);
   if (image.width != kWidth || image.height != kHeight) {
     std::printf("demo-screenshot-check: %dx%d, expected tools/run's %dx%d\n", image.width,
                 image.height, kWidth, kHeight);

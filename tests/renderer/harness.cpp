@@ -129,13 +129,13 @@ GoldenHarness::GoldenHarness() {
   vulkan::RendererOptions options;
   options.debug_messenger = true;
   options.compositing = compositing_under_test();
-  vulkan::CreatedRenderer created = vulkan::create_renderer(options);
-  if (created.renderer == nullptr) {
-    unavailable_ = "no usable Vulkan device: " + created.error;
+  auto created = vulkan::create_renderer(options);
+  if (!created) {
+    unavailable_ = "no usable Vulkan device: " + created.error().describe();
   } else {
-    vulkan_.renderer = created.renderer;
+    vulkan_.renderer = *created;
     vulkan_.vulkan = true;
-    vulkan_.allocator = vulkan::create_swapchain_allocator(created.renderer, {8, true});
+    vulkan_.allocator = vulkan::create_swapchain_allocator(*created, {8, true});
   }
   pixman_.renderer = wlr_pixman_renderer_create();
   pixman_.allocator = wlr_allocator_autocreate(backend_, pixman_.renderer);

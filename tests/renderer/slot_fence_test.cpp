@@ -49,9 +49,9 @@ struct Vulkan {
 void start(Vulkan& vk, const vulkan::SwapchainOptions& swapchain) {
   vulkan::RendererOptions options;
   options.debug_messenger = true;
-  vulkan::CreatedRenderer created = vulkan::create_renderer(options);
-  vk.renderer = created.renderer;
-  vk.error = created.error;
+  auto created = vulkan::create_renderer(options);
+  vk.renderer = created ? *created : nullptr;
+  vk.error = created ? "" : created.error().describe();
   if (vk.renderer != nullptr)
     vk.allocator = vulkan::create_swapchain_allocator(vk.renderer, swapchain);
 }

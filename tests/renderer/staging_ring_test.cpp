@@ -16,11 +16,12 @@ constexpr VkDeviceSize kUpload = 16384;  // one 64x64 ARGB patch
 
 struct RingFixture : ::testing::Test {
   void SetUp() override {
-    created = Device::create({});
-    if (!created.device) GTEST_SKIP() << "UNTESTED HERE: no Vulkan device: " << created.error;
-    ring = std::make_unique<StagingRing>(*created.device);
+    auto created = Device::create({});
+    if (!created) GTEST_SKIP() << "UNTESTED HERE: no Vulkan device: " << created.error().describe();
+    device = std::move(*created);
+    ring = std::make_unique<StagingRing>(*device);
   }
-  Device::Created created;
+  std::shared_ptr<Device> device;
   std::unique_ptr<StagingRing> ring;
 };
 

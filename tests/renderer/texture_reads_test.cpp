@@ -119,11 +119,11 @@ TEST_F(TextureReadsTest, NonVulkanTexturesAreDoneAtOnce) {
 TEST_F(TextureReadsTest, DoneOnceTheRendererIsGone) {
   // A renderer of its own: destroying it must leave the harness' intact.
   vulkan::RendererOptions options;
-  vulkan::CreatedRenderer created = vulkan::create_renderer(options);
-  ASSERT_NE(created.renderer, nullptr) << created.error;
-  wlr_allocator* allocator = vulkan::create_swapchain_allocator(created.renderer, {2, true});
+  auto created = vulkan::create_renderer(options);
+  ASSERT_TRUE(created.ok()) << created.error().describe();
+  wlr_allocator* allocator = vulkan::create_swapchain_allocator(*created, {2, true});
   ASSERT_NE(allocator, nullptr);
-  RendererUnderTest own{created.renderer, allocator, true};
+  RendererUnderTest own{*created, allocator, true};
   MemoryBuffer* source = MemoryBuffer::create(64, 64, DRM_FORMAT_ARGB8888);
   wlr_buffer* target = harness_->target(own, 64, 64);
   ASSERT_NE(target, nullptr);

@@ -43,18 +43,19 @@ GoldenResult compare_to_golden(const Image& actual, const std::string& name, int
 
   const char* update = std::getenv("BATON_UPDATE_GOLDEN");
   if (update != nullptr && std::string(update) == "1") {
-    std::string error = write_png(golden.string(), actual);
-    result.ok = error.empty();
-    result.message = result.ok ? "golden written: " + golden.string() : error;
+    Status written = write_png(golden.string(), actual);
+    result.ok = written.ok();
+    result.message = result.ok ? "golden written: " + golden.string() : written.error().describe();
     return result;
   }
 
-  std::string error;
-  Image expected = read_png(golden.string(), error);
-  if (!error.empty()) {
-    result.message = error + " (run with BATON_UPDATE_GOLDEN=1 to create it, then look at it)";
+  auto read = read_png(golden.string());
+  if (!read) {
+    result.message =
+        read.error().describe() + " (run with BATON_UPDATE_GOLDEN=1 to create it, then look at it)";
     return result;
   }
+  Image expected = std::move(*read);
   Image diff_image;
   ImageDiff diff = diff_images(actual, expected, tolerance, &diff_image);
   if (diff.size_matches && diff.pixels_over_tolerance == 0) {

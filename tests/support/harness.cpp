@@ -37,8 +37,8 @@ Harness::Harness(Options options) {
   if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime != nullptr)
     mkdir(runtime, 0700);
   server_ = std::make_unique<Server>(std::move(options));
-  if (!server_->start())
-    throw std::runtime_error("server failed to start: " + server_->start_error());
+  if (Status started = server_->start(); !started)
+    throw std::runtime_error("server failed to start: " + started.error().describe());
   // Let the backend announce and commit its outputs.
   run_until([this]() {
     auto outputs = server_->outputs();

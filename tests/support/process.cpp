@@ -109,10 +109,9 @@ bool wait_for_text(const std::string& path, const std::string& needle,
 }
 
 Image load_png_or_fail(const std::string& path) {
-  std::string error;
-  Image image = read_png(path, error);
-  if (!error.empty()) throw std::runtime_error(error);
-  return image;
+  auto image = read_png(path);
+  if (!image) throw std::runtime_error(image.error().describe());
+  return std::move(*image);
 }
 
 namespace {

@@ -15,20 +15,20 @@ TEST(Png, RoundTripKeepsEveryPixel) {
                        static_cast<uint32_t>(y * 50) << 8 | 0x12;
   image.at(3, 2) = 0x80402010;  // translucent
   auto path = std::filesystem::path(BATON_BUILD_DIR) / "png-roundtrip.png";
-  ASSERT_EQ(baton::write_png(path.string(), image), "");
-  std::string error;
-  baton::Image back = baton::read_png(path.string(), error);
-  ASSERT_EQ(error, "");
+  baton::Status written = baton::write_png(path.string(), image);
+  ASSERT_TRUE(written.ok()) << written.error().describe();
+  auto read = baton::read_png(path.string());
+  ASSERT_TRUE(read.ok()) << read.error().describe();
+  baton::Image back = std::move(*read);
   ASSERT_EQ(back.width, 7);
   ASSERT_EQ(back.height, 5);
   EXPECT_EQ(back.pixels, image.pixels);
 }
 
 TEST(Png, ReadingAMissingFileIsAnError) {
-  std::string error;
-  baton::Image image = baton::read_png("/nonexistent/x.png", error);
-  EXPECT_TRUE(image.empty());
-  EXPECT_NE(error.find("/nonexistent/x.png"), std::string::npos);
+  auto image = baton::read_png("/nonexistent/x.png");
+  ASSERT_FALSE(image.ok());
+  EXPECT_NE(image.error().describe().find("/nonexistent/x.png"), std::string::npos);
 }
 
 TEST(ImageDiff, ToleranceIsPerChannel) {

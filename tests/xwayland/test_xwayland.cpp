@@ -168,7 +168,7 @@ TEST_F(XwaylandTest, NativeAndX11ClientsSideBySide) {
   h.run_for(milliseconds(300));  // both redraw after moving
   Image shot = h.capture();
   std::string png = std::string(BATON_BUILD_DIR) + "/native-and-x11.png";
-  ASSERT_EQ(write_png(png, shot), "");
+  ASSERT_TRUE(write_png(png, shot).ok());
   Rect x = xterm->frame();
   EXPECT_LE(f.x + f.width, x.x) << "the windows overlap";
   EXPECT_LE(x.x + x.width, 1024) << "xterm runs off the output";

@@ -165,8 +165,7 @@ int Device::memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) cons
   return -1;
 }
 
-Device::Created Device::create(const DeviceOptions& options) {
-  Created created;
+Result<std::shared_ptr<Device>> Device::create(const DeviceOptions& options) {
   std::shared_ptr<Device> self(new Device());
 
   uint32_t count = 0;
@@ -202,8 +201,7 @@ Device::Created Device::create(const DeviceOptions& options) {
   }
   VkResult result = vkCreateInstance(&instance_info, nullptr, &self->instance_);
   if (result != VK_SUCCESS) {
-    created.error = std::string("vkCreateInstance failed: ") + result_name(result);
-    return created;
+    return failure("vkCreateInstance", result_name(result));
   }
   if (debug_utils) {
     auto create_messenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
@@ -222,8 +220,7 @@ Device::Created Device::create(const DeviceOptions& options) {
 
   DeviceSelection selection = select_device(candidates, options.request);
   if (selection.chosen < 0) {
-    created.error = selection.reason + "; devices seen:\n" + selection.report;
-    return created;
+    return failure("no Vulkan device", selection.reason + "; devices seen:\n" + selection.report);
   }
   self->physical_ = physicals[selection.chosen];
   self->name_ = candidates[selection.chosen].name;
@@ -294,9 +291,7 @@ Device::Created Device::create(const DeviceOptions& options) {
   device_info.ppEnabledExtensionNames = enable.data();
   result = vkCreateDevice(self->physical_, &device_info, nullptr, &self->device_);
   if (result != VK_SUCCESS) {
-    created.error =
-        std::string("vkCreateDevice on '") + self->name_ + "' failed: " + result_name(result);
-    return created;
+    return failure("vkCreateDevice on '" + self->name_ + "'", result_name(result));
   }
   vkGetDeviceQueue(self->device_, self->queue_family_, 0, &self->queue_);
   VkSemaphoreTypeCreateInfo timeline_type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
@@ -304,8 +299,7 @@ Device::Created Device::create(const DeviceOptions& options) {
   VkSemaphoreCreateInfo semaphore_info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &timeline_type};
   result = vkCreateSemaphore(self->device_, &semaphore_info, nullptr, &self->timeline_);
   if (result != VK_SUCCESS) {
-    created.error = std::string("vkCreateSemaphore (timeline) failed: ") + result_name(result);
-    return created;
+    return failure("vkCreateSemaphore (timeline)", result_name(result));
   }
   self->push_descriptor = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
       vkGetDeviceProcAddr(self->device_, "vkCmdPushDescriptorSetKHR"));
@@ -321,8 +315,7 @@ Device::Created Device::create(const DeviceOptions& options) {
   if (self->features_.host_memory_import)
     self->get_host_pointer_properties = reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
         vkGetDeviceProcAddr(self->device_, "vkGetMemoryHostPointerPropertiesEXT"));
-  created.device = std::move(self);
-  return created;
+  return self;
 }
 
 }  // namespace baton::vulkan

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "renderer/vulkan/device/device_select.hpp"
+#include "util/result.hpp"
 
 namespace baton::vulkan {
 
@@ -28,11 +29,8 @@ class Device {
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
-  struct Created {
-    std::shared_ptr<Device> device;
-    std::string error;  // set when device is null: names every device seen
-  };
-  [[nodiscard]] static Created create(const DeviceOptions& options);
+  /// An error names every device seen and why it was refused.
+  [[nodiscard]] static Result<std::shared_ptr<Device>> create(const DeviceOptions& options);
 
   VkInstance instance() const { return instance_; }
   VkPhysicalDevice physical() const { return physical_; }
