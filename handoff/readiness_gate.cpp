@@ -99,7 +99,7 @@ class ReadinessGate::SurfaceGate {
     h->what = std::move(what);
     Hold* raw = h.get();
     h->watch = EventSource::fd(gate_.loop_, raw->fd.get(), WL_EVENT_READABLE,
-                               [this, raw](uint32_t) { release(raw); });
+                               [this, raw](uint32_t) { let_through(raw); });
     h->stuck_timer = EventSource::timer(gate_.loop_, [this, raw]() { report_stuck(*raw); });
     if (!h->watch || !h->stuck_timer) {
       LOG_ERROR("readiness gate: cannot watch a fence in the event loop; not holding");
@@ -110,13 +110,14 @@ class ReadinessGate::SurfaceGate {
     holds_.push_back(std::move(h));
   }
 
-  void release(Hold* hold) {
+  // The buffer is ready: the held commit (and any queued behind it) may apply.
+  void let_through(Hold* hold) {
     auto it = std::find_if(holds_.begin(), holds_.end(),
                            [hold](const auto& h) { return h.get() == hold; });
     if (it == holds_.end()) return;
     uint32_t seq = (*it)->seq;
     holds_.erase(it);
-    ++gate_.released_;
+    ++gate_.let_through_;
     // May apply this commit (and any queued behind it) right now.
     wlr_surface_unlock_cached(surface_, seq);
   }

@@ -37,8 +37,8 @@ class ReadinessGate {
 
   /// Commits held now, over all surfaces (tests).
   [[nodiscard]] size_t held() const;
-  /// Commits that were held at least once and then released (tests, logs).
-  [[nodiscard]] uint64_t released() const { return released_; }
+  /// Commits that were held and then let through (tests, logs).
+  [[nodiscard]] uint64_t let_through() const { return let_through_; }
 
  private:
   class SurfaceGate;
@@ -47,7 +47,7 @@ class ReadinessGate {
   wl_event_loop* loop_;
   ExplicitSync* explicit_sync_;
   std::chrono::milliseconds stuck_after_;
-  uint64_t released_ = 0;
+  uint64_t let_through_ = 0;
   std::list<std::unique_ptr<SurfaceGate>> surfaces_;
   Listener<wlr_surface> new_surface_;
 };

@@ -260,7 +260,7 @@ bool create_image(SlotBuffer& buffer, const FormatInfo& format, bool host_visibl
 }
 
 // A DRM slot whose reader (the display) may still be busy with it.
-void slot_released(SlotBuffer& buffer) {
+void slot_unlocked(SlotBuffer& buffer) {
   buffer.slot.step(SlotEvent::released);
   if (!buffer.dumb) return;
   UniqueFd fence = pending_write_fence(buffer.dumb->dmabuf());
@@ -325,7 +325,7 @@ wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
   wlr_buffer_init(&buffer->base, &kBufferImpl, width, height);
   SlotBuffer* raw = buffer.get();
   buffer->loop = alloc->loop;
-  buffer->release.connect(&buffer->base.events.release, [raw](void*) { slot_released(*raw); });
+  buffer->release.connect(&buffer->base.events.release, [raw](void*) { slot_unlocked(*raw); });
   ++live;
   return &buffer.release()->base;
 }
