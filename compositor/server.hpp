@@ -118,7 +118,7 @@ class Server {
   [[nodiscard]] wlr_tearing_control_manager_v1* tearing_control() const { return tearing_control_; }
 
   /// The window whose main surface is `surface`, or null.
-  [[nodiscard]] View* view_for_surface(const wlr_surface* surface) const;
+  [[nodiscard]] View* view_for_surface(wlr_surface* surface) const;
   /// The view and surface at layout coordinates, with surface-local coordinates.
   View* view_at(double lx, double ly, wlr_surface** surface, double* sx, double* sy) const;
   /// Raises `view`, activates it and gives it keyboard focus (null clears).

@@ -6,6 +6,35 @@
 #include "util/wlr.hpp"
 
 namespace baton {
+namespace {
+
+// The surface went first: the view stays, unattached.
+const wlr_addon_interface kViewAddon = {
+    .name = "baton_view",
+    .destroy =
+        [](wlr_addon* addon) {
+          wlr_addon_finish(addon);
+          reinterpret_cast<View::SurfaceAddon*>(addon)->view = nullptr;
+        },
+};
+
+}  // namespace
+
+View::~View() { attach_to_surface(nullptr); }
+
+void View::attach_to_surface(wlr_surface* surface) {
+  if (addon_.view != nullptr) wlr_addon_finish(&addon_.base);
+  addon_.view = nullptr;
+  if (surface == nullptr) return;
+  addon_.view = this;
+  wlr_addon_init(&addon_.base, &surface->addons, &server_, &kViewAddon);
+}
+
+View* View::on_surface(const Server& server, wlr_surface* surface) {
+  if (surface == nullptr) return nullptr;
+  wlr_addon* addon = wlr_addon_find(&surface->addons, &server, &kViewAddon);
+  return addon != nullptr ? reinterpret_cast<SurfaceAddon*>(addon)->view : nullptr;
+}
 
 int View::x() const { return tree()->node.x; }
 int View::y() const { return tree()->node.y; }

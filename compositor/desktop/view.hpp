@@ -7,6 +7,7 @@
 #include <string>
 
 #include "util/weak.hpp"
+#include "util/wlr.hpp"
 
 struct wlr_scene_tree;
 struct wlr_surface;
@@ -27,12 +28,15 @@ struct Rect {
 
 class View : public Weakable<View> {
  public:
-  virtual ~View() = default;
+  virtual ~View();
   View(const View&) = delete;
   View& operator=(const View&) = delete;
 
   /// The main surface (keyboard focus target); null while unassociated.
   [[nodiscard]] virtual wlr_surface* surface() const = 0;
+  /// The view of `server` whose main surface is `surface`, or null: found on
+  /// the surface itself (a wlr_addon), not by a search.
+  [[nodiscard]] static View* on_surface(const Server& server, wlr_surface* surface);
   /// The scene tree holding the window; its node's data points at this View.
   [[nodiscard]] virtual wlr_scene_tree* tree() const = 0;
   [[nodiscard]] virtual bool mapped() const = 0;
@@ -106,10 +110,18 @@ class View : public Weakable<View> {
   /// The window stopped being shown (unmapped) while fullscreen: it maps
   /// again as an ordinary window.
   void forget_fullscreen() { fullscreen_ = false; }
+  /// Hangs this view on its main surface (null: takes it off), for on_surface().
+  void attach_to_surface(wlr_surface* surface);
 
   Server& server_;
   bool activated_ = false;
   bool urgent_ = false;
+
+ public:
+  struct SurfaceAddon {
+    wlr_addon base;  // first: a wlr_addon* is a SurfaceAddon*
+    View* view = nullptr;
+  };
 
  private:
   [[nodiscard]] Output* output_under_frame() const;
@@ -124,6 +136,8 @@ class View : public Weakable<View> {
   bool fullscreen_ = false;
   bool has_floating_box_ = false;
   Rect floating_box_;
+  SurfaceAddon addon_{};
+  wlr_surface* attached_ = nullptr;
 };
 
 }  // namespace baton

@@ -22,6 +22,7 @@ XdgView::XdgView(Server& server, wlr_xdg_toplevel* toplevel)
   // and view_at() finds the View through the tree node's data.
   toplevel->base->data = tree_;
   tree_->node.data = static_cast<View*>(this);
+  attach_to_surface(toplevel->base->surface);
 
   wlr_xdg_surface* base = toplevel->base;
   map_.connect(&base->surface->events.map, [this](void*) { handle_map(); });

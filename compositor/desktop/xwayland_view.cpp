@@ -18,6 +18,7 @@ XwaylandView::XwaylandView(Server& server, wlr_xwayland_surface* surface)
   destroy_.connect(&surface->events.destroy, [this](void*) { server_.view_destroyed(*this); });
   associate_.connect(&surface->events.associate, [this](void*) { handle_associate(); });
   dissociate_.connect(&surface->events.dissociate, [this](void*) {
+    attach_to_surface(nullptr);
     map_.disconnect();
     commit_.disconnect();
     unmap_.disconnect();
@@ -69,6 +70,7 @@ void XwaylandView::move_to(int x, int y) {
 }
 
 void XwaylandView::handle_associate() {
+  attach_to_surface(xsurface_->surface);
   map_.connect(&xsurface_->surface->events.map, [this](void*) { handle_map(); });
   // wlroots may learn a window's pre-map _NET_WM_STATE only after the
   // Wayland side mapped it, and says nothing: look again on each commit.
