@@ -344,15 +344,15 @@ int main(int argc, char** argv) {
        {std::tuple{"wlr-gles2", "wlr-gl", "GLES2", baton::bench::WlrApi::gles2},
         std::tuple{"wlr-vulkan", "wlr-vk", "Vulkan", baton::bench::WlrApi::vulkan}}) {
     if (!wants(option)) continue;
-    baton::bench::WlrRenderer created =
-        baton::bench::create_wlr_renderer(api, drm_device, WLR_ERROR);
-    if (created.renderer == nullptr) {
-      std::printf("# %s: not started: %s\n", name, created.error.c_str());
+    auto created = baton::bench::create_wlr_renderer(api, drm_device, WLR_ERROR);
+    if (!created) {
+      std::printf("# %s: not started: %s\n", name, created.error().describe().c_str());
       continue;
     }
-    targets.push_back({created.renderer, created.allocator, false, name, created.has_timer, true});
+    targets.push_back(
+        {created->renderer, created->allocator, false, name, created->has_timer, true});
     std::printf("# %s: wlroots' %s renderer on %s; GPU time %s\n", name, label, drm_device.c_str(),
-                created.has_timer ? "from wlr_render_timer" : "not available");
+                created->has_timer ? "from wlr_render_timer" : "not available");
   }
   std::fflush(stdout);
 

@@ -24,26 +24,25 @@ namespace {
 
 // Calls wlroots' constructor for `api`; null with `error` set when wlroots
 // was built without it or it refused.
-wlr_renderer* create_on(WlrApi api, int drm_fd, std::string& error) {
+Result<wlr_renderer*> create_on(WlrApi api, int drm_fd) {
   switch (api) {
     case WlrApi::gles2:
 #if WLR_HAS_GLES2_RENDERER
       if (wlr_renderer* r = wlr_gles2_renderer_create_with_drm_fd(drm_fd)) return r;
-      error = "wlr_gles2_renderer_create_with_drm_fd failed (wlroots' log above says why)";
+      return failure("wlr_gles2_renderer_create_with_drm_fd",
+                     "failed (wlroots' log above says why)");
 #else
-      error = "wlroots was built without its GLES2 renderer";
+      return failure("wlroots' GLES2 renderer", "wlroots was built without it");
 #endif
-      return nullptr;
     case WlrApi::vulkan:
 #if WLR_HAS_VULKAN_RENDERER
       if (wlr_renderer* r = wlr_vk_renderer_create_with_drm_fd(drm_fd)) return r;
-      error = "wlr_vk_renderer_create_with_drm_fd failed (wlroots' log above says why)";
+      return failure("wlr_vk_renderer_create_with_drm_fd", "failed (wlroots' log above says why)");
 #else
-      error = "wlroots was built without its Vulkan renderer";
+      return failure("wlroots' Vulkan renderer", "wlroots was built without it");
 #endif
-      return nullptr;
   }
-  return nullptr;
+  return failure("create_on", "unknown renderer");
 }
 
 // A backend that does nothing but lend its DRM node to
@@ -92,46 +91,42 @@ bool can_draw(wlr_renderer* renderer, wlr_allocator* allocator) {
 
 }  // namespace
 
-WlrRenderer create_wlr_renderer(WlrApi api, const std::string& drm_device,
-                                wlr_log_importance verbosity) {
-  WlrRenderer out;
-  if (drm_device.empty()) {
-    out.error = "no DRM node to open (give --drm-device PATH)";
-    return out;
-  }
+Result<WlrRenderer> create_wlr_renderer(WlrApi api, const std::string& drm_device,
+                                        wlr_log_importance verbosity) {
+  if (drm_device.empty())
+    return failure("--drm-device", "no DRM node to open (give --drm-device PATH)");
   // wlroots opens the nodes it keeps itself: this fd only names the device.
   UniqueFd fd(::open(drm_device.c_str(), O_RDWR | O_CLOEXEC));
-  if (!fd) {
-    out.error = "cannot open " + drm_device + ": " + std::strerror(errno);
-    return out;
-  }
+  if (!fd) return last_error("open " + drm_device);
   wlr_log_init(WLR_DEBUG, nullptr);
-  out.renderer = create_on(api, fd.get(), out.error);
-  if (out.renderer != nullptr) {
+  Result<WlrRenderer> result = [&]() -> Result<WlrRenderer> {
+    auto renderer = create_on(api, fd.get());
+    if (!renderer) return renderer.error();
+    WlrRenderer out;
+    out.renderer = *renderer;
     out.allocator = allocator_on_node(fd.get(), out.renderer);
     if (out.allocator == nullptr) {
-      out.error = "the renderer started but wlroots found no allocator for its buffers on " +
-                  drm_device + " (wlroots' log above says why)";
-    } else if (!can_draw(out.renderer, out.allocator)) {
-      out.error = "the renderer started but cannot allocate or draw into a buffer on " +
-                  drm_device + " (wlroots' log above says why)";
-      wlr_allocator_destroy(out.allocator);
-      out.allocator = nullptr;
-    }
-    if (out.allocator == nullptr) {
       wlr_renderer_destroy(out.renderer);
-      out.renderer = nullptr;
+      return failure(
+          "the renderer started but wlroots found no allocator for its buffers on " + drm_device,
+          "wlroots' log above says why");
     }
-  }
-  if (out.renderer != nullptr) {
+    if (!can_draw(out.renderer, out.allocator)) {
+      wlr_allocator_destroy(out.allocator);
+      wlr_renderer_destroy(out.renderer);
+      return failure(
+          "the renderer started but cannot allocate or draw into a buffer on " + drm_device,
+          "wlroots' log above says why");
+    }
     // One probe instead of a refusal logged for every frame's timer.
     if (wlr_render_timer* timer = wlr_render_timer_create(out.renderer)) {
       out.has_timer = true;
       wlr_render_timer_destroy(timer);
     }
-  }
+    return out;
+  }();
   wlr_log_init(verbosity, nullptr);
-  return out;
+  return result;
 }
 
 }  // namespace baton::bench

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "util/result.hpp"
 #include "util/wlr.hpp"
 
 namespace baton::bench {
@@ -12,10 +13,9 @@ namespace baton::bench {
 enum class WlrApi { gles2, vulkan };
 
 struct WlrRenderer {
-  wlr_renderer* renderer = nullptr;  // null: it did not start, `error` says why
+  wlr_renderer* renderer = nullptr;
   wlr_allocator* allocator = nullptr;
   bool has_timer = false;  // wlr_render_timer works on it
-  std::string error;
 };
 
 // Opens `drm_device` and creates wlroots' renderer for `api` on it, with the
@@ -24,7 +24,8 @@ struct WlrRenderer {
 // Mesa's software rendering only there can buffers be created. While wlroots
 // tries, its log runs at debug level so that its own reason for a refusal
 // appears on stderr too; `verbosity` is restored afterwards.
-WlrRenderer create_wlr_renderer(WlrApi api, const std::string& drm_device,
-                                wlr_log_importance verbosity);
+// An error says why it did not start.
+Result<WlrRenderer> create_wlr_renderer(WlrApi api, const std::string& drm_device,
+                                        wlr_log_importance verbosity);
 
 }  // namespace baton::bench

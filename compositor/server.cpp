@@ -268,7 +268,9 @@ View* Server::fullscreen_view_on(const Output& output) const {
   return nullptr;
 }
 
-View* Server::view_for_surface(wlr_surface* surface) const { return View::on_surface(*this, surface); }
+View* Server::view_for_surface(wlr_surface* surface) const {
+  return View::on_surface(*this, surface);
+}
 
 View* Server::view_at(double lx, double ly, wlr_surface** surface, double* sx, double* sy) const {
   *surface = nullptr;
