@@ -13,6 +13,7 @@
 #include "backend/backend_factory.hpp"
 #include "compositor/config/apply.hpp"
 #include "compositor/config/factory_options.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/desktop/xdg_view.hpp"
 #include "compositor/desktop/xwayland.hpp"
@@ -34,7 +35,8 @@
 #include "util/wlr.hpp"
 
 namespace baton {
-Server::Server(Options options) : options_(std::move(options)) {}
+Server::Server(Options options)
+    : options_(std::move(options)), windows_(std::make_unique<Windows>(*this)) {}
 
 Server::~Server() {
   screenshot_writer_.reset();
@@ -56,8 +58,7 @@ Server::~Server() {
   // Destroying the backend destroys its outputs and input devices, whose
   // shadows (Output, Keyboard) unhook themselves through destroy signals.
   if (backend_ != nullptr) wlr_backend_destroy(backend_);
-  popups_.clear();
-  views_.clear();
+  windows_->clear();
   outputs_.clear();
   layer_shell_.reset();
   workspaces_.reset();
@@ -172,10 +173,11 @@ Status Server::create_globals() {
                       [this](wlr_output* output) { handle_new_output(output); });
   new_input_.connect(&backend_->events.new_input,
                      [this](wlr_input_device* device) { seat_->add_input(device); });
-  new_toplevel_.connect(&xdg_shell_->events.new_toplevel,
-                        [this](wlr_xdg_toplevel* toplevel) { handle_new_toplevel(toplevel); });
+  new_toplevel_.connect(&xdg_shell_->events.new_toplevel, [this](wlr_xdg_toplevel* toplevel) {
+    windows_->add_xdg_toplevel(toplevel);
+  });
   new_popup_.connect(&xdg_shell_->events.new_popup,
-                     [this](wlr_xdg_popup* popup) { handle_new_popup(popup); });
+                     [this](wlr_xdg_popup* popup) { windows_->add_xdg_popup(popup); });
   return {};
 }
 
@@ -254,82 +256,6 @@ Output* Server::output_at(double lx, double ly) const {
   for (const auto& o : outputs_)
     if (o->wlr() == output) return o.get();
   return outputs_.empty() ? nullptr : outputs_.front().get();
-}
-
-View* Server::fullscreen_view_on(const Output& output) const {
-  for (const auto& v : views_) {
-    if (!v->fullscreen() || !v->visible()) continue;
-    wlr_surface* surface = v->surface();
-    if (surface == nullptr) continue;
-    if (output_at(v->x() + surface->current.width / 2.0, v->y() + surface->current.height / 2.0) ==
-        &output)
-      return v.get();
-  }
-  return nullptr;
-}
-
-View* Server::view_for_surface(wlr_surface* surface) const {
-  return View::on_surface(*this, surface);
-}
-
-View* Server::view_at(double lx, double ly, wlr_surface** surface, double* sx, double* sy) const {
-  *surface = nullptr;
-  // The whole scene: panels and fullscreen windows take input too.
-  wlr_scene_node* node = wlr_scene_node_at(&scene_->tree.node, lx, ly, sx, sy);
-  if (node == nullptr) return nullptr;
-  if (node->type == WLR_SCENE_NODE_BUFFER) {
-    wlr_scene_surface* scene_surface =
-        wlr_scene_surface_try_from_buffer(wlr_scene_buffer_from_node(node));
-    if (scene_surface != nullptr) *surface = scene_surface->surface;
-  }
-  for (wlr_scene_tree* tree = node->parent; tree != nullptr; tree = tree->node.parent) {
-    if (tree->node.data == nullptr) continue;
-    for (const auto& v : views_)
-      if (v.get() == tree->node.data) return v.get();
-  }
-  return nullptr;
-}
-
-void Server::focus_view(View* view) {
-  if (view != nullptr && !view->managed()) return;
-  if (focused_view_ && focused_view_.get() != view) focused_view_->set_activated(false);
-  focused_view_ = view;
-  if (view == nullptr) {
-    seat_->focus_keyboard(nullptr);
-    return;
-  }
-  wlr_scene_node_raise_to_top(&view->tree()->node);
-  workspaces_->focus_output(view->output());
-  auto it =
-      std::find_if(views_.begin(), views_.end(), [view](const auto& v) { return v.get() == view; });
-  if (it != views_.end()) std::rotate(views_.begin(), it, it + 1);
-  if (view->urgent()) view->set_urgent(false);
-  view->set_activated(true);
-  // A lock screen or launcher that asked for the keyboard keeps it.
-  wlr_surface* exclusive = layer_shell_->exclusive_focus();
-  seat_->focus_keyboard(exclusive != nullptr ? exclusive : view->surface());
-}
-
-void Server::cycle_focus(bool forward) {
-  std::vector<View*> candidates;
-  Output* output = workspaces_->focused_output();
-  for (const auto& v : views_)
-    if (v->mapped() && v->managed() && v->output() == output &&
-        v->workspace() == workspaces_->current(output))
-      candidates.push_back(v.get());
-  if (candidates.size() < 2) return;
-  if (forward) {
-    // The window focused longest ago; repeating walks through them all.
-    focus_view(candidates.back());
-    return;
-  }
-  // Backwards: the focused window goes to the end of the order and the one
-  // focused just before it comes up.
-  View* current = candidates.front();
-  focus_view(candidates[1]);
-  auto it = std::find_if(views_.begin(), views_.end(),
-                         [current](const auto& v) { return v.get() == current; });
-  if (it != views_.end()) std::rotate(it, it + 1, views_.end());
 }
 
 void Server::load_config() {
@@ -414,46 +340,6 @@ void Server::output_destroyed(Output& output) {
     LOG_INFO("the last nested output was closed; shutting down");
     terminate(0);
   }
-}
-
-void Server::handle_new_toplevel(wlr_xdg_toplevel* toplevel) {
-  views_.push_back(std::make_unique<XdgView>(*this, toplevel));
-}
-
-void Server::handle_new_popup(wlr_xdg_popup* popup) {
-  popups_.push_back(std::make_unique<Popup>(*this, popup));
-}
-
-void Server::popup_destroyed(Popup& popup) {
-  std::erase_if(popups_, [&](const auto& p) { return p.get() == &popup; });
-}
-
-void Server::add_xwayland_surface(wlr_xwayland_surface* surface) {
-  views_.push_back(std::make_unique<XwaylandView>(*this, surface));
-}
-
-void Server::view_mapped(View& view) {
-  if (view.managed()) {
-    workspaces_->place(view);
-    if (view.visible()) focus_view(&view);
-  }
-  events_.view_mapped.emit(view);
-}
-
-void Server::view_unmapped(View& view) {
-  if (focused_view_ == &view) {
-    focused_view_.reset();
-    // Focus passes to the most recently focused window still mapped on
-    // this workspace.
-    focus_view(workspaces_->most_recent(view.output(), &view));
-  }
-  events_.view_unmapped.emit(view);
-}
-
-void Server::view_destroyed(View& view) {
-  events_.view_destroyed.emit(view);
-  // focused_view_ is a Weak: it reads null once the view is freed.
-  std::erase_if(views_, [&](const auto& v) { return v.get() == &view; });
 }
 
 // ---- GPU loss: everything that holds the renderer moves to the new one ----

@@ -50,6 +50,7 @@ class Launcher;
 class ScreenshotWriter;
 class Xwayland;
 class Workspaces;
+class Windows;
 class LayerShell;
 class DesktopProtocols;
 class SessionLock;
@@ -97,7 +98,6 @@ class Server {
   [[nodiscard]] wlr_compositor* compositor() const { return compositor_; }
   /// Null when Xwayland is off or could not be set up.
   [[nodiscard]] Xwayland* xwayland() const { return xwayland_.get(); }
-  void add_xwayland_surface(wlr_xwayland_surface* surface);
   [[nodiscard]] bool advertises_dmabuf() const { return advertises_dmabuf_; }
   /// linux-drm-syncobj-v1; null when not advertised.
   [[nodiscard]] LinuxDrmSyncobj* explicit_sync() const { return syncobj_.get(); }
@@ -106,23 +106,13 @@ class Server {
 
   /// Outputs in creation order.
   [[nodiscard]] std::vector<Output*> outputs() const;
-  /// Mapped and unmapped toplevels, most recently focused first.
-  [[nodiscard]] const std::vector<std::unique_ptr<View>>& views() const { return views_; }
-  /// The toplevel that holds keyboard focus, or null.
-  [[nodiscard]] View* focused_view() const { return focused_view_.get(); }
+  /// Every window, focus and hit-testing.
+  [[nodiscard]] Windows& windows() { return *windows_; }
+  [[nodiscard]] const Windows& windows() const { return *windows_; }
   /// The output containing layout point (lx, ly), else the first output.
   [[nodiscard]] Output* output_at(double lx, double ly) const;
 
-  /// The topmost fullscreen view on `output`, or null.
-  [[nodiscard]] View* fullscreen_view_on(const Output& output) const;
   [[nodiscard]] wlr_tearing_control_manager_v1* tearing_control() const { return tearing_control_; }
-
-  /// The window whose main surface is `surface`, or null.
-  [[nodiscard]] View* view_for_surface(wlr_surface* surface) const;
-  /// The view and surface at layout coordinates, with surface-local coordinates.
-  View* view_at(double lx, double ly, wlr_surface** surface, double* sx, double* sy) const;
-  /// Raises `view`, activates it and gives it keyboard focus (null clears).
-  void focus_view(View* view);
 
   /// The configuration in effect, and what was wrong with its file.
   [[nodiscard]] const Config& config() const { return config_; }
@@ -136,9 +126,6 @@ class Server {
   LayerShell& layer_shell() { return *layer_shell_; }
   DesktopProtocols& protocols() { return *protocols_; }
   SessionLock& session_lock() { return *session_lock_; }
-  /// Focuses the next (least recently used) or previous window of the
-  /// focused output's workspace.
-  void cycle_focus(bool forward);
 
   /// Spawns `command` through /bin/sh with this server's WAYLAND_DISPLAY and
   /// an activation token of its own.
@@ -147,13 +134,9 @@ class Server {
   /// What happens here, for subsystems to subscribe to.
   [[nodiscard]] ServerEvents& events() { return events_; }
 
-  /// Called by views and outputs: lifecycle steps the server owns (placing,
-  /// focus, the lists) before it tells the subscribers.
-  void view_mapped(View& view);
-  void view_unmapped(View& view);
-  void view_destroyed(View& view);
+  /// Called by outputs: lifecycle steps the server owns (the list) before it
+  /// tells the subscribers.
   void output_destroyed(Output& output);
-  void popup_destroyed(Popup& popup);
 
  private:
   Status create_globals();
@@ -162,8 +145,6 @@ class Server {
   int sync_drm_fd();
   void create_sync_globals();
   void handle_new_output(wlr_output* output);
-  void handle_new_toplevel(wlr_xdg_toplevel* toplevel);
-  void handle_new_popup(wlr_xdg_popup* popup);
   void load_config();
   void apply_config();
   void handle_session_active(bool active);
@@ -212,10 +193,8 @@ class Server {
   std::unique_ptr<SessionLock> session_lock_;
   pid_t session_pid_ = -1;
   std::vector<std::unique_ptr<Output>> outputs_;
-  std::vector<std::unique_ptr<View>> views_;
-  std::vector<std::unique_ptr<Popup>> popups_;
-  Weak<View> focused_view_;
   ServerEvents events_;
+  std::unique_ptr<Windows> windows_;
 
   Listener<void> backend_destroy_;
   Listener<wlr_output> new_output_;

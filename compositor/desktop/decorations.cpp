@@ -5,6 +5,7 @@
 #include "compositor/config/config.hpp"
 #include "compositor/desktop/title_icons.hpp"
 #include "compositor/desktop/title_text.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/xdg_view.hpp"
 #include "compositor/server.hpp"
 #include "compositor/shell/desktop_protocols.hpp"
@@ -103,7 +104,7 @@ XdgDecoration::XdgDecoration(Server& server, wlr_xdg_toplevel_decoration_v1* dec
 }
 
 View* XdgDecoration::view() const {
-  for (const auto& v : server_.views())
+  for (const auto& v : server_.windows().views())
     if (auto* xdg = dynamic_cast<XdgView*>(v.get());
         xdg != nullptr && xdg->toplevel() == decoration_->toplevel)
       return xdg;

@@ -1,6 +1,7 @@
 #include "compositor/desktop/foreign_toplevel.hpp"
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/server.hpp"
 #include "compositor/shell/desktop_protocols.hpp"
@@ -15,7 +16,7 @@ ForeignToplevel::ForeignToplevel(Server& server, View& view)
   activate_.connect(&handle_->events.request_activate,
                     [this](wlr_foreign_toplevel_handle_v1_activated_event*) {
                       server_.workspaces().show(view_);
-                      server_.focus_view(&view_);
+                      server_.windows().focus(&view_);
                     });
   maximize_.connect(&handle_->events.request_maximize,
                     [this](wlr_foreign_toplevel_handle_v1_maximized_event* event) {

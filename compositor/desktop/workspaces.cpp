@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
 #include "compositor/server.hpp"
@@ -54,7 +55,7 @@ void Workspaces::switch_to(Output& output, int n) {
     current_.emplace_back(&output, n);
   else
     it->second = n;
-  for (const auto& v : server_.views())
+  for (const auto& v : server_.windows().views())
     if (v->output() == &output) v->set_visible(v->workspace() == n);
   focused_output_ = &output;
   LOG_DEBUG("workspace %d on %s", n, output.wlr()->name);
@@ -70,7 +71,7 @@ void Workspaces::move_view(View& view, int n) {
   if (n < 1 || n > kCount) return;
   view.set_workspace(n);
   view.set_visible(n == current(view.output()));
-  if (!view.visible() && server_.focused_view() == &view) refocus(view.output());
+  if (!view.visible() && server_.windows().focused() == &view) refocus(view.output());
 }
 
 void Workspaces::place(View& view) {
@@ -80,14 +81,14 @@ void Workspaces::place(View& view) {
   if (output != view.output()) {
     view.set_output(output);
     view.set_workspace(current(output));
-    if (server_.focused_view() == &view) focused_output_ = output;
+    if (server_.windows().focused() == &view) focused_output_ = output;
   }
   // A window mapped again on a workspace not shown stays hidden.
   view.set_visible(view.workspace() == current(output));
 }
 
 View* Workspaces::most_recent(const Output* output, const View* except) const {
-  for (const auto& v : server_.views())
+  for (const auto& v : server_.windows().views())
     if (v.get() != except && v->mapped() && v->managed() && v->output() == output &&
         v->workspace() == current(output))
       return v.get();
@@ -96,7 +97,7 @@ View* Workspaces::most_recent(const Output* output, const View* except) const {
 
 void Workspaces::output_added(Output& output) {
   // Windows left without an output (the last one went away) come here.
-  for (const auto& v : server_.views()) {
+  for (const auto& v : server_.windows().views()) {
     if (!v->mapped() || v->output() != nullptr) continue;
     wlr_box box{};
     wlr_output_layout_get_box(server_.output_layout(), output.wlr(), &box);
@@ -114,20 +115,20 @@ void Workspaces::output_removed(Output& output) {
   wlr_box box{};
   if (target != nullptr) wlr_output_layout_get_box(server_.output_layout(), target->wlr(), &box);
   bool lost_focus = false;
-  for (const auto& v : server_.views()) {
+  for (const auto& v : server_.windows().views()) {
     if (v->output() != &output) continue;
     v->set_output(target);
     if (target == nullptr) continue;
     // Its workspace number stays; it shows if that is current there.
     v->move_frame_to(box.x, box.y + v->title_bar_height());
     v->set_visible(v->workspace() == current(target));
-    lost_focus |= server_.focused_view() == v.get() && !v->visible();
+    lost_focus |= server_.windows().focused() == v.get() && !v->visible();
   }
   if (lost_focus) refocus(target);
 }
 
 void Workspaces::refocus(const Output* output) {
-  server_.focus_view(most_recent(output));
+  server_.windows().focus(most_recent(output));
   server_.seat().refresh_pointer_focus(monotonic_msec());
 }
 

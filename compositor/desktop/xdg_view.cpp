@@ -4,6 +4,7 @@
 
 #include "compositor/desktop/decorations.hpp"
 #include "compositor/desktop/foreign_toplevel.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
@@ -29,10 +30,11 @@ XdgView::XdgView(Server& server, wlr_xdg_toplevel* toplevel)
   unmap_.connect(&base->surface->events.unmap, [this](void*) {
     mapped_ = false;
     foreign_.reset();
-    server_.view_unmapped(*this);
+    server_.windows().unmapped(*this);
   });
   commit_.connect(&base->surface->events.commit, [this](void*) { handle_commit(); });
-  destroy_.connect(&toplevel->events.destroy, [this](void*) { server_.view_destroyed(*this); });
+  destroy_.connect(&toplevel->events.destroy,
+                   [this](void*) { server_.windows().destroyed(*this); });
   // Before the first map the request is remembered by wlroots (requested.*)
   // and applied in handle_map; the protocol still wants a configure now.
   request_maximize_.connect(&toplevel->events.request_maximize, [this](void*) {
@@ -174,7 +176,7 @@ void XdgView::handle_map() {
   mapped_ = true;
   if (!placed_) place();
   foreign_ = std::make_unique<ForeignToplevel>(server_, *this);
-  server_.view_mapped(*this);
+  server_.windows().mapped(*this);
   if (toplevel_->requested.fullscreen)
     set_fullscreen(true);
   else if (toplevel_->requested.maximized)
@@ -197,7 +199,7 @@ void XdgView::place() {
   constexpr int kCascade = 32;
   for (bool moved = true; moved;) {
     moved = false;
-    for (const auto& other : server_.views()) {
+    for (const auto& other : server_.windows().views()) {
       if (other.get() == this || !other->mapped() || other->x() != x || other->y() != y) continue;
       x += kCascade;
       y += kCascade;
@@ -220,7 +222,8 @@ Popup::Popup(Server& server, wlr_xdg_popup* popup) : server_(server), popup_(pop
     if (popup_->base->data == nullptr) attach();
     unconstrain();
   });
-  destroy_.connect(&popup->events.destroy, [this](void*) { server_.popup_destroyed(*this); });
+  destroy_.connect(&popup->events.destroy,
+                   [this](void*) { server_.windows().popup_destroyed(*this); });
 }
 
 void Popup::attach() {

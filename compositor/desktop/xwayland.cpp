@@ -1,5 +1,6 @@
 #include "compositor/desktop/xwayland.hpp"
 
+#include "compositor/desktop/windows.hpp"
 #include "compositor/input/seat.hpp"
 #include "compositor/server.hpp"
 #include "util/log.hpp"
@@ -25,7 +26,7 @@ Xwayland::Xwayland(Server& server, wlr_xwayland* xwayland) : server_(server), xw
     LOG_INFO("Xwayland is ready on DISPLAY=%s", xwayland_->display_name);
   });
   new_surface_.connect(&xwayland->events.new_surface, [this](wlr_xwayland_surface* surface) {
-    server_.add_xwayland_surface(surface);
+    server_.windows().add_xwayland(surface);
   });
   LOG_INFO("Xwayland listening on DISPLAY=%s", xwayland->display_name);
 }

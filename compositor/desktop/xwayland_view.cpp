@@ -1,5 +1,6 @@
 #include "compositor/desktop/xwayland_view.hpp"
 
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
@@ -15,7 +16,7 @@ XwaylandView::XwaylandView(Server& server, wlr_xwayland_surface* surface)
   tree_->node.data = static_cast<View*>(this);
   wlr_scene_node_set_enabled(&tree_->node, false);
 
-  destroy_.connect(&surface->events.destroy, [this](void*) { server_.view_destroyed(*this); });
+  destroy_.connect(&surface->events.destroy, [this](void*) { server_.windows().destroyed(*this); });
   associate_.connect(&surface->events.associate, [this](void*) { handle_associate(); });
   dissociate_.connect(&surface->events.dissociate, [this](void*) {
     attach_to_surface(nullptr);
@@ -28,7 +29,7 @@ XwaylandView::XwaylandView(Server& server, wlr_xwayland_surface* surface)
       &surface->events.request_configure,
       [this](wlr_xwayland_surface_configure_event* e) { handle_request_configure(*e); });
   request_activate_.connect(&surface->events.request_activate, [this](void*) {
-    if (mapped_ && managed()) server_.focus_view(this);
+    if (mapped_ && managed()) server_.windows().focus(this);
   });
   request_fullscreen_.connect(&surface->events.request_fullscreen,
                               [this](void*) { handle_fullscreen(); });
@@ -112,7 +113,7 @@ void XwaylandView::handle_map() {
   }
   // A window that asked for fullscreen before mapping (as games do) gets it now.
   if (managed() && xsurface_->fullscreen) handle_fullscreen();
-  server_.view_mapped(*this);
+  server_.windows().mapped(*this);
   if (!managed() && wlr_xwayland_or_surface_wants_focus(xsurface_))
     server_.seat().focus_keyboard(xsurface_->surface);
 }
@@ -121,7 +122,7 @@ void XwaylandView::handle_unmap() {
   mapped_ = false;
   forget_fullscreen();
   wlr_scene_node_set_enabled(&tree_->node, false);
-  server_.view_unmapped(*this);
+  server_.windows().unmapped(*this);
 }
 
 void XwaylandView::drop_surface_tree() {
@@ -181,7 +182,7 @@ void XwaylandView::handle_fullscreen() {
   const bool was_fullscreen = fullscreen();
   set_fullscreen(xsurface_->fullscreen);
   // A window going fullscreen on its own (a game) gets the keyboard.
-  if (fullscreen() && !was_fullscreen) server_.focus_view(this);
+  if (fullscreen() && !was_fullscreen) server_.windows().focus(this);
 }
 
 }  // namespace baton

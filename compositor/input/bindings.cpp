@@ -2,6 +2,7 @@
 
 #include "compositor/config/config.hpp"
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/server.hpp"
 #include "compositor/shell/desktop_protocols.hpp"
@@ -39,7 +40,7 @@ bool handle_key_binding(Server& server, wlr_keyboard* keyboard, uint32_t keycode
 }
 
 void run_action(Server& server, const Action& action) {
-  View* view = server.focused_view();
+  View* view = server.windows().focused();
   switch (action.kind) {
     case ActionKind::exec:
       server.spawn(action.command);
@@ -49,7 +50,7 @@ void run_action(Server& server, const Action& action) {
       break;
     case ActionKind::focus_next:
     case ActionKind::focus_prev:
-      server.cycle_focus(action.kind == ActionKind::focus_next);
+      server.windows().cycle_focus(action.kind == ActionKind::focus_next);
       break;
     case ActionKind::workspace:
       server.workspaces().switch_to(action.number);

@@ -6,6 +6,7 @@
 
 #include "compositor/config/apply.hpp"
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/input/bindings.hpp"
 #include "compositor/input/pointer_constraints.hpp"
@@ -259,7 +260,7 @@ void Seat::refresh_pointer_focus(uint32_t time_msec) {
   double sx = 0;
   double sy = 0;
   if (grab_.active()) return;
-  server_.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
+  server_.windows().view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
   pointer_sx_ = sx;
   pointer_sy_ = sy;
   if (surface != pointer_surface_) {
@@ -282,7 +283,7 @@ bool Seat::handle_title_button(const wlr_pointer_button_event& event, View* view
       view != nullptr ? view->title_button_at(cursor_->x, cursor_->y) : TitleButton::none;
   if (event.state == WL_POINTER_BUTTON_STATE_PRESSED) {
     if (under == TitleButton::none) return false;
-    server_.focus_view(view);
+    server_.windows().focus(view);
     pressed_view_ = view;
     pressed_button_ = under;
     return true;
@@ -319,7 +320,7 @@ void Seat::handle_button(const wlr_pointer_button_event& event) {
   wlr_surface* surface = nullptr;
   double sx = 0;
   double sy = 0;
-  View* view = server_.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
+  View* view = server_.windows().view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
   if (handle_title_button(event, view)) return;
   if (event.state == WL_POINTER_BUTTON_STATE_PRESSED && view != nullptr) {
     // Super+left drag moves, Super+right drag resizes; a press on the
@@ -329,7 +330,7 @@ void Seat::handle_button(const wlr_pointer_button_event& event) {
         keyboard != nullptr && (wlr_keyboard_get_modifiers(keyboard) & WLR_MODIFIER_LOGO) != 0;
     bool title_bar = surface == nullptr && event.button == BTN_LEFT;
     if ((super && (event.button == BTN_LEFT || event.button == BTN_RIGHT)) || title_bar) {
-      server_.focus_view(view);
+      server_.windows().focus(view);
       if (event.button == BTN_RIGHT)
         begin_resize(*view, 0);
       else
@@ -343,7 +344,7 @@ void Seat::handle_button(const wlr_pointer_button_event& event) {
   // Click to focus: the window under the pointer is raised and focused; a
   // panel that takes keyboard input on demand gets it when clicked.
   if (view != nullptr) {
-    server_.focus_view(view);
+    server_.windows().focus(view);
   } else if (surface != nullptr) {
     wlr_layer_surface_v1* layer = wlr_layer_surface_v1_try_from_wlr_surface(surface);
     if (layer != nullptr &&

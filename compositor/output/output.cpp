@@ -8,6 +8,7 @@
 #include "compositor/config/apply.hpp"
 #include "compositor/config/config.hpp"
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/server.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "util/log.hpp"
@@ -144,7 +145,7 @@ void Output::handle_frame() {
   update_background();
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
-  View* fullscreen = server_.fullscreen_view_on(*this);
+  View* fullscreen = server_.windows().fullscreen_on(*this);
   cadence_.sample(fullscreen != nullptr ? fullscreen->surface() : nullptr,
                   int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
   commit_frame(fullscreen);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/server.hpp"
 #include "util/log.hpp"
@@ -84,7 +85,7 @@ const Activation::Token* Activation::find(const wlr_xdg_activation_token_v1* tok
 }
 
 void Activation::handle_request(const wlr_xdg_activation_v1_request_activate_event& event) {
-  View* view = server_.view_for_surface(event.surface);
+  View* view = server_.windows().view_for_surface(event.surface);
   if (view == nullptr || !view->mapped()) {
     LOG_DEBUG("xdg-activation: request for a surface that is not a mapped window; ignored");
     return;
@@ -94,12 +95,12 @@ void Activation::handle_request(const wlr_xdg_activation_v1_request_activate_eve
   bool fresh = age <= std::chrono::milliseconds(server_.config().activation_timeout_ms);
   if (token != nullptr && token->trusted && fresh) {
     server_.workspaces().show(*view);
-    server_.focus_view(view);
+    server_.windows().focus(view);
     return;
   }
   LOG_INFO("xdg-activation: '%s' asked for focus with a %s token; marked urgent instead",
            view->title().c_str(), token == nullptr || !token->trusted ? "untrusted" : "stale");
-  if (server_.focused_view() != view) view->set_urgent(true);
+  if (server_.windows().focused() != view) view->set_urgent(true);
 }
 
 }  // namespace baton

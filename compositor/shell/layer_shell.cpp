@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
@@ -114,7 +115,7 @@ void LayerShell::arrange(wlr_output* output) {
   else
     it->box = usable;
   if (!changed) return;
-  for (const auto& v : server_.views()) {
+  for (const auto& v : server_.windows().views()) {
     if (!v->mapped() || !v->maximized() || v->fullscreen()) continue;
     Rect f = v->frame();
     Output* on = server_.output_at(f.x + f.width / 2.0, f.y + f.height / 2.0);
@@ -170,7 +171,7 @@ void LayerShell::update_keyboard_focus() {
               ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE)
         return;
   }
-  View* view = server_.focused_view();
+  View* view = server_.windows().focused();
   server_.seat().focus_keyboard(view != nullptr ? view->surface() : nullptr);
 }
 

@@ -1,6 +1,7 @@
 #include "compositor/shell/session_lock.hpp"
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
 #include "compositor/server.hpp"
@@ -62,8 +63,8 @@ void SessionLock::unlock() {
   surfaces_.clear();
   for (wlr_scene_rect* cover : covers_) wlr_scene_node_destroy(&cover->node);
   covers_.clear();
-  View* view = server_.focused_view();
-  server_.focus_view(view);
+  View* view = server_.windows().focused();
+  server_.windows().focus(view);
   if (view == nullptr) server_.layer_shell().update_keyboard_focus();
 }
 

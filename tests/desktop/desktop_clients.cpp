@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "tests/support/process.hpp"
 #include "util/wlr.hpp"
 
@@ -18,7 +19,7 @@ namespace baton::test {
 
 View* find_view(Harness& h, const Window& window) {
   uint32_t id = wl_proxy_get_id(reinterpret_cast<wl_proxy*>(window.surface()));
-  for (const auto& v : h.server().views()) {
+  for (const auto& v : h.server().windows().views()) {
     if (!v->mapped() || wl_resource_get_id(v->surface()->resource) != id) continue;
     return v.get();
   }

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/process.hpp"
@@ -95,7 +96,7 @@ TEST_F(Activation, TokenFromTheFocusedClientFocusesTheWindowItIsHandedTo) {
   map_terminal(t);
   std::string token = terminal_token(t);
   activator.activate(token, a.surface());
-  EXPECT_EQ(h.server().focused_view(), va);
+  EXPECT_EQ(h.server().windows().focused(), va);
   EXPECT_TRUE(h.run_until([&] { return c.keyboard_focus == a.surface(); }));
   EXPECT_FALSE(va->urgent());
 }
@@ -106,10 +107,10 @@ TEST_F(Activation, ATokenWorksOnlyOnce) {
   View* vt = map_terminal(t);
   std::string token = terminal_token(t);
   activator.activate(token, a.surface());
-  ASSERT_EQ(h.server().focused_view(), va);
-  h.server().focus_view(vt);
+  ASSERT_EQ(h.server().windows().focused(), va);
+  h.server().windows().focus(vt);
   activator.activate(token, a.surface());
-  EXPECT_EQ(h.server().focused_view(), vt);
+  EXPECT_EQ(h.server().windows().focused(), vt);
   EXPECT_EQ(c.keyboard_focus, nullptr);
 }
 
@@ -119,11 +120,11 @@ TEST_F(Activation, TokenWithoutAnInputSerialDoesNotStealFocusButMarksTheWindowUr
   View* vb = map(b, kGreen);
   std::string token = activator.token(nullptr, 0, b.surface());
   activator.activate(token, a.surface());
-  EXPECT_EQ(h.server().focused_view(), vb);
+  EXPECT_EQ(h.server().windows().focused(), vb);
   EXPECT_EQ(c.keyboard_focus, b.surface());
   EXPECT_TRUE(va->urgent());
   // Focusing it (here: as a click would) clears the mark.
-  h.server().focus_view(va);
+  h.server().windows().focus(va);
   EXPECT_FALSE(va->urgent());
 }
 
@@ -137,7 +138,7 @@ TEST_F(Activation, TokenFromAClientWithoutFocusIsRefused) {
   // The terminal's serial is real but it no longer has the user's attention.
   std::string token = terminal_activator.token(terminal.seat, old_serial, nullptr);
   terminal_activator.activate(token, t.surface());
-  EXPECT_EQ(h.server().focused_view(), vb);
+  EXPECT_EQ(h.server().windows().focused(), vb);
   EXPECT_EQ(terminal.keyboard_focus, nullptr);
   EXPECT_TRUE(vt->urgent());
 }
@@ -156,11 +157,12 @@ TEST_F(Activation, APanelTheUserClickedMayHandOutATokenWithThatClicksSerial) {
   pointer.button(BTN_LEFT, true);
   pointer.button(BTN_LEFT, false);
   ASSERT_NE(terminal.button_serial, 0u);
-  ASSERT_EQ(h.server().focused_view(), vb) << "a panel that takes no keyboard leaves focus alone";
+  ASSERT_EQ(h.server().windows().focused(), vb)
+      << "a panel that takes no keyboard leaves focus alone";
   std::string token =
       terminal_activator.token(terminal.seat, terminal.button_serial, panel.surface());
   activator.activate(token, a.surface());
-  EXPECT_EQ(h.server().focused_view(), va);
+  EXPECT_EQ(h.server().windows().focused(), va);
 }
 
 TEST_F(Activation, ActivationSwitchesToTheWindowsWorkspace) {
@@ -173,7 +175,7 @@ TEST_F(Activation, ActivationSwitchesToTheWindowsWorkspace) {
   activator.activate(token, a.surface());
   EXPECT_EQ(h.server().workspaces().current(), 1);
   EXPECT_TRUE(va->visible());
-  EXPECT_EQ(h.server().focused_view(), va);
+  EXPECT_EQ(h.server().windows().focused(), va);
 }
 
 TEST_F(Activation, ALaunchedProcessGetsATokenThatFocusesOnce) {
@@ -193,10 +195,10 @@ TEST_F(Activation, ALaunchedProcessGetsATokenThatFocusesOnce) {
   EXPECT_EQ(env.substr(space + 1), token + "\n") << "DESKTOP_STARTUP_ID carries the same token";
 
   activator.activate(token, a.surface());
-  EXPECT_EQ(h.server().focused_view(), va);
-  h.server().focus_view(vb);
+  EXPECT_EQ(h.server().windows().focused(), va);
+  h.server().windows().focus(vb);
   activator.activate(token, a.surface());
-  EXPECT_EQ(h.server().focused_view(), vb);
+  EXPECT_EQ(h.server().windows().focused(), vb);
 }
 
 class StaleActivation : public Activation {
@@ -213,7 +215,7 @@ TEST_F(StaleActivation, AStaleTokenDoesNotStealFocus) {
   std::string token = terminal_token(t);
   h.run_for(milliseconds(300));
   activator.activate(token, a.surface());
-  EXPECT_EQ(h.server().focused_view(), vt);
+  EXPECT_EQ(h.server().windows().focused(), vt);
   EXPECT_TRUE(va->urgent());
 }
 
@@ -233,7 +235,7 @@ TEST_F(StaleActivation, AnUrgentWindowsTitleBarTakesTheUrgentColour) {
   activator.activate(activator.token(nullptr, 0, nullptr), a.surface());
   ASSERT_TRUE(va->urgent());
   EXPECT_EQ(h.capture().at(f.x + 2, f.y - 2), kUrgent);
-  h.server().focus_view(va);
+  h.server().windows().focus(va);
   EXPECT_EQ(h.capture().at(f.x + 2, f.y - 2), 0xff4c7899u) << "the focused colour again";
   zxdg_toplevel_decoration_v1_destroy(deco);
   zxdg_decoration_manager_v1_destroy(decorations);

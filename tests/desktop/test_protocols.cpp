@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
@@ -99,7 +100,7 @@ TEST_F(Protocols, SessionLockCoversEverythingAndTakesTheKeyboard) {
   EXPECT_EQ(count_pixels(shot, 0xff203040), 640 * 480) << std::hex << shot.at(320, 240);
 
   // Focusing a window or pressing a binding changes nothing while locked.
-  h.server().focus_view(h.server().views().front().get());
+  h.server().windows().focus(h.server().windows().views().front().get());
   keyboard.chord({KEY_LEFTMETA, KEY_2});
   EXPECT_EQ(h.server().workspaces().current(), 1);
   EXPECT_EQ(c.keyboard_focus, surface);
@@ -199,10 +200,11 @@ TEST_F(Protocols, ForeignToplevelsListActivateMaximizeAndClose) {
     if (title == "first") first = handle;
   ASSERT_NE(first, nullptr);
   EXPECT_FALSE(t.activated[first]);
-  EXPECT_EQ(h.server().focused_view(), vb);
+  EXPECT_EQ(h.server().windows().focused(), vb);
 
   zwlr_foreign_toplevel_handle_v1_activate(first, c.seat);
-  ASSERT_TRUE(h.run_until([&] { return h.server().focused_view() == va && t.activated[first]; }));
+  ASSERT_TRUE(
+      h.run_until([&] { return h.server().windows().focused() == va && t.activated[first]; }));
   zwlr_foreign_toplevel_handle_v1_set_maximized(first);
   ASSERT_TRUE(h.run_until([&] { return va->maximized(); }));
   zwlr_foreign_toplevel_handle_v1_close(first);

@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/output/output.hpp"
 #include "compositor/shell/layer_shell.hpp"
 #include "tests/support/client.hpp"
@@ -63,8 +64,9 @@ TEST(RealClients, GrimScreenshotEqualsBatonsOwn) {
   a.initial_commit();
   ASSERT_TRUE(h.run_until([&] { return a.configure_count() >= 1; }));
   a.draw(220, 160, 0xffc03050);
-  ASSERT_TRUE(
-      h.run_until([&] { return !h.server().views().empty() && h.server().views()[0]->mapped(); }));
+  ASSERT_TRUE(h.run_until([&] {
+    return !h.server().windows().views().empty() && h.server().windows().views()[0]->mapped();
+  }));
   Image ours = h.capture();
   std::string dir = scratch_dir("grim");
   ASSERT_TRUE(run_client(h, "grim " + dir + "/grim.png", dir + "/done"));
@@ -200,7 +202,7 @@ TEST(RealClients, WaybarReservesItsZoneAndIsDrawn) {
   a.draw(640, 450, 0xff2060c0);
   View* view = nullptr;
   ASSERT_TRUE(h.run_until([&] {
-    for (const auto& v : h.server().views())
+    for (const auto& v : h.server().windows().views())
       if (v->mapped()) view = v.get();
     return view != nullptr;
   }));

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/output/output.hpp"
 #include "compositor/shell/layer_shell.hpp"
@@ -69,17 +70,17 @@ TEST_F(Bindings, LaunchThenCloseARealClient) {
   keyboard.chord({KEY_LEFTMETA, KEY_ENTER});
   ASSERT_TRUE(h.run_until(
       [&] {
-        for (const auto& v : h.server().views())
+        for (const auto& v : h.server().windows().views())
           if (v->mapped()) return true;
         return false;
       },
       std::chrono::milliseconds(5000)))
       << "weston-simple-shm never mapped";
   // The launched window has focus; Super+Shift+Q closes it and it exits.
-  ASSERT_TRUE(h.run_until([&] { return h.server().focused_view() != nullptr; }));
+  ASSERT_TRUE(h.run_until([&] { return h.server().windows().focused() != nullptr; }));
   keyboard.chord({KEY_LEFTMETA, KEY_LEFTSHIFT, KEY_Q});
-  EXPECT_TRUE(
-      h.run_until([&] { return h.server().views().empty(); }, std::chrono::milliseconds(5000)));
+  EXPECT_TRUE(h.run_until([&] { return h.server().windows().views().empty(); },
+                          std::chrono::milliseconds(5000)));
 }
 
 /// Whether the client saw `key` at all: pressed, released, or held at enter.
@@ -139,7 +140,7 @@ TEST_F(Bindings, WorkspacesSwitchAndWindowsMoveBetweenThem) {
   keyboard.chord({KEY_LEFTMETA, KEY_2});
   EXPECT_EQ(h.server().workspaces().current(), 2);
   EXPECT_FALSE(va->visible());
-  EXPECT_EQ(h.server().focused_view(), nullptr);
+  EXPECT_EQ(h.server().windows().focused(), nullptr);
   Image empty = h.capture();
   EXPECT_EQ(count_pixels(empty, kRed), 0);
 
@@ -149,7 +150,7 @@ TEST_F(Bindings, WorkspacesSwitchAndWindowsMoveBetweenThem) {
   keyboard.chord({KEY_LEFTMETA, KEY_1});
   EXPECT_TRUE(va->visible());
   EXPECT_FALSE(vb->visible());
-  EXPECT_EQ(h.server().focused_view(), va);
+  EXPECT_EQ(h.server().windows().focused(), va);
   Image one = h.capture();
   EXPECT_EQ(count_pixels(one, kRed), 200 * 150);
   EXPECT_EQ(count_pixels(one, kGreen), 0);
@@ -167,13 +168,13 @@ TEST_F(Bindings, FocusCyclesThroughWindows) {
   View* va = map(a, kRed);
   View* vb = map(b, kGreen);
   View* vd = map(d, 0xff0000ff);
-  EXPECT_EQ(h.server().focused_view(), vd);
+  EXPECT_EQ(h.server().windows().focused(), vd);
   keyboard.chord({KEY_LEFTMETA, KEY_TAB});
-  EXPECT_EQ(h.server().focused_view(), va);
+  EXPECT_EQ(h.server().windows().focused(), va);
   keyboard.chord({KEY_LEFTMETA, KEY_TAB});
-  EXPECT_EQ(h.server().focused_view(), vb);
+  EXPECT_EQ(h.server().windows().focused(), vb);
   keyboard.chord({KEY_LEFTMETA, KEY_LEFTSHIFT, KEY_TAB});
-  EXPECT_EQ(h.server().focused_view(), va);
+  EXPECT_EQ(h.server().windows().focused(), va);
   ASSERT_TRUE(h.run_until([&] { return c.keyboard_focus == a.surface(); }));
 }
 
@@ -397,7 +398,7 @@ TEST_F(LayerShellTest, ExclusiveKeyboardInteractivityTakesFocusAndGivesItBack) {
                    ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_EXCLUSIVE);
     ASSERT_TRUE(h.run_until([&] { return c.keyboard_focus == launcher.surface(); }));
     // Focusing a window does not steal the keyboard from it.
-    h.server().focus_view(h.server().views().front().get());
+    h.server().windows().focus(h.server().windows().views().front().get());
     h.sync();
     EXPECT_EQ(c.keyboard_focus, launcher.surface());
   }

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/output/output.hpp"
 #include "tests/desktop/desktop_clients.hpp"
@@ -96,16 +97,16 @@ TEST_F(Workspaces2, SwitchingFollowsTheFocusedWindowsOutputEvenWhenItIsEmptied) 
   Window a(c), b(c);
   auto [va, vb] = map_left_and_right(a, b);
   // A task bar focuses the left window; the pointer stays on the right.
-  h.server().focus_view(va);
+  h.server().windows().focus(va);
   keyboard.chord({KEY_LEFTMETA, KEY_3});
   EXPECT_EQ(workspace(left), 3);
   EXPECT_EQ(workspace(right), 1);
-  EXPECT_EQ(h.server().focused_view(), nullptr);
+  EXPECT_EQ(h.server().windows().focused(), nullptr);
   EXPECT_TRUE(vb->visible());
   // The left output, now empty, is still the one the keyboard acts on.
   keyboard.chord({KEY_LEFTMETA, KEY_1});
   EXPECT_EQ(workspace(left), 1);
-  EXPECT_EQ(h.server().focused_view(), va);
+  EXPECT_EQ(h.server().windows().focused(), va);
   EXPECT_TRUE(h.run_until([&] { return c.keyboard_focus == a.surface(); }));
 }
 
@@ -140,7 +141,7 @@ TEST_F(Workspaces2, MovingAWindowToAWorkspaceKeepsItOnItsOutput) {
   EXPECT_TRUE(vb->visible());
   EXPECT_EQ(vb->output(), right);
   EXPECT_EQ(count_pixels(h.capture(1), kGreen), 200 * 150);
-  EXPECT_EQ(h.server().focused_view(), vb);
+  EXPECT_EQ(h.server().windows().focused(), vb);
 }
 
 TEST_F(Workspaces2, AWindowDraggedOntoAnotherOutputJoinsItsWorkspace) {

@@ -4,6 +4,7 @@
 #include <linux/input-event-codes.h>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/output/output.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/fake_input.hpp"
@@ -26,7 +27,7 @@ class FocusTest : public ::testing::Test {
     w.draw(200, 150, colour);
     View* found = nullptr;
     EXPECT_TRUE(h.run_until([&] {
-      for (const auto& v : h.server().views())
+      for (const auto& v : h.server().windows().views())
         if (v->mapped() && v->surface() != nullptr && v.get() != last_) found = v.get();
       return found != nullptr && c.keyboard_focus == w.surface();
     }));
@@ -102,7 +103,7 @@ TEST_F(FocusTest, ClickRaisesAndFocusesTheWindowUnderThePointer) {
   pointer.click(BTN_LEFT);
   ASSERT_TRUE(h.run_until([&] { return c.keyboard_focus == a.surface() && !c.buttons.empty(); }));
   EXPECT_EQ(c.buttons.front(), static_cast<uint32_t>(BTN_LEFT));
-  EXPECT_EQ(h.server().focused_view(), va);
+  EXPECT_EQ(h.server().windows().focused(), va);
   ASSERT_TRUE(
       h.run_until([&] { return a.last_configure().activated && !b.last_configure().activated; }));
   EXPECT_EQ(h.capture().at(ox, oy), kRed);  // a is on top now
@@ -117,7 +118,7 @@ TEST_F(FocusTest, UnmappingTheFocusedWindowFocusesThePreviousOne) {
   ASSERT_TRUE(h.run_until([&] { return c.keyboard_focus == a.surface(); }));
   a.unmap();
   ASSERT_TRUE(h.run_until([&] { return c.keyboard_focus == nullptr; }));
-  EXPECT_EQ(h.server().focused_view(), nullptr);
+  EXPECT_EQ(h.server().windows().focused(), nullptr);
 }
 
 TEST_F(FocusTest, ClientCursorImageIsDrawnAtThePointer) {

@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/harness.hpp"
 
@@ -42,8 +43,9 @@ void map_window(Harness& h, Window& w) {
   w.initial_commit();
   ASSERT_TRUE(h.run_until([&] { return w.configure_count() == 1; }));
   w.draw(100, 100, 0xff336699);
-  ASSERT_TRUE(h.run_until(
-      [&] { return !h.server().views().empty() && h.server().views().front()->mapped(); }));
+  ASSERT_TRUE(h.run_until([&] {
+    return !h.server().windows().views().empty() && h.server().windows().views().front()->mapped();
+  }));
 }
 
 TEST(FrameCallbacks, DoneArrivesAfterEachCommitWithIncreasingTimes) {

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/input/seat.hpp"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
@@ -47,9 +48,11 @@ class PointerConstraintsTest : public ::testing::Test {
     window.initial_commit();
     h.run_until([&] { return window.configure_count() == 1; });
     window.draw(200, 150, 0xff804020);
-    h.run_until(
-        [&] { return !h.server().views().empty() && h.server().views().front()->mapped(); });
-    view = h.server().views().front().get();
+    h.run_until([&] {
+      return !h.server().windows().views().empty() &&
+             h.server().windows().views().front()->mapped();
+    });
+    view = h.server().windows().views().front().get();
     pointer.move_to(view->x() + 100, view->y() + 75);
     h.run_until([&] { return c.pointer_focus == window.surface(); });
   }

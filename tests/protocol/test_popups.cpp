@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/golden.hpp"
 #include "tests/support/harness.hpp"
@@ -19,10 +20,10 @@ struct MappedParent {
     c.harness().run_until([&] { return window.configure_count() == 1; });
     window.draw(200, 150, kRed);
     c.harness().run_until([&] {
-      return !c.harness().server().views().empty() &&
-             c.harness().server().views().front()->mapped();
+      return !c.harness().server().windows().views().empty() &&
+             c.harness().server().windows().views().front()->mapped();
     });
-    view = c.harness().server().views().front().get();
+    view = c.harness().server().windows().views().front().get();
   }
   Window window;
   View* view = nullptr;

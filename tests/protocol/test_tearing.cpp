@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/output/output.hpp"
 #include "tearing-control-v1-client-protocol.h"
 #include "tests/support/client.hpp"
@@ -40,13 +41,14 @@ void run_fullscreen_async_client(Harness& h, Client& c, Window& w) {
   w.initial_commit();
   ASSERT_TRUE(h.run_until([&] { return w.configure_count() >= 1; }));
   w.draw(320, 240, 0xff204080);
-  ASSERT_TRUE(h.run_until(
-      [&] { return !h.server().views().empty() && h.server().views().front()->mapped(); }));
+  ASSERT_TRUE(h.run_until([&] {
+    return !h.server().windows().views().empty() && h.server().windows().views().front()->mapped();
+  }));
   xdg_toplevel_set_fullscreen(w.toplevel(), nullptr);
   ASSERT_TRUE(h.run_until([&] { return w.last_configure().width == 640; }))
       << "no fullscreen configure";
   w.draw(640, 480, 0xff204080);
-  ASSERT_TRUE(h.run_until([&] { return h.server().views().front()->fullscreen(); }));
+  ASSERT_TRUE(h.run_until([&] { return h.server().windows().views().front()->fullscreen(); }));
   // A few redraws, as a game does.
   for (int i = 0; i < 3; ++i) {
     w.draw(640, 480, 0xff204080 + static_cast<uint32_t>(i));

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/golden.hpp"
 #include "tests/support/harness.hpp"
@@ -13,7 +14,7 @@ constexpr uint32_t kRed = 0xffff0000;
 constexpr uint32_t kGreen = 0xff00ff00;
 
 bool any_view_mapped(Server& server) {
-  for (const auto& v : server.views())
+  for (const auto& v : server.windows().views())
     if (v->mapped()) return true;
   return false;
 }
@@ -58,7 +59,7 @@ TEST(XdgShell, MapShowsTheBufferCentredAndUnmapRemovesIt) {
   ASSERT_TRUE(h.run_until([&] { return w.configure_count() == 1; }));
   w.draw(200, 150, kRed);
   ASSERT_TRUE(h.run_until([&] { return any_view_mapped(h.server()); }));
-  View& view = *h.server().views().front();
+  View& view = *h.server().windows().views().front();
   EXPECT_EQ(view.x(), (640 - 200) / 2);
   EXPECT_EQ(view.y(), (480 - 150) / 2);
 
@@ -88,9 +89,9 @@ TEST(XdgShell, NewWindowsCascadeInsteadOfCovering) {
     w->draw(200, 150, w == &a ? kRed : kGreen);
     h.sync();
   }
-  ASSERT_EQ(h.server().views().size(), 2u);
-  View* first = h.server().views()[0].get();
-  View* second = h.server().views()[1].get();
+  ASSERT_EQ(h.server().windows().views().size(), 2u);
+  View* first = h.server().windows().views()[0].get();
+  View* second = h.server().windows().views()[1].get();
   EXPECT_EQ(std::abs(first->x() - second->x()), 32);
   EXPECT_EQ(std::abs(first->y() - second->y()), 32);
 }
@@ -103,9 +104,9 @@ TEST(XdgShell, TitleAndAppIdReachTheServer) {
   xdg_toplevel_set_app_id(w.toplevel(), "org.baton.test");
   w.initial_commit();
   ASSERT_TRUE(h.run_until([&] { return w.configure_count() == 1; }));
-  ASSERT_EQ(h.server().views().size(), 1u);
-  EXPECT_EQ(h.server().views().front()->title(), "Hello");
-  EXPECT_EQ(h.server().views().front()->app_id(), "org.baton.test");
+  ASSERT_EQ(h.server().windows().views().size(), 1u);
+  EXPECT_EQ(h.server().windows().views().front()->title(), "Hello");
+  EXPECT_EQ(h.server().windows().views().front()->app_id(), "org.baton.test");
 }
 
 // A client that breaks the protocol gets an error and is disconnected; others
@@ -146,8 +147,8 @@ TEST(XdgShell, ClientDisconnectDestroysItsWindows) {
   (void)w.release();  // its proxies die with the connection
   (void)c.release();
   h.disconnect(display);
-  ASSERT_TRUE(h.run_until([&] { return h.server().views().empty(); }));
-  EXPECT_EQ(h.server().focused_view(), nullptr);
+  ASSERT_TRUE(h.run_until([&] { return h.server().windows().views().empty(); }));
+  EXPECT_EQ(h.server().windows().focused(), nullptr);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/output/output.hpp"
 #include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
@@ -46,7 +47,7 @@ std::unique_ptr<Harness> vulkan_harness(
   ASSERT_TRUE(vulkan::is_vulkan_renderer(h->server().renderer()))
 
 View* mapped_view(Server& server) {
-  for (const auto& v : server.views())
+  for (const auto& v : server.windows().views())
     if (v->mapped()) return v.get();
   return nullptr;
 }
@@ -72,9 +73,9 @@ TEST(GpuLoss, WindowKeepsItsPixelsWithoutRedrawing) {
     w->draw(120, 90, colour);
     h->sync();
   }
-  ASSERT_EQ(h->server().views().size(), 2u);
-  View& red = *h->server().views()[1];  // most recently focused first
-  View& blue = *h->server().views()[0];
+  ASSERT_EQ(h->server().windows().views().size(), 2u);
+  View& red = *h->server().windows().views()[1];  // most recently focused first
+  View& blue = *h->server().windows().views()[0];
   Image shown = h->capture();
   const uint32_t background = shown.at(0, 0);
   ASSERT_EQ(shown.at(red.x() + 5, red.y() + 5), kRed);
@@ -155,9 +156,9 @@ TEST(ComputeCompositing, OverlappingWindowsShowAndSurviveAGpuLoss) {
     w->draw(160, 120, colour);
     h->sync();
   }
-  ASSERT_EQ(h->server().views().size(), 2u);
-  View& top = *h->server().views()[0];  // blue, focused and above
-  View& below = *h->server().views()[1];
+  ASSERT_EQ(h->server().windows().views().size(), 2u);
+  View& top = *h->server().windows().views()[0];  // blue, focused and above
+  View& below = *h->server().windows().views()[1];
   // Cascaded placement overlaps them: the top one wins where they do.
   ASSERT_NE(top.x(), below.x());
   const uint64_t compute_before = vulkan::renderer_pass_counts(h->server().renderer()).compute;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/xwayland.hpp"
 #include "compositor/output/output.hpp"
 #include "tests/support/harness.hpp"
@@ -59,13 +60,13 @@ class AutoCadence : public ::testing::Test {
     View* found = nullptr;
     h.run_until(
         [&] {
-          for (const auto& v : h.server().views())
+          for (const auto& v : h.server().windows().views())
             if (v->mapped() && v->fullscreen()) found = v.get();
           return found != nullptr;
         },
         milliseconds(10000));
     if (found == nullptr)
-      for (const auto& v : h.server().views())
+      for (const auto& v : h.server().windows().views())
         ADD_FAILURE() << "view '" << v->app_id() << "' mapped=" << v->mapped()
                       << " fullscreen=" << v->fullscreen() << " managed=" << v->managed();
     return found;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/xwayland.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/fake_input.hpp"
@@ -79,15 +80,15 @@ class ClipboardTest : public ::testing::Test {
     View* x11 = nullptr;
     h.run_until(
         [&] {
-          for (const auto& v : h.server().views())
+          for (const auto& v : h.server().windows().views())
             if (v->mapped() && v->app_id() == "ClipboardApp") x11 = v.get();
-          return x11 != nullptr && h.server().focused_view() == x11;
+          return x11 != nullptr && h.server().windows().focused() == x11;
         },
         milliseconds(10000));
     return x11;
   }
   View* wayland_view() {
-    for (const auto& v : h.server().views())
+    for (const auto& v : h.server().windows().views())
       if (v->app_id() == "WaylandClipboardApp") return v.get();
     return nullptr;
   }
@@ -131,7 +132,7 @@ TEST_F(ClipboardTest, X11CopyPastesInWayland) {
   ASSERT_NE(focus_x11_window(), nullptr);
   h.server().spawn("printf 'copied on x11' | xclip -i -selection clipboard");
   h.run_for(milliseconds(500));  // xclip takes ownership of CLIPBOARD
-  h.server().focus_view(wayland_view());
+  h.server().windows().focus(wayland_view());
   ASSERT_TRUE(h.run_until([&] { return clip.selection != nullptr; }, milliseconds(10000)))
       << "no selection offer reached the focused Wayland client";
   int fds[2];

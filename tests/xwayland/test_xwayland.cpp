@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/xwayland.hpp"
 #include "compositor/input/seat.hpp"
 #include "tests/support/fake_input.hpp"
@@ -47,7 +48,7 @@ class XwaylandTest : public ::testing::Test {
     View* found = nullptr;
     h.run_until(
         [&] {
-          for (const auto& v : h.server().views())
+          for (const auto& v : h.server().windows().views())
             if (v->mapped() && v->app_id() == app_id) found = v.get();
           return found != nullptr;
         },
@@ -81,7 +82,7 @@ TEST_F(XwaylandTest, XtermMapsTakesFocusAndReceivesTyping) {
   View* xterm = wait_for_view("XTerm");
   ASSERT_NE(xterm, nullptr) << "xterm did not map";
   EXPECT_TRUE(xterm->managed());
-  EXPECT_EQ(h.server().focused_view(), xterm);
+  EXPECT_EQ(h.server().windows().focused(), xterm);
   h.run_for(milliseconds(300));  // let xterm's shell start reading
   type({KEY_B, KEY_A, KEY_T, KEY_O, KEY_N, KEY_ENTER});
   ASSERT_TRUE(h.run_until([&] { return read_file(out) == "baton\n"; }, milliseconds(5000)))
@@ -95,7 +96,7 @@ TEST_F(XwaylandTest, TwoClientsShowAndClickMovesFocus) {
   h.server().spawn(x11_window() + " --class BatonSecond --colour 00ff00 --width 300 --height 200");
   View* second = wait_for_view("BatonSecond");
   ASSERT_NE(second, nullptr);
-  EXPECT_EQ(h.server().focused_view(), second);
+  EXPECT_EQ(h.server().windows().focused(), second);
 
   h.run_for(milliseconds(200));
   Image shot = h.capture();
@@ -109,7 +110,7 @@ TEST_F(XwaylandTest, TwoClientsShowAndClickMovesFocus) {
   h.run_for(milliseconds(100));
   pointer.move_to(eyes->x() + 100, eyes->y() + 75);
   pointer.click(BTN_LEFT);
-  ASSERT_TRUE(h.run_until([&] { return h.server().focused_view() == eyes; }));
+  ASSERT_TRUE(h.run_until([&] { return h.server().windows().focused() == eyes; }));
   shot = h.capture();
   Box eyes_box{eyes->x(), eyes->y(), eyes->x() + 200, eyes->y() + 150};
   EXPECT_EQ(count_pixels(shot, kBackground, eyes_box), 0) << "xeyes is not drawn where it is";
@@ -135,7 +136,7 @@ TEST_F(XwaylandTest, OverrideRedirectMenuIsPlacedWhereAsked) {
   EXPECT_FALSE(menu->managed());
   EXPECT_EQ(menu->x(), 100);
   EXPECT_EQ(menu->y(), 120);
-  EXPECT_EQ(h.server().focused_view(), main_window) << "a menu must not steal window focus";
+  EXPECT_EQ(h.server().windows().focused(), main_window) << "a menu must not steal window focus";
   h.run_for(milliseconds(100));
   Image shot = h.capture();
   EXPECT_EQ(shot.at(100, 120), 0xffff0000u);
@@ -146,7 +147,7 @@ TEST_F(XwaylandTest, OverrideRedirectMenuIsPlacedWhereAsked) {
   pointer.move_to(110, 130);
   pointer.click(BTN_LEFT);
   h.run_for(milliseconds(50));
-  EXPECT_EQ(h.server().focused_view(), main_window);
+  EXPECT_EQ(h.server().windows().focused(), main_window);
 }
 
 // A native Wayland terminal and an X11 terminal side by side, both drawn;
@@ -213,7 +214,7 @@ TEST_F(XwaylandTest, FullscreenGameCoversTheOutput) {
                                << " are not the game's";
   EXPECT_EQ(game->x(), 0);
   EXPECT_EQ(game->y(), 0);
-  EXPECT_EQ(h.server().focused_view(), game);
+  EXPECT_EQ(h.server().windows().focused(), game);
 }
 
 }  // namespace

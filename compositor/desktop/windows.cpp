@@ -1,0 +1,143 @@
+#include "compositor/desktop/windows.hpp"
+
+#include <algorithm>
+
+#include "compositor/desktop/view.hpp"
+#include "compositor/desktop/workspaces.hpp"
+#include "compositor/desktop/xdg_view.hpp"
+#include "compositor/desktop/xwayland_view.hpp"
+#include "compositor/input/seat.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/server.hpp"
+#include "compositor/shell/layer_shell.hpp"
+#include "util/wlr.hpp"
+
+namespace baton {
+
+Windows::Windows(Server& server) : server_(server) {}
+
+Windows::~Windows() { clear(); }
+
+void Windows::clear() {
+  popups_.clear();
+  views_.clear();
+}
+
+View* Windows::fullscreen_on(const Output& output) const {
+  for (const auto& v : views_) {
+    if (!v->fullscreen() || !v->visible()) continue;
+    wlr_surface* surface = v->surface();
+    if (surface == nullptr) continue;
+    if (server_.output_at(v->x() + surface->current.width / 2.0,
+                          v->y() + surface->current.height / 2.0) == &output)
+      return v.get();
+  }
+  return nullptr;
+}
+
+View* Windows::view_for_surface(wlr_surface* surface) const {
+  return View::on_surface(server_, surface);
+}
+
+View* Windows::view_at(double lx, double ly, wlr_surface** surface, double* sx, double* sy) const {
+  *surface = nullptr;
+  // The whole scene: panels and fullscreen windows take input too.
+  wlr_scene_node* node = wlr_scene_node_at(&server_.scene()->tree.node, lx, ly, sx, sy);
+  if (node == nullptr) return nullptr;
+  if (node->type == WLR_SCENE_NODE_BUFFER) {
+    wlr_scene_surface* scene_surface =
+        wlr_scene_surface_try_from_buffer(wlr_scene_buffer_from_node(node));
+    if (scene_surface != nullptr) *surface = scene_surface->surface;
+  }
+  for (wlr_scene_tree* tree = node->parent; tree != nullptr; tree = tree->node.parent) {
+    if (tree->node.data == nullptr) continue;
+    for (const auto& v : views_)
+      if (v.get() == tree->node.data) return v.get();
+  }
+  return nullptr;
+}
+
+void Windows::focus(View* view) {
+  if (view != nullptr && !view->managed()) return;
+  if (focused_ && focused_.get() != view) focused_->set_activated(false);
+  focused_ = view;
+  if (view == nullptr) {
+    server_.seat().focus_keyboard(nullptr);
+    return;
+  }
+  wlr_scene_node_raise_to_top(&view->tree()->node);
+  server_.workspaces().focus_output(view->output());
+  auto it =
+      std::find_if(views_.begin(), views_.end(), [view](const auto& v) { return v.get() == view; });
+  if (it != views_.end()) std::rotate(views_.begin(), it, it + 1);
+  if (view->urgent()) view->set_urgent(false);
+  view->set_activated(true);
+  // A lock screen or launcher that asked for the keyboard keeps it.
+  wlr_surface* exclusive = server_.layer_shell().exclusive_focus();
+  server_.seat().focus_keyboard(exclusive != nullptr ? exclusive : view->surface());
+}
+
+void Windows::cycle_focus(bool forward) {
+  Workspaces& workspaces = server_.workspaces();
+  std::vector<View*> candidates;
+  Output* output = workspaces.focused_output();
+  for (const auto& v : views_)
+    if (v->mapped() && v->managed() && v->output() == output &&
+        v->workspace() == workspaces.current(output))
+      candidates.push_back(v.get());
+  if (candidates.size() < 2) return;
+  if (forward) {
+    // The window focused longest ago; repeating walks through them all.
+    focus(candidates.back());
+    return;
+  }
+  // Backwards: the focused window goes to the end of the order and the one
+  // focused just before it comes up.
+  View* current = candidates.front();
+  focus(candidates[1]);
+  auto it = std::find_if(views_.begin(), views_.end(),
+                         [current](const auto& v) { return v.get() == current; });
+  if (it != views_.end()) std::rotate(it, it + 1, views_.end());
+}
+
+void Windows::add_xdg_toplevel(wlr_xdg_toplevel* toplevel) {
+  views_.push_back(std::make_unique<XdgView>(server_, toplevel));
+}
+
+void Windows::add_xdg_popup(wlr_xdg_popup* popup) {
+  popups_.push_back(std::make_unique<Popup>(server_, popup));
+}
+
+void Windows::add_xwayland(wlr_xwayland_surface* surface) {
+  views_.push_back(std::make_unique<XwaylandView>(server_, surface));
+}
+
+void Windows::popup_destroyed(Popup& popup) {
+  std::erase_if(popups_, [&](const auto& p) { return p.get() == &popup; });
+}
+
+void Windows::mapped(View& view) {
+  if (view.managed()) {
+    server_.workspaces().place(view);
+    if (view.visible()) focus(&view);
+  }
+  server_.events().view_mapped.emit(view);
+}
+
+void Windows::unmapped(View& view) {
+  if (focused_ == &view) {
+    focused_.reset();
+    // Focus passes to the most recently focused window still mapped on
+    // this workspace.
+    focus(server_.workspaces().most_recent(view.output(), &view));
+  }
+  server_.events().view_unmapped.emit(view);
+}
+
+void Windows::destroyed(View& view) {
+  server_.events().view_destroyed.emit(view);
+  // focused_ is a Weak: it reads null once the view is freed.
+  std::erase_if(views_, [&](const auto& v) { return v.get() == &view; });
+}
+
+}  // namespace baton
