@@ -1,6 +1,7 @@
 // baton's entry point: parse the command line, build a Server, run it.
 #include <csignal>
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <string_view>
 #include <vector>
@@ -10,9 +11,17 @@
 #include "util/event_source.hpp"
 #include "util/log.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   std::vector<std::string_view> args(argv, argv + argc);
-  baton::ParsedCommandLine parsed = baton::parse_command_line(args);
+  auto parsed_or_error = baton::parse_command_line(args);
+  if (!parsed_or_error) {
+    std::fprintf(stderr, "baton: %s\n\n%s", parsed_or_error.error().describe().c_str(),
+                 baton::usage_text(args[0]).c_str());
+    return 2;
+  }
+  baton::ParsedCommandLine& parsed = *parsed_or_error;
   switch (parsed.action) {
     case baton::ParsedCommandLine::Action::help:
       std::fputs(baton::usage_text(args[0]).c_str(), stdout);
@@ -20,10 +29,6 @@ int main(int argc, char** argv) {
     case baton::ParsedCommandLine::Action::version:
       std::printf("baton %s\n", BATON_VERSION);
       return 0;
-    case baton::ParsedCommandLine::Action::error:
-      std::fprintf(stderr, "baton: %s\n\n%s", parsed.error.c_str(),
-                   baton::usage_text(args[0]).c_str());
-      return 2;
     case baton::ParsedCommandLine::Action::run:
       break;
   }
@@ -62,4 +67,15 @@ int main(int argc, char** argv) {
   int code = server.run();
   LOG_INFO("baton exits (status %d)", code);
   return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "baton: %s\n", e.what());
+    return 1;
+  }
 }

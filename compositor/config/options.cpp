@@ -121,14 +121,10 @@ std::string usage_text(std::string_view program) {
   return text;
 }
 
-ParsedCommandLine parse_command_line(const std::vector<std::string_view>& args) {
+Result<ParsedCommandLine> parse_command_line(const std::vector<std::string_view>& args) {
   ParsedCommandLine result;
   Options& o = result.options;
-  auto fail = [&](std::string message) {
-    result.action = ParsedCommandLine::Action::error;
-    result.error = std::move(message);
-    return result;
-  };
+  auto fail = [](std::string message) -> Error { return failure("", std::move(message)); };
 
   for (size_t i = 1; i < args.size(); ++i) {
     std::string_view arg = args[i];

@@ -9,6 +9,7 @@
 
 #include "backend/backend_factory.hpp"
 #include "renderer/renderer_factory.hpp"
+#include "util/result.hpp"
 
 namespace baton {
 
@@ -57,13 +58,14 @@ struct Options {
 };
 
 struct ParsedCommandLine {
-  enum class Action { run, help, version, error };
+  enum class Action { run, help, version };
   Action action = Action::run;
   Options options;
-  std::string error;  // set when action == error
 };
 
-[[nodiscard]] ParsedCommandLine parse_command_line(const std::vector<std::string_view>& args);
+/// An error names the argument and what is wrong with it.
+[[nodiscard]] Result<ParsedCommandLine> parse_command_line(
+    const std::vector<std::string_view>& args);
 [[nodiscard]] std::string usage_text(std::string_view program);
 [[nodiscard]] std::optional<OutputSize> parse_output_size(std::string_view text);
 /// "#rrggbb" or "rrggbb" to 0xRRGGBB.

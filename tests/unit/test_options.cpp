@@ -9,19 +9,20 @@ namespace {
 using baton::BackendChoice;
 using Action = baton::ParsedCommandLine::Action;
 
-baton::ParsedCommandLine parse(std::vector<std::string_view> args) {
+baton::Result<baton::ParsedCommandLine> parse(std::vector<std::string_view> args) {
   args.insert(args.begin(), "baton");
   return baton::parse_command_line(args);
 }
 
 TEST(Options, DefaultsWithNoArguments) {
   auto p = parse({});
-  ASSERT_EQ(p.action, Action::run);
-  EXPECT_EQ(p.options.backend, BackendChoice::automatic);
-  EXPECT_EQ(p.options.outputs, 1);
-  EXPECT_EQ(p.options.headless_size.width, 1280);
-  EXPECT_EQ(p.options.headless_size.refresh_mhz, 60000);
-  EXPECT_FALSE(p.options.screenshot_path);
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  ASSERT_EQ(p->action, Action::run);
+  EXPECT_EQ(p->options.backend, BackendChoice::automatic);
+  EXPECT_EQ(p->options.outputs, 1);
+  EXPECT_EQ(p->options.headless_size.width, 1280);
+  EXPECT_EQ(p->options.headless_size.refresh_mhz, 60000);
+  EXPECT_FALSE(p->options.screenshot_path);
 }
 
 TEST(Options, EveryOptionParses) {
@@ -50,8 +51,9 @@ TEST(Options, EveryOptionParses) {
                   "#3060a0",
                   "--xwayland",
                   "eager"});
-  ASSERT_EQ(p.action, Action::run) << p.error;
-  const auto& o = p.options;
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  ASSERT_EQ(p->action, Action::run);
+  const auto& o = p->options;
   EXPECT_EQ(o.startup_commands, (std::vector<std::string>{"foot", "weston-simple-shm"}));
   EXPECT_TRUE(o.exit_with_session);
   EXPECT_EQ(o.backend, BackendChoice::headless);
@@ -68,56 +70,56 @@ TEST(Options, EveryOptionParses) {
   EXPECT_TRUE(o.debug);
   EXPECT_EQ(o.background, 0x3060a0u);
   EXPECT_EQ(o.xwayland, baton::XwaylandMode::eager);
-  EXPECT_EQ(parse({"--renderer", "vulkan"}).options.renderer, baton::RendererChoice::vulkan);
-  EXPECT_EQ(parse({"--xwayland", "off"}).options.xwayland, baton::XwaylandMode::off);
-  EXPECT_EQ(parse({}).options.compositing, baton::CompositingChoice::automatic);
-  EXPECT_EQ(parse({"--compositing", "compute"}).options.compositing,
+  EXPECT_EQ(parse({"--renderer", "vulkan"})->options.renderer, baton::RendererChoice::vulkan);
+  EXPECT_EQ(parse({"--xwayland", "off"})->options.xwayland, baton::XwaylandMode::off);
+  EXPECT_EQ(parse({})->options.compositing, baton::CompositingChoice::automatic);
+  EXPECT_EQ(parse({"--compositing", "compute"})->options.compositing,
             baton::CompositingChoice::compute);
-  EXPECT_EQ(parse({"--compositing=raster"}).options.compositing, baton::CompositingChoice::raster);
+  EXPECT_EQ(parse({"--compositing=raster"})->options.compositing, baton::CompositingChoice::raster);
 }
 
 TEST(Options, DrmDeviceForExplicitSync) {
-  EXPECT_FALSE(parse({}).options.drm_device.has_value());
-  EXPECT_EQ(parse({"--drm-device", "/dev/dri/renderD128"}).options.drm_device,
+  EXPECT_FALSE(parse({})->options.drm_device.has_value());
+  EXPECT_EQ(parse({"--drm-device", "/dev/dri/renderD128"})->options.drm_device,
             "/dev/dri/renderD128");
   auto missing = parse({"--drm-device"});
-  EXPECT_EQ(missing.action, Action::error);
-  EXPECT_NE(missing.error.find("--drm-device"), std::string::npos);
+  EXPECT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().describe().find("--drm-device"), std::string::npos);
 }
 
 TEST(Options, HelpAndVersion) {
-  EXPECT_EQ(parse({"--help"}).action, Action::help);
-  EXPECT_EQ(parse({"-h"}).action, Action::help);
-  EXPECT_EQ(parse({"--version"}).action, Action::version);
+  EXPECT_EQ(parse({"--help"})->action, Action::help);
+  EXPECT_EQ(parse({"-h"})->action, Action::help);
+  EXPECT_EQ(parse({"--version"})->action, Action::version);
   EXPECT_NE(baton::usage_text("baton").find("--headless-size"), std::string::npos);
 }
 
 TEST(Options, ErrorsNameTheProblem) {
   auto unknown = parse({"--frobnicate"});
-  EXPECT_EQ(unknown.action, Action::error);
-  EXPECT_NE(unknown.error.find("--frobnicate"), std::string::npos);
+  EXPECT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().describe().find("--frobnicate"), std::string::npos);
 
   auto backend = parse({"--backend", "fbdev"});
-  EXPECT_EQ(backend.action, Action::error);
-  EXPECT_NE(backend.error.find("fbdev"), std::string::npos);
+  EXPECT_FALSE(backend.ok());
+  EXPECT_NE(backend.error().describe().find("fbdev"), std::string::npos);
 
-  EXPECT_EQ(parse({"--backend"}).action, Action::error);
-  EXPECT_EQ(parse({"--outputs", "0"}).action, Action::error);
-  EXPECT_EQ(parse({"--outputs", "two"}).action, Action::error);
-  EXPECT_EQ(parse({"--headless-size", "800"}).action, Action::error);
-  EXPECT_EQ(parse({"--headless-size", "800x600@"}).action, Action::error);
-  EXPECT_EQ(parse({"--headless-size", "-1x600"}).action, Action::error);
-  EXPECT_EQ(parse({"--exit-after-screenshot"}).action, Action::error);
-  EXPECT_EQ(parse({"--background", "blue"}).action, Action::error);
-  EXPECT_EQ(parse({"--background", "#12345"}).action, Action::error);
-  EXPECT_EQ(parse({"--background", "12345g"}).action, Action::error);
+  EXPECT_FALSE(parse({"--backend"}).ok());
+  EXPECT_FALSE(parse({"--outputs", "0"}).ok());
+  EXPECT_FALSE(parse({"--outputs", "two"}).ok());
+  EXPECT_FALSE(parse({"--headless-size", "800"}).ok());
+  EXPECT_FALSE(parse({"--headless-size", "800x600@"}).ok());
+  EXPECT_FALSE(parse({"--headless-size", "-1x600"}).ok());
+  EXPECT_FALSE(parse({"--exit-after-screenshot"}).ok());
+  EXPECT_FALSE(parse({"--background", "blue"}).ok());
+  EXPECT_FALSE(parse({"--background", "#12345"}).ok());
+  EXPECT_FALSE(parse({"--background", "12345g"}).ok());
   auto compositing = parse({"--compositing", "rops"});
-  EXPECT_EQ(compositing.action, Action::error);
-  EXPECT_NE(compositing.error.find("rops"), std::string::npos);
+  EXPECT_FALSE(compositing.ok());
+  EXPECT_NE(compositing.error().describe().find("rops"), std::string::npos);
   auto renderer = parse({"--renderer", "gles"});
-  EXPECT_EQ(renderer.action, Action::error);
-  EXPECT_NE(renderer.error.find("gles"), std::string::npos);
-  EXPECT_EQ(parse({"--xwayland", "sometimes"}).action, Action::error);
+  EXPECT_FALSE(renderer.ok());
+  EXPECT_NE(renderer.error().describe().find("gles"), std::string::npos);
+  EXPECT_FALSE(parse({"--xwayland", "sometimes"}).ok());
 }
 
 TEST(Options, OutputSizeWithoutRefreshKeepsSixtyHertz) {
@@ -142,23 +144,25 @@ TEST(Options, FactoryOptionsPreferTheCommandLine) {
   config.renderer = baton::RendererChoice::vulkan;
   config.swapchain_slots = 2;
   auto p = parse({"--backend", "headless", "--outputs", "2", "--headless-size", "800x600"});
-  ASSERT_EQ(p.action, Action::run);
-  baton::BackendOptions backend = baton::backend_options(p.options);
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  ASSERT_EQ(p->action, Action::run);
+  baton::BackendOptions backend = baton::backend_options(p->options);
   EXPECT_EQ(backend.backend, BackendChoice::headless);
   EXPECT_EQ(backend.outputs, 2);
   EXPECT_EQ(backend.headless_size.width, 800);
-  baton::RenderOptions render = baton::render_options(p.options, config);
+  baton::RenderOptions render = baton::render_options(p->options, config);
   EXPECT_EQ(render.renderer, baton::RendererChoice::vulkan);
   EXPECT_EQ(render.swapchain_slots, 2);
   EXPECT_EQ(render.outputs, 2);
 
   p = parse({"--renderer", "pixman", "--swapchain-slots", "4", "--compositing", "raster"});
-  ASSERT_EQ(p.action, Action::run);
-  render = baton::render_options(p.options, config);
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  ASSERT_EQ(p->action, Action::run);
+  render = baton::render_options(p->options, config);
   EXPECT_EQ(render.renderer, baton::RendererChoice::pixman);
   EXPECT_EQ(render.swapchain_slots, 4);
   EXPECT_EQ(render.compositing, baton::CompositingChoice::raster);
-  EXPECT_EQ(baton::render_options(parse({}).options, baton::Config{}).swapchain_slots, 3);
+  EXPECT_EQ(baton::render_options(parse({})->options, baton::Config{}).swapchain_slots, 3);
 }
 
 }  // namespace
