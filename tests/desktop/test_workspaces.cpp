@@ -186,5 +186,23 @@ TEST_F(Workspaces2, WindowsOfAnOutputThatGoesAwayMoveToTheOther) {
   EXPECT_EQ(count_pixels(h.capture(0), kBlue), 200 * 150);
 }
 
+// The last output went (a monitor unplugged): its windows wait without one and
+// come to the next output that appears.
+TEST_F(Workspaces2, WindowsLeftWithoutAnyOutputComeToTheNextOne) {
+  point_at(0);
+  Window a(c);
+  View* va = map(a, kRed);
+  wlr_output_destroy(right->wlr());
+  wlr_output_destroy(left->wlr());
+  ASSERT_TRUE(h.server().outputs().empty());
+  EXPECT_EQ(va->output(), nullptr);
+  wlr_headless_add_output(h.server().backend(), 640, 480);
+  ASSERT_EQ(h.server().outputs().size(), 1u);
+  Output* fresh = h.server().outputs()[0];
+  EXPECT_EQ(va->output(), fresh);
+  EXPECT_TRUE(va->visible());
+  EXPECT_EQ(count_pixels(h.capture(0), kRed), 200 * 150);
+}
+
 }  // namespace
 }  // namespace baton::test
