@@ -42,7 +42,11 @@ struct ShmBuffer {
 ShmBuffer* shm(wlr_buffer* b) { return reinterpret_cast<ShmBuffer*>(b); }
 
 const wlr_buffer_impl kShmImpl = {
-    .destroy = [](wlr_buffer* b) { delete shm(b); },
+    .destroy =
+        [](wlr_buffer* b) {
+          wlr_buffer_finish(b);
+          delete shm(b);
+        },
     .get_dmabuf = nullptr,
     .get_shm = nullptr,
     .begin_data_ptr_access =

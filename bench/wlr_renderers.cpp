@@ -60,7 +60,6 @@ const wlr_backend_impl kNodeBackendImpl = {
     .start = nullptr,
     .destroy = nullptr,
     .get_drm_fd = [](wlr_backend* b) { return reinterpret_cast<NodeBackend*>(b)->fd; },
-    .get_buffer_caps = [](wlr_backend*) -> uint32_t { return WLR_BUFFER_CAP_DMABUF; },
     .test = nullptr,
     .commit = nullptr,
 };
@@ -68,6 +67,7 @@ const wlr_backend_impl kNodeBackendImpl = {
 wlr_allocator* allocator_on_node(int fd, wlr_renderer* renderer) {
   NodeBackend node{};
   wlr_backend_init(&node.base, &kNodeBackendImpl);
+  node.base.buffer_caps = WLR_BUFFER_CAP_DMABUF;
   node.fd = fd;
   wlr_allocator* allocator = wlr_allocator_autocreate(&node.base, renderer);
   wlr_backend_finish(&node.base);

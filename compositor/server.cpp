@@ -147,7 +147,7 @@ Status Server::create_globals() {
 
   xdg_shell_ = wlr_xdg_shell_create(display_, 6);
   wlr_xdg_output_manager_v1_create(display_, output_layout_);
-  wlr_presentation_create(display_, backend_);
+  wlr_presentation_create(display_, backend_, 2);
   wlr_viewporter_create(display_);
   wlr_single_pixel_buffer_manager_v1_create(display_);
   wlr_fractional_scale_manager_v1_create(display_, 1);

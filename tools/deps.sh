@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what baton needs to build, run and test on Debian 12, and fetches
-# wlroots 0.18 as a meson subproject when the system has no wlroots-0.18.
+# wlroots 0.19 (and wayland 1.23.1's scanner) as meson subprojects when the
+# system lacks them.
 # Idempotent: when everything is present it only runs dpkg-query and returns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,7 @@ backports=(
 )
 # Everything else comes from bookworm itself.
 bookworm=(
-  ninja-build pkgconf g++ dpkg-dev python3 libegl-dev libgles-dev libvulkan-dev glslang-tools libinput-dev
+  ninja-build pkgconf g++ dpkg-dev python3 libexpat1-dev libegl-dev libgles-dev libvulkan-dev glslang-tools libinput-dev
   libxkbcommon-dev libpixman-1-dev libseat-dev libudev-dev hwdata xwayland
   liblcms2-dev libpng-dev libgtest-dev libgmock-dev vulkan-validationlayers
   libxcb1-dev libx11-xcb-dev libxcb-composite0-dev libxcb-dri3-dev libxcb-ewmh-dev
@@ -23,9 +24,9 @@ bookworm=(
   libxcb-xinput-dev foot xvfb xauth x11-apps xterm clang-format clang-tidy fonts-dejavu-core
   adwaita-icon-theme
 )
-# Minimum versions for the backports set (what wlroots 0.18 requires).
+# Minimum versions for the backports set (what wlroots 0.19 requires).
 declare -A minimum=(
-  [libwayland-dev]=1.23 [wayland-protocols]=1.38 [libdrm-dev]=2.4.122
+  [libwayland-dev]=1.23 [wayland-protocols]=1.41 [libdrm-dev]=2.4.122
   [meson]=1.3 [libdisplay-info-dev]=0.2 [weston]=12
 )
 
@@ -58,15 +59,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     --no-install-recommends "${backports[@]}" "${bookworm[@]}" >/dev/null
 fi
 
-# wlroots 0.18: the system's when pkg-config finds it, else Debian's source.
-if ! pkg-config --exists 'wlroots-0.18' && [ ! -f subprojects/wlroots/meson.build ]; then
-  bash tools/apt-sources.sh
-  echo "baton setup: fetching Debian's wlroots 0.18 source"
-  tmp=$(mktemp -d)
-  ( cd "$tmp" && apt-get source -qq --download-only 'wlroots/trixie' 2>&1 | { grep -v unsandboxed || true; } >/dev/null &&
-    { dpkg-source -x ./wlroots_0.18*.dsc src >unpack.log 2>&1 || { cat unpack.log >&2; false; }; } )
-  mkdir -p subprojects
-  rm -rf subprojects/wlroots
-  mv "$tmp/src" subprojects/wlroots
-  rm -rf "$tmp"
-fi
+# wlroots 0.19 and wayland 1.23.1's scanner: the system's when pkg-config
+# finds them, else Debian's source packages, fetched by pool path and checked
+# against pinned sums (tools/sources/fetch.sh says why).
+bash tools/sources/fetch.sh

@@ -14,6 +14,7 @@ struct CairoBuffer {
 };
 
 void buffer_destroy(wlr_buffer* buffer) {
+  wlr_buffer_finish(buffer);
   CairoBuffer* self = wl_container_of(buffer, self, base);
   cairo_surface_destroy(self->surface);
   delete self;

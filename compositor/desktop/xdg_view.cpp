@@ -71,14 +71,12 @@ XdgView::~XdgView() {
 }
 
 Rect XdgView::frame() const {
-  wlr_box geometry{};
-  wlr_xdg_surface_get_geometry(toplevel_->base, &geometry);
+  const wlr_box& geometry = toplevel_->base->geometry;
   return {tree_->node.x + geometry.x, tree_->node.y + geometry.y, geometry.width, geometry.height};
 }
 
 void XdgView::move_frame_to(int x, int y) {
-  wlr_box geometry{};
-  wlr_xdg_surface_get_geometry(toplevel_->base, &geometry);
+  const wlr_box& geometry = toplevel_->base->geometry;
   move_to(x - geometry.x, y - geometry.y);
 }
 
@@ -124,8 +122,7 @@ void XdgView::set_server_decorated(bool decorated) {
 
 void XdgView::update_decoration() {
   if (!decoration_) return;
-  wlr_box geometry{};
-  wlr_xdg_surface_get_geometry(toplevel_->base, &geometry);
+  const wlr_box& geometry = toplevel_->base->geometry;
   Decoration::Look look = activated_ ? Decoration::Look::focused
                           : urgent_  ? Decoration::Look::urgent
                                      : Decoration::Look::unfocused;
@@ -192,8 +189,7 @@ void XdgView::place() {
   if (output == nullptr) return;
   wlr_box area{};
   wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &area);
-  wlr_box geometry{};
-  wlr_xdg_surface_get_geometry(toplevel_->base, &geometry);
+  const wlr_box& geometry = toplevel_->base->geometry;
   int x = area.x + (area.width - geometry.width) / 2 - geometry.x;
   int y = area.y + (area.height - geometry.height) / 2 - geometry.y;
   constexpr int kCascade = 32;

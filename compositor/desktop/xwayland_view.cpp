@@ -114,7 +114,7 @@ void XwaylandView::handle_map() {
   // A window that asked for fullscreen before mapping (as games do) gets it now.
   if (managed() && xsurface_->fullscreen) handle_fullscreen();
   server_.windows().mapped(*this);
-  if (!managed() && wlr_xwayland_or_surface_wants_focus(xsurface_))
+  if (!managed() && wlr_xwayland_surface_override_redirect_wants_focus(xsurface_))
     server_.seat().focus_keyboard(xsurface_->surface);
 }
 
@@ -166,7 +166,7 @@ void XwaylandView::close() { wlr_xwayland_surface_close(xsurface_); }
 bool XwaylandView::accepts_state() const { return mapped_ && managed(); }
 
 void XwaylandView::send_maximized(bool maximized) {
-  wlr_xwayland_surface_set_maximized(xsurface_, maximized);
+  wlr_xwayland_surface_set_maximized(xsurface_, maximized, maximized);
 }
 
 void XwaylandView::send_fullscreen(bool fullscreen) {

@@ -134,8 +134,6 @@ Seat::~Seat() {
   constraints_.reset();
   keyboards_.clear();
   pointer_destroys_.clear();
-  wlr_xcursor_manager_destroy(cursor_theme_);
-  wlr_cursor_destroy(cursor_);
 }
 
 double Seat::cursor_x() const { return cursor_->x; }

@@ -7,8 +7,10 @@
 
 #include "compositor/input/grab.hpp"
 #include "util/listener.hpp"
+#include "util/owned.hpp"
 #include "util/signal.hpp"
 #include "util/weak.hpp"
+#include "util/wlr.hpp"
 
 struct wlr_seat;
 struct wlr_cursor;
@@ -99,8 +101,9 @@ class Seat {
 
   Server& server_;
   wlr_seat* seat_;
-  wlr_cursor* cursor_;
-  wlr_xcursor_manager* cursor_theme_;
+  // Owned, so destroyed after the Listeners below (declared later) let go.
+  Owned<wlr_cursor, wlr_cursor_destroy> cursor_;
+  Owned<wlr_xcursor_manager, wlr_xcursor_manager_destroy> cursor_theme_;
   std::vector<std::unique_ptr<Keyboard>> keyboards_;
   std::vector<wlr_input_device*> pointer_devices_;
   int pointers_ = 0;

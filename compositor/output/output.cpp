@@ -43,6 +43,9 @@ Output::Output(Server& server, wlr_output* output)
     : server_(server), output_(output), cadence_(CadenceMode::automatic, 30) {
   apply_games_policy();
   wlr_output_init_render(output, server.allocator(), server.renderer());
+  // wlroots 0.19's headless outputs accept a hardware cursor and never draw
+  // it: the cursor would be missing from every headless screenshot and capture.
+  if (wlr_output_is_headless(output)) wlr_output_lock_software_cursors(output, true);
 
   wlr_output_state state;
   wlr_output_state_init(&state);
@@ -155,7 +158,7 @@ void Output::handle_frame() {
 }
 
 void Output::commit_frame(View* fullscreen) {
-  if (!output_->needs_frame && !pixman_region32_not_empty(&scene_output_->pending_commit_damage))
+  if (!wlr_scene_output_needs_frame(scene_output_))
     return;
   wlr_output_state state;
   wlr_output_state_init(&state);

@@ -399,7 +399,8 @@ std::string default_pipeline_cache_path() {
 }
 
 bool is_vulkan_renderer(const wlr_renderer* renderer) {
-  return renderer != nullptr && renderer->impl == &kRendererImpl;
+  // wlroots 0.19 keeps impl private to implementers; baton implements this one.
+  return renderer != nullptr && renderer->WLR_PRIVATE.impl == &kRendererImpl;
 }
 
 PassCounts renderer_pass_counts(wlr_renderer* renderer) {

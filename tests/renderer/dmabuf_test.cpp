@@ -37,7 +37,11 @@ struct UdmaBuffer {
 UdmaBuffer* udma(wlr_buffer* b) { return reinterpret_cast<UdmaBuffer*>(b); }
 
 const wlr_buffer_impl kUdmaImpl = {
-    .destroy = [](wlr_buffer* b) { delete udma(b); },
+    .destroy =
+        [](wlr_buffer* b) {
+          wlr_buffer_finish(b);
+          delete udma(b);
+        },
     .get_dmabuf =
         [](wlr_buffer* b, wlr_dmabuf_attributes* a) {
           *a = {};

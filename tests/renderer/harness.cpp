@@ -16,7 +16,10 @@ namespace {
 
 MemoryBuffer* get(wlr_buffer* b) { return reinterpret_cast<MemoryBuffer*>(b); }
 
-void memory_destroy(wlr_buffer* b) { delete get(b); }
+void memory_destroy(wlr_buffer* b) {
+  wlr_buffer_finish(b);
+  delete get(b);
+}
 
 bool memory_begin(wlr_buffer* b, uint32_t, void** data, uint32_t* format, size_t* stride) {
   MemoryBuffer* m = get(b);

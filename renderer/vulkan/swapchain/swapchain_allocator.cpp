@@ -23,6 +23,8 @@ SlotBuffer* get(wlr_buffer* b) { return reinterpret_cast<SlotBuffer*>(b); }
 
 void buffer_destroy(wlr_buffer* base) {
   SlotBuffer* buffer = get(base);
+  buffer->release.disconnect();  // wlr_buffer_finish asserts nobody listens
+  wlr_buffer_finish(base);
   // wlroots destroys a buffer once nobody holds it; the GPU may still be
   // writing it if the last pass was just submitted.
   buffer->device->wait(buffer->slot.last_point);
