@@ -41,6 +41,7 @@ Decoration::Decoration(View& view, const Config& config)
   text_ = wlr_scene_buffer_create(tree_, nullptr);
   to_rgba(kCloseColour, colour);
   close_ = wlr_scene_rect_create(tree_, kButton, kButton, colour);
+  icon_ = wlr_scene_buffer_create(tree_, nullptr);
   close_icon_ = wlr_scene_buffer_create(tree_, nullptr);
   maximize_icon_ = wlr_scene_buffer_create(tree_, nullptr);
   for (auto [node, button] : {std::pair{close_icon_, TitleButton::close},
@@ -65,7 +66,9 @@ void Decoration::update(int x, int y, int width, Look look, bool visible,
   wlr_scene_rect_set_color(title_, colour);
   wlr_scene_rect_set_size(title_, width, kTitleHeight);
   wlr_scene_node_set_position(&title_->node, x, y - kTitleHeight);
-  int text_width = width - 2 * kPadding - 2 * kButton;
+  // The icon, when there is one, sits where the title began; the title moves right.
+  const int icon_room = has_icon_ ? kIcon + kPadding / 2 : 0;
+  int text_width = width - 2 * kPadding - 2 * kButton - icon_room;
   if (title != drawn_title_ || text_width != drawn_width_) {
     wlr_buffer* text = render_title(title, text_width, kTitleHeight, text_colour_);
     wlr_scene_buffer_set_buffer(text_, text);
@@ -73,11 +76,18 @@ void Decoration::update(int x, int y, int width, Look look, bool visible,
     drawn_title_ = title;
     drawn_width_ = text_width;
   }
-  wlr_scene_node_set_position(&text_->node, x + kPadding, y - kTitleHeight);
+  wlr_scene_node_set_position(&icon_->node, x + kPadding / 2, y - kTitleHeight + 2);
+  wlr_scene_node_set_position(&text_->node, x + kPadding + icon_room, y - kTitleHeight);
   wlr_scene_node_set_position(&close_->node, x + width - kButton, y - kTitleHeight);
   wlr_scene_node_set_position(&close_icon_->node, x + width - kButton, y - kTitleHeight);
   wlr_scene_node_set_position(&maximize_icon_->node, x + width - 2 * kButton, y - kTitleHeight);
   wlr_scene_node_set_enabled(&tree_->node, visible);
+}
+
+void Decoration::set_icon(wlr_buffer* icon) {
+  wlr_scene_buffer_set_buffer(icon_, icon);
+  has_icon_ = icon != nullptr;
+  drawn_width_ = -1;  // the title's room changed: draw it again on the next update
 }
 
 TitleButton Decoration::button_at(double x, double y) const {

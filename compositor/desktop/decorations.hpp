@@ -1,5 +1,5 @@
 // Server-side window decorations: a title bar in the focus colour, with
-// the title and maximize and close buttons, above windows whose client asked
+// the window's icon, the title and maximize and close buttons, above windows whose client asked
 // for them (xdg-decoration), and the protocol object that negotiates the mode.
 #pragma once
 
@@ -9,6 +9,7 @@
 #include "compositor/desktop/view.hpp"
 #include "util/listener.hpp"
 
+struct wlr_buffer;
 struct wlr_scene_buffer;
 struct wlr_scene_rect;
 struct wlr_scene_tree;
@@ -36,6 +37,9 @@ class Decoration {
   /// Lays the frame around the geometry box at (x, y) of `width` in the
   /// View's tree coordinates, with `title` written in it.
   void update(int x, int y, int width, Look look, bool visible, const std::string& title);
+  /// Shows `icon` (kIcon pixels square, or null for none) at the bar's left.
+  void set_icon(wlr_buffer* icon);
+  static constexpr int kIcon = kTitleHeight - 4;
   /// The button at (x, y) in the View's tree coordinates, if any.
   [[nodiscard]] TitleButton button_at(double x, double y) const;
 
@@ -45,6 +49,8 @@ class Decoration {
   wlr_scene_tree* tree_;  // below the client's surfaces
   wlr_scene_rect* title_;
   wlr_scene_buffer* text_;
+  wlr_scene_buffer* icon_;
+  bool has_icon_ = false;
   wlr_scene_rect* close_;
   wlr_scene_buffer* close_icon_;
   wlr_scene_buffer* maximize_icon_;

@@ -7,12 +7,18 @@
 #include "compositor/shell/desktop_protocols.hpp"
 #include "util/wlr.hpp"
 
+#include <string>
+
 namespace baton {
 
 ForeignToplevel::ForeignToplevel(Server& server, View& view)
     : server_(server),
       view_(view),
       handle_(wlr_foreign_toplevel_handle_v1_create(server.protocols().foreign_toplevels())) {
+  const std::string title = view.title();
+  const std::string app_id = view.app_id();
+  const wlr_ext_foreign_toplevel_handle_v1_state state{title.c_str(), app_id.c_str()};
+  ext_handle_ = wlr_ext_foreign_toplevel_handle_v1_create(server.protocols().toplevel_list(), &state);
   activate_.connect(&handle_->events.request_activate,
                     [this](wlr_foreign_toplevel_handle_v1_activated_event*) {
                       server_.workspaces().show(view_);
@@ -37,11 +43,17 @@ ForeignToplevel::~ForeignToplevel() {
   fullscreen_.disconnect();
   close_.disconnect();
   wlr_foreign_toplevel_handle_v1_destroy(handle_);
+  wlr_ext_foreign_toplevel_handle_v1_destroy(ext_handle_);
 }
 
 void ForeignToplevel::update() {
-  wlr_foreign_toplevel_handle_v1_set_title(handle_, view_.title().c_str());
-  wlr_foreign_toplevel_handle_v1_set_app_id(handle_, view_.app_id().c_str());
+  const std::string title = view_.title();
+  const std::string app_id = view_.app_id();
+  wlr_foreign_toplevel_handle_v1_set_title(handle_, title.c_str());
+  wlr_foreign_toplevel_handle_v1_set_app_id(handle_, app_id.c_str());
+  // Sends title and app id again only when they changed.
+  const wlr_ext_foreign_toplevel_handle_v1_state state{title.c_str(), app_id.c_str()};
+  wlr_ext_foreign_toplevel_handle_v1_update_state(ext_handle_, &state);
   wlr_foreign_toplevel_handle_v1_set_activated(handle_, view_.activated());
   wlr_foreign_toplevel_handle_v1_set_maximized(handle_, view_.maximized());
   wlr_foreign_toplevel_handle_v1_set_fullscreen(handle_, view_.fullscreen());

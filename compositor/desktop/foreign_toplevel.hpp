@@ -1,11 +1,13 @@
-// A window's entry in wlr-foreign-toplevel-management (task bars, docks):
-// mirrors title, app id and state, and lets the bar activate, close,
-// maximize or fullscreen the window.
+// A window's entries for task bars and docks: in wlr-foreign-toplevel-management
+// (title, app id and state; the bar may activate, close, maximize or
+// fullscreen the window) and in ext-foreign-toplevel-list (title and app id,
+// with a stable identifier; read-only).
 #pragma once
 
 #include "util/listener.hpp"
 
 struct wlr_foreign_toplevel_handle_v1;
+struct wlr_ext_foreign_toplevel_handle_v1;
 struct wlr_foreign_toplevel_handle_v1_maximized_event;
 struct wlr_foreign_toplevel_handle_v1_fullscreen_event;
 struct wlr_foreign_toplevel_handle_v1_activated_event;
@@ -29,6 +31,7 @@ class ForeignToplevel {
   Server& server_;
   View& view_;
   wlr_foreign_toplevel_handle_v1* handle_;
+  wlr_ext_foreign_toplevel_handle_v1* ext_handle_;
   Listener<wlr_foreign_toplevel_handle_v1_activated_event> activate_;
   Listener<wlr_foreign_toplevel_handle_v1_maximized_event> maximize_;
   Listener<wlr_foreign_toplevel_handle_v1_fullscreen_event> fullscreen_;

@@ -11,6 +11,7 @@
 
 struct wlr_scene_tree;
 struct wlr_surface;
+struct wlr_xdg_toplevel_icon_v1;
 
 namespace baton {
 
@@ -52,6 +53,11 @@ class View : public Weakable<View> {
   /// Asked for focus and was refused (xdg-activation); focusing clears it.
   virtual void set_urgent(bool urgent) { urgent_ = urgent; }
   [[nodiscard]] bool urgent() const { return urgent_; }
+  /// Whether this is a mapped modal dialog (xdg-dialog) of `parent`, which
+  /// then passes any focus it gets on to this window.
+  [[nodiscard]] virtual bool modal_for(const View& /*parent*/) const { return false; }
+  /// The client's icon for its window (xdg-toplevel-icon); null unsets it.
+  virtual void set_icon(wlr_xdg_toplevel_icon_v1* /*icon*/) {}
 
   /// Top-left of the window's scene tree in layout coordinates.
   [[nodiscard]] int x() const;

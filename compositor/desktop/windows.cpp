@@ -59,6 +59,13 @@ View* Windows::view_at(double lx, double ly, wlr_surface** surface, double* sx, 
 
 void Windows::focus(View* view) {
   if (view != nullptr && !view->managed()) return;
+  // A window with a modal dialog open hands its focus on to the dialog.
+  for (int depth = 0; view != nullptr && depth < 8; ++depth) {
+    auto dialog = std::find_if(views_.begin(), views_.end(),
+                               [view](const auto& v) { return v->modal_for(*view); });
+    if (dialog == views_.end()) break;
+    view = dialog->get();
+  }
   if (focused_ && focused_.get() != view) focused_->set_activated(false);
   focused_ = view;
   if (view == nullptr) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compositor/desktop/decorations.hpp"
+#include "compositor/desktop/toplevel_icon.hpp"
 #include "compositor/desktop/foreign_toplevel.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
@@ -113,9 +114,25 @@ void XdgView::state_applied() {
   wlr_xdg_surface_schedule_configure(toplevel_->base);
 }
 
+bool XdgView::modal_for(const View& parent) const {
+  if (!mapped_ || toplevel_->parent == nullptr ||
+      toplevel_->parent->base->surface != parent.surface())
+    return false;
+  const wlr_xdg_dialog_v1* dialog = wlr_xdg_dialog_v1_try_from_wlr_xdg_toplevel(toplevel_);
+  return dialog != nullptr && dialog->modal;
+}
+
+void XdgView::set_icon(wlr_xdg_toplevel_icon_v1* icon) {
+  icon_ = Owned<wlr_buffer, wlr_buffer_drop>(render_toplevel_icon(icon, Decoration::kIcon));
+  if (decoration_) decoration_->set_icon(icon_);
+  update_decoration();
+}
+
 void XdgView::set_server_decorated(bool decorated) {
-  if (decorated && !decoration_)
+  if (decorated && !decoration_) {
     decoration_ = std::make_unique<Decoration>(*this, server_.config());
+    decoration_->set_icon(icon_);
+  }
   if (!decorated) decoration_.reset();
   update_decoration();
 }
@@ -192,6 +209,16 @@ void XdgView::place() {
   const wlr_box& geometry = toplevel_->base->geometry;
   int x = area.x + (area.width - geometry.width) / 2 - geometry.x;
   int y = area.y + (area.height - geometry.height) / 2 - geometry.y;
+  // A dialog or other child window opens centred on its parent.
+  if (toplevel_->parent != nullptr) {
+    if (View* parent = server_.windows().view_for_surface(toplevel_->parent->base->surface);
+        parent != nullptr && parent->mapped()) {
+      const Rect p = parent->frame();
+      move_to(p.x + (p.width - geometry.width) / 2 - geometry.x,
+              p.y + (p.height - geometry.height) / 2 - geometry.y);
+      return;
+    }
+  }
   constexpr int kCascade = 32;
   for (bool moved = true; moved;) {
     moved = false;

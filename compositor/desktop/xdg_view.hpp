@@ -6,6 +6,8 @@
 
 #include "compositor/desktop/view.hpp"
 #include "util/listener.hpp"
+#include "util/owned.hpp"
+#include "util/wlr.hpp"
 
 struct wlr_xdg_toplevel;
 struct wlr_xdg_popup;
@@ -28,6 +30,8 @@ class XdgView final : public View {
   [[nodiscard]] bool mapped() const override { return mapped_; }
   void set_activated(bool activated) override;
   void set_urgent(bool urgent) override;
+  void set_icon(wlr_xdg_toplevel_icon_v1* icon) override;
+  [[nodiscard]] bool modal_for(const View& parent) const override;
   [[nodiscard]] std::string title() const override;
   [[nodiscard]] std::string app_id() const override;
 
@@ -58,6 +62,8 @@ class XdgView final : public View {
   bool mapped_ = false;
   bool placed_ = false;
   std::unique_ptr<Decoration> decoration_;
+  // The icon drawn for the title bar (kept for when decorations come later).
+  Owned<wlr_buffer, wlr_buffer_drop> icon_;
   std::unique_ptr<ForeignToplevel> foreign_;
 
   Listener<void> map_;

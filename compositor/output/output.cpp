@@ -43,9 +43,6 @@ Output::Output(Server& server, wlr_output* output)
     : server_(server), output_(output), cadence_(CadenceMode::automatic, 30) {
   apply_games_policy();
   wlr_output_init_render(output, server.allocator(), server.renderer());
-  // wlroots 0.19's headless outputs accept a hardware cursor and never draw
-  // it: the cursor would be missing from every headless screenshot and capture.
-  if (wlr_output_is_headless(output)) wlr_output_lock_software_cursors(output, true);
 
   wlr_output_state state;
   wlr_output_state_init(&state);
@@ -126,7 +123,7 @@ void Output::apply_games_policy() {
 }
 
 Output::~Output() {
-  if (!captures_.empty()) wlr_output_lock_attach_render(output_, false);
+  if (!captures_.empty()) lock_for_capture(false);
   if (background_ != nullptr) wlr_scene_node_destroy(&background_->node);
 }
 
@@ -197,7 +194,7 @@ void Output::handle_commit(const wlr_output_event_commit& event) {
   // Callbacks may capture again; run the ones pending now.
   auto callbacks = std::move(captures_);
   captures_.clear();
-  wlr_output_lock_attach_render(output_, false);
+  lock_for_capture(false);
   for (auto& callback : callbacks) callback(image);
 }
 
@@ -220,9 +217,19 @@ void Output::renderer_rebuilt() {
   wlr_output_schedule_frame(output_);
 }
 
+void Output::lock_for_capture(bool lock) {
+  // A scanned-out client buffer is not ours to read: compose while capturing.
+  wlr_output_lock_attach_render(output_, lock);
+  // The cursor belongs in baton's screenshots. A hardware cursor is not in
+  // the composed frame (and wlroots 0.19's headless outputs take one and never
+  // draw it), so draw it in software while capturing, as wlroots does for
+  // capture clients that ask for cursors.
+  wlr_output_lock_software_cursors(output_, lock);
+}
+
 void Output::capture(CaptureCallback callback) {
   // A scanned-out client buffer is not ours to read: compose this frame.
-  if (captures_.empty()) wlr_output_lock_attach_render(output_, true);
+  if (captures_.empty()) lock_for_capture(true);
   captures_.push_back(std::move(callback));
   wlr_damage_ring_add_whole(&scene_output_->damage_ring);
   wlr_output_schedule_frame(output_);

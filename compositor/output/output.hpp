@@ -52,6 +52,7 @@ class Output : public Weakable<Output> {
   [[nodiscard]] bool tearing_active() const { return tearing_active_; }
 
  private:
+  void lock_for_capture(bool lock);
   /// The server's renderer was rebuilt (GPU loss): render with the new one.
   void renderer_rebuilt();
   /// Back on our VT: enabled again as we left it, or as configured, repainted.

@@ -3,19 +3,24 @@
 #include "compositor/config/apply.hpp"
 #include "compositor/desktop/decorations.hpp"
 #include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
 #include "compositor/server.hpp"
 #include "compositor/shell/activation.hpp"
 #include "compositor/shell/layer_shell.hpp"
+#include "compositor/shell/sandbox.hpp"
 #include "compositor/shell/session_lock.hpp"
 #include "util/log.hpp"
+
+#include <array>
 
 namespace baton {
 
 DesktopProtocols::DesktopProtocols(Server& server)
     : server_(server),
       foreign_(wlr_foreign_toplevel_manager_v1_create(server.display())),
+      toplevel_list_(wlr_ext_foreign_toplevel_list_v1_create(server.display(), 1)),
       output_manager_(wlr_output_manager_v1_create(server.display())),
       idle_notifier_(wlr_idle_notifier_v1_create(server.display())),
       shortcuts_inhibit_(wlr_keyboard_shortcuts_inhibit_v1_create(server.display())) {
@@ -28,8 +33,13 @@ DesktopProtocols::DesktopProtocols(Server& server)
                          wlr_seat_set_primary_selection(seat, event->source, event->serial);
                        });
   wlr_data_control_manager_v1_create(display);
+  wlr_ext_data_control_manager_v1_create(display, 1);
   wlr_screencopy_manager_v1_create(display);
   wlr_export_dmabuf_manager_v1_create(display);
+  // ext-image-copy-capture, with outputs as the capture sources.
+  wlr_ext_image_copy_capture_manager_v1_create(display, 1);
+  wlr_ext_output_image_capture_source_manager_v1_create(display, 1);
+  wlr_alpha_modifier_v1_create(display);
   wlr_content_type_manager_v1_create(display, 1);
 
   output_apply_.connect(&output_manager_->events.apply, [this](wlr_output_configuration_v1* c) {
@@ -106,6 +116,31 @@ DesktopProtocols::DesktopProtocols(Server& server)
       });
 
   activation_ = std::make_unique<Activation>(server);
+  sandbox_ = std::make_unique<Sandbox>(server);
+
+  // A bell rung for a window that is not focused marks it urgent (its title
+  // bar, task bars); a bell without a window has nothing to mark.
+  wlr_xdg_system_bell_v1* bell = wlr_xdg_system_bell_v1_create(display, 1);
+  bell_.connect(&bell->events.ring, [this](wlr_xdg_system_bell_v1_ring_event* event) {
+    View* view = event->surface != nullptr ? server_.windows().view_for_surface(event->surface)
+                                           : nullptr;
+    if (view != nullptr && !view->activated()) view->set_urgent(true);
+  });
+
+  // Title bars show the icon; 24 px fits the title bar, 48 px sharper screens.
+  wlr_xdg_toplevel_icon_manager_v1* icons = wlr_xdg_toplevel_icon_manager_v1_create(display, 1);
+  std::array<int, 2> icon_sizes{24, 48};
+  wlr_xdg_toplevel_icon_manager_v1_set_sizes(icons, icon_sizes.data(), icon_sizes.size());
+  set_icon_.connect(&icons->events.set_icon,
+                    [this](wlr_xdg_toplevel_icon_manager_v1_set_icon_event* event) {
+                      if (View* view = server_.windows().view_for_surface(event->toplevel->base->surface))
+                        view->set_icon(event->icon);
+                    });
+
+  // Dialogs are read where they matter: Windows::focus passes a parent's
+  // focus to its modal dialog (View::modal_for); placement centres child
+  // windows on their parent.
+  wlr_xdg_wm_dialog_v1_create(display, 1);
 
   wlr_xdg_decoration_manager_v1* decorations = wlr_xdg_decoration_manager_v1_create(display);
   new_decoration_.connect(

@@ -1,7 +1,10 @@
 // The desktop's protocol globals that wlroots implements and baton only
-// wires up: selections, screencopy, output management and power, gamma,
-// content type, cursor shape, shortcut inhibitors, virtual input, idle,
-// foreign toplevels and xdg-decoration; it owns Activation (xdg-activation).
+// wires up: selections and data control (wlr and ext), screen capture
+// (wlr-screencopy, ext-image-copy-capture), output management and power,
+// gamma, content type, cursor shape, shortcut inhibitors, virtual input, idle,
+// foreign toplevels (wlr and ext list), xdg-decoration, xdg-toplevel-icon,
+// xdg-system-bell, xdg-dialog and alpha-modifier; it owns Activation
+// (xdg-activation) and the Sandbox (security-context).
 // (Pointer constraints and relative motion live in PointerConstraints, next
 // to the seat.)
 #pragma once
@@ -18,6 +21,7 @@ namespace baton {
 class Server;
 class XdgDecoration;
 class Activation;
+class Sandbox;
 
 class DesktopProtocols {
  public:
@@ -27,6 +31,7 @@ class DesktopProtocols {
   DesktopProtocols& operator=(const DesktopProtocols&) = delete;
 
   [[nodiscard]] wlr_foreign_toplevel_manager_v1* foreign_toplevels() const { return foreign_; }
+  [[nodiscard]] wlr_ext_foreign_toplevel_list_v1* toplevel_list() const { return toplevel_list_; }
   [[nodiscard]] Activation& activation() { return *activation_; }
   /// Input happened: resets idle timers (idle-notify).
   void notify_activity();
@@ -41,11 +46,13 @@ class DesktopProtocols {
 
   Server& server_;
   wlr_foreign_toplevel_manager_v1* foreign_;
+  wlr_ext_foreign_toplevel_list_v1* toplevel_list_;
   wlr_output_manager_v1* output_manager_;
   wlr_idle_notifier_v1* idle_notifier_;
   wlr_keyboard_shortcuts_inhibit_manager_v1* shortcuts_inhibit_;
   int idle_inhibitors_ = 0;
   std::unique_ptr<Activation> activation_;
+  std::unique_ptr<Sandbox> sandbox_;
   std::vector<std::unique_ptr<XdgDecoration>> decorations_;
   std::vector<std::unique_ptr<Listener<void>>> inhibitor_destroys_;
 
@@ -61,6 +68,8 @@ class DesktopProtocols {
   Listener<wlr_virtual_pointer_v1_new_pointer_event> new_virtual_pointer_;
   Listener<wlr_idle_inhibitor_v1> new_idle_inhibitor_;
   Listener<wlr_xdg_toplevel_decoration_v1> new_decoration_;
+  Listener<wlr_xdg_system_bell_v1_ring_event> bell_;
+  Listener<wlr_xdg_toplevel_icon_manager_v1_set_icon_event> set_icon_;
 };
 
 }  // namespace baton

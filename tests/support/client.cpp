@@ -224,7 +224,9 @@ struct ClientListeners {
   }
 };
 
-Client::Client(Harness& harness) : harness_(harness), display_(harness.connect()) {
+Client::Client(Harness& harness) : Client(harness, harness.connect()) {}
+
+Client::Client(Harness& harness, wl_display* display) : harness_(harness), display_(display) {
   registry_ = wl_display_get_registry(display_);
   static const wl_registry_listener listener = {ClientListeners::global,
                                                 [](void*, wl_registry*, uint32_t) {}};

@@ -95,6 +95,8 @@ struct KeyEvent {
 class Client {
  public:
   explicit Client(Harness& harness);
+  /// A client on a connection the harness made (Harness::connect_to).
+  Client(Harness& harness, wl_display* display);
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;

@@ -3,10 +3,12 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -60,6 +62,24 @@ wl_display* Harness::connect() {
   if (wl_client_create(server_->display(), fds[0]) == nullptr)
     throw std::runtime_error("wl_client_create failed");
   wl_display* display = wl_display_connect_to_fd(fds[1]);
+  if (display == nullptr) throw std::runtime_error("wl_display_connect_to_fd failed");
+  clients_.push_back(display);
+  return display;
+}
+
+wl_display* Harness::connect_to(const std::string& path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(address.sun_path)) throw std::runtime_error("socket path too long");
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error("socket failed");
+  // The server accepts from its event loop: connect() only queues us.
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    close(fd);
+    throw std::runtime_error("connect to " + path + " failed");
+  }
+  wl_display* display = wl_display_connect_to_fd(fd);
   if (display == nullptr) throw std::runtime_error("wl_display_connect_to_fd failed");
   clients_.push_back(display);
   return display;

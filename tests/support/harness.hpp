@@ -44,6 +44,9 @@ class Harness {
   void sync();
   /// Captures output `index` on its next frame.
   Image capture(size_t index = 0);
+  /// A new client connection through the listening socket at `path` (one
+  /// the server was handed, e.g. by security-context-v1), owned by the harness.
+  wl_display* connect_to(const std::string& path);
   /// Disconnects a client (as if it crashed); its objects are destroyed.
   void disconnect(wl_display* display);
 
