@@ -1,13 +1,13 @@
 #include "compositor/desktop/foreign_toplevel.hpp"
 
+#include <string>
+
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/server.hpp"
 #include "compositor/shell/desktop_protocols.hpp"
 #include "util/wlr.hpp"
-
-#include <string>
 
 namespace baton {
 
@@ -18,7 +18,8 @@ ForeignToplevel::ForeignToplevel(Server& server, View& view)
   const std::string title = view.title();
   const std::string app_id = view.app_id();
   const wlr_ext_foreign_toplevel_handle_v1_state state{title.c_str(), app_id.c_str()};
-  ext_handle_ = wlr_ext_foreign_toplevel_handle_v1_create(server.protocols().toplevel_list(), &state);
+  ext_handle_ =
+      wlr_ext_foreign_toplevel_handle_v1_create(server.protocols().toplevel_list(), &state);
   activate_.connect(&handle_->events.request_activate,
                     [this](wlr_foreign_toplevel_handle_v1_activated_event*) {
                       server_.workspaces().show(view_);

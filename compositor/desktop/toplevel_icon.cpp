@@ -2,12 +2,12 @@
 
 #include <cairo.h>
 #include <drm_fourcc.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <string>
-#include <sys/stat.h>
 
 #include "compositor/desktop/cairo_buffer.hpp"
 #include "util/wlr.hpp"
@@ -29,7 +29,8 @@ wlr_buffer* nearest_buffer(const wlr_xdg_toplevel_icon_v1* icon, int size) {
     }
     const bool best_small = best->width < size;
     const bool this_small = b->width < size;
-    if (best_small != this_small ? best_small : std::abs(b->width - size) < std::abs(best->width - size))
+    if (best_small != this_small ? best_small
+                                 : std::abs(b->width - size) < std::abs(best->width - size))
       best = b;
   }
   return best;
@@ -79,8 +80,8 @@ cairo_surface_t* surface_from_name(const std::string& name, int size) {
   });
   for (const char* theme : kThemes) {
     for (int s : sizes) {
-      const std::string dir = "/usr/share/icons/" + std::string(theme) + "/" +
-                              std::to_string(s) + "x" + std::to_string(s);
+      const std::string dir = "/usr/share/icons/" + std::string(theme) + "/" + std::to_string(s) +
+                              "x" + std::to_string(s);
       for (const char* kind : {"/apps/", "/legacy/"}) {
         const std::string path = dir + kind + name + ".png";
         if (is_file(path)) return cairo_image_surface_create_from_png(path.c_str());

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "compositor/desktop/decorations.hpp"
-#include "compositor/desktop/toplevel_icon.hpp"
 #include "compositor/desktop/foreign_toplevel.hpp"
+#include "compositor/desktop/toplevel_icon.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/input/seat.hpp"

@@ -155,8 +155,7 @@ void Output::handle_frame() {
 }
 
 void Output::commit_frame(View* fullscreen) {
-  if (!wlr_scene_output_needs_frame(scene_output_))
-    return;
+  if (!wlr_scene_output_needs_frame(scene_output_)) return;
   wlr_output_state state;
   wlr_output_state_init(&state);
   if (!wlr_scene_output_build_state(scene_output_, &state, nullptr)) {

@@ -1,5 +1,7 @@
 #include "compositor/shell/desktop_protocols.hpp"
 
+#include <array>
+
 #include "compositor/config/apply.hpp"
 #include "compositor/desktop/decorations.hpp"
 #include "compositor/desktop/view.hpp"
@@ -12,8 +14,6 @@
 #include "compositor/shell/sandbox.hpp"
 #include "compositor/shell/session_lock.hpp"
 #include "util/log.hpp"
-
-#include <array>
 
 namespace baton {
 
@@ -122,8 +122,8 @@ DesktopProtocols::DesktopProtocols(Server& server)
   // bar, task bars); a bell without a window has nothing to mark.
   wlr_xdg_system_bell_v1* bell = wlr_xdg_system_bell_v1_create(display, 1);
   bell_.connect(&bell->events.ring, [this](wlr_xdg_system_bell_v1_ring_event* event) {
-    View* view = event->surface != nullptr ? server_.windows().view_for_surface(event->surface)
-                                           : nullptr;
+    View* view =
+        event->surface != nullptr ? server_.windows().view_for_surface(event->surface) : nullptr;
     if (view != nullptr && !view->activated()) view->set_urgent(true);
   });
 
@@ -131,11 +131,11 @@ DesktopProtocols::DesktopProtocols(Server& server)
   wlr_xdg_toplevel_icon_manager_v1* icons = wlr_xdg_toplevel_icon_manager_v1_create(display, 1);
   std::array<int, 2> icon_sizes{24, 48};
   wlr_xdg_toplevel_icon_manager_v1_set_sizes(icons, icon_sizes.data(), icon_sizes.size());
-  set_icon_.connect(&icons->events.set_icon,
-                    [this](wlr_xdg_toplevel_icon_manager_v1_set_icon_event* event) {
-                      if (View* view = server_.windows().view_for_surface(event->toplevel->base->surface))
-                        view->set_icon(event->icon);
-                    });
+  set_icon_.connect(
+      &icons->events.set_icon, [this](wlr_xdg_toplevel_icon_manager_v1_set_icon_event* event) {
+        if (View* view = server_.windows().view_for_surface(event->toplevel->base->surface))
+          view->set_icon(event->icon);
+      });
 
   // Dialogs are read where they matter: Windows::focus passes a parent's
   // focus to its modal dialog (View::modal_for); placement centres child

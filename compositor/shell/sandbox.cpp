@@ -55,7 +55,7 @@ Sandbox::Sandbox(Server& server)
     const wlr_security_context_v1_state* state = event->state;
     LOG_INFO("sandbox: a socket for %s app '%s' (instance %s)",
              state->sandbox_engine != nullptr ? state->sandbox_engine : "an unnamed engine's",
-             state->app_id != nullptr ? state->app_id : "", 
+             state->app_id != nullptr ? state->app_id : "",
              state->instance_id != nullptr ? state->instance_id : "-");
   });
 }

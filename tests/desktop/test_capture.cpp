@@ -75,11 +75,14 @@ struct CaptureSession {
         .dmabuf_device = [](void* data, ext_image_copy_capture_session_v1*,
                             wl_array*) { static_cast<CaptureSession*>(data)->dmabuf = true; },
         .dmabuf_format = [](void*, ext_image_copy_capture_session_v1*, uint32_t, wl_array*) {},
-        .done = [](void* data,
-                   ext_image_copy_capture_session_v1*) { static_cast<CaptureSession*>(data)->done = true; },
-        .stopped = [](void* data, ext_image_copy_capture_session_v1*) {
-          static_cast<CaptureSession*>(data)->stopped = true;
-        }};
+        .done =
+            [](void* data, ext_image_copy_capture_session_v1*) {
+              static_cast<CaptureSession*>(data)->done = true;
+            },
+        .stopped =
+            [](void* data, ext_image_copy_capture_session_v1*) {
+              static_cast<CaptureSession*>(data)->stopped = true;
+            }};
     ext_image_copy_capture_session_v1_add_listener(session, &listener, this);
     h.run_until([this] { return done; });
   }
@@ -108,15 +111,18 @@ struct FrameResult {
 /// Captures one frame of `session` into `target`; the frame's outcome.
 FrameResult capture_frame(Harness& h, CaptureSession& session, ShmTarget& target) {
   FrameResult result;
-  ext_image_copy_capture_frame_v1* frame = ext_image_copy_capture_session_v1_create_frame(session.session);
+  ext_image_copy_capture_frame_v1* frame =
+      ext_image_copy_capture_session_v1_create_frame(session.session);
   static const ext_image_copy_capture_frame_v1_listener listener = {
       .transform = [](void*, ext_image_copy_capture_frame_v1*, uint32_t) {},
       .damage = [](void* data, ext_image_copy_capture_frame_v1*, int32_t, int32_t, int32_t,
                    int32_t) { ++static_cast<FrameResult*>(data)->damage_rects; },
       .presentation_time = [](void*, ext_image_copy_capture_frame_v1*, uint32_t, uint32_t,
                               uint32_t) {},
-      .ready = [](void* data,
-                  ext_image_copy_capture_frame_v1*) { static_cast<FrameResult*>(data)->ready = true; },
+      .ready =
+          [](void* data, ext_image_copy_capture_frame_v1*) {
+            static_cast<FrameResult*>(data)->ready = true;
+          },
       .failed =
           [](void* data, ext_image_copy_capture_frame_v1*, uint32_t reason) {
             auto* r = static_cast<FrameResult*>(data);
@@ -179,15 +185,18 @@ TEST_F(Capture, NextFrameWaitsForDamageAndShowsTheChange) {
   ASSERT_TRUE(capture_frame(h, session, target).ready);
 
   // Nothing changed: the second frame is held until something does.
-  ext_image_copy_capture_frame_v1* frame = ext_image_copy_capture_session_v1_create_frame(session.session);
+  ext_image_copy_capture_frame_v1* frame =
+      ext_image_copy_capture_session_v1_create_frame(session.session);
   FrameResult result;
   static const ext_image_copy_capture_frame_v1_listener listener = {
       .transform = [](void*, ext_image_copy_capture_frame_v1*, uint32_t) {},
       .damage = [](void*, ext_image_copy_capture_frame_v1*, int32_t, int32_t, int32_t, int32_t) {},
       .presentation_time = [](void*, ext_image_copy_capture_frame_v1*, uint32_t, uint32_t,
                               uint32_t) {},
-      .ready = [](void* data,
-                  ext_image_copy_capture_frame_v1*) { static_cast<FrameResult*>(data)->ready = true; },
+      .ready =
+          [](void* data, ext_image_copy_capture_frame_v1*) {
+            static_cast<FrameResult*>(data)->ready = true;
+          },
       .failed = [](void* data, ext_image_copy_capture_frame_v1*,
                    uint32_t) { static_cast<FrameResult*>(data)->failed = true; }};
   ext_image_copy_capture_frame_v1_add_listener(frame, &listener, &result);
@@ -255,18 +264,18 @@ struct DataDevice {
               static_cast<DataDevice*>(data)->mime_types.clear();
               ext_data_control_offer_v1_add_listener(offer, &offer_listener, data);
             },
-        .selection = [](void* data, ext_data_control_device_v1*,
-                        ext_data_control_offer_v1* offer) {
-          auto* self = static_cast<DataDevice*>(data);
-          if (self->selection != nullptr) ext_data_control_offer_v1_destroy(self->selection);
-          self->selection = offer;
-          ++self->selections;
-        },
+        .selection =
+            [](void* data, ext_data_control_device_v1*, ext_data_control_offer_v1* offer) {
+              auto* self = static_cast<DataDevice*>(data);
+              if (self->selection != nullptr) ext_data_control_offer_v1_destroy(self->selection);
+              self->selection = offer;
+              ++self->selections;
+            },
         .finished = [](void*, ext_data_control_device_v1*) {},
-        .primary_selection = [](void*, ext_data_control_device_v1*,
-                                ext_data_control_offer_v1* offer) {
-          if (offer != nullptr) ext_data_control_offer_v1_destroy(offer);
-        }};
+        .primary_selection =
+            [](void*, ext_data_control_device_v1*, ext_data_control_offer_v1* offer) {
+              if (offer != nullptr) ext_data_control_offer_v1_destroy(offer);
+            }};
     ext_data_control_device_v1_add_listener(device, &listener, this);
   }
   ~DataDevice() {
@@ -296,7 +305,8 @@ TEST(DataControl, AClipboardManagerSetsAndReadsTheSelection) {
     std::string sent;
     bool cancelled = false;
   } state;
-  ext_data_control_source_v1* source = ext_data_control_manager_v1_create_data_source(owner.manager);
+  ext_data_control_source_v1* source =
+      ext_data_control_manager_v1_create_data_source(owner.manager);
   static const ext_data_control_source_v1_listener source_listener = {
       .send =
           [](void* data, ext_data_control_source_v1*, const char* mime, int32_t fd) {
@@ -305,9 +315,10 @@ TEST(DataControl, AClipboardManagerSetsAndReadsTheSelection) {
             close(fd);
             static_cast<SourceState*>(data)->sent = mime;
           },
-      .cancelled = [](void* data, ext_data_control_source_v1*) {
-        static_cast<SourceState*>(data)->cancelled = true;
-      }};
+      .cancelled =
+          [](void* data, ext_data_control_source_v1*) {
+            static_cast<SourceState*>(data)->cancelled = true;
+          }};
   ext_data_control_source_v1_add_listener(source, &source_listener, &state);
   ext_data_control_source_v1_offer(source, "text/plain;charset=utf-8");
   ext_data_control_device_v1_set_selection(owner.device, source);
@@ -331,7 +342,8 @@ TEST(DataControl, AClipboardManagerSetsAndReadsTheSelection) {
   EXPECT_EQ(state.sent, "text/plain;charset=utf-8");
 
   // Another selection replaces it: the old source is cancelled.
-  ext_data_control_source_v1* second = ext_data_control_manager_v1_create_data_source(reader.manager);
+  ext_data_control_source_v1* second =
+      ext_data_control_manager_v1_create_data_source(reader.manager);
   ext_data_control_source_v1_offer(second, "text/plain");
   ext_data_control_device_v1_set_selection(reader.device, second);
   ASSERT_TRUE(h.run_until([&] { return state.cancelled; }));

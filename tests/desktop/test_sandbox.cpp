@@ -106,11 +106,10 @@ TEST_F(Sandboxed, AppsSeeOnlyUnprivilegedGlobals) {
   }
   // The list is not vacuous: screen capture, clipboard managers, window
   // lists, virtual input and the security context itself exist outside.
-  for (const char* name :
-       {"zwlr_screencopy_manager_v1", "ext_image_copy_capture_manager_v1",
-        "ext_data_control_manager_v1", "zwlr_data_control_manager_v1",
-        "ext_foreign_toplevel_list_v1", "zwlr_foreign_toplevel_manager_v1",
-        "zwp_virtual_keyboard_manager_v1", "wp_security_context_manager_v1"}) {
+  for (const char* name : {"zwlr_screencopy_manager_v1", "ext_image_copy_capture_manager_v1",
+                           "ext_data_control_manager_v1", "zwlr_data_control_manager_v1",
+                           "ext_foreign_toplevel_list_v1", "zwlr_foreign_toplevel_manager_v1",
+                           "zwp_virtual_keyboard_manager_v1", "wp_security_context_manager_v1"}) {
     EXPECT_TRUE(outside.names.count(name)) << name << " is not advertised at all";
     EXPECT_TRUE(Sandbox::privileged(name)) << name;
   }

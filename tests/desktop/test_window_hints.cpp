@@ -177,7 +177,8 @@ TEST_F(Hints, AlphaMultiplierBlendsTheSurfaceOverWhatIsBehind) {
   const int x = view->x() + 100, y = view->y() + 75;
   const uint32_t behind = h.capture().at(5, 5);  // the background
   ASSERT_EQ(h.capture().at(x, y), kRed);
-  wp_alpha_modifier_surface_v1* modifier = wp_alpha_modifier_v1_get_surface(alpha, window.surface());
+  wp_alpha_modifier_surface_v1* modifier =
+      wp_alpha_modifier_v1_get_surface(alpha, window.surface());
   wp_alpha_modifier_surface_v1_set_multiplier(modifier, UINT32_MAX / 2);  // 50 %
   window.draw(200, 150, kRed);                                            // state is per commit
   h.sync();
@@ -212,17 +213,22 @@ struct ToplevelList {
               self->entries.push_back(std::make_unique<ListedToplevel>());
               self->handles.push_back(handle);
               static const ext_foreign_toplevel_handle_v1_listener handle_listener = {
-                  .closed = [](void* d,
-                               ext_foreign_toplevel_handle_v1*) { static_cast<ListedToplevel*>(d)->closed = true; },
-                  .done = [](void* d,
-                             ext_foreign_toplevel_handle_v1*) { ++static_cast<ListedToplevel*>(d)->dones; },
+                  .closed =
+                      [](void* d, ext_foreign_toplevel_handle_v1*) {
+                        static_cast<ListedToplevel*>(d)->closed = true;
+                      },
+                  .done =
+                      [](void* d, ext_foreign_toplevel_handle_v1*) {
+                        ++static_cast<ListedToplevel*>(d)->dones;
+                      },
                   .title = [](void* d, ext_foreign_toplevel_handle_v1*,
                               const char* s) { static_cast<ListedToplevel*>(d)->title = s; },
                   .app_id = [](void* d, ext_foreign_toplevel_handle_v1*,
                                const char* s) { static_cast<ListedToplevel*>(d)->app_id = s; },
-                  .identifier = [](void* d, ext_foreign_toplevel_handle_v1*, const char* s) {
-                    static_cast<ListedToplevel*>(d)->identifier = s;
-                  }};
+                  .identifier =
+                      [](void* d, ext_foreign_toplevel_handle_v1*, const char* s) {
+                        static_cast<ListedToplevel*>(d)->identifier = s;
+                      }};
               ext_foreign_toplevel_handle_v1_add_listener(handle, &handle_listener,
                                                           self->entries.back().get());
             },
@@ -245,7 +251,8 @@ TEST_F(Hints, TheToplevelListFollowsTitlesAndClosedWindows) {
   xdg_toplevel_set_title(first.toplevel(), "first");
   xdg_toplevel_set_app_id(first.toplevel(), "org.example.First");
   ASSERT_NE(map_window(h, first, kRed), nullptr);
-  ToplevelList list(*this, bind<ext_foreign_toplevel_list_v1>(&ext_foreign_toplevel_list_v1_interface, 1));
+  ToplevelList list(*this,
+                    bind<ext_foreign_toplevel_list_v1>(&ext_foreign_toplevel_list_v1_interface, 1));
   ASSERT_TRUE(h.run_until([&] { return list.entries.size() == 1 && list.entries[0]->dones > 0; }));
   EXPECT_EQ(list.entries[0]->title, "first");
   EXPECT_EQ(list.entries[0]->app_id, "org.example.First");
@@ -281,20 +288,22 @@ TEST_F(Hints, PresentationTimeVersion2ReportsTheRefreshPeriod) {
     uint32_t refresh = 0;
     uint32_t flags = 0;
   } presented;
-  struct wp_presentation_feedback* feedback = wp_presentation_feedback(presentation, window.surface());
+  struct wp_presentation_feedback* feedback =
+      wp_presentation_feedback(presentation, window.surface());
   static const wp_presentation_feedback_listener listener = {
       .sync_output = [](void*, struct wp_presentation_feedback*, wl_output*) {},
       .presented =
-          [](void* data, struct wp_presentation_feedback*, uint32_t, uint32_t, uint32_t, uint32_t refresh,
-             uint32_t, uint32_t, uint32_t flags) {
+          [](void* data, struct wp_presentation_feedback*, uint32_t, uint32_t, uint32_t,
+             uint32_t refresh, uint32_t, uint32_t, uint32_t flags) {
             auto* p = static_cast<Presented*>(data);
             p->done = true;
             p->refresh = refresh;
             p->flags = flags;
           },
-      .discarded = [](void* data, struct wp_presentation_feedback*) {
-        static_cast<Presented*>(data)->done = true;
-      }};
+      .discarded =
+          [](void* data, struct wp_presentation_feedback*) {
+            static_cast<Presented*>(data)->done = true;
+          }};
   wp_presentation_feedback_add_listener(feedback, &listener, &presented);
   window.draw(200, 150, kBlue);
   ASSERT_TRUE(h.run_until([&] { return presented.done; }));
