@@ -138,15 +138,23 @@ FrameResult capture_frame(Harness& h, CaptureSession& session, ShmTarget& target
   return result;
 }
 
-class Capture : public ::testing::Test {
+/// On the pixman renderer (the harness's default) and on baton's Vulkan
+/// renderer (lavapipe here), which the capture reads back differently.
+Options capture_options(RendererChoice renderer) {
+  Options options = headless_options();
+  options.renderer = renderer;
+  return options;
+}
+
+class Capture : public ::testing::TestWithParam<RendererChoice> {
  protected:
-  Capture() : c(h), globals(h, c.display()) {}
+  Capture() : h(capture_options(GetParam())), c(h), globals(h, c.display()) {}
   Harness h;
   Client c;
   Globals globals;
 };
 
-TEST_F(Capture, OutputFrameIntoShmMatchesTheScreen) {
+TEST_P(Capture, OutputFrameIntoShmMatchesTheScreen) {
   Window window(c);
   View* view = map_window(h, window, kRed, 200, 150);
   ASSERT_NE(view, nullptr);
@@ -175,7 +183,7 @@ TEST_F(Capture, OutputFrameIntoShmMatchesTheScreen) {
   EXPECT_NE(target.at(5, 5), kRed);
 }
 
-TEST_F(Capture, NextFrameWaitsForDamageAndShowsTheChange) {
+TEST_P(Capture, NextFrameWaitsForDamageAndShowsTheChange) {
   Window window(c);
   View* view = map_window(h, window, kRed, 200, 150);
   ASSERT_NE(view, nullptr);
@@ -212,7 +220,7 @@ TEST_F(Capture, NextFrameWaitsForDamageAndShowsTheChange) {
   ext_image_copy_capture_frame_v1_destroy(frame);
 }
 
-TEST_F(Capture, CursorIsPaintedOnlyWhenAsked) {
+TEST_P(Capture, CursorIsPaintedOnlyWhenAsked) {
   VirtualPointer pointer(h, c);
   pointer.move_to(320, 240, 640, 480);
   h.sync();
@@ -236,7 +244,7 @@ TEST_F(Capture, CursorIsPaintedOnlyWhenAsked) {
   EXPECT_GT(cursor_pixels(EXT_IMAGE_COPY_CAPTURE_MANAGER_V1_OPTIONS_PAINT_CURSORS), 20);
 }
 
-TEST_F(Capture, WrongBufferSizeFailsTheFrameNotTheClient) {
+TEST_P(Capture, WrongBufferSizeFailsTheFrameNotTheClient) {
   CaptureSession session(h, c, globals, 0);
   ASSERT_TRUE(session.done);
   ShmTarget small(c.shm, 64, 64, session.shm_formats.front());
@@ -245,6 +253,12 @@ TEST_F(Capture, WrongBufferSizeFailsTheFrameNotTheClient) {
   EXPECT_EQ(frame.reason, EXT_IMAGE_COPY_CAPTURE_FRAME_V1_FAILURE_REASON_BUFFER_CONSTRAINTS);
   EXPECT_EQ(wl_display_get_error(c.display()), 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Renderers, Capture,
+                         ::testing::Values(RendererChoice::pixman, RendererChoice::vulkan),
+                         [](const auto& info) {
+                           return info.param == RendererChoice::pixman ? "pixman" : "vulkan";
+                         });
 
 // --- ext-data-control -------------------------------------------------------
 

@@ -18,6 +18,7 @@
 #include "compositor/server.hpp"
 #include "ext-foreign-toplevel-list-v1-client-protocol.h"
 #include "tests/desktop/desktop_clients.hpp"
+#include "tests/support/golden.hpp"
 #include "tests/support/process.hpp"
 #include "util/wlr.hpp"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
@@ -108,8 +109,11 @@ TEST_F(Icon, ANamedIconComesFromTheIconTheme) {
   xdg_toplevel_icon_v1_destroy(icon);
   h.sync();
   const long area = static_cast<long>(Decoration::kIcon) * Decoration::kIcon;
-  EXPECT_LT(count_pixels(h.capture(), kBar, icon_box()), area * 9 / 10)
+  Image shot = h.capture();
+  EXPECT_LT(count_pixels(shot, kBar, icon_box()), area * 9 / 10)
       << "foot's icon is not in the title bar";
+  auto golden = compare_to_golden(shot, "ssd-title-bar-named-icon");
+  EXPECT_TRUE(golden.ok) << golden.message;
 }
 
 // --- xdg-system-bell ---------------------------------------------------------
@@ -169,8 +173,13 @@ TEST_F(Hints, ADialogOpensCentredOnItsParentAndAModalOneKeepsTheFocus) {
 
 // --- alpha-modifier ----------------------------------------------------------
 
-TEST_F(Hints, AlphaMultiplierBlendsTheSurfaceOverWhatIsBehind) {
-  auto* alpha = bind<wp_alpha_modifier_v1>(&wp_alpha_modifier_v1_interface, 1);
+/// Half opacity from alpha-modifier blends a window over the background.
+void expect_alpha_blend(Harness& h) {
+  Client c(h);
+  Globals globals(h, c.display());
+  auto* alpha =
+      static_cast<wp_alpha_modifier_v1*>(globals.bind(&wp_alpha_modifier_v1_interface, 1));
+  ASSERT_NE(alpha, nullptr) << "alpha-modifier is not advertised";
   Window window(c);
   View* view = map_window(h, window, kRed);
   ASSERT_NE(view, nullptr);
@@ -194,6 +203,18 @@ TEST_F(Hints, AlphaMultiplierBlendsTheSurfaceOverWhatIsBehind) {
   h.sync();
   EXPECT_EQ(h.capture().at(x, y), kRed);
   wp_alpha_modifier_v1_destroy(alpha);
+}
+
+TEST(AlphaModifier, BlendsTheSurfaceOnPixman) {
+  Harness h;
+  expect_alpha_blend(h);
+}
+
+TEST(AlphaModifier, BlendsTheSurfaceOnVulkan) {
+  Options options = headless_options();
+  options.renderer = RendererChoice::vulkan;
+  Harness h(options);
+  expect_alpha_blend(h);
 }
 
 // --- ext-foreign-toplevel-list -----------------------------------------------
