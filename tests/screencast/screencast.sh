@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Screen sharing end to end, the way desktop users get it: a private session
+# bus, PipeWire + WirePlumber, baton headless with an animating client,
+# xdg-desktop-portal + xdg-desktop-portal-wlr on baton's socket, and
+# portal_client.py going through the ScreenCast portal like a browser and
+# comparing the PipeWire frames with baton's own screenshot.
+# Needs BATON_EXE; the packages are in tools/deps.d/screencast.list.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+: "${BATON_EXE:?BATON_EXE must name the baton binary}"
+step_timeout=${SCREENCAST_STEP_TIMEOUT:-15}
+# Debian's portal backend unless told otherwise (e.g. a newer upstream build).
+xdpw=${XDPW_EXE:-/usr/libexec/xdg-desktop-portal-wlr}
+size=640x480
+background='#204060'
+socket=baton-screencast
+
+# A short path: the bus and PipeWire sockets live in it (108-byte limit).
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/baton-screencast.XXXXXX")
+run=$scratch/run
+mkdir -m 700 "$run"
+mkdir -p "$scratch/config/xdg-desktop-portal-wlr"
+
+# Nothing of the calling user's session leaks in: no systemd user session is
+# needed, every daemon finds the others through this runtime dir and bus.
+export XDG_RUNTIME_DIR=$run
+export XDG_CONFIG_HOME=$scratch/config XDG_STATE_HOME=$scratch/state
+export XDG_CACHE_HOME=$scratch/cache XDG_DATA_HOME=$scratch/data
+# xdg-desktop-portal 1.16 picks backends whose UseIn lists this desktop
+# (/usr/share/xdg-desktop-portal/portals/wlr.portal).
+export XDG_CURRENT_DESKTOP=wlroots
+export DBUS_SESSION_BUS_ADDRESS=unix:path=$run/bus
+unset WAYLAND_DISPLAY DISPLAY PIPEWIRE_REMOTE PIPEWIRE_RUNTIME_DIR
+
+# No chooser: xdpw shares baton's only output straight away.
+cat >"$scratch/config/xdg-desktop-portal-wlr/config" <<EOF
+[screencast]
+chooser_type=none
+output_name=HEADLESS-1
+EOF
+
+names=() pids=()
+start() {  # start NAME CMD...: runs CMD in the background, its log in $scratch/NAME.log
+  local name=$1
+  shift
+  "$@" >"$scratch/$name.log" 2>&1 &
+  names+=("$name") pids+=($!)
+  echo "screencast: started $name (pid $!)"
+}
+
+dump_logs() {
+  for name in "${names[@]}"; do
+    echo "----- $name.log (last 60 lines) -----"
+    tail -n 60 "$scratch/$name.log" || true
+  done
+}
+
+stop_pid() {  # TERM, then KILL after 3 s; CONT wakes a process the client froze
+  local pid=$1
+  kill -TERM "$pid" 2>/dev/null || return 0
+  kill -CONT "$pid" 2>/dev/null || true
+  for _ in $(seq 30); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+  local status=$?
+  trap - EXIT
+  # 77 is the skip below: it printed its reason.
+  if [ "$status" -ne 0 ] && [ "$status" -ne 77 ]; then dump_logs; fi
+  # Services the bus started on demand (xdg-permission-store, ...) are the
+  # bus daemon's children: stopped before it, by their ids.
+  local activated=()
+  if [ -n "${bus_pid:-}" ] && [ -r "/proc/$bus_pid/task/$bus_pid/children" ]; then
+    read -r -a activated <"/proc/$bus_pid/task/$bus_pid/children" || true
+  fi
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    [ "${pids[i]}" = "${bus_pid:-}" ] && for pid in "${activated[@]}"; do stop_pid "$pid"; done
+    stop_pid "${pids[i]}"
+  done
+  wait 2>/dev/null || true
+  rm -rf "$scratch"
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() {
+  echo "screencast: FAIL: $*" >&2
+  exit 1
+}
+
+wait_for() {  # wait_for WHAT CHECK...: polls CHECK for up to $step_timeout s
+  local what=$1
+  shift
+  for _ in $(seq $((step_timeout * 10))); do
+    if "$@" >/dev/null 2>&1; then
+      echo "screencast: $what: ready"
+      return 0
+    fi
+    # A daemon that died will never become ready.
+    for i in "${!pids[@]}"; do
+      kill -0 "${pids[i]}" 2>/dev/null || fail "$what: ${names[i]} exited"
+    done
+    sleep 0.1
+  done
+  fail "$what: not ready after ${step_timeout} s"
+}
+
+bus_name_owned() {
+  dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+    org.freedesktop.DBus.NameHasOwner "string:$1" | grep -q 'boolean true'
+}
+
+wireplumber_connected() {
+  pw-cli ls Client | grep -qi wireplumber
+}
+
+started=$SECONDS
+
+start dbus dbus-daemon --session --nofork --address="$DBUS_SESSION_BUS_ADDRESS"
+bus_pid=${pids[-1]}
+wait_for "session bus" test -S "$run/bus"
+
+start pipewire pipewire
+wait_for "pipewire" test -S "$run/pipewire-0"
+start wireplumber wireplumber
+wait_for "wireplumber" wireplumber_connected
+
+# --screenshot only arms SIGUSR1 here: the automatic one waits ten minutes.
+start baton "$BATON_EXE" --backend headless --headless-size "$size" --socket "$socket" \
+  --background "$background" --xwayland off --screenshot "$scratch/baton.png" \
+  --screenshot-delay 600000 --startup "touch '$scratch/baton-ready'"
+baton_pid=${pids[-1]}
+wait_for "baton" test -e "$scratch/baton-ready"
+
+export WAYLAND_DISPLAY=$socket
+start weston-simple-shm weston-simple-shm
+animator_pid=${pids[-1]}
+
+start xdg-desktop-portal-wlr "$xdpw" --loglevel=DEBUG
+wait_for "xdg-desktop-portal-wlr" bus_name_owned org.freedesktop.impl.portal.desktop.wlr
+start xdg-desktop-portal /usr/libexec/xdg-desktop-portal --verbose
+wait_for "xdg-desktop-portal" bus_name_owned org.freedesktop.portal.Desktop
+
+# The client is bounded by per-step timeouts; this guards it as a whole.
+# Debian's python3: python3-dbus and python3-gi live there.
+status=0
+timeout 90 /usr/bin/python3 "$here/portal_client.py" --baton-pid "$baton_pid" \
+  --screenshot "$scratch/baton.png" --animator-pid "$animator_pid" --size "$size" \
+  --timeout "$step_timeout" || status=$?
+
+# xdg-desktop-portal-wlr 0.7 (Debian 12 and 13) refuses to Start unless
+# screencopy also offers a dma-buf (upstream issue #289; 0.8.0 dropped the
+# check). wlroots offers one only when baton's outputs have a dma-buf
+# allocator, i.e. a GPU render node; without one no share can start: skip,
+# saying so, rather than fail on what this machine lacks.
+no_dmabuf_line='unable to receive a valid format from wlr_screencopy'
+if [ "$status" -ne 0 ] && grep -q "$no_dmabuf_line" "$scratch/xdg-desktop-portal-wlr.log" &&
+  grep -q 'linux-dmabuf-v1 off' "$scratch/baton.log"; then
+  package=$(dpkg-query -W -f='${Version}' xdg-desktop-portal-wlr 2>/dev/null || true)
+  echo "screencast: SKIP (the FAIL above is why): $xdpw" \
+    "(Debian package ${package:-absent}) refused to start the share:"
+  grep -F "$no_dmabuf_line" "$scratch/xdg-desktop-portal-wlr.log"
+  echo "screencast: baton has no dma-buf capable renderer here (no GPU render node):"
+  grep -F 'linux-dmabuf-v1' "$scratch/baton.log"
+  echo "screencast: xdg-desktop-portal-wlr 0.7 needs one; run with a GPU or XDPW_EXE=<xdpw >= 0.8>"
+  exit 77
+fi
+[ "$status" -eq 0 ] || fail "portal client (status $status; its output above, daemon logs below)"
+
+echo "screencast: PASS in $((SECONDS - started)) s"
