@@ -83,7 +83,8 @@ cairo_surface_t* surface_from_name(const std::string& name, int size) {
       const std::string dir = "/usr/share/icons/" + std::string(theme) + "/" + std::to_string(s) +
                               "x" + std::to_string(s);
       for (const char* kind : {"/apps/", "/legacy/"}) {
-        const std::string path = dir + kind + name + ".png";
+        std::string path = dir;
+        path.append(kind).append(name).append(".png");
         if (is_file(path)) return cairo_image_surface_create_from_png(path.c_str());
       }
     }

@@ -35,8 +35,8 @@ std::set<std::string> mapped_files(pid_t pid, const std::string& needle) {
 
 /// The pixman functions `file` defines itself (its own copy), by nm.
 std::string defined_pixman_symbols(const std::string& file) {
-  const std::string command = "nm --defined-only --dynamic '" + file + "' 2>/dev/null; nm --defined-only '" +
-                              file + "' 2>/dev/null";
+  const std::string command = "nm --defined-only --dynamic '" + file +
+                              "' 2>/dev/null; nm --defined-only '" + file + "' 2>/dev/null";
   std::string found;
   if (FILE* pipe = popen(command.c_str(), "r"); pipe != nullptr) {
     char line[512];
@@ -51,8 +51,7 @@ std::string defined_pixman_symbols(const std::string& file) {
 
 void expect_one_pixman(const std::string& name, const std::vector<std::string>& extra_args) {
   const std::string dir = scratch_dir(name);
-  std::vector<std::string> argv = {baton_exe(), "--backend", "headless", "-s",
-                                   "weston-simple-shm"};
+  std::vector<std::string> argv = {baton_exe(), "--backend", "headless", "-s", "weston-simple-shm"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   Process baton(argv, {}, dir + "/baton.log");
   // Running, with a client drawing: everything it will load is loaded.
@@ -73,9 +72,13 @@ void expect_one_pixman(const std::string& name, const std::vector<std::string>& 
   EXPECT_FALSE(baton.wait(milliseconds(0)).has_value()) << "baton exited early";
 }
 
-TEST(OnePixman, WithThePixmanRenderer) { expect_one_pixman("one-pixman-pixman", {"--renderer", "pixman"}); }
+TEST(OnePixman, WithThePixmanRenderer) {
+  expect_one_pixman("one-pixman-pixman", {"--renderer", "pixman"});
+}
 
-TEST(OnePixman, WithTheVulkanRenderer) { expect_one_pixman("one-pixman-vulkan", {"--renderer", "vulkan"}); }
+TEST(OnePixman, WithTheVulkanRenderer) {
+  expect_one_pixman("one-pixman-vulkan", {"--renderer", "vulkan"});
+}
 
 }  // namespace
 }  // namespace baton::test
