@@ -6,7 +6,8 @@
 # usage: vm-run.sh [options] [--] COMMAND [ARGS...]
 #   --cache DIR     kernel + initramfs cache (default $BATON_VM_CACHE, else
 #                   ~/.cache/baton-vm); the kernel is fetched on first use
-#   --modules LIST  comma-separated modules to modprobe first (vgem,virtio_gpu)
+#   --modules LIST  comma-separated modules to modprobe first (vgem,virtio_gpu);
+#                   vkms and vkms_nofence are built by fetch-vkms.sh when named
 #   --gpu           add a virtio-gpu-pci device (KMS, one 1280x800 output)
 #   --share DIR     share host DIR read-write at the same path (at most 8)
 #   --env K=V       environment for the command (repeatable)
@@ -26,7 +27,7 @@ here=$(dirname "$(realpath "$0")")
 cache=${BATON_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-vm}
 modules="" gpu=0 lavapipe=0 timeout=240 memory=1G cpus=$(nproc)
 shares=() envs=()
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --cache) cache=$2; shift 2 ;;
@@ -57,6 +58,11 @@ if [ $lavapipe = 1 ]; then
 fi
 kpkg=$("$here/fetch-kernel.sh" "$cache") || cannot_run "no guest kernel (see fetch-kernel above)"
 kver=$(ls "$kpkg/lib/modules")
+# vkms is not in Debian's kernel: built and installed into it on first use.
+case " $modules " in
+  *" vkms "* | *" vkms_nofence "*)
+    "$here/fetch-vkms.sh" "$cache" || cannot_run "vkms could not be built (see fetch-vkms above)" ;;
+esac
 vmlinuz=$(ls "$kpkg"/boot/vmlinuz-* | head -n 1)
 
 initrd="$cache/initramfs-$kver.cpio.gz"
