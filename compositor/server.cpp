@@ -190,9 +190,11 @@ int Server::sync_drm_fd() {
 void Server::create_sync_globals() {
   const int drm_fd = sync_drm_fd();
   // linux-dmabuf-v1 only when the renderer can really import dma-bufs.
-  auto dmabuf = create_linux_dmabuf(display_, renderer_, drm_fd);
+  auto dmabuf = LinuxDmabuf::create(display_, renderer_, drm_fd);
   advertises_dmabuf_ = dmabuf.ok();
-  if (!advertises_dmabuf_)
+  if (advertises_dmabuf_)
+    linux_dmabuf_ = std::move(*dmabuf);
+  else
     LOG_INFO("linux-dmabuf-v1 not advertised: %s", dmabuf.error().describe().c_str());
   // Explicit sync is about dma-bufs: without them a client could not use it.
   if (advertises_dmabuf_ && drm_fd >= 0) {
@@ -351,6 +353,8 @@ void Server::handle_renderer_rebuilt(wlr_renderer* renderer, wlr_allocator* allo
   allocator_ = allocator;
   renderer_name_ = render_->name();
   wlr_compositor_set_renderer(compositor_, renderer);
+  // Imports are checked against the new renderer's formats from now on.
+  if (linux_dmabuf_) linux_dmabuf_->renderer_changed(renderer);
   events_.renderer_rebuilt.emit();
 }
 

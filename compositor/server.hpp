@@ -55,6 +55,7 @@ class LayerShell;
 class DesktopProtocols;
 class SessionLock;
 class LinuxDrmSyncobj;
+class LinuxDmabuf;
 class ReadinessGate;
 class RenderStack;
 
@@ -99,6 +100,8 @@ class Server {
   /// Null when Xwayland is off or could not be set up.
   [[nodiscard]] Xwayland* xwayland() const { return xwayland_.get(); }
   [[nodiscard]] bool advertises_dmabuf() const { return advertises_dmabuf_; }
+  /// linux-dmabuf-v1, when advertised (see advertises_dmabuf).
+  [[nodiscard]] const LinuxDmabuf* linux_dmabuf() const { return linux_dmabuf_.get(); }
   /// linux-drm-syncobj-v1; null when not advertised.
   [[nodiscard]] LinuxDrmSyncobj* explicit_sync() const { return syncobj_.get(); }
   [[nodiscard]] ReadinessGate& readiness_gate() { return *gate_; }
@@ -181,6 +184,7 @@ class Server {
   wlr_tearing_control_manager_v1* tearing_control_ = nullptr;
 
   UniqueFd drm_device_;  // --drm-device, when opened
+  std::unique_ptr<LinuxDmabuf> linux_dmabuf_;
   std::unique_ptr<LinuxDrmSyncobj> syncobj_;
   std::unique_ptr<ReadinessGate> gate_;
   std::unique_ptr<Seat> seat_;

@@ -7,24 +7,24 @@
 namespace baton {
 namespace {
 
-bool renderer_imports(wlr_dmabuf_attributes* attribs, void* data) {
-  auto* formats = static_cast<const wlr_drm_format_set*>(data);
-  return wlr_drm_format_set_has(formats, attribs->format, attribs->modifier);
+const wlr_drm_format_set* importable(wlr_renderer* renderer) {
+  return wlr_renderer_get_texture_formats(renderer, WLR_BUFFER_CAP_DMABUF);
 }
 
 }  // namespace
 
-Result<wlr_linux_dmabuf_v1*> create_linux_dmabuf(wl_display* display, wlr_renderer* renderer,
-                                                 int fallback_drm_fd) {
+Result<std::unique_ptr<LinuxDmabuf>> LinuxDmabuf::create(wl_display* display,
+                                                         wlr_renderer* renderer,
+                                                         int fallback_drm_fd) {
   const char* const kWhat = "linux-dmabuf-v1";
-  const wlr_drm_format_set* formats =
-      wlr_renderer_get_texture_formats(renderer, WLR_BUFFER_CAP_DMABUF);
+  const wlr_drm_format_set* formats = importable(renderer);
   if (formats == nullptr || formats->len == 0)
     return failure(kWhat, "the renderer imports no dma-bufs");
   if (wlr_renderer_get_drm_fd(renderer) >= 0) {
+    // wlroots checks imports on the renderer's DRM node itself.
     wlr_linux_dmabuf_v1* global = wlr_linux_dmabuf_v1_create_with_renderer(display, 5, renderer);
     if (global == nullptr) return failure("wlr_linux_dmabuf_v1_create_with_renderer", "failed");
-    return global;
+    return std::unique_ptr<LinuxDmabuf>(new LinuxDmabuf(global));
   }
   struct stat st {};
   if (fallback_drm_fd < 0 || fstat(fallback_drm_fd, &st) != 0)
@@ -44,11 +44,31 @@ Result<wlr_linux_dmabuf_v1*> create_linux_dmabuf(wl_display* display, wlr_render
   wlr_linux_dmabuf_v1* global = wlr_linux_dmabuf_v1_create(display, 5, &feedback);
   wlr_linux_dmabuf_feedback_v1_finish(&feedback);
   if (global == nullptr) return failure("wlr_linux_dmabuf_v1_create", "failed");
-  // The renderer's format set lives as long as the renderer, which outlives
-  // the display's globals.
-  wlr_linux_dmabuf_v1_set_check_dmabuf_callback(global, renderer_imports,
-                                                const_cast<wlr_drm_format_set*>(formats));
-  return global;
+  std::unique_ptr<LinuxDmabuf> self(new LinuxDmabuf(global));
+  self->own_check_ = true;
+  self->formats_ = formats;
+  wlr_linux_dmabuf_v1_set_check_dmabuf_callback(
+      global,
+      [](wlr_dmabuf_attributes* attribs, void* data) {
+        return static_cast<const LinuxDmabuf*>(data)->accepts(attribs->format, attribs->modifier);
+      },
+      self.get());
+  return self;
+}
+
+LinuxDmabuf::~LinuxDmabuf() {
+  // The global lives until the display goes; it must not call into us after.
+  if (own_check_)
+    wlr_linux_dmabuf_v1_set_check_dmabuf_callback(
+        global_, [](wlr_dmabuf_attributes*, void*) { return false; }, nullptr);
+}
+
+void LinuxDmabuf::renderer_changed(wlr_renderer* renderer) {
+  if (own_check_) formats_ = importable(renderer);
+}
+
+bool LinuxDmabuf::accepts(uint32_t format, uint64_t modifier) const {
+  return formats_ != nullptr && wlr_drm_format_set_has(formats_, format, modifier);
 }
 
 }  // namespace baton

@@ -2,19 +2,27 @@
 // builds a new renderer and allocator, outputs keep presenting, and client
 // windows keep their pixels without drawing again. The compute compositing
 // path shows real clients' windows as the raster path does, and survives too.
+#include <drm_fourcc.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/output/output.hpp"
+#include "protocols/linux_dmabuf.hpp"
 #include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
+#include "tests/clients/drm_node.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/golden.hpp"
 #include "tests/support/harness.hpp"
+#include "util/unique_fd.hpp"
 #include "util/wlr.hpp"
 
 namespace baton::test {
@@ -143,6 +151,45 @@ TEST(GpuLoss, WindowWhoseBufferWasDestroyedComesBack) {
   w.draw(100, 100, kGreen);
   h->sync();
   EXPECT_EQ(h->capture().at(view.x() + 50, view.y() + 50), kGreen);
+}
+
+// The first /dev/dri/cardN of `driver`, or "".
+std::string card_of(std::string_view driver) {
+  for (int i = 0; i < 16; ++i) {
+    const std::string path = "/dev/dri/card" + std::to_string(i);
+    UniqueFd fd(open(path.c_str(), O_RDWR | O_CLOEXEC));
+    if (fd && baton::testing::drm_driver_name(fd.get()) == driver) return path;
+  }
+  return "";
+}
+
+// linux-dmabuf-v1 checks a client's buffer against the importable formats of
+// the renderer of the moment; the set it used before a loss died with the
+// old renderer. (Needs a Vulkan device that imports dma-bufs without a DRM
+// node of its own, as lavapipe does with /dev/udmabuf: the qemu guest.)
+TEST(GpuLoss, LinuxDmabufChecksTheRebuiltRenderersFormats) {
+  const std::string vgem = card_of("vgem");
+  if (vgem.empty()) {
+    if (std::getenv("BATON_REQUIRE_DMABUF") != nullptr) FAIL() << "required: a vgem card";
+    GTEST_SKIP()
+        << "UNTESTED HERE: no vgem card for --drm-device (run in tests/vm/: vk-dmabuf-server)";
+  }
+  Options options = headless_options();
+  options.renderer = RendererChoice::vulkan;
+  options.drm_device = vgem;
+  Harness h(std::move(options));
+  const LinuxDmabuf* dmabuf = h.server().linux_dmabuf();
+  if (dmabuf == nullptr) {
+    if (std::getenv("BATON_REQUIRE_DMABUF") != nullptr) FAIL() << "required: linux-dmabuf-v1";
+    GTEST_SKIP() << "UNTESTED HERE: the Vulkan device imports no dma-bufs (run in tests/vm/)";
+  }
+  ASSERT_TRUE(dmabuf->accepts(DRM_FORMAT_ARGB8888, DRM_FORMAT_MOD_LINEAR));
+  EXPECT_FALSE(dmabuf->accepts(DRM_FORMAT_ARGB8888, 0x0100000000000001ULL));  // Intel X-tiled
+  lose_gpu(h);
+  const wlr_drm_format_set* after =
+      wlr_renderer_get_texture_formats(h.server().renderer(), WLR_BUFFER_CAP_DMABUF);
+  EXPECT_EQ(dmabuf->checked_formats(), after);
+  EXPECT_TRUE(dmabuf->accepts(DRM_FORMAT_ARGB8888, DRM_FORMAT_MOD_LINEAR));
 }
 
 TEST(ComputeCompositing, OverlappingWindowsShowAndSurviveAGpuLoss) {
