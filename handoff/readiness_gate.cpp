@@ -46,11 +46,13 @@ std::optional<sync::SyncFile> implicit_fence(wlr_buffer* buffer) {
 // The gate of one wl_surface: its held commits, oldest first.
 class ReadinessGate::SurfaceGate {
  public:
+  static constexpr size_t kMaxHeldPerClient = ReadinessGate::kMaxHeldPerClient;
   SurfaceGate(ReadinessGate& gate, wlr_surface* surface) : gate_(gate), surface_(surface) {
     client_commit_.connect(&surface->events.client_commit, [this](void*) { on_commit(); });
     destroy_.connect(&surface->events.destroy, [this](void*) {
-      // Held commits die with the surface: nothing to unlock.
-      holds_.clear();
+      // Held commits die with the surface: nothing to unlock. (Their release
+      // points are not lost: see SyncobjSurface.)
+      while (!holds_.empty()) forget(holds_.begin());
       gate_.surfaces_.remove_if([this](const auto& s) { return s.get() == this; });
     });
   }
@@ -93,6 +95,7 @@ class ReadinessGate::SurfaceGate {
 
   void hold(UniqueFd fd, std::string what) {
     if (readable_now(fd.get())) return;  // ready already: no hold, no wakeup
+    wl_client* client = wl_resource_get_client(surface_->resource);
     auto h = std::make_unique<Hold>();
     h->seq = wlr_surface_lock_pending(surface_);
     h->fd = std::move(fd);
@@ -101,13 +104,31 @@ class ReadinessGate::SurfaceGate {
     h->watch = EventSource::fd(gate_.loop_, raw->fd.get(), WL_EVENT_READABLE,
                                [this, raw](uint32_t) { let_through(raw); });
     h->stuck_timer = EventSource::timer(gate_.loop_, [this, raw]() { report_stuck(*raw); });
-    if (!h->watch || !h->stuck_timer) {
-      LOG_ERROR("readiness gate: cannot watch a fence in the event loop; not holding");
-      wlr_surface_unlock_cached(surface_, h->seq);
+    holds_.push_back(std::move(h));
+    const size_t held = ++gate_.held_per_client_[client];
+    // Either way the commit stays held: it is never shown unwaited, and the
+    // client is on its way out.
+    if (!raw->watch || !raw->stuck_timer) {
+      LOG_ERROR("readiness gate: cannot watch a fence in the event loop; rejecting the commit");
+      wl_client_post_no_memory(client);
       return;
     }
-    h->stuck_timer->arm_ms(static_cast<int>(gate_.stuck_after_.count()));
-    holds_.push_back(std::move(h));
+    if (held > kMaxHeldPerClient) {
+      wl_client_post_implementation_error(
+          client, "more than %zu commits held at once waiting for their buffers",
+          kMaxHeldPerClient);
+      return;
+    }
+    raw->stuck_timer->arm_ms(static_cast<int>(gate_.stuck_after_.count()));
+  }
+
+  // Drops a hold without applying its commit, keeping the counts right.
+  void forget(std::list<std::unique_ptr<Hold>>::iterator it) {
+    wl_client* client = wl_resource_get_client(surface_->resource);
+    auto count = gate_.held_per_client_.find(client);
+    if (count != gate_.held_per_client_.end() && --count->second == 0)
+      gate_.held_per_client_.erase(count);
+    holds_.erase(it);
   }
 
   // The buffer is ready: the held commit (and any queued behind it) may apply.
@@ -116,7 +137,7 @@ class ReadinessGate::SurfaceGate {
                            [hold](const auto& h) { return h.get() == hold; });
     if (it == holds_.end()) return;
     uint32_t seq = (*it)->seq;
-    holds_.erase(it);
+    forget(it);
     ++gate_.let_through_;
     // May apply this commit (and any queued behind it) right now.
     wlr_surface_unlock_cached(surface_, seq);

@@ -8,15 +8,20 @@
 // Every wait is an fd in the event loop, never a blocking call. While a
 // commit is held the surface keeps showing its previous buffer; later
 // commits of that surface queue behind it; no other surface notices.
+// A client may have kMaxHeldPerClient commits held at once: one more is a
+// protocol error, as is a commit whose fence baton cannot watch (it is never
+// let through unwaited).
 #pragma once
 
 #include <chrono>
 #include <list>
+#include <map>
 #include <memory>
 
 #include "util/event_source.hpp"
 #include "util/listener.hpp"
 
+struct wl_client;
 struct wl_event_loop;
 struct wlr_compositor;
 struct wlr_surface;
@@ -39,6 +44,8 @@ class ReadinessGate {
   [[nodiscard]] size_t held() const;
   /// Commits that were held and then let through (tests, logs).
   [[nodiscard]] uint64_t let_through() const { return let_through_; }
+  /// Commits one client may have held at once, over all its surfaces.
+  static constexpr size_t kMaxHeldPerClient = 64;
 
  private:
   class SurfaceGate;
@@ -48,6 +55,7 @@ class ReadinessGate {
   ExplicitSync* explicit_sync_;
   std::chrono::milliseconds stuck_after_;
   uint64_t let_through_ = 0;
+  std::map<wl_client*, size_t> held_per_client_;
   std::list<std::unique_ptr<SurfaceGate>> surfaces_;
   Listener<wlr_surface> new_surface_;
 };

@@ -56,9 +56,17 @@ Result<std::unique_ptr<LinuxDmabuf>> LinuxDmabuf::create(wl_display* display,
   return self;
 }
 
+LinuxDmabuf::LinuxDmabuf(wlr_linux_dmabuf_v1* global) : global_(global) {
+  // wlroots frees the global with the display, maybe before this goes.
+  global_destroy_.connect(&global->events.destroy, [this](void*) {
+    global_destroy_.disconnect();
+    global_ = nullptr;
+  });
+}
+
 LinuxDmabuf::~LinuxDmabuf() {
-  // The global lives until the display goes; it must not call into us after.
-  if (own_check_)
+  // A global that outlives this must not call into it.
+  if (own_check_ && global_ != nullptr)
     wlr_linux_dmabuf_v1_set_check_dmabuf_callback(
         global_, [](wlr_dmabuf_attributes*, void*) { return false; }, nullptr);
 }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "util/listener.hpp"
 #include "util/result.hpp"
 
 struct wl_display;
@@ -43,9 +44,10 @@ class LinuxDmabuf {
   [[nodiscard]] const wlr_drm_format_set* checked_formats() const { return formats_; }
 
  private:
-  explicit LinuxDmabuf(wlr_linux_dmabuf_v1* global) : global_(global) {}
+  explicit LinuxDmabuf(wlr_linux_dmabuf_v1* global);
 
-  wlr_linux_dmabuf_v1* global_;
+  wlr_linux_dmabuf_v1* global_;  // null once wlroots destroyed it
+  Listener<void> global_destroy_;
   // Only when the check is baton's (renderer without a DRM node).
   const wlr_drm_format_set* formats_ = nullptr;
   bool own_check_ = false;

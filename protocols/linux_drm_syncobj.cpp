@@ -96,12 +96,14 @@ Result<std::unique_ptr<LinuxDrmSyncobj>> LinuxDrmSyncobj::create(wl_display* dis
   if (Status usable = check_device(drm_fd); !usable) return usable.error();
   auto drm = UniqueFd::duplicate_of(drm_fd);
   if (!drm) return drm.error();
-  std::unique_ptr<LinuxDrmSyncobj> self(new LinuxDrmSyncobj(display, std::move(*drm)));
+  std::unique_ptr<LinuxDrmSyncobj> self(
+      new LinuxDrmSyncobj(display, std::make_shared<const UniqueFd>(std::move(*drm))));
   if (self->global_ == nullptr) return failure("wl_global_create", "out of memory");
   return self;
 }
 
-LinuxDrmSyncobj::LinuxDrmSyncobj(wl_display* display, UniqueFd drm) : drm_(std::move(drm)) {
+LinuxDrmSyncobj::LinuxDrmSyncobj(wl_display* display, std::shared_ptr<const UniqueFd> drm)
+    : drm_(std::move(drm)) {
   global_ =
       wl_global_create(display, &wp_linux_drm_syncobj_manager_v1_interface, 1, this, bind_manager);
   poll_ = EventSource::timer(wl_display_get_event_loop(display), [this] { poll_gpu_reads(); });
@@ -153,7 +155,14 @@ void LinuxDrmSyncobj::get_surface(wl_resource* manager, uint32_t id, wl_resource
 }
 
 void LinuxDrmSyncobj::import_timeline(wl_resource* manager, uint32_t id, UniqueFd fd) {
-  auto timeline = sync::Timeline::import_fd(drm_.get(), fd);
+  wl_client* client = wl_resource_get_client(manager);
+  int& held = timelines_per_client_[client];
+  if (held >= kMaxTimelinesPerClient) {
+    wl_client_post_implementation_error(client, "more than %d timelines imported at once",
+                                        kMaxTimelinesPerClient);
+    return;
+  }
+  auto timeline = sync::Timeline::import_fd(drm_, fd);
   if (!timeline) {
     wl_resource_post_error(manager, WP_LINUX_DRM_SYNCOBJ_MANAGER_V1_ERROR_INVALID_TIMELINE,
                            "not a DRM syncobj: %s", timeline.error().describe().c_str());
@@ -167,11 +176,19 @@ void LinuxDrmSyncobj::import_timeline(wl_resource* manager, uint32_t id, UniqueF
     return;
   }
   // The resource's user data holds a share of the timeline until the resource goes.
-  auto* shared =
-      new std::shared_ptr<sync::Timeline>(std::make_shared<sync::Timeline>(std::move(*timeline)));
+  auto* shared = new TimelineResource{std::make_shared<sync::Timeline>(std::move(*timeline)), this};
+  ++held;
   wl_resource_set_implementation(resource, &kTimelineImpl, shared, [](wl_resource* r) {
-    delete static_cast<std::shared_ptr<sync::Timeline>*>(wl_resource_get_user_data(r));
+    auto* data = static_cast<TimelineResource*>(wl_resource_get_user_data(r));
+    if (LinuxDrmSyncobj* manager = data->manager.get())
+      manager->timeline_destroyed(wl_resource_get_client(r));
+    delete data;
   });
+}
+
+void LinuxDrmSyncobj::timeline_destroyed(wl_client* client) {
+  auto it = timelines_per_client_.find(client);
+  if (it != timelines_per_client_.end() && --it->second <= 0) timelines_per_client_.erase(it);
 }
 
 void LinuxDrmSyncobj::surface_destroyed(SyncobjSurface& surface) {

@@ -3,15 +3,43 @@
 #include <new>
 
 #include "linux-drm-syncobj-v1-server-protocol.h"
+#include "util/log.hpp"
 
 namespace baton {
 namespace {
 
+// A commit that will never be shown (its surface died while it was held, or a
+// later commit replaced it before it applied) still owes its producer the
+// release point: baton never read its buffer, so the point follows the
+// acquire point, on the GPU (the acquire fence is moved into the release
+// point), or at once when the acquire point has no fence yet.
+void release_unshown(SyncobjPoints& points) {
+  if (!points.release_timeline) return;
+  Status released = failure("release", "no acquire point");
+  if (points.acquire_timeline)
+    released = points.release_timeline->transfer_from(
+        points.release_point, *points.acquire_timeline, points.acquire_point);
+  if (!released) {
+    if (Status s = points.release_timeline->signal(points.release_point); !s)
+      LOG_ERROR("linux-drm-syncobj: release point of an unshown commit: %s",
+                s.error().describe().c_str());
+  }
+  points.release_timeline.reset();
+}
+
 void init_points(void* state) { new (state) SyncobjPoints(); }
-void finish_points(void* state) { static_cast<SyncobjPoints*>(state)->~SyncobjPoints(); }
+void finish_points(void* state) {
+  auto* points = static_cast<SyncobjPoints*>(state);
+  release_unshown(*points);
+  points->~SyncobjPoints();
+}
 void move_points(void* dst, void* src) {
   // Each commit carries only the points set for it: the source is left empty.
-  *static_cast<SyncobjPoints*>(dst) = std::move(*static_cast<SyncobjPoints*>(src));
+  // What the destination still holds was never shown (an applied commit
+  // hands its release point on in SyncobjSurface::applied).
+  auto* to = static_cast<SyncobjPoints*>(dst);
+  release_unshown(*to);
+  *to = std::move(*static_cast<SyncobjPoints*>(src));
   *static_cast<SyncobjPoints*>(src) = SyncobjPoints();
 }
 
@@ -36,8 +64,7 @@ const wlr_addon_interface kAddonImpl = {
 };
 
 std::shared_ptr<sync::Timeline> timeline_of(wl_resource* timeline) {
-  auto* shared = static_cast<std::shared_ptr<sync::Timeline>*>(wl_resource_get_user_data(timeline));
-  return *shared;
+  return static_cast<TimelineResource*>(wl_resource_get_user_data(timeline))->timeline;
 }
 
 }  // namespace
@@ -129,6 +156,8 @@ void SyncobjSurface::applied() {
   // baton reads the client's memory until it goes.
   wlr_buffer* held = surface_->buffer != nullptr ? &surface_->buffer->base : nullptr;
   manager_.release_when_done(held, *current_);
+  // Handed on: the current state no longer owes it.
+  current_->release_timeline.reset();
 }
 
 }  // namespace baton

@@ -48,16 +48,21 @@ Result<Timeline> Timeline::create(int drm_fd) {
   if (!drm) return drm.error();
   uint32_t handle = 0;
   if (drmSyncobjCreate(drm->get(), 0, &handle) < 0) return last_error("DRM_IOCTL_SYNCOBJ_CREATE");
-  return Timeline(std::move(*drm), handle);
+  return Timeline(std::make_shared<const UniqueFd>(std::move(*drm)), handle);
 }
 
 Result<Timeline> Timeline::import_fd(int drm_fd, const UniqueFd& syncobj_fd) {
   auto drm = UniqueFd::duplicate_of(drm_fd);
   if (!drm) return drm.error();
+  return import_fd(std::make_shared<const UniqueFd>(std::move(*drm)), syncobj_fd);
+}
+
+Result<Timeline> Timeline::import_fd(std::shared_ptr<const UniqueFd> drm,
+                                     const UniqueFd& syncobj_fd) {
   uint32_t handle = 0;
   if (drmSyncobjFDToHandle(drm->get(), syncobj_fd.get(), &handle) < 0)
     return last_error("DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE");
-  return Timeline(std::move(*drm), handle);
+  return Timeline(std::move(drm), handle);
 }
 
 Timeline::Timeline(Timeline&& other) noexcept
@@ -75,46 +80,46 @@ Timeline& Timeline::operator=(Timeline&& other) noexcept {
 Timeline::~Timeline() { destroy(); }
 
 void Timeline::destroy() {
-  if (handle_ != 0 && drm_) drmSyncobjDestroy(drm_.get(), handle_);
+  if (handle_ != 0 && drm_) drmSyncobjDestroy(drm_fd(), handle_);
   handle_ = 0;
 }
 
 Result<UniqueFd> Timeline::export_fd() const {
   int fd = -1;
-  if (drmSyncobjHandleToFD(drm_.get(), handle_, &fd) < 0)
+  if (drmSyncobjHandleToFD(drm_fd(), handle_, &fd) < 0)
     return last_error("DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD");
   return UniqueFd(fd);
 }
 
 Status Timeline::signal(uint64_t point) {
-  if (drmSyncobjTimelineSignal(drm_.get(), &handle_, &point, 1) < 0)
+  if (drmSyncobjTimelineSignal(drm_fd(), &handle_, &point, 1) < 0)
     return last_error("DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL");
   return {};
 }
 
 Status Timeline::import_sync_file(uint64_t point, const SyncFile& sync_file) {
-  BinarySyncobj binary(drm_.get());
+  BinarySyncobj binary(drm_fd());
   if (!binary.ok()) return binary.error();
-  if (drmSyncobjImportSyncFile(drm_.get(), binary.handle(), sync_file.fd()) < 0)
+  if (drmSyncobjImportSyncFile(drm_fd(), binary.handle(), sync_file.fd()) < 0)
     return last_error("DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE(IMPORT_SYNC_FILE)");
-  if (drmSyncobjTransfer(drm_.get(), handle_, point, binary.handle(), 0, 0) < 0)
+  if (drmSyncobjTransfer(drm_fd(), handle_, point, binary.handle(), 0, 0) < 0)
     return last_error("DRM_IOCTL_SYNCOBJ_TRANSFER");
   return {};
 }
 
 Result<SyncFile> Timeline::export_sync_file(uint64_t point) const {
-  BinarySyncobj binary(drm_.get());
+  BinarySyncobj binary(drm_fd());
   if (!binary.ok()) return binary.error();
-  if (drmSyncobjTransfer(drm_.get(), binary.handle(), 0, handle_, point, 0) < 0)
+  if (drmSyncobjTransfer(drm_fd(), binary.handle(), 0, handle_, point, 0) < 0)
     return last_error("DRM_IOCTL_SYNCOBJ_TRANSFER");
   int fd = -1;
-  if (drmSyncobjExportSyncFile(drm_.get(), binary.handle(), &fd) < 0)
+  if (drmSyncobjExportSyncFile(drm_fd(), binary.handle(), &fd) < 0)
     return last_error("DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD(EXPORT_SYNC_FILE)");
   return SyncFile(UniqueFd(fd));
 }
 
 Status Timeline::transfer_from(uint64_t point, const Timeline& src, uint64_t src_point) {
-  if (drmSyncobjTransfer(drm_.get(), handle_, point, src.handle_, src_point, 0) < 0)
+  if (drmSyncobjTransfer(drm_fd(), handle_, point, src.handle_, src_point, 0) < 0)
     return last_error("DRM_IOCTL_SYNCOBJ_TRANSFER");
   return {};
 }
@@ -122,7 +127,7 @@ Status Timeline::transfer_from(uint64_t point, const Timeline& src, uint64_t src
 Result<uint64_t> Timeline::last_signalled() const {
   uint32_t handle = handle_;
   uint64_t point = 0;
-  if (drmSyncobjQuery(drm_.get(), &handle, &point, 1) < 0)
+  if (drmSyncobjQuery(drm_fd(), &handle, &point, 1) < 0)
     return last_error("DRM_IOCTL_SYNCOBJ_QUERY");
   return point;
 }
@@ -131,8 +136,8 @@ Result<bool> Timeline::wait(uint64_t point, WaitFor what, std::chrono::nanosecon
   uint32_t handle = handle_;
   uint32_t flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
   if (what == WaitFor::available) flags |= DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE;
-  int r = drmSyncobjTimelineWait(drm_.get(), &handle, &point, 1, deadline_after(timeout), flags,
-                                 nullptr);
+  int r =
+      drmSyncobjTimelineWait(drm_fd(), &handle, &point, 1, deadline_after(timeout), flags, nullptr);
   if (r < 0 && errno == ETIME) return false;
   if (r < 0) return last_error("DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT");
   return true;
@@ -142,7 +147,7 @@ Result<UniqueFd> Timeline::eventfd(uint64_t point, WaitFor what) const {
   UniqueFd efd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!efd) return last_error("eventfd");
   uint32_t flags = what == WaitFor::available ? DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE : 0;
-  if (drmSyncobjEventfd(drm_.get(), handle_, point, efd.get(), flags) < 0)
+  if (drmSyncobjEventfd(drm_fd(), handle_, point, efd.get(), flags) < 0)
     return last_error("DRM_IOCTL_SYNCOBJ_EVENTFD");
   return efd;
 }

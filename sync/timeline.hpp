@@ -3,11 +3,13 @@
 // acquire and a release point.
 //
 // A syncobj handle is only valid on the DRM file it was made on, so a Timeline
-// keeps its own duplicate of that fd: it can never outlive it.
+// holds a share of that fd: it can never outlive it. Timelines of one device
+// share one duplicate (a client's thousand timelines cost baton no fds).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 
 #include "sync/sync_file.hpp"
 #include "util/result.hpp"
@@ -22,6 +24,9 @@ class Timeline {
   static Result<Timeline> create(int drm_fd);
   /// DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE: adopts a syncobj fd sent by a client.
   static Result<Timeline> import_fd(int drm_fd, const UniqueFd& syncobj_fd);
+  /// The same on a DRM file shared with other Timelines.
+  static Result<Timeline> import_fd(std::shared_ptr<const UniqueFd> drm,
+                                    const UniqueFd& syncobj_fd);
 
   Timeline(Timeline&& other) noexcept;
   Timeline& operator=(Timeline&& other) noexcept;
@@ -54,13 +59,14 @@ class Timeline {
   Result<UniqueFd> eventfd(uint64_t point, WaitFor what) const;
 
   [[nodiscard]] uint32_t handle() const { return handle_; }
-  [[nodiscard]] int drm_fd() const { return drm_.get(); }
+  [[nodiscard]] int drm_fd() const { return drm_ ? drm_->get() : -1; }
 
  private:
-  Timeline(UniqueFd drm, uint32_t handle) : drm_(std::move(drm)), handle_(handle) {}
+  Timeline(std::shared_ptr<const UniqueFd> drm, uint32_t handle)
+      : drm_(std::move(drm)), handle_(handle) {}
   void destroy();
 
-  UniqueFd drm_;
+  std::shared_ptr<const UniqueFd> drm_;
   uint32_t handle_ = 0;
 };
 

@@ -12,13 +12,20 @@
 // usage: baton-dmabuf-client [--alloc udmabuf|vgem|virtio-gpu]
 //            [--sync implicit|explicit|none] [--frames N] [--delay-ms MS]
 //            [--hold-ms MS] [--done-file PATH] [--stall-at N]
-//            [--misbehave conflicting-points|bad-timeline]
+//            [--misbehave conflicting-points|bad-timeline|many-timelines|many-held]
+//            [--unshown fenced|unsubmitted]
 // --hold-ms: how long the last frame stays up; --done-file: created once the
 // last frame is presented (or the stall began), for a test to screenshot;
 // --stall-at N: frame N's fence is never signalled; passes when the frame is
 // still not presented --hold-ms later (the compositor kept the previous one);
 // --misbehave: breaks linux-drm-syncobj-v1 and passes when the compositor
-// answers with the matching protocol error.
+// answers with the matching protocol error (many-timelines: more imported
+// timelines than one client may hold; many-held: more commits waiting for
+// their acquire points than one client may have held).
+// --unshown fenced|unsubmitted: commits a buffer whose acquire point is an
+// unsignalled fence (or has no fence at all), then destroys the surface
+// while the commit is held; passes when the release point still signals:
+// only after the fence (fenced) or at once (unsubmitted).
 // exit: 0 all frames presented after their fences; 1 a frame was presented
 // early, never, or a call failed; 77 the compositor lacks what --sync needs.
 #include <drm_fourcc.h>
@@ -53,7 +60,8 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 enum class SyncMode { none, implicit, explicit_ };
-enum class Misbehave { no, conflicting_points, bad_timeline };
+enum class Misbehave { no, conflicting_points, bad_timeline, many_timelines, many_held };
+enum class Unshown { no, fenced, unsubmitted };
 
 struct Options {
   Allocator allocator = Allocator::udmabuf;
@@ -64,6 +72,7 @@ struct Options {
   std::string done_file;
   int stall_at = -1;
   Misbehave misbehave = Misbehave::no;
+  Unshown unshown = Unshown::no;
 };
 
 constexpr uint32_t kWidth = 256, kHeight = 256;
@@ -108,6 +117,18 @@ std::optional<Options> parse(int argc, char** argv) {
         o.misbehave = Misbehave::conflicting_points;
       else if (v == "bad-timeline")
         o.misbehave = Misbehave::bad_timeline;
+      else if (v == "many-timelines")
+        o.misbehave = Misbehave::many_timelines;
+      else if (v == "many-held")
+        o.misbehave = Misbehave::many_held;
+      else
+        return std::nullopt;
+    } else if (arg == "--unshown") {
+      std::string_view v = value;
+      if (v == "fenced")
+        o.unshown = Unshown::fenced;
+      else if (v == "unsubmitted")
+        o.unshown = Unshown::unsubmitted;
       else
         return std::nullopt;
     } else {
@@ -147,6 +168,9 @@ class Producer {
     if (o_.sync == SyncMode::explicit_)
       if (std::string why = make_explicit_sync(window_, sync_); !why.empty()) return fail(why);
     if (o_.misbehave == Misbehave::conflicting_points) return send_conflicting_points();
+    if (o_.misbehave == Misbehave::many_timelines) return send_many_timelines();
+    if (o_.misbehave == Misbehave::many_held) return send_many_held();
+    if (o_.unshown != Unshown::no) return destroy_while_held();
 
     int early = 0;
     for (int i = 0; i < o_.frames; ++i) {
@@ -228,6 +252,84 @@ class Producer {
     wl_surface_commit(window_.surface());
     return expect_protocol_error("wp_linux_drm_syncobj_surface_v1",
                                  WP_LINUX_DRM_SYNCOBJ_SURFACE_V1_ERROR_CONFLICTING_POINTS);
+  }
+
+  // Passes when the connection died of an implementation error (wl_display).
+  int expect_implementation_error() {
+    return expect_protocol_error("wl_display", WL_DISPLAY_ERROR_IMPLEMENTATION);
+  }
+
+  // One more imported timeline than a client may hold at once.
+  int send_many_timelines() {
+    constexpr int kOverCap = 257;  // LinuxDrmSyncobj::kMaxTimelinesPerClient + 1
+    std::vector<SyncobjTimeline> imported;
+    for (int i = 0; i < kOverCap; ++i) {
+      auto fd = sync_.acquire->export_fd();
+      if (!fd) return fail(fd.error().describe());
+      imported.emplace_back(
+          wp_linux_drm_syncobj_manager_v1_import_timeline(window_.syncobj(), fd->get()));
+    }
+    return expect_implementation_error();
+  }
+
+  // Commits whose acquire points never get a fence, one more than a client
+  // may have held.
+  int send_many_held() {
+    constexpr int kOverCap = 65;  // ReadinessGate::kMaxHeldPerClient + 1
+    for (int i = 0; i < kOverCap; ++i) {
+      Slot& slot = slots_[static_cast<size_t>(i) % slots_.size()];
+      const auto point = static_cast<uint32_t>(i + 1);
+      wp_linux_drm_syncobj_surface_v1_set_acquire_point(sync_.surface.get(), sync_.wl_acquire.get(),
+                                                        0, point);
+      wp_linux_drm_syncobj_surface_v1_set_release_point(sync_.surface.get(), sync_.wl_release.get(),
+                                                        0, point);
+      wl_surface_attach(window_.surface(), slot.wl.get(), 0, 0);
+      wl_surface_commit(window_.surface());
+    }
+    return expect_implementation_error();
+  }
+
+  // A held commit's surface dies: its release point must still come, and not
+  // before the buffer's producer is done with it.
+  int destroy_while_held() {
+    Slot& slot = slots_[0];
+    slot.buffer.write(kColours[0]);
+    std::optional<PendingFence> fence;
+    if (o_.unshown == Unshown::fenced) {
+      auto pending = make_pending_fence(vgem_.get());
+      if (!pending) return fail("vgem fence: " + pending.error().describe());
+      fence.emplace(std::move(*pending));
+      if (auto imported = sync_.acquire->import_sync_file(1, fence->sync_file); !imported)
+        return fail(imported.error().describe());
+    }
+    wp_linux_drm_syncobj_surface_v1_set_acquire_point(sync_.surface.get(), sync_.wl_acquire.get(),
+                                                      0, 1);
+    wp_linux_drm_syncobj_surface_v1_set_release_point(sync_.surface.get(), sync_.wl_release.get(),
+                                                      0, 1);
+    wl_surface_attach(window_.surface(), slot.wl.get(), 0, 0);
+    wl_surface_commit(window_.surface());
+    if (wl_display_roundtrip(window_.display()) < 0) return fail("protocol error on commit");
+    sync_.surface.reset();
+    window_.destroy_surface();
+    if (wl_display_roundtrip(window_.display()) < 0) return fail("protocol error on destroy");
+    auto start = Clock::now();
+    if (fence) {
+      // The producer is still writing: no release yet.
+      auto early = sync_.release->wait(1, sync::Timeline::WaitFor::signalled, 300ms);
+      if (!early) return fail(early.error().describe());
+      if (*early) return fail("the release point signalled while the acquire fence was pending");
+      if (auto signalled = fence->fence.signal(); !signalled)
+        return fail(signalled.error().describe());
+    }
+    auto released = sync_.release->wait(1, sync::Timeline::WaitFor::signalled, 2s);
+    if (!released) return fail(released.error().describe());
+    if (!*released) return fail("the release point of the unshown commit never signalled");
+    std::printf(
+        "dmabuf-client: unshown commit (%s): release point signalled %.1f ms after the "
+        "surface went%s\n",
+        o_.unshown == Unshown::fenced ? "fenced" : "unsubmitted", ms_since(start),
+        fence ? " (acquire fence signalled at 300 ms)" : "");
+    return 0;
   }
 
   int open_devices() {
@@ -356,7 +458,8 @@ int run(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: %s [--alloc udmabuf|vgem|virtio-gpu] [--sync implicit|explicit|none] "
                  "[--frames N] [--delay-ms MS] [--hold-ms MS] [--done-file PATH] [--stall-at N] "
-                 "[--misbehave conflicting-points|bad-timeline]\n",
+                 "[--misbehave conflicting-points|bad-timeline|many-timelines|many-held] "
+                 "[--unshown fenced|unsubmitted]\n",
                  argv[0]);
     return 2;
   }

@@ -90,6 +90,13 @@ WaylandWindow::~WaylandWindow() {
   registry_.reset();
 }
 
+void WaylandWindow::destroy_surface() {
+  toplevel_.reset();
+  xdg_surface_.reset();
+  surface_.reset();
+  wl_display_flush(display_.get());
+}
+
 void WaylandWindow::on_global(wl_registry* registry, uint32_t name, const char* interface,
                               uint32_t version) {
   std::string_view iface = interface;

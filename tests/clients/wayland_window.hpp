@@ -67,6 +67,9 @@ class WaylandWindow {
   [[nodiscard]] bool frame_done(uint32_t serial) const { return frames_done_ >= serial; }
   /// Dispatches whatever arrives within `timeout` (non-blocking with 0).
   bool dispatch_for(std::chrono::milliseconds timeout);
+  /// Destroys the toplevel and its wl_surface (the window closes), keeping
+  /// the connection.
+  void destroy_surface();
 
   // Registry and xdg callbacks (static trampolines need them public).
   void on_global(wl_registry* registry, uint32_t name, const char* interface, uint32_t version);
