@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compositor/desktop/placement.hpp"
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/desktop/xdg_view.hpp"
@@ -145,6 +146,41 @@ void Windows::destroyed(View& view) {
   server_.events().view_destroyed.emit(view);
   // focused_ is a Weak: it reads null once the view is freed.
   std::erase_if(views_, [&](const auto& v) { return v.get() == &view; });
+}
+
+}  // namespace baton
+
+namespace baton {
+
+namespace {
+
+// A window's frame with its server-side title bar.
+Rect decorated_frame(const View& view) {
+  Rect f = view.frame();
+  f.y -= view.title_bar_height();
+  f.height += view.title_bar_height();
+  return f;
+}
+
+}  // namespace
+
+std::optional<Rect> Windows::placement_for(const View& view, int width, int height,
+                                           const View* parent) const {
+  Workspaces& workspaces = server_.workspaces();
+  Output* output = workspaces.focused_output();
+  if (output == nullptr) return std::nullopt;
+  const wlr_box area = server_.layer_shell().usable_area(output->wlr());
+  const Rect usable{area.x, area.y, area.width, area.height};
+  if (parent != nullptr && parent->mapped()) {
+    const Rect p = decorated_frame(*parent);
+    return place_window(usable, width, height, {}, &p, view.title_bar_height());
+  }
+  std::vector<Rect> others;
+  for (const auto& v : views_)
+    if (v.get() != &view && v->mapped() && v->managed() && v->output() == output &&
+        v->workspace() == workspaces.current(output))
+      others.push_back(decorated_frame(*v));
+  return place_window(usable, width, height, others, nullptr, view.title_bar_height());
 }
 
 }  // namespace baton

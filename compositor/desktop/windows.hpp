@@ -4,8 +4,10 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "compositor/desktop/view.hpp"
 #include "util/weak.hpp"
 
 struct wlr_surface;
@@ -43,6 +45,12 @@ class Windows {
   View* view_at(double lx, double ly, wlr_surface** surface, double* sx, double* sy) const;
   /// The topmost fullscreen view on `output`, or null.
   [[nodiscard]] View* fullscreen_on(const Output& output) const;
+  /// The frame, title bar included, where `view` (`width` x `height` with
+  /// its title bar) opens: on the focused output, among the windows on its
+  /// workspace there, centred on `parent` when it has one (placement.hpp).
+  /// Null when there is no output.
+  [[nodiscard]] std::optional<Rect> placement_for(const View& view, int width, int height,
+                                                  const View* parent) const;
 
   void add_xdg_toplevel(wlr_xdg_toplevel* toplevel);
   void add_xdg_popup(wlr_xdg_popup* popup);

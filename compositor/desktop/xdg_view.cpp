@@ -202,38 +202,18 @@ void XdgView::handle_map() {
 // title-bar's height when that spot is taken.
 void XdgView::place() {
   placed_ = true;
-  Output* output = server_.workspaces().focused_output();
-  if (output == nullptr) return;
-  wlr_box area{};
-  wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &area);
   const wlr_box& geometry = toplevel_->base->geometry;
-  int x = area.x + (area.width - geometry.width) / 2 - geometry.x;
-  int y = area.y + (area.height - geometry.height) / 2 - geometry.y;
-  // A dialog or other child window opens centred on its parent.
-  if (toplevel_->parent != nullptr) {
-    if (View* parent = server_.windows().view_for_surface(toplevel_->parent->base->surface);
-        parent != nullptr && parent->mapped()) {
-      const Rect p = parent->frame();
-      move_to(p.x + (p.width - geometry.width) / 2 - geometry.x,
-              p.y + (p.height - geometry.height) / 2 - geometry.y);
-      return;
-    }
-  }
-  constexpr int kCascade = 32;
-  for (bool moved = true; moved;) {
-    moved = false;
-    for (const auto& other : server_.windows().views()) {
-      if (other.get() == this || !other->mapped() || other->x() != x || other->y() != y) continue;
-      x += kCascade;
-      y += kCascade;
-      moved = true;
-    }
-  }
-  wlr_box usable = server_.layer_shell().usable_area(output->wlr());
-  if (x + geometry.x < usable.x) x = usable.x - geometry.x;
-  if (y + geometry.y - title_bar_height() < usable.y)
-    y = usable.y - geometry.y + title_bar_height();
-  move_to(x, y);
+  const int bar = title_bar_height();
+  View* parent = toplevel_->parent != nullptr
+                     ? server_.windows().view_for_surface(toplevel_->parent->base->surface)
+                     : nullptr;
+  std::optional<Rect> frame =
+      server_.windows().placement_for(*this, geometry.width, geometry.height + bar, parent);
+  if (!frame) return;
+  // Too large for the area: it was shrunk to fit; the client follows.
+  if (frame->width < geometry.width || frame->height < geometry.height + bar)
+    request_size(frame->width, frame->height - bar);
+  move_to(frame->x - geometry.x, frame->y + bar - geometry.y);
 }
 
 Popup::Popup(Server& server, wlr_xdg_popup* popup) : server_(server), popup_(popup) {

@@ -144,13 +144,16 @@ void XwaylandView::handle_request_configure(const wlr_xwayland_surface_configure
 // Centred on the focused output, like native windows.
 void XwaylandView::place() {
   placed_ = true;
-  Output* output = server_.workspaces().focused_output();
-  if (output == nullptr) return;
-  wlr_box area{};
-  wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &area);
-  int x = area.x + (area.width - xsurface_->width) / 2;
-  int y = area.y + (area.height - xsurface_->height) / 2;
-  move_to(x < area.x ? area.x : x, y < area.y ? area.y : y);
+  // A transient (dialog) opens centred on the window it belongs to.
+  View* parent = xsurface_->parent != nullptr && xsurface_->parent->surface != nullptr
+                     ? server_.windows().view_for_surface(xsurface_->parent->surface)
+                     : nullptr;
+  std::optional<Rect> frame =
+      server_.windows().placement_for(*this, xsurface_->width, xsurface_->height, parent);
+  if (!frame) return;
+  if (frame->width < xsurface_->width || frame->height < xsurface_->height)
+    request_size(frame->width, frame->height);
+  move_to(frame->x, frame->y);
 }
 
 Rect XwaylandView::frame() const { return {x(), y(), xsurface_->width, xsurface_->height}; }

@@ -423,3 +423,44 @@ TEST_F(LayerShellTest, BackgroundLayerIsBelowWindowsAndOverlayAbove) {
 
 }  // namespace
 }  // namespace baton::test
+
+namespace baton::test {
+namespace {
+
+// 32 windows the size of weston-simple-shm's on a 1920x1080 output: every one
+// wholly on screen, and so every one gets its frame callbacks (an off-screen
+// surface never would: it would stop animating).
+TEST(Placement, ThirtyTwoWindowsAreAllOnTheOutputAndGetFrames) {
+  Harness h(headless_options(1920, 1080));
+  Client c(h);
+  std::vector<std::unique_ptr<Window>> windows;
+  std::vector<View*> views;
+  for (int i = 0; i < 32; ++i) {
+    windows.push_back(std::make_unique<Window>(c));
+    View* v =
+        map_window(h, *windows.back(), 0xff000000u | static_cast<uint32_t>(i * 0x070503), 250, 250);
+    ASSERT_NE(v, nullptr) << "window " << i;
+    views.push_back(v);
+  }
+  for (size_t i = 0; i < views.size(); ++i) {
+    const Rect f = views[i]->frame();
+    EXPECT_TRUE(f.x >= 0 && f.y >= 0 && f.x + f.width <= 1920 && f.y + f.height <= 1080)
+        << "window " << i << " at " << f.x << "," << f.y << " is not wholly on the output";
+  }
+  // A frame callback on each: all come back.
+  int done = 0;
+  static const wl_callback_listener listener = {[](void* data, wl_callback* callback, uint32_t) {
+    ++*static_cast<int*>(data);
+    wl_callback_destroy(callback);
+  }};
+  for (auto& w : windows) {
+    wl_callback_add_listener(wl_surface_frame(w->surface()), &listener, &done);
+    wl_surface_damage_buffer(w->surface(), 0, 0, 250, 250);
+    wl_surface_commit(w->surface());
+  }
+  EXPECT_TRUE(h.run_until([&] { return done == 32; }, std::chrono::milliseconds(3000)))
+      << done << " of 32 windows got their frame callback";
+}
+
+}  // namespace
+}  // namespace baton::test

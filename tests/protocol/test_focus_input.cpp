@@ -90,7 +90,10 @@ TEST_F(FocusTest, ClickRaisesAndFocusesTheWindowUnderThePointer) {
   Window b(c);
   View* vb = map(b, kGreen);
   ASSERT_TRUE(va && vb);
-  // b cascades over a; a point inside both shows b, the newer one.
+  // Placement keeps them apart: put b over a, offset; a point inside both
+  // shows b, the newer one.
+  vb->move_to(va->x() + 32, va->y() + 32);
+  h.sync();
   int ox = vb->x() + 10;
   int oy = vb->y() + 10;
   ASSERT_EQ(h.capture().at(ox, oy), kGreen);

@@ -206,8 +206,10 @@ TEST(ComputeCompositing, OverlappingWindowsShowAndSurviveAGpuLoss) {
   ASSERT_EQ(h->server().windows().views().size(), 2u);
   View& top = *h->server().windows().views()[0];  // blue, focused and above
   View& below = *h->server().windows().views()[1];
-  // Cascaded placement overlaps them: the top one wins where they do.
-  ASSERT_NE(top.x(), below.x());
+  // Placement keeps new windows apart: put the top one over the other, offset,
+  // so that it wins where they overlap.
+  top.move_to(below.x() + 32, below.y() + 32);
+  h->sync();
   const uint64_t compute_before = vulkan::renderer_pass_counts(h->server().renderer()).compute;
   Image shown = h->capture();
   EXPECT_EQ(shown.at(top.x() + 5, top.y() + 5), kBlue);
