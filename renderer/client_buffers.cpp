@@ -27,13 +27,20 @@ std::vector<wlr_surface*> all_surfaces(wl_display* display) {
 
 }  // namespace
 
-ReuploadCount ClientTextures::reupload(wl_display* display, wlr_renderer* renderer) {
-  // Ours from the previous renderer: dead now (its textures were left inert).
+void ClientTextures::drop() {
+  // Before the renderer frees what is left: a client buffer must not keep a
+  // pointer to a freed texture.
   for (auto& made : made_) {
     wlr_texture_destroy(made->buffer->texture);
     made->buffer->texture = nullptr;
   }
   made_.clear();
+  renderer_destroy_.disconnect();  // wlroots asserts nobody listens after the signal
+}
+
+ReuploadCount ClientTextures::reupload(wl_display* display, wlr_renderer* renderer) {
+  drop();  // (nothing: the old renderer's destroy signal dropped them)
+  renderer_destroy_.connect(&renderer->events.destroy, [this](void*) { drop(); });
 
   ReuploadCount count;
   for (wlr_surface* surface : all_surfaces(display)) {

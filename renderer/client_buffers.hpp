@@ -4,7 +4,8 @@
 // when that texture's renderer is destroyed the texture is dropped and the
 // surface shows nothing until its client commits again. A client that draws
 // only on demand would stay blank, so the textures are made again from the
-// buffers the clients still hold (wl_shm memory or a dma-buf).
+// buffers the clients still hold (wl_shm memory or a dma-buf). Those go with
+// their renderer too, as wlroots' own do.
 #pragma once
 
 #include <memory>
@@ -39,13 +40,17 @@ class ClientTextures {
   ReuploadCount reupload(wl_display* display, wlr_renderer* renderer);
 
  private:
+  /// The renderer of the textures made here is being destroyed.
+  void drop();
+
   // Textures set here have no wlroots listener that drops them with their
-  // renderer, so this object drops them itself on the next reupload.
+  // renderer, so this object drops them itself when that renderer goes.
   struct Made {
     wlr_client_buffer* buffer = nullptr;
     Listener<void> destroy;
   };
   std::vector<std::unique_ptr<Made>> made_;
+  Listener<void> renderer_destroy_;
 };
 
 }  // namespace baton

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <utility>
 
 #include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/texture/dmabuf_import.hpp"
@@ -155,12 +156,13 @@ Renderer::~Renderer() {
   // Teardown may wait: nothing may be in flight when the device objects go
   // (on a really lost device this returns at once).
   vkDeviceWaitIdle(device_->get());
-  for (Texture* texture : textures_) {
-    // wlroots may destroy textures after the renderer; they become inert.
-    texture->renderer = nullptr;
-    texture->owned_view.reset();
-    texture->owned_image.reset();
-    texture->owned_memory.reset();
+  // A texture still here has no holder left: wlroots 0.19's users drop theirs
+  // on the renderer's destroy signal, which wlr_renderer_destroy emitted
+  // before this ran (a wlr_client_buffer hands its texture to the renderer
+  // that way). Freed here, as wlroots' own renderers do.
+  for (Texture* texture : std::exchange(textures_, {})) {
+    texture->renderer = nullptr;  // no retiring: nothing is in flight
+    wlr_texture_destroy(&texture->base);
   }
   retired_.clear();
   retire_after_passes_.clear();

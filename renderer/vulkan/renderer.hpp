@@ -42,7 +42,7 @@ struct OpenPasses {
 
 struct Texture {
   wlr_texture base;              // first: wlroots hands us &base
-  Renderer* renderer = nullptr;  // null once the renderer is gone
+  Renderer* renderer = nullptr;  // null only while the renderer frees it
   const FormatInfo* format = nullptr;
   // Owned image (uploaded or imported) ...
   UniqueImage owned_image;

@@ -142,9 +142,8 @@ TEST_F(TextureReadsTest, DoneOnceTheRendererIsGone) {
   wlr_renderer_destroy(own.renderer);
   EXPECT_TRUE(open.done());
   EXPECT_TRUE(submitted.done());
-  // wlroots may destroy textures after their renderer: still done.
-  EXPECT_TRUE(vulkan::texture_reads(texture).done());
-  wlr_texture_destroy(texture);
+  // The renderer freed the texture it was left with, as wlroots 0.19 expects
+  // of a renderer (a leak or a second free shows under AddressSanitizer).
   source->drop();
 }
 

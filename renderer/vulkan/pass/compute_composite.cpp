@@ -33,6 +33,13 @@ VkDeviceSize align_up(VkDeviceSize value, VkDeviceSize alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
+// An empty vector's data() may be null, which memcpy must not get even for
+// zero bytes.
+template <typename T>
+void copy_into(unsigned char* destination, const std::vector<T>& source) {
+  if (!source.empty()) std::memcpy(destination, source.data(), source.size() * sizeof(T));
+}
+
 }  // namespace
 
 void CompositeList::clear() {
@@ -198,15 +205,17 @@ bool ComputeCompositor::record(VkCommandBuffer cb, const Slot& target, const Com
       std::max<VkDeviceSize>(device_.properties().limits.minStorageBufferOffsetAlignment, 16);
   const VkDeviceSize ops_bytes = list.ops.size() * sizeof(CompositeOp);
   const VkDeviceSize rects_offset = align_up(ops_bytes, align);
-  const VkDeviceSize rects_bytes = list.rects.size() * sizeof(ClipRect);
+  // A descriptor's range may not be empty: a pass without clip rectangles
+  // or region lists still binds one element of each.
+  const VkDeviceSize rects_bytes = std::max<size_t>(list.rects.size(), 1) * sizeof(ClipRect);
   const VkDeviceSize lists_offset = align_up(rects_offset + rects_bytes, align);
   const VkDeviceSize lists_bytes = std::max<size_t>(region_ops_.size(), 1) * sizeof(uint32_t);
   Frame* frame = acquire(lists_offset + lists_bytes);
   if (frame == nullptr) return false;
   auto* base = static_cast<unsigned char*>(frame->buffer.mapped);
-  std::memcpy(base, list.ops.data(), ops_bytes);
-  std::memcpy(base + rects_offset, list.rects.data(), rects_bytes);
-  std::memcpy(base + lists_offset, region_ops_.data(), region_ops_.size() * sizeof(uint32_t));
+  copy_into(base, list.ops);
+  copy_into(base + rects_offset, list.rects);
+  copy_into(base + lists_offset, region_ops_);
 
   VkDescriptorImageInfo storage{VK_NULL_HANDLE, target.view, VK_IMAGE_LAYOUT_GENERAL};
   VkDescriptorBufferInfo buffers[3] = {

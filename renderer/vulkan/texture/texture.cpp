@@ -343,7 +343,7 @@ bool Renderer::upload(Texture& texture, const void* data, size_t stride,
 
 TextureReads texture_reads(wlr_texture* base) {
   TextureReads reads;
-  // Other renderers' textures, and ours once the renderer is gone: done.
+  // Other renderers' textures (and ours while the renderer frees them): done.
   if (base == nullptr || base->impl != &kTextureImpl) return reads;
   Texture* texture = get(base);
   if (texture->renderer == nullptr) return reads;
