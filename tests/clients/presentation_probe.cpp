@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,14 +33,42 @@ struct Presented {
   uint32_t flags = 0;
 };
 
+// The client's objects, freed before the connection closes (a State is
+// declared after the Connection), on every way out of main.
 struct State {
+  wl_registry* registry = nullptr;
   wl_compositor* compositor = nullptr;
   wl_shm* shm = nullptr;
   xdg_wm_base* wm_base = nullptr;
   wp_presentation* presentation = nullptr;
+  wl_surface* surface = nullptr;
+  xdg_surface* xsurface = nullptr;
+  xdg_toplevel* toplevel = nullptr;
+  std::vector<wl_buffer*> buffers;
   uint32_t configure_serial = 0;
   bool configured = false;
+
+  State() = default;
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  ~State() {
+    for (wl_buffer* buffer : buffers)
+      if (buffer != nullptr) wl_buffer_destroy(buffer);
+    if (toplevel != nullptr) xdg_toplevel_destroy(toplevel);
+    if (xsurface != nullptr) xdg_surface_destroy(xsurface);
+    if (surface != nullptr) wl_surface_destroy(surface);
+    if (presentation != nullptr) wp_presentation_destroy(presentation);
+    if (wm_base != nullptr) xdg_wm_base_destroy(wm_base);
+    if (shm != nullptr) wl_shm_destroy(shm);
+    if (compositor != nullptr) wl_compositor_destroy(compositor);
+    if (registry != nullptr) wl_registry_destroy(registry);
+  }
 };
+
+struct Disconnect {
+  void operator()(wl_display* display) const { wl_display_disconnect(display); }
+};
+using Connection = std::unique_ptr<wl_display, Disconnect>;
 
 uint32_t parse_flags(const std::string& list) {
   if (list == "none") return 0;
@@ -103,13 +132,14 @@ int main(int argc, char** argv) {
     }
   }
 
-  wl_display* display = wl_display_connect(nullptr);
+  Connection connection(wl_display_connect(nullptr));
+  wl_display* display = connection.get();
   if (display == nullptr) {
     std::printf("presentation-probe: FAIL: cannot connect to WAYLAND_DISPLAY\n");
     return 1;
   }
   State st;
-  wl_registry* registry = wl_display_get_registry(display);
+  st.registry = wl_display_get_registry(display);
   static const wl_registry_listener registry_listener = {
       [](void* data, wl_registry* r, uint32_t name, const char* iface, uint32_t) {
         auto* s = static_cast<State*>(data);
@@ -126,7 +156,7 @@ int main(int argc, char** argv) {
               wl_registry_bind(r, name, &wp_presentation_interface, 1));
       },
       [](void*, wl_registry*, uint32_t) {}};
-  wl_registry_add_listener(registry, &registry_listener, &st);
+  wl_registry_add_listener(st.registry, &registry_listener, &st);
   wl_display_roundtrip(display);
   if (!st.compositor || !st.shm || !st.wm_base || !st.presentation) {
     std::printf("presentation-probe: FAIL: missing globals (wp_presentation %s)\n",
@@ -134,23 +164,26 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  wl_surface* surface = wl_compositor_create_surface(st.compositor);
-  xdg_surface* xsurface = xdg_wm_base_get_xdg_surface(st.wm_base, surface);
+  st.surface = wl_compositor_create_surface(st.compositor);
+  wl_surface* surface = st.surface;
+  st.xsurface = xdg_wm_base_get_xdg_surface(st.wm_base, surface);
+  xdg_surface* xsurface = st.xsurface;
   static const xdg_surface_listener xdg_listener = {[](void* data, xdg_surface*, uint32_t serial) {
     auto* s = static_cast<State*>(data);
     s->configure_serial = serial;
     s->configured = true;
   }};
   xdg_surface_add_listener(xsurface, &xdg_listener, &st);
-  xdg_toplevel* toplevel = xdg_surface_get_toplevel(xsurface);
-  xdg_toplevel_set_title(toplevel, "presentation-probe");
+  st.toplevel = xdg_surface_get_toplevel(xsurface);
+  xdg_toplevel_set_title(st.toplevel, "presentation-probe");
   wl_surface_commit(surface);
   while (!st.configured && wl_display_dispatch(display) >= 0) {
   }
   xdg_surface_ack_configure(xsurface, st.configure_serial);
 
-  std::vector<wl_buffer*> buffers = {make_buffer(st.shm, 256, 256, 0xff2060c0),
-                                     make_buffer(st.shm, 256, 256, 0xffc06020)};
+  st.buffers = {make_buffer(st.shm, 256, 256, 0xff2060c0),
+                make_buffer(st.shm, 256, 256, 0xffc06020)};
+  const std::vector<wl_buffer*>& buffers = st.buffers;
   std::vector<Presented> results(static_cast<size_t>(frames));
   static const struct wp_presentation_feedback_listener feedback_listener = {
       [](void*, struct wp_presentation_feedback*, wl_output*) {},
@@ -231,6 +264,5 @@ int main(int argc, char** argv) {
       "ms\n",
       failures == 0 ? "PASS" : "FAIL", frames - discarded, flags_seen, results.back().refresh,
       intervals > 0 ? interval_sum / intervals / 1e6 : 0.0);
-  wl_display_disconnect(display);
   return failures == 0 ? 0 : 1;
 }

@@ -7,6 +7,7 @@
 #include "compositor/desktop/view.hpp"
 #include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/process.hpp"
+#include "util/owned.hpp"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 
 namespace baton::test {
@@ -31,15 +32,21 @@ TEST(DesktopScreenshot, PanelTwoWindowsOneMaximized) {
               28, 28, kPanel);
   ASSERT_TRUE(h.run_until([&] { return panel.configured(); }));
 
-  auto open = [&](Window& w, uint32_t colour, int width, int height) -> View* {
-    auto* deco = zxdg_decoration_manager_v1_get_toplevel_decoration(decorations, w.toplevel());
+  // A decoration must go before its toplevel: each is declared after its Window.
+  using ToplevelDecoration =
+      Owned<zxdg_toplevel_decoration_v1, zxdg_toplevel_decoration_v1_destroy>;
+  auto open = [&](Window& w, ToplevelDecoration& deco, uint32_t colour, int width,
+                  int height) -> View* {
+    deco = ToplevelDecoration(
+        zxdg_decoration_manager_v1_get_toplevel_decoration(decorations, w.toplevel()));
     zxdg_toplevel_decoration_v1_set_mode(deco, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
     return map_window(h, w, colour, width, height);
   };
 
   Window big(c);
+  ToplevelDecoration big_decoration;
   xdg_toplevel_set_title(big.toplevel(), "Editor - notes.txt");
-  View* vbig = open(big, kMaximized, 400, 300);
+  View* vbig = open(big, big_decoration, kMaximized, 400, 300);
   ASSERT_NE(vbig, nullptr);
   EXPECT_TRUE(vbig->server_decorated());
   vbig->set_maximized(true);
@@ -49,8 +56,9 @@ TEST(DesktopScreenshot, PanelTwoWindowsOneMaximized) {
   big.draw(big.last_configure().width, big.last_configure().height, kMaximized);
 
   Window small(c);
+  ToplevelDecoration small_decoration;
   xdg_toplevel_set_title(small.toplevel(), "Terminal");
-  View* vsmall = open(small, kFloating, 360, 220);
+  View* vsmall = open(small, small_decoration, kFloating, 360, 220);
   ASSERT_NE(vsmall, nullptr);
   h.sync();
 

@@ -21,6 +21,7 @@
 #include "relative-pointer-unstable-v1-client-protocol.h"
 #include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/process.hpp"
+#include "util/owned.hpp"
 #include "util/wlr.hpp"
 #include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
 #include "wlr-gamma-control-unstable-v1-client-protocol.h"
@@ -123,10 +124,14 @@ TEST_F(Protocols, ALockerThatDiesLeavesTheSessionLocked) {
     Client locker(h);
     display = locker.display();
     Globals g(h, locker.display());
-    auto* manager = static_cast<ext_session_lock_manager_v1*>(
-        g.bind(&ext_session_lock_manager_v1_interface, 1));
-    ext_session_lock_manager_v1_lock(manager);
+    Owned<ext_session_lock_manager_v1, ext_session_lock_manager_v1_destroy> manager(
+        static_cast<ext_session_lock_manager_v1*>(
+            g.bind(&ext_session_lock_manager_v1_interface, 1)));
+    Owned<ext_session_lock_v1, ext_session_lock_v1_destroy> lock(
+        ext_session_lock_manager_v1_lock(manager));
     ASSERT_TRUE(h.run_until([&] { return h.server().session_lock().locked(); }));
+    // Leaving this scope frees the client's objects and only queues their
+    // destroy requests: the disconnect below drops them unsent.
   }
   h.disconnect(display);  // as if the locker crashed
   h.run_for(milliseconds(50));
@@ -156,6 +161,7 @@ TEST_F(Protocols, SwaylockLocksTheSession) {
 // --- foreign toplevel management -------------------------------------------
 
 struct Toplevels {
+  bool finished = false;
   std::vector<zwlr_foreign_toplevel_handle_v1*> handles;
   std::map<zwlr_foreign_toplevel_handle_v1*, std::string> titles;
   std::map<zwlr_foreign_toplevel_handle_v1*, bool> activated;
@@ -192,7 +198,9 @@ TEST_F(Protocols, ForeignToplevelsListActivateMaximizeAndClose) {
         static_cast<Toplevels*>(d)->handles.push_back(handle);
         zwlr_foreign_toplevel_handle_v1_add_listener(handle, &handle_listener, d);
       },
-      [](void*, zwlr_foreign_toplevel_manager_v1*) {}};
+      [](void* d, zwlr_foreign_toplevel_manager_v1*) {
+        static_cast<Toplevels*>(d)->finished = true;
+      }};
   zwlr_foreign_toplevel_manager_v1_add_listener(manager, &manager_listener, &t);
   ASSERT_TRUE(h.run_until([&] { return t.titles.size() == 2; }));
   zwlr_foreign_toplevel_handle_v1* first = nullptr;
@@ -210,6 +218,9 @@ TEST_F(Protocols, ForeignToplevelsListActivateMaximizeAndClose) {
   zwlr_foreign_toplevel_handle_v1_close(first);
   EXPECT_TRUE(h.run_until([&] { return a.closed; }));
   zwlr_foreign_toplevel_manager_v1_stop(manager);
+  // The server destroys the manager after `finished`; the client frees its proxy then.
+  EXPECT_TRUE(h.run_until([&] { return t.finished; }));
+  zwlr_foreign_toplevel_manager_v1_destroy(manager);
   for (auto* handle : t.handles) zwlr_foreign_toplevel_handle_v1_destroy(handle);
 }
 

@@ -328,6 +328,7 @@ TEST_F(Hints, PresentationTimeVersion2ReportsTheRefreshPeriod) {
   wp_presentation_feedback_add_listener(feedback, &listener, &presented);
   window.draw(200, 150, kBlue);
   ASSERT_TRUE(h.run_until([&] { return presented.done; }));
+  wp_presentation_feedback_destroy(feedback);  // the server is done with it
   // The headless output refreshes at 60 Hz: a period of 16.67 ms.
   EXPECT_NEAR(static_cast<double>(presented.refresh), 1e9 / 60.0, 1e5);
   wp_presentation_destroy(presentation);

@@ -7,6 +7,7 @@
 #include "compositor/desktop/windows.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/harness.hpp"
+#include "util/owned.hpp"
 
 namespace baton::test {
 namespace {
@@ -14,18 +15,19 @@ namespace {
 struct FrameDone {
   bool done = false;
   uint32_t time = 0;
+  // Until done: a callback still pending when the test ends dies with this.
+  Owned<wl_callback, wl_callback_destroy> callback;
 };
 
-wl_callback* request_frame(wl_surface* surface, FrameDone* out) {
-  static const wl_callback_listener listener = {[](void* data, wl_callback* cb, uint32_t time) {
+void request_frame(wl_surface* surface, FrameDone* out) {
+  static const wl_callback_listener listener = {[](void* data, wl_callback*, uint32_t time) {
     auto* f = static_cast<FrameDone*>(data);
     f->done = true;
     f->time = time;
-    wl_callback_destroy(cb);
+    f->callback.reset();
   }};
-  wl_callback* cb = wl_surface_frame(surface);
-  wl_callback_add_listener(cb, &listener, out);
-  return cb;
+  out->callback = Owned<wl_callback, wl_callback_destroy>(wl_surface_frame(surface));
+  wl_callback_add_listener(out->callback, &listener, out);
 }
 
 struct Feedback {

@@ -13,14 +13,15 @@
 #include "tests/support/client.hpp"
 #include "tests/support/fake_input.hpp"
 #include "tests/support/harness.hpp"
+#include "util/owned.hpp"
 #include "util/wlr.hpp"
 
 namespace baton::test {
 namespace {
 
 struct GameGlobals {
-  zwp_pointer_constraints_v1* constraints = nullptr;
-  zwp_relative_pointer_manager_v1* relative = nullptr;
+  Owned<zwp_pointer_constraints_v1, zwp_pointer_constraints_v1_destroy> constraints;
+  Owned<zwp_relative_pointer_manager_v1, zwp_relative_pointer_manager_v1_destroy> relative;
 };
 
 struct RelativeMotion {
@@ -31,16 +32,16 @@ struct RelativeMotion {
 class PointerConstraintsTest : public ::testing::Test {
  protected:
   PointerConstraintsTest() : pointer(h.server()), c(h), window(c) {
-    wl_registry* registry = wl_display_get_registry(c.display());
+    registry = Owned<wl_registry, wl_registry_destroy>(wl_display_get_registry(c.display()));
     static const wl_registry_listener listener = {
         [](void* data, wl_registry* r, uint32_t name, const char* iface, uint32_t) {
           auto* g = static_cast<GameGlobals*>(data);
           if (std::strcmp(iface, zwp_pointer_constraints_v1_interface.name) == 0)
-            g->constraints = static_cast<zwp_pointer_constraints_v1*>(
-                wl_registry_bind(r, name, &zwp_pointer_constraints_v1_interface, 1));
+            g->constraints = decltype(g->constraints)(static_cast<zwp_pointer_constraints_v1*>(
+                wl_registry_bind(r, name, &zwp_pointer_constraints_v1_interface, 1)));
           if (std::strcmp(iface, zwp_relative_pointer_manager_v1_interface.name) == 0)
-            g->relative = static_cast<zwp_relative_pointer_manager_v1*>(
-                wl_registry_bind(r, name, &zwp_relative_pointer_manager_v1_interface, 1));
+            g->relative = decltype(g->relative)(static_cast<zwp_relative_pointer_manager_v1*>(
+                wl_registry_bind(r, name, &zwp_relative_pointer_manager_v1_interface, 1)));
         },
         [](void*, wl_registry*, uint32_t) {}};
     wl_registry_add_listener(registry, &listener, &globals);
@@ -58,8 +59,8 @@ class PointerConstraintsTest : public ::testing::Test {
   }
 
   void listen_relative() {
-    zwp_relative_pointer_v1* rel =
-        zwp_relative_pointer_manager_v1_get_relative_pointer(globals.relative, c.pointer);
+    relative_pointer = decltype(relative_pointer)(
+        zwp_relative_pointer_manager_v1_get_relative_pointer(globals.relative, c.pointer));
     static const zwp_relative_pointer_v1_listener listener = {
         [](void* data, zwp_relative_pointer_v1*, uint32_t, uint32_t, wl_fixed_t dx, wl_fixed_t dy,
            wl_fixed_t rdx, wl_fixed_t rdy) {
@@ -70,7 +71,7 @@ class PointerConstraintsTest : public ::testing::Test {
           m->raw_dy += wl_fixed_to_double(rdy);
           ++m->events;
         }};
-    zwp_relative_pointer_v1_add_listener(rel, &listener, &motion);
+    zwp_relative_pointer_v1_add_listener(relative_pointer, &listener, &motion);
   }
 
   Harness h;
@@ -78,13 +79,16 @@ class PointerConstraintsTest : public ::testing::Test {
   Client c;
   Window window;
   View* view = nullptr;
+  // Client objects: destroyed before the client's connection.
+  Owned<wl_registry, wl_registry_destroy> registry;
   GameGlobals globals;
   RelativeMotion motion;
+  Owned<zwp_relative_pointer_v1, zwp_relative_pointer_v1_destroy> relative_pointer;
 };
 
 TEST_F(PointerConstraintsTest, GlobalsAreAdvertised) {
-  EXPECT_NE(globals.constraints, nullptr);
-  EXPECT_NE(globals.relative, nullptr);
+  EXPECT_NE(globals.constraints.get(), nullptr);
+  EXPECT_NE(globals.relative.get(), nullptr);
 }
 
 TEST_F(PointerConstraintsTest, RelativeMotionArrivesUnaccelerated) {

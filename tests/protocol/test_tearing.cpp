@@ -13,30 +13,35 @@
 #include "tearing-control-v1-client-protocol.h"
 #include "tests/support/client.hpp"
 #include "tests/support/harness.hpp"
+#include "util/owned.hpp"
 
 namespace baton::test {
 namespace {
 
-struct TearingGlobals {
-  wp_tearing_control_manager_v1* manager = nullptr;
+// The client's tearing objects: the hint holds while they live, so a test
+// keeps them (declared after its Client) until it has looked.
+struct TearingObjects {
+  Owned<wl_registry, wl_registry_destroy> registry;
+  Owned<wp_tearing_control_manager_v1, wp_tearing_control_manager_v1_destroy> manager;
+  Owned<wp_tearing_control_v1, wp_tearing_control_v1_destroy> tearing;
 };
 
-void run_fullscreen_async_client(Harness& h, Client& c, Window& w) {
-  TearingGlobals g;
-  wl_registry* registry = wl_display_get_registry(c.display());
+void run_fullscreen_async_client(Harness& h, Client& c, Window& w, TearingObjects& g) {
+  g.registry = decltype(g.registry)(wl_display_get_registry(c.display()));
   static const wl_registry_listener listener = {
       [](void* data, wl_registry* r, uint32_t name, const char* iface, uint32_t) {
         if (std::strcmp(iface, wp_tearing_control_manager_v1_interface.name) == 0)
-          static_cast<TearingGlobals*>(data)->manager = static_cast<wp_tearing_control_manager_v1*>(
-              wl_registry_bind(r, name, &wp_tearing_control_manager_v1_interface, 1));
+          static_cast<TearingObjects*>(data)->manager =
+              decltype(TearingObjects::manager)(static_cast<wp_tearing_control_manager_v1*>(
+                  wl_registry_bind(r, name, &wp_tearing_control_manager_v1_interface, 1)));
       },
       [](void*, wl_registry*, uint32_t) {}};
-  wl_registry_add_listener(registry, &listener, &g);
+  wl_registry_add_listener(g.registry, &listener, &g);
   h.sync();
-  ASSERT_NE(g.manager, nullptr) << "wp_tearing_control_manager_v1 is not advertised";
-  wp_tearing_control_v1* tearing =
-      wp_tearing_control_manager_v1_get_tearing_control(g.manager, w.surface());
-  wp_tearing_control_v1_set_presentation_hint(tearing,
+  ASSERT_NE(g.manager.get(), nullptr) << "wp_tearing_control_manager_v1 is not advertised";
+  g.tearing = decltype(g.tearing)(
+      wp_tearing_control_manager_v1_get_tearing_control(g.manager, w.surface()));
+  wp_tearing_control_v1_set_presentation_hint(g.tearing,
                                               WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC);
   w.initial_commit();
   ASSERT_TRUE(h.run_until([&] { return w.configure_count() >= 1; }));
@@ -60,7 +65,8 @@ TEST(Tearing, AsyncHintOfAFullscreenSurfaceIsRequestedButHeadlessCannotTear) {
   Harness h;
   Client c(h);
   Window w(c);
-  run_fullscreen_async_client(h, c, w);
+  TearingObjects tearing;
+  run_fullscreen_async_client(h, c, w, tearing);
   Output& output = *h.server().outputs().front();
   EXPECT_TRUE(output.tearing_requested());
   EXPECT_FALSE(output.tearing_active()) << "the headless backend has no vblank to skip";
@@ -73,7 +79,8 @@ TEST(Tearing, PolicyOffIgnoresTheHint) {
   Harness h(options);
   Client c(h);
   Window w(c);
-  run_fullscreen_async_client(h, c, w);
+  TearingObjects tearing;
+  run_fullscreen_async_client(h, c, w, tearing);
   EXPECT_FALSE(h.server().outputs().front()->tearing_requested());
 }
 
@@ -99,7 +106,8 @@ TEST(Tearing, ConfigDeniesAnApplication) {
   Client c(h);
   Window w(c);
   xdg_toplevel_set_app_id(w.toplevel(), "org.baton.game");
-  run_fullscreen_async_client(h, c, w);
+  TearingObjects tearing;
+  run_fullscreen_async_client(h, c, w, tearing);
   EXPECT_FALSE(h.server().outputs().front()->tearing_requested());
 }
 
@@ -109,7 +117,8 @@ TEST(Tearing, ConfigTurnsItOffForAnOutput) {
   Harness h(options);
   Client c(h);
   Window w(c);
-  run_fullscreen_async_client(h, c, w);
+  TearingObjects tearing;
+  run_fullscreen_async_client(h, c, w, tearing);
   EXPECT_FALSE(h.server().outputs().front()->tearing_requested());
 }
 

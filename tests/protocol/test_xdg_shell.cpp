@@ -154,8 +154,11 @@ TEST(XdgShell, ClientDisconnectDestroysItsWindows) {
   w->draw(100, 100, kRed);
   ASSERT_TRUE(h.run_until([&] { return any_view_mapped(h.server()); }));
   wl_display* display = c->display();
-  (void)w.release();  // its proxies die with the connection
-  (void)c.release();
+  // Destroying them only queues their destroy requests, and the disconnect
+  // drops that queue unsent: the server sees the client vanish with its
+  // window mapped, as in a crash.
+  w.reset();
+  c.reset();
   h.disconnect(display);
   ASSERT_TRUE(h.run_until([&] { return h.server().windows().views().empty(); }));
   EXPECT_EQ(h.server().windows().focused(), nullptr);

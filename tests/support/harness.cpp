@@ -14,6 +14,7 @@
 
 #include "compositor/output/output.hpp"
 #include "util/log.hpp"
+#include "util/owned.hpp"
 #include "util/wlr.hpp"
 
 namespace baton::test {
@@ -128,18 +129,28 @@ void Harness::run_for(std::chrono::milliseconds duration) {
 }
 
 void Harness::sync() {
-  std::vector<std::pair<wl_callback*, bool>> pending;
-  pending.reserve(clients_.size());
-  static const wl_callback_listener listener = {[](void* data, wl_callback* cb, uint32_t) {
-    *static_cast<bool*>(data) = true;
-    wl_callback_destroy(cb);
+  // A callback still unanswered at the end (run_until timed out) is freed
+  // with its Pending, so no answer can land on a freed flag.
+  struct Pending {
+    Owned<wl_callback, wl_callback_destroy> callback;
+    bool done = false;
+  };
+  static const wl_callback_listener listener = {[](void* data, wl_callback*, uint32_t) {
+    auto* pending = static_cast<Pending*>(data);
+    pending->done = true;
+    pending->callback.reset();
   }};
-  std::vector<std::unique_ptr<bool>> flags;
+  std::vector<std::unique_ptr<Pending>> pending;
   for (wl_display* client : clients_) {
-    flags.push_back(std::make_unique<bool>(false));
-    wl_callback_add_listener(wl_display_sync(client), &listener, flags.back().get());
+    // A client in a protocol error is answered nothing any more.
+    if (wl_display_get_error(client) != 0) continue;
+    auto& p = pending.emplace_back(std::make_unique<Pending>());
+    p->callback = Owned<wl_callback, wl_callback_destroy>(wl_display_sync(client));
+    wl_callback_add_listener(p->callback, &listener, p.get());
   }
-  run_until([&]() { return std::all_of(flags.begin(), flags.end(), [](auto& f) { return *f; }); });
+  run_until([&]() {
+    return std::all_of(pending.begin(), pending.end(), [](auto& p) { return p->done; });
+  });
 }
 
 Image Harness::capture(size_t index) {

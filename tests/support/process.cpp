@@ -17,10 +17,28 @@
 
 namespace baton::test {
 
+namespace {
+
+// Where the first report of AddressSanitizer, LeakSanitizer or UBSan begins
+// in `text` (the start of its line), or npos.
+size_t sanitizer_report(const std::string& text) {
+  size_t first = std::string::npos;
+  for (const char* marker :
+       {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", ": runtime error: "})
+    first = std::min(first, text.find(marker));
+  if (first == std::string::npos) return first;
+  size_t line = text.rfind('\n', first);
+  return line == std::string::npos ? 0 : line + 1;
+}
+
+}  // namespace
+
 Process::Process(const std::vector<std::string>& argv,
-                 const std::map<std::string, std::string>& env, const std::string& log_path) {
+                 const std::map<std::string, std::string>& env, const std::string& log_path)
+    : program_(argv.empty() ? "" : argv[0]), log_path_(log_path) {
   int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log < 0) throw std::runtime_error("cannot open " + log_path);
+  log_start_ = lseek(log, 0, SEEK_END);
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
@@ -47,24 +65,52 @@ Process::Process(const std::vector<std::string>& argv,
 }
 
 Process::~Process() {
-  if (!reaped_) {
-    kill(-pid_, SIGKILL);
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-  }
+  if (reaped_) return;
+  kill(pid_, SIGTERM);
+  // Under the sanitizers the leak check at exit takes a moment.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!exited() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // Its group (children it started) goes too; the unreaped leader keeps the
+  // group id from being reused meanwhile.
+  kill(-pid_, SIGKILL);
+  kill(pid_, SIGKILL);
+  reap();
+}
+
+bool Process::exited() {
+  siginfo_t info{};
+  return waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == pid_;
+}
+
+void Process::reap() {
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  reaped_ = true;
+  status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream log(log_path_);
+  log.seekg(log_start_);
+  std::stringstream read;
+  read << log.rdbuf();
+  const std::string output = read.str();
+  if (size_t report = sanitizer_report(output); report != std::string::npos)
+    ADD_FAILURE() << program_ << " (exit status " << status_ << ") reported under a sanitizer ("
+                  << log_path_ << "):\n"
+                  << output.substr(report, 30000);
 }
 
 std::optional<int> Process::wait(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (true) {
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      reaped_ = true;
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  while (!reaped_) {
+    if (exited()) {
+      reap();
+      break;
     }
     if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  return status_;
 }
 
 void Process::signal(int sig) { kill(pid_, sig); }

@@ -19,18 +19,30 @@ class Process {
   /// stderr appended to `log_path`.
   Process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
           const std::string& log_path);
-  ~Process();  // SIGKILLs the process group if still running
+  /// If still running: SIGTERM, so a sanitized program exits cleanly and
+  /// runs its leak check, then SIGKILL to whatever is left of the group.
+  ~Process();
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
 
   /// The exit status if it exits within `timeout` (128+N when killed by N).
+  /// Once it has exited, a sanitizer report in what it wrote to the log is a
+  /// test failure (with the report), whatever the status.
   std::optional<int> wait(std::chrono::milliseconds timeout);
   void signal(int sig);
   [[nodiscard]] pid_t pid() const { return pid_; }
 
  private:
+  /// Whether it has exited (a zombie until reaped).
+  bool exited();
+  void reap();
+
   pid_t pid_ = -1;
   bool reaped_ = false;
+  int status_ = 0;
+  std::string program_;
+  std::string log_path_;
+  std::streamoff log_start_ = 0;  // where its output begins in the log
 };
 
 /// Runs baton from BATON_EXE with `args`; returns its exit status (nullopt on

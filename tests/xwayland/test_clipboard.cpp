@@ -15,6 +15,7 @@
 #include "tests/support/fake_input.hpp"
 #include "tests/support/harness.hpp"
 #include "tests/support/process.hpp"
+#include "util/owned.hpp"
 
 namespace baton::test {
 namespace {
@@ -22,8 +23,11 @@ namespace {
 using std::chrono::milliseconds;
 
 struct Clipboard {
-  wl_data_device_manager* manager = nullptr;
-  wl_data_device* device = nullptr;
+  Owned<wl_registry, wl_registry_destroy> registry;
+  Owned<wl_data_device_manager, wl_data_device_manager_destroy> manager;
+  Owned<wl_data_device, wl_data_device_release> device;
+  // Every offer the server introduced; `selection` is one of them (or null).
+  std::vector<Owned<wl_data_offer, wl_data_offer_destroy>> offers;
   wl_data_offer* selection = nullptr;
   std::string offered_text;  // what our own source hands out
 };
@@ -40,20 +44,24 @@ class ClipboardTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(h.run_until([&] { return h.server().xwayland() && h.server().xwayland()->ready(); },
                             milliseconds(10000)));
-    wl_registry* registry = wl_display_get_registry(c.display());
+    clip.registry = decltype(clip.registry)(wl_display_get_registry(c.display()));
     static const wl_registry_listener listener = {
         [](void* data, wl_registry* r, uint32_t name, const char* iface, uint32_t) {
           if (std::strcmp(iface, wl_data_device_manager_interface.name) == 0)
-            static_cast<Clipboard*>(data)->manager = static_cast<wl_data_device_manager*>(
-                wl_registry_bind(r, name, &wl_data_device_manager_interface, 3));
+            static_cast<Clipboard*>(data)->manager =
+                decltype(Clipboard::manager)(static_cast<wl_data_device_manager*>(
+                    wl_registry_bind(r, name, &wl_data_device_manager_interface, 3)));
         },
         [](void*, wl_registry*, uint32_t) {}};
-    wl_registry_add_listener(registry, &listener, &clip);
+    wl_registry_add_listener(clip.registry, &listener, &clip);
     h.sync();
-    ASSERT_NE(clip.manager, nullptr);
-    clip.device = wl_data_device_manager_get_data_device(clip.manager, c.seat);
+    ASSERT_NE(clip.manager.get(), nullptr);
+    clip.device =
+        decltype(clip.device)(wl_data_device_manager_get_data_device(clip.manager, c.seat));
     static const wl_data_device_listener device_listener = {
-        [](void*, wl_data_device*, wl_data_offer*) {},  // data_offer
+        [](void* data, wl_data_device*, wl_data_offer* offer) {  // data_offer
+          static_cast<Clipboard*>(data)->offers.emplace_back(offer);
+        },
         [](void*, wl_data_device*, uint32_t, wl_surface*, wl_fixed_t, wl_fixed_t, wl_data_offer*) {
         },                                                                // enter
         [](void*, wl_data_device*) {},                                    // leave
@@ -102,7 +110,8 @@ class ClipboardTest : public ::testing::Test {
 
 TEST_F(ClipboardTest, WaylandCopyPastesInX11) {
   clip.offered_text = "copied on wayland";
-  wl_data_source* source = wl_data_device_manager_create_data_source(clip.manager);
+  Owned<wl_data_source, wl_data_source_destroy> source(
+      wl_data_device_manager_create_data_source(clip.manager));
   static const wl_data_source_listener source_listener = {
       [](void*, wl_data_source*, const char*) {},  // target
       [](void* data, wl_data_source*, const char*, int32_t fd) {
