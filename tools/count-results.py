@@ -7,6 +7,21 @@ import sys
 import xml.etree.ElementTree as ET
 
 
+def program_results(junit_path):
+    """Each test program's own result from meson's JSON log: name -> (result,
+    return code)."""
+    results = {}
+    path = os.path.join(os.path.dirname(junit_path), "testlog.json")
+    try:
+        with open(path) as log:
+            for line in log:
+                entry = json.loads(line)
+                results[entry["name"]] = (entry.get("result"), entry.get("returncode"))
+    except OSError:
+        pass
+    return results
+
+
 def skip_reasons_from_output(junit_path):
     """Non-GoogleTest programs skip with exit 77 and say why on a line
     containing SKIP; meson's JSON log keeps their output."""
@@ -35,6 +50,11 @@ except (OSError, ET.ParseError) as error:
 output_reasons = skip_reasons_from_output(sys.argv[1])
 passed = failed = skipped = 0
 skip_reasons = []
+failed_cases = []  # (suite name, case name)
+for suite in root.iter("testsuite"):
+    for case in suite.iter("testcase"):
+        if case.find("failure") is not None or case.find("error") is not None:
+            failed_cases.append((suite.get("name") or "", case.get("name") or ""))
 for case in root.iter("testcase"):
     if case.find("failure") is not None or case.find("error") is not None:
         failed += 1
@@ -46,7 +66,19 @@ for case in root.iter("testcase"):
         skip_reasons.append(f"  skipped: {case.get('classname')}.{case.get('name')} {reason}".rstrip())
     else:
         passed += 1
-for line in skip_reasons:
+# A program can fail with no failed case to show for it (a sanitizer's report
+# at exit, a crash in teardown): that is one more failure, not a pass.
+failed_programs = []
+for name, (result, returncode) in program_results(sys.argv[1]).items():
+    if result not in ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS"):
+        continue
+    # GoogleTest cases sit in suites named "<project>.<program>.<Suite>", a
+    # plain program's one case is named after the program.
+    if any(f".{name}." in suite or case == name for suite, case in failed_cases):
+        continue
+    failed += 1
+    failed_programs.append(f"  failed: {name} ({result}, exit {returncode}) with no failed case")
+for line in skip_reasons + failed_programs:
     print(line)
 line = f"{passed} passed, {failed} failed"
 if skipped:
