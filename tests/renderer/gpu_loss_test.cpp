@@ -156,7 +156,7 @@ TEST(GpuLoss, WindowWhoseBufferWasDestroyedComesBack) {
 // The first /dev/dri/cardN of `driver`, or "".
 std::string card_of(std::string_view driver) {
   for (int i = 0; i < 16; ++i) {
-    const std::string path = "/dev/dri/card" + std::to_string(i);
+    std::string path = "/dev/dri/card" + std::to_string(i);
     UniqueFd fd(open(path.c_str(), O_RDWR | O_CLOEXEC));
     if (fd && baton::testing::drm_driver_name(fd.get()) == driver) return path;
   }
