@@ -1,135 +1,115 @@
-#!/ usr / bin / env bash
-#Runs inside the guest : one baton(headless backend, Vulkan renderer on
-#lavapipe, explicit sync on the virtio - gpu render node) and baton - dmabuf - client
-#against it:
-# 1. udmabuf / vgem / virtio - gpu buffers x explicit / implicit sync : no frame
-#presented before its fence, release points signalled before a buffer is
-#reused(the client fails otherwise), and baton's screenshot shows the
-#last frame's colour, never the "not rendered" magenta;
-# 2. a client whose fence never signals is held(its frame never shows, baton
-#logs it) while a second client keeps presenting;
-# 3. a bad timeline fd, conflicting acquire / release points, more imported
-#timelines or held commits than a client may have get protocol errors and
-#disconnect their clients while another client runs on;
-# 4. a commit held when its surface is destroyed still gets its release
-#point : after its acquire fence, or at once if it never had one.
-#Why headless + Vulkan : baton's Vulkan swapchain does not serve the DRM
-#backend yet, and pixman cannot import dma - bufs.
+#!/usr/bin/env bash
+# Runs inside the guest: one baton (headless backend, Vulkan renderer on
+# lavapipe, explicit sync on the virtio-gpu render node) and baton-dmabuf-client
+# against it:
+#  1. udmabuf / vgem / virtio-gpu buffers x explicit / implicit sync: no frame
+#     presented before its fence, release points signalled before a buffer is
+#     reused (the client fails otherwise), and baton's screenshot shows the
+#     last frame's colour, never the "not rendered" magenta;
+#  2. a client whose fence never signals is held (its frame never shows, baton
+#     logs it) while a second client keeps presenting;
+#  3. a bad timeline fd, conflicting acquire/release points, more imported
+#     timelines or held commits than a client may have get protocol errors and
+#     disconnect their clients while another client runs on;
+#  4. a commit held when its surface is destroyed still gets its release
+#     point: after its acquire fence, or at once if it never had one.
+# Why headless + Vulkan: baton's Vulkan swapchain does not serve the DRM
+# backend yet, and pixman cannot import dma-bufs.
 #
-#usage : clients_test.sh BATON CLIENT COLOUR_CHECK OUT_DIR
-set - uo pipefail baton = $1 client = $2 check = $3 out = $4 fail() {
-  echo "clients: FAIL: $*";
-  [-n "${baton_pid:-}"] && kill "$baton_pid" 2 > / dev / null;
-  exit 1;
-}
+# usage: clients_test.sh BATON CLIENT COLOUR_CHECK OUT_DIR
+set -uo pipefail
+baton=$1 client=$2 check=$3 out=$4
+fail() { echo "clients: FAIL: $*"; [ -n "${baton_pid:-}" ] && kill "$baton_pid" 2>/dev/null; exit 1; }
 
-source "$(dirname " $0 ")/guest-baton.sh" start_vulkan_baton clients
-#Waits for FILE to exist while baton and process PID live, up to 60 s.
+source "$(dirname "$0")/guest-baton.sh"
+start_vulkan_baton clients
+
+# Waits for FILE to exist while baton and process PID live, up to 60 s.
 wait_file() {
-  for
-    _ in $(seq 1200);
-  do
-    [-e "$1"] && return 0 kill - 0 $baton_pid 2 > / dev / null ||
-        return 1 kill - 0 "$2" 2 > / dev / null || return 1 sleep 0.05 done return 1
+  for _ in $(seq 1200); do
+    [ -e "$1" ] && return 0
+    kill -0 $baton_pid 2>/dev/null || return 1
+    kill -0 "$2" 2>/dev/null || return 1
+    sleep 0.05
+  done
+  return 1
 }
 
-passed = 0 failed = 0 result() {
-#NAME STATUS if["$2" = 0];
-  then passed = $((passed + 1));
-  echo "clients: PASS $1" else failed = $((failed + 1));
-  echo "clients: FAILED $1";
-  fi
+passed=0 failed=0
+result() {  # NAME STATUS
+  if [ "$2" = 0 ]; then passed=$((passed + 1)); echo "clients: PASS $1"
+  else failed=$((failed + 1)); echo "clients: FAILED $1"; fi
 }
 
-# 1. Every allocator with each sync mode.The last of 4 frames is #2060e0.
-for
-  sync in explicit implicit;
-do
-  for
-    alloc in udmabuf vgem virtio - gpu;
-do
-  name = "$alloc-$sync" echo "---- $client --alloc $alloc --sync $sync" rm -
-             f
-             "$work/done"
-             "$client" --alloc "$alloc" --sync "$sync" --frames 4 --delay -
-             ms 200 --hold - ms 20000 --done - file "$work/done" >
-         "$work/client.out" 2 > & 1 & client_pid = $ !status =
-             0 if wait_file "$work/done" $client_pid;
-then screenshot "$out/dmabuf-$name.png" || {
-  echo "no screenshot";
-  status = 1;
-}
-else echo "the client never finished its frames";
-status = 1 fi kill $client_pid 2 > / dev / null #ends the hold;
-it reports on SIGTERM with 143 wait $client_pid cat "$work/client.out" grep - q
-        "4 frames ($alloc, $sync sync), 0 presented before their fence"
-        "$work/client.out" ||
-    status = 1
-#Frames 2 and 3 reuse the buffers of 0 and 1 : their release points first.
-             if[$sync = explicit] &&
-             ["$(grep -c 'signalled before reuse' " $work / client.out ")" != 2];
-then echo "the client did not see both release points signalled";
-status = 1 fi[$status = 0]&& {
-  "$check"
-  "$out/dmabuf-$name.png" 2060e0 58000 ||
-      status = 1;
-}
-result "$name" $status done done
+# 1. Every allocator with each sync mode. The last of 4 frames is #2060e0.
+for sync in explicit implicit; do
+  for alloc in udmabuf vgem virtio-gpu; do
+    name="$alloc-$sync"
+    echo "---- $client --alloc $alloc --sync $sync"
+    rm -f "$work/done"
+    "$client" --alloc "$alloc" --sync "$sync" --frames 4 --delay-ms 200 --hold-ms 20000 \
+      --done-file "$work/done" >"$work/client.out" 2>&1 &
+    client_pid=$!
+    status=0
+    if wait_file "$work/done" $client_pid; then
+      screenshot "$out/dmabuf-$name.png" || { echo "no screenshot"; status=1; }
+    else
+      echo "the client never finished its frames"; status=1
+    fi
+    kill $client_pid 2>/dev/null  # ends the hold; it reports on SIGTERM with 143
+    wait $client_pid
+    cat "$work/client.out"
+    grep -q "4 frames ($alloc, $sync sync), 0 presented before their fence" "$work/client.out" ||
+      status=1
+    # Frames 2 and 3 reuse the buffers of 0 and 1: their release points first.
+    if [ $sync = explicit ] && [ "$(grep -c 'signalled before reuse' "$work/client.out")" != 2 ]; then
+      echo "the client did not see both release points signalled"; status=1
+    fi
+    [ $status = 0 ] && { "$check" "$out/dmabuf-$name.png" 2060e0 58000 || status=1; }
+    result "$name" $status
+  done
+done
+
 # 2. A stuck client does not stall another.
-        echo
-       "---- a client stuck on an unsignalled acquire point, another presenting meanwhile" rm -
-    f
-    "$work/stalled"
-    "$client" --alloc udmabuf-- sync explicit --frames 6 --delay -
-    ms 100 --stall - at 2 --hold - ms 6000 --done -
-    file "$work/stalled" & stuck_pid = $ !status = 0 wait_file "$work/stalled" $stuck_pid || {
-  echo "the stalling client never stalled";
-  status = 1;
-}
-"$client" --alloc vgem-- sync implicit-- frames 8 --delay - ms 100 --hold - ms 0 || status =
-    1 kill - 0 $stuck_pid 2 > / dev / null || {
-  echo "the stall ended before the other client finished";
-  status = 1;
-}
-wait $stuck_pid || status = 1 grep
-                            "readiness gate: .*buffer not ready"
-                            "$log" ||
-{
-  echo "baton did not log the stuck buffer";
-  status = 1;
-}
-result stuck -
-    client $status
-# 3. Protocol errors for bad explicit - sync input; a good client runs on.
-        echo
-    "---- misbehaving clients get protocol errors; a good client runs on"
-    "$client" --alloc virtio -
-    gpu-- sync explicit --frames 12 --delay - ms 150 --hold - ms 0 & good_pid = $ !status =
-    0 sleep 1 "$client" --alloc udmabuf-- sync explicit --misbehave bad - timeline || status =
-        1 "$client" --alloc udmabuf-- sync explicit --misbehave conflicting - points || status =
-            1 "$client" --alloc udmabuf-- sync explicit --misbehave many - timelines || status =
-                1 "$client" --alloc udmabuf-- sync explicit --misbehave many - held || status =
-                    1 kill - 0 $good_pid 2 > / dev / null || {
-  echo "the good client was done before the bad ones";
-  status = 1;
-}
-wait $good_pid || status =
-    1 result protocol - errors $status
-# 4. A commit held when its surface dies keeps its release point : after the
-#producer's fence, or at once when the acquire point never got one.
-                            echo
-    "---- held commits whose surface is destroyed still release" status =
-        0 "$client" --alloc udmabuf-- sync explicit --unshown fenced || status =
-            1 "$client" --alloc udmabuf-- sync explicit --unshown unsubmitted || status =
-                1 result unshown -
-                        release $status
+echo "---- a client stuck on an unsignalled acquire point, another presenting meanwhile"
+rm -f "$work/stalled"
+"$client" --alloc udmabuf --sync explicit --frames 6 --delay-ms 100 --stall-at 2 --hold-ms 6000 \
+  --done-file "$work/stalled" &
+stuck_pid=$!
+status=0
+wait_file "$work/stalled" $stuck_pid || { echo "the stalling client never stalled"; status=1; }
+"$client" --alloc vgem --sync implicit --frames 8 --delay-ms 100 --hold-ms 0 || status=1
+kill -0 $stuck_pid 2>/dev/null || { echo "the stall ended before the other client finished"; status=1; }
+wait $stuck_pid || status=1
+grep "readiness gate: .*buffer not ready" "$log" || { echo "baton did not log the stuck buffer"; status=1; }
+result stuck-client $status
 
-                            kill -
-                        0 $baton_pid 2 >
-                    / dev / null ||
-                fail "baton died during the tests" kill - TERM $baton_pid wait $baton_pid rc =
-                    $ ? [$rc = 0] || [$rc = 143] || {
-  failed = $((failed + 1));
-  echo "clients: baton exited with $rc";
-}
-echo "clients: $passed passed, $failed failed"[$failed = 0]
+# 3. Protocol errors for bad explicit-sync input; a good client runs on.
+echo "---- misbehaving clients get protocol errors; a good client runs on"
+"$client" --alloc virtio-gpu --sync explicit --frames 12 --delay-ms 150 --hold-ms 0 &
+good_pid=$!
+status=0
+sleep 1
+"$client" --alloc udmabuf --sync explicit --misbehave bad-timeline || status=1
+"$client" --alloc udmabuf --sync explicit --misbehave conflicting-points || status=1
+"$client" --alloc udmabuf --sync explicit --misbehave many-timelines || status=1
+"$client" --alloc udmabuf --sync explicit --misbehave many-held || status=1
+kill -0 $good_pid 2>/dev/null || { echo "the good client was done before the bad ones"; status=1; }
+wait $good_pid || status=1
+result protocol-errors $status
+
+# 4. A commit held when its surface dies keeps its release point: after the
+# producer's fence, or at once when the acquire point never got one.
+echo "---- held commits whose surface is destroyed still release"
+status=0
+"$client" --alloc udmabuf --sync explicit --unshown fenced || status=1
+"$client" --alloc udmabuf --sync explicit --unshown unsubmitted || status=1
+result unshown-release $status
+
+kill -0 $baton_pid 2>/dev/null || fail "baton died during the tests"
+kill -TERM $baton_pid
+wait $baton_pid
+rc=$?
+[ $rc = 0 ] || [ $rc = 143 ] || { failed=$((failed + 1)); echo "clients: baton exited with $rc"; }
+echo "clients: $passed passed, $failed failed"
+[ $failed = 0 ]
