@@ -28,6 +28,8 @@ class ReleaseWatch {
   bool try_signal();
   /// Teardown: waits (bounded) for the GPU's reads, then signals regardless.
   void finish();
+  /// The GPU's reads of the buffer, as they stood when it was destroyed.
+  [[nodiscard]] const vulkan::TextureReads& reads() const { return reads_; }
 
  private:
   void signal();

@@ -106,17 +106,20 @@ LinuxDrmSyncobj::LinuxDrmSyncobj(wl_display* display, std::shared_ptr<const Uniq
     : drm_(std::move(drm)) {
   global_ =
       wl_global_create(display, &wp_linux_drm_syncobj_manager_v1_interface, 1, this, bind_manager);
-  poll_ = EventSource::timer(wl_display_get_event_loop(display), [this] { poll_gpu_reads(); });
+  loop_ = wl_display_get_event_loop(display);
 }
 
 LinuxDrmSyncobj::~LinuxDrmSyncobj() {
-  poll_.reset();
+  if (retry_idle_ != nullptr) wl_event_source_remove(retry_idle_);
+  completions_.clear();  // their callbacks point here
   // Whatever is still held is never read again once the GPU's reads are over
   // (the renderer outlives this class): let its producers go.
   for (auto& release : releases_) release->finish();
   releases_.clear();
   for (auto& release : gpu_reading_) release->finish();
   gpu_reading_.clear();
+  for (auto& release : unsubmitted_) release->finish();
+  unsubmitted_.clear();
   surfaces_.clear();
   if (global_ != nullptr) wl_global_destroy(global_);
 }
@@ -216,18 +219,64 @@ void LinuxDrmSyncobj::buffer_gone(ReleaseWatch& watch) {
     return;
   }
   // A submitted pass still samples the buffer: release it once that finished.
-  if (poll_ == nullptr) {  // no timer (its creation failed): wait rather than never release
-    watch.finish();
-    releases_.erase(it);
-    return;
-  }
   gpu_reading_.splice(gpu_reading_.end(), releases_, it);
-  poll_->arm_ms(kPollMs);
+  wait_for_gpu(&watch);
 }
 
-void LinuxDrmSyncobj::poll_gpu_reads() {
-  gpu_reading_.remove_if([](const auto& r) { return r->try_signal(); });
-  if (!gpu_reading_.empty()) poll_->arm_ms(kPollMs);
+void LinuxDrmSyncobj::wait_for_gpu(ReleaseWatch* watch) {
+  auto it = std::find_if(gpu_reading_.begin(), gpu_reading_.end(),
+                         [&](const auto& r) { return r.get() == watch; });
+  if (it == gpu_reading_.end()) return;
+  if (watch->try_signal()) {
+    gpu_reading_.erase(it);
+    return;
+  }
+  const std::optional<uint64_t> point = watch->reads().point();
+  if (!point) {
+    unsubmitted_.splice(unsubmitted_.end(), gpu_reading_, it);
+    if (retry_idle_ == nullptr)
+      retry_idle_ = wl_event_loop_add_idle(
+          loop_, [](void* data) { static_cast<LinuxDrmSyncobj*>(data)->retry_unsubmitted(); },
+          this);
+    return;
+  }
+  vulkan::CompletionWatch* completion = completion_for(watch->reads().device());
+  if (completion == nullptr) {
+    // Nothing can wake the loop for it: wait here rather than never release.
+    watch->finish();
+    gpu_reading_.erase(it);
+    return;
+  }
+  completion->when_done(*point, [this, watch] { wait_for_gpu(watch); });
+}
+
+void LinuxDrmSyncobj::retry_unsubmitted() {
+  retry_idle_ = nullptr;
+  std::list<std::unique_ptr<ReleaseWatch>> waiting;
+  waiting.swap(unsubmitted_);
+  while (!waiting.empty()) {
+    ReleaseWatch* watch = waiting.front().get();
+    gpu_reading_.splice(gpu_reading_.end(), waiting, waiting.begin());
+    wait_for_gpu(watch);
+  }
+}
+
+vulkan::CompletionWatch* LinuxDrmSyncobj::completion_for(
+    const std::shared_ptr<vulkan::Device>& device) {
+  if (!device) return nullptr;
+  for (const auto& c : completions_)
+    if (c->device() == device) return c.get();
+  // A new device (the renderer was rebuilt): watches of old ones with nothing
+  // left to wait for go. (Never called from a watch's own callback with a new
+  // device, so none is freed while it runs.)
+  std::erase_if(completions_, [](const auto& c) { return c->pending() == 0; });
+  auto created = vulkan::CompletionWatch::create(device, loop_);
+  if (!created) {
+    LOG_ERROR("linux-drm-syncobj: %s", created.error().describe().c_str());
+    return nullptr;
+  }
+  completions_.push_back(std::move(*created));
+  return completions_.back().get();
 }
 
 }  // namespace baton

@@ -17,8 +17,10 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "handoff/explicit_sync.hpp"
+#include "renderer/vulkan/device/completion_watch.hpp"
 #include "sync/timeline.hpp"
 #include "util/event_source.hpp"
 #include "util/result.hpp"
@@ -27,6 +29,8 @@
 
 struct wl_client;
 struct wl_display;
+struct wl_event_loop;
+struct wl_event_source;
 struct wl_global;
 struct wl_resource;
 struct wlr_buffer;
@@ -76,12 +80,11 @@ class LinuxDrmSyncobj final : public ExplicitSync, public Weakable<LinuxDrmSynco
  private:
   LinuxDrmSyncobj(wl_display* display, std::shared_ptr<const UniqueFd> drm);
   void buffer_gone(ReleaseWatch& watch);
-  void poll_gpu_reads();
-
-  // The Vulkan timeline semaphore has no fd to watch without a helper thread
-  // (exporting one needs a submission of its own); 1 ms polling runs only
-  // while a release waits on the GPU, which is rarely more than a frame.
-  static constexpr int kPollMs = 1;
+  // Signals `watch` once the GPU finished its reads, woken by a
+  // CompletionWatch of the reads' device (no polling).
+  void wait_for_gpu(ReleaseWatch* watch);
+  void retry_unsubmitted();
+  vulkan::CompletionWatch* completion_for(const std::shared_ptr<vulkan::Device>& device);
 
   std::shared_ptr<const UniqueFd> drm_;  // shared by every imported Timeline
   wl_global* global_ = nullptr;
@@ -89,7 +92,14 @@ class LinuxDrmSyncobj final : public ExplicitSync, public Weakable<LinuxDrmSynco
   std::list<std::unique_ptr<SyncobjSurface>> surfaces_;
   std::list<std::unique_ptr<ReleaseWatch>> releases_;     // buffers still held
   std::list<std::unique_ptr<ReleaseWatch>> gpu_reading_;  // buffers gone, GPU still reading
-  std::unique_ptr<EventSource> poll_;                     // polls gpu_reading_
+  // Buffers gone while a pass that reads them was still being recorded: their
+  // point is known once it is submitted, so they are looked at again when
+  // the loop goes idle.
+  std::list<std::unique_ptr<ReleaseWatch>> unsubmitted_;
+  wl_event_loop* loop_;
+  wl_event_source* retry_idle_ = nullptr;
+  // One per device that reads are pending on (a GPU loss makes a new one).
+  std::vector<std::unique_ptr<vulkan::CompletionWatch>> completions_;
 };
 
 }  // namespace baton

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "renderer/vulkan/device/device_select.hpp"
@@ -62,6 +63,12 @@ class TextureReads {
   [[nodiscard]] bool done();
   /// CPU-waits (bounded) for done(); teardown only, never the frame loop.
   void wait();
+  /// The device whose timeline the reads are on (null once it is gone).
+  [[nodiscard]] std::shared_ptr<Device> device() const { return device_.lock(); }
+  /// The timeline point after which every read is done; nullopt while a
+  /// pass that reads the texture is still being recorded (it is known once
+  /// that pass is submitted).
+  [[nodiscard]] std::optional<uint64_t> point() const;
 
  private:
   friend TextureReads texture_reads(wlr_texture* texture);

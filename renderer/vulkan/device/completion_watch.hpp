@@ -42,8 +42,9 @@ class CompletionWatch {
   /// device was lost (nothing of its work will run then). A point already
   /// reached runs on the loop's next dispatch, never inside this call.
   void when_done(uint64_t point, std::function<void()> done);
-  /// Callbacks waiting (tests).
+  /// Callbacks waiting.
   [[nodiscard]] size_t pending() const { return callbacks_.size(); }
+  [[nodiscard]] const std::shared_ptr<Device>& device() const { return device_; }
 
  private:
   CompletionWatch(std::shared_ptr<Device> device, VkSemaphore wake, UniqueFd ready);

@@ -18,6 +18,11 @@ bool TextureReads::done() {
   return device->completed() >= point;
 }
 
+std::optional<uint64_t> TextureReads::point() const {
+  if (passes_ && !passes_->ended) return std::nullopt;
+  return std::max(point_, passes_ ? passes_->point : 0);
+}
+
 void TextureReads::wait() {
   std::shared_ptr<Device> device = device_.lock();
   if (!device || device->lost()) return;
