@@ -41,14 +41,24 @@ CompletionWatch::~CompletionWatch() {
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
-    VkSemaphoreSignalInfo signal{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
-    signal.semaphore = wake_;
-    signal.value = ++wake_value_;
-    vkSignalSemaphore(device_->get(), &signal);
+    interrupt_wait();
   }
   work_.notify_one();
   if (worker_.joinable()) worker_.join();
   vkDestroySemaphore(device_->get(), wake_, nullptr);
+}
+
+void CompletionWatch::interrupt_wait() {
+  VkSemaphoreSignalInfo signal{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
+  signal.semaphore = wake_;
+  signal.value = ++wake_value_;
+  vkSignalSemaphore(device_->get(), &signal);
+}
+
+void CompletionWatch::wake_loop() {
+  const uint64_t one = 1;
+  if (write(ready_.get(), &one, sizeof(one)) < 0)
+    LOG_ERROR("completion watch: eventfd write failed");
 }
 
 uint64_t CompletionWatch::reached() const {
@@ -63,9 +73,7 @@ void CompletionWatch::when_done(uint64_t point, std::function<void()> done) {
   callbacks_.emplace(point, std::move(done));
   if (device_->lost()) {
     // The worker has stopped waiting: wake the loop directly.
-    const uint64_t one = 1;
-    if (write(ready_.get(), &one, sizeof(one)) < 0)
-      LOG_ERROR("completion watch: eventfd write failed");
+    wake_loop();
     return;
   }
   {
@@ -74,10 +82,7 @@ void CompletionWatch::when_done(uint64_t point, std::function<void()> done) {
     if (target_ == earliest) return;  // already waiting for exactly that
     target_ = earliest;
     // Interrupt a wait for a later point (or none) to wait for this one.
-    VkSemaphoreSignalInfo signal{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
-    signal.semaphore = wake_;
-    signal.value = ++wake_value_;
-    vkSignalSemaphore(device_->get(), &signal);
+    interrupt_wait();
   }
   work_.notify_one();
 }
@@ -108,9 +113,7 @@ void CompletionWatch::run() {
     if (gone || value >= target) {
       // The loop takes it from here; it sets a new target when it has one.
       if (target_ == target) target_ = 0;
-      const uint64_t one = 1;
-      if (write(ready_.get(), &one, sizeof(one)) < 0)
-        LOG_ERROR("completion watch: eventfd write failed");
+      wake_loop();
       if (gone) {
         // A lost device ends every wait: the loop runs all callbacks.
         work_.wait(lock, [this] { return stop_; });
@@ -134,10 +137,7 @@ void CompletionWatch::dispatch() {
   const uint64_t earliest = callbacks_.empty() ? 0 : callbacks_.begin()->first;
   if (earliest != target_) {
     target_ = earliest;
-    VkSemaphoreSignalInfo signal{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
-    signal.semaphore = wake_;
-    signal.value = ++wake_value_;
-    vkSignalSemaphore(device_->get(), &signal);
+    interrupt_wait();
     work_.notify_one();
   }
 }

@@ -51,6 +51,8 @@ class CompletionWatch {
   void run();       // the worker thread
   void dispatch();  // on the loop: runs what is done
   [[nodiscard]] uint64_t reached() const;
+  void interrupt_wait();  // signals wake_; the caller holds mutex_
+  void wake_loop();       // makes the eventfd readable
 
   std::shared_ptr<Device> device_;
   VkSemaphore wake_;  // host-signalled to interrupt the worker's wait
