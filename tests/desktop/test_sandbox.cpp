@@ -18,6 +18,7 @@
 #include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/process.hpp"
 #include "util/owned.hpp"
+#include "wlr-screencopy-unstable-v1-client-protocol.h"
 
 namespace baton::test {
 namespace {
@@ -126,8 +127,10 @@ TEST_F(Sandboxed, BindingAHiddenGlobalAnywayIsAnErrorForThatAppOnly) {
   wl_display* app = h.connect_to(path);
   Registry inside(h, app);
   // Guessing the global's name does not help.
-  Owned<wl_compositor, wl_compositor_destroy> guessed(static_cast<wl_compositor*>(wl_registry_bind(
-      inside.registry, outside.ids.at("zwlr_screencopy_manager_v1"), &wl_compositor_interface, 1)));
+  Owned<zwlr_screencopy_manager_v1, zwlr_screencopy_manager_v1_destroy> guessed(
+      static_cast<zwlr_screencopy_manager_v1*>(
+          wl_registry_bind(inside.registry, outside.ids.at("zwlr_screencopy_manager_v1"),
+                           &zwlr_screencopy_manager_v1_interface, 1)));
   ASSERT_TRUE(h.run_until([&] { return wl_display_get_error(app) != 0; }));
   // The engine's connection and a new ordinary client are unaffected.
   EXPECT_EQ(wl_display_get_error(engine.display()), 0);
