@@ -21,11 +21,11 @@ RenderStack::~RenderStack() {
 }
 
 Status RenderStack::create(const char* backend_label) {
-  auto created = create_renderer(backend_, options_);
+  auto created = create_renderer(backend_, options_, wl_display_get_event_loop(display_));
   if (!created) return failure("renderer unavailable", created.error().describe());
   renderer_ = created->renderer;
   name_ = created->name;
-  allocator_ = create_allocator(backend_, renderer_, options_, wl_display_get_event_loop(display_));
+  allocator_ = create_allocator(backend_, renderer_, options_);
   if (allocator_ == nullptr)
     return failure("the buffer allocator", std::string("none fits the ") + backend_label +
                                                " backend and the " + name_ + " renderer");
@@ -51,7 +51,8 @@ void RenderStack::on_idle(void* data) {
 
 void RenderStack::rebuild() {
   LOG_ERROR("renderer: the %s renderer lost its GPU; building a new one", name_);
-  Result<CreatedRenderer> created = create_renderer(backend_, options_);
+  Result<CreatedRenderer> created =
+      create_renderer(backend_, options_, wl_display_get_event_loop(display_));
   if (!created && options_.renderer != RendererChoice::pixman) {
     // A running session outlives its GPU: software rendering beats a black screen.
     LOG_ERROR("renderer: no new %s renderer (%s); continuing on pixman",
@@ -59,15 +60,14 @@ void RenderStack::rebuild() {
               created.error().describe().c_str());
     RenderOptions software = options_;
     software.renderer = RendererChoice::pixman;
-    created = create_renderer(backend_, software);
+    created = create_renderer(backend_, software, wl_display_get_event_loop(display_));
   }
   if (!created) {
     LOG_ERROR("renderer: rebuild failed: %s; outputs stay dark",
               created.error().describe().c_str());
     return;
   }
-  wlr_allocator* allocator =
-      create_allocator(backend_, created->renderer, options_, wl_display_get_event_loop(display_));
+  wlr_allocator* allocator = create_allocator(backend_, created->renderer, options_);
   if (allocator == nullptr) {
     LOG_ERROR("renderer: no allocator for the new %s renderer; outputs stay dark", created->name);
     wlr_renderer_destroy(created->renderer);

@@ -63,7 +63,8 @@ Result<CreatedRenderer> create_pixman() {
 
 }  // namespace
 
-Result<CreatedRenderer> create_renderer(wlr_backend* backend, const RenderOptions& options) {
+Result<CreatedRenderer> create_renderer(wlr_backend* backend, const RenderOptions& options,
+                                        wl_event_loop* loop) {
   if (options.renderer == RendererChoice::pixman) return create_pixman();
 
   const bool explicit_vulkan = options.renderer == RendererChoice::vulkan;
@@ -86,6 +87,8 @@ Result<CreatedRenderer> create_renderer(wlr_backend* backend, const RenderOption
                        : vulkan::Compositing::automatic;
   vk.debug_messenger = true;
   vk.pipeline_cache_path = vulkan::default_pipeline_cache_path();
+  vk.loop = loop;
+  vk.signal_timelines = consumer == Consumer::kms;
   Result<wlr_renderer*> created = vulkan::create_renderer(vk);
   if (created && consumer == Consumer::shm && !vulkan::renderer_can_share_memory(*created)) {
     wlr_renderer_destroy(*created);
@@ -107,7 +110,7 @@ Result<CreatedRenderer> create_renderer(wlr_backend* backend, const RenderOption
 }
 
 wlr_allocator* create_allocator(wlr_backend* backend, wlr_renderer* renderer,
-                                const RenderOptions& options, wl_event_loop* loop) {
+                                const RenderOptions& options) {
   if (!vulkan::is_vulkan_renderer(renderer)) return wlr_allocator_autocreate(backend, renderer);
   vulkan::SwapchainOptions swapchain;
   // Outputs of one size share the allocator's per-size slot budget.
@@ -116,7 +119,6 @@ wlr_allocator* create_allocator(wlr_backend* backend, wlr_renderer* renderer,
   const Consumer consumer = consumer_of(backend);
   swapchain.shm = consumer == Consumer::shm;
   if (consumer == Consumer::kms) swapchain.kms_fd = wlr_backend_get_drm_fd(backend);
-  swapchain.loop = loop;
   return vulkan::create_swapchain_allocator(renderer, swapchain);
 }
 

@@ -39,12 +39,14 @@ struct CreatedRenderer {
   const char* name = "";
 };
 
+/// `loop` runs the renderer's completion callbacks.
 [[nodiscard]] Result<CreatedRenderer> create_renderer(wlr_backend* backend,
-                                                      const RenderOptions& options);
+                                                      const RenderOptions& options,
+                                                      wl_event_loop* loop);
 
 /// baton's swapchain allocator for the Vulkan renderer, wlroots' choice for
 /// any other renderer. Null when none fits.
 [[nodiscard]] wlr_allocator* create_allocator(wlr_backend* backend, wlr_renderer* renderer,
-                                              const RenderOptions& options, wl_event_loop* loop);
+                                              const RenderOptions& options);
 
 }  // namespace baton

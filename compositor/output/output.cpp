@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <utility>
 
 #include "compositor/config/apply.hpp"
 #include "compositor/config/config.hpp"
@@ -40,7 +41,10 @@ Image read_buffer(wlr_renderer* renderer, wlr_buffer* buffer) {
 }  // namespace
 
 Output::Output(Server& server, wlr_output* output)
-    : server_(server), output_(output), cadence_(CadenceMode::automatic, 30) {
+    : server_(server),
+      output_(output),
+      cadence_(CadenceMode::automatic, 30),
+      fence_(output, wl_display_get_event_loop(server.display())) {
   apply_games_policy();
   wlr_output_init_render(output, server.allocator(), server.renderer());
 
@@ -155,11 +159,15 @@ void Output::handle_frame() {
 }
 
 void Output::commit_frame(View* fullscreen) {
+  if (fence_.holding()) {
+    // The last frame waits for render-done: this one follows it.
+    frame_wanted_ = true;
+    return;
+  }
   if (!wlr_scene_output_needs_frame(scene_output_)) return;
-  wlr_output_state state;
-  wlr_output_state_init(&state);
+  wlr_output_state& state = fence_.start();
   if (!wlr_scene_output_build_state(scene_output_, &state, nullptr)) {
-    wlr_output_state_finish(&state);
+    fence_.drop();
     return;
   }
   // tearing-control: a fullscreen surface asking for async presentation is
@@ -174,14 +182,11 @@ void Output::commit_frame(View* fullscreen) {
                                                                fullscreen->surface()) ==
           WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC;
   tearing_active_ = false;
-  if (tearing_requested_ && wlr_output_is_drm(output_)) {
-    state.tearing_page_flip = true;
-    if (!wlr_output_test_state(output_, &state)) state.tearing_page_flip = false;
-    tearing_active_ = state.tearing_page_flip;
-  }
-  if (!wlr_output_commit_state(output_, &state))
-    LOG_DEBUG("output %s: frame commit failed", output_->name);
-  wlr_output_state_finish(&state);
+  fence_.commit(tearing_requested_ && wlr_output_is_drm(output_), [this](bool ok, bool async) {
+    if (!ok) LOG_DEBUG("output %s: frame commit failed", output_->name);
+    tearing_active_ = ok && async;
+    if (std::exchange(frame_wanted_, false)) wlr_output_schedule_frame(output_);
+  });
 }
 
 void Output::handle_commit(const wlr_output_event_commit& event) {
@@ -198,6 +203,7 @@ void Output::handle_commit(const wlr_output_event_commit& event) {
 }
 
 void Output::session_resumed() {
+  fence_.drop();  // built before the pause: its slot may be gone
   wlr_output_state state;
   wlr_output_state_init(&state);
   wlr_output_state_set_enabled(&state, true);
@@ -209,6 +215,7 @@ void Output::session_resumed() {
 }
 
 void Output::renderer_rebuilt() {
+  fence_.drop();  // drawn by the lost device
   if (!wlr_output_init_render(output_, server_.allocator(), server_.renderer()))
     LOG_ERROR("output %s: the rebuilt renderer cannot drive it", output_->name);
   // The new swapchain starts empty: repaint everything.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "compositor/output/frame_cadence.hpp"
+#include "compositor/output/frame_fence.hpp"
 #include "util/image.hpp"
 #include "util/listener.hpp"
 #include "util/signal.hpp"
@@ -43,6 +44,8 @@ class Output : public Weakable<Output> {
   /// Whether the last frame ran at a fixed cadence (see FrameCadence).
   [[nodiscard]] bool fixed_cadence() const { return cadence_.fixed(); }
   [[nodiscard]] const FrameCadence& cadence() const { return cadence_; }
+  /// How this output's frames met their fences (IN_FENCE_FD, loop waits).
+  [[nodiscard]] const FrameFence::Counts& fence_counts() const { return fence_.counts(); }
   /// A fullscreen surface here asks for async presentation and policy allows it.
   [[nodiscard]] bool tearing_requested() const { return tearing_requested_; }
   /// Re-reads cadence and tearing policy (command line, then config, then
@@ -73,6 +76,8 @@ class Output : public Weakable<Output> {
   bool tearing_requested_ = false;
   bool tearing_active_ = false;
   std::vector<CaptureCallback> captures_;
+  FrameFence fence_;
+  bool frame_wanted_ = false;  // a frame came while the last one was held
 
   Listener<void> frame_;
   Listener<wlr_output_event_commit> commit_;

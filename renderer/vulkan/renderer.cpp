@@ -96,6 +96,7 @@ const wlr_renderer_impl kRendererImpl = {
 Renderer::Renderer(std::shared_ptr<Device> device)
     : device_(std::move(device)),
       pipelines_(*device_),
+      render_done_(*device_),
       compute_(*device_),
       ring_(*device_),
       uploader_(*device_) {
@@ -103,6 +104,18 @@ Renderer::Renderer(std::shared_ptr<Device> device)
 }
 
 Renderer* Renderer::from(wlr_renderer* renderer) { return reinterpret_cast<Wlr*>(renderer)->self; }
+
+CompletionWatch* Renderer::completion() {
+  if (completion_ || loop_ == nullptr) return completion_.get();
+  auto created = CompletionWatch::create(device_, loop_);
+  if (!created) {
+    LOG_ERROR("vulkan: %s", created.error().describe().c_str());
+    loop_ = nullptr;  // logged once
+    return nullptr;
+  }
+  completion_ = std::move(*created);
+  return completion_.get();
+}
 
 bool Renderer::init(const std::string& pipeline_cache_path, Compositing compositing) {
   VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -153,6 +166,7 @@ bool Renderer::init(const std::string& pipeline_cache_path, Compositing composit
 }
 
 Renderer::~Renderer() {
+  completion_.reset();  // its worker waits on this device's semaphores
   // Teardown may wait: nothing may be in flight when the device objects go
   // (on a really lost device this returns at once).
   vkDeviceWaitIdle(device_->get());
@@ -223,7 +237,7 @@ VkCommandBuffer Renderer::begin_commands() {
 }
 
 uint64_t Renderer::submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits,
-                          Timer* timer) {
+                          Timer* timer, VkSemaphore also_signal) {
   VkCommandBuffer cbs[2]{};
   uint32_t count = 0;
   bool ok = true;
@@ -247,16 +261,20 @@ uint64_t Renderer::submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitI
   VkTimelineSemaphoreSubmitInfo values{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
   values.waitSemaphoreValueCount = wait_count;
   values.pWaitSemaphoreValues = wait_values.data();
-  values.signalSemaphoreValueCount = 1;
-  values.pSignalSemaphoreValues = &point;
+  // A binary semaphore's value is ignored; it goes second.
+  const std::array<uint64_t, 2> signal_values{point, 0};
+  const std::array<VkSemaphore, 2> signals{timeline, also_signal};
+  const uint32_t signal_count = also_signal != VK_NULL_HANDLE ? 2 : 1;
+  values.signalSemaphoreValueCount = signal_count;
+  values.pSignalSemaphoreValues = signal_values.data();
   VkSubmitInfo info{VK_STRUCTURE_TYPE_SUBMIT_INFO, &values};
   info.waitSemaphoreCount = wait_count;
   info.pWaitSemaphores = wait_semaphores.data();
   info.pWaitDstStageMask = wait_stages.data();
   info.commandBufferCount = count;
   info.pCommandBuffers = cbs;
-  info.signalSemaphoreCount = 1;
-  info.pSignalSemaphores = &timeline;
+  info.signalSemaphoreCount = signal_count;
+  info.pSignalSemaphores = signals.data();
   if (ok)
     ok = device_->check(vkQueueSubmit(device_->queue(), 1, &info, VK_NULL_HANDLE), "vkQueueSubmit");
   // Whatever happened, these command buffers are no longer recording.
@@ -384,6 +402,10 @@ Result<wlr_renderer*> create_renderer(const RendererOptions& options) {
   if (!renderer->init(options.pipeline_cache_path, options.compositing))
     return failure("the Vulkan renderer on '" + renderer->device().name() + "'",
                    "it failed to initialise (see the log above)");
+  renderer->set_event_loop(options.loop);
+  // Render-done reaches a signal point from the event loop at worst, so
+  // this needs the loop, not a sync_file export.
+  renderer->wlr()->features.timeline = options.signal_timelines && options.loop != nullptr;
   return renderer.release()->wlr();
 }
 

@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "renderer/vulkan/device/completion_watch.hpp"
 #include "renderer/vulkan/device/device.hpp"
 #include "renderer/vulkan/device/formats.hpp"
 #include "renderer/vulkan/device/host_buffer.hpp"
@@ -14,6 +15,7 @@
 #include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/pass/compute_composite.hpp"
 #include "renderer/vulkan/pass/pipelines.hpp"
+#include "renderer/vulkan/pass/render_done.hpp"
 #include "renderer/vulkan/swapchain/slot.hpp"
 #include "renderer/vulkan/texture/staging_ring.hpp"
 #include "renderer/vulkan/texture/upload_dispatch.hpp"
@@ -80,6 +82,9 @@ struct Pass {
   wlr_buffer* buffer = nullptr;
   Timer* timer = nullptr;
   VkSemaphore release_wait = VK_NULL_HANDLE;  // the target's release fence, imported
+  // Where render-done goes (the output's wait point); null: nobody asked.
+  wlr_drm_syncobj_timeline* signal_timeline = nullptr;
+  uint64_t signal_point = 0;
   VkPipeline bound_pipeline = VK_NULL_HANDLE;
   VkImageView bound_view = VK_NULL_HANDLE;
   VkSampler bound_sampler = VK_NULL_HANDLE;
@@ -107,6 +112,12 @@ class Renderer {
   Device& device() { return *device_; }
   const std::shared_ptr<Device>& shared_device() const { return device_; }
   Pipelines& pipelines() { return pipelines_; }
+  RenderDone& render_done() { return render_done_; }
+  /// The loop that completion callbacks run on (set once the server has one).
+  void set_event_loop(wl_event_loop* loop) { loop_ = loop; }
+  /// Runs callbacks on the event loop when the GPU reached a point; null
+  /// (logged) without an event loop or when the watch cannot start.
+  CompletionWatch* completion();
   ComputeCompositor& compute() { return compute_; }
   bool composites_with_compute() const { return compute_enabled_; }
   const PassCounts& pass_counts() const { return pass_counts_; }
@@ -131,9 +142,10 @@ class Renderer {
   /// Submits the pending uploads (if any) on their own, now.
   void flush_uploads();
   /// Ends `cb` and submits it (after pending uploads) signalling the next
-  /// timeline point, waiting on `waits` first; returns the point or 0.
+  /// timeline point (and `also_signal`, a binary semaphore, when given),
+  /// waiting on `waits` first; returns the point or 0.
   uint64_t submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits = {},
-                  Timer* timer = nullptr);
+                  Timer* timer = nullptr, VkSemaphore also_signal = VK_NULL_HANDLE);
   /// A binary semaphore holding `sync_file` (imported, temporary), for one
   /// submission to wait on; null (logged) when the device cannot import.
   VkSemaphore import_fence(UniqueFd sync_file);
@@ -178,6 +190,9 @@ class Renderer {
   Wlr wlr_{};
   std::shared_ptr<Device> device_;
   Pipelines pipelines_;
+  RenderDone render_done_;
+  wl_event_loop* loop_ = nullptr;
+  std::unique_ptr<CompletionWatch> completion_;
   ComputeCompositor compute_;
   bool compute_enabled_ = false;  // passes into STORAGE-capable slots use it
   PassCounts pass_counts_;

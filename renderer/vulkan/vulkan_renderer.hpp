@@ -6,12 +6,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "renderer/vulkan/device/device_select.hpp"
 #include "util/result.hpp"
+#include "util/unique_fd.hpp"
 
 struct wlr_renderer;
 struct wlr_texture;
@@ -33,6 +35,13 @@ struct RendererOptions {
   bool debug_messenger = false;
   /// Where the pipeline cache lives between runs; empty: memory only.
   std::string pipeline_cache_path;
+  /// Where completion callbacks run (render-done signalled from the loop,
+  /// outputs committed once rendered); null: nowhere (tests, benchmarks).
+  wl_event_loop* loop = nullptr;
+  /// Advertise wlroots' `features.timeline`: passes get a signal point
+  /// (render-done) that KMS takes as IN_FENCE_FD. Only for DRM outputs: a
+  /// nested parent with linux-drm-syncobj refuses wl_shm buffers with them.
+  bool signal_timelines = false;
 };
 
 /// An error names every device seen and why it was refused.
@@ -93,15 +102,19 @@ struct SwapchainOptions {
   /// DRM outputs: the display device's fd (not taken; its node is opened
   /// again). Slots are its dumb buffers imported into Vulkan as LINEAR dma-bufs.
   int kms_fd = -1;
-  /// Where a DRM slot released with its reader still busy waits for that
-  /// reader's fence, held back from the swapchain (never blocking). Null:
-  /// the next pass waits for the fence on the GPU instead.
-  wl_event_loop* loop = nullptr;
 };
 
 /// An output committed `buffer` (a no-op unless it is a swapchain slot): the
 /// slot is on screen until released.
 void slot_presented(wlr_buffer* buffer);
+/// The consumer reads `buffer` (a swapchain slot; else a no-op) until `fence`
+/// signals: the out-fence of the commit that replaced it on screen. The next
+/// pass into the slot waits for it on the GPU.
+void slot_set_release_fence(wlr_buffer* buffer, UniqueFd fence);
+/// For a slot whose consumer takes no fence (a wl_shm parent; KMS without a
+/// wait point): runs `done` on the event loop once the GPU finished drawing
+/// it, and returns true. False when there is nothing to wait for.
+bool when_rendered(wlr_renderer* renderer, wlr_buffer* buffer, std::function<void()> done);
 
 /// Whether the device imports dma-bufs (DRM slots and client dma-bufs).
 [[nodiscard]] bool renderer_can_import_dmabuf(wlr_renderer* renderer);

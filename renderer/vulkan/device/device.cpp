@@ -309,9 +309,32 @@ Result<std::shared_ptr<Device>> Device::create(const DeviceOptions& options) {
     self->get_image_modifier = reinterpret_cast<PFN_vkGetImageDrmFormatModifierPropertiesEXT>(
         vkGetDeviceProcAddr(self->device_, "vkGetImageDrmFormatModifierPropertiesEXT"));
   }
-  if (self->features_.semaphore_sync_fd)
+  if (self->features_.semaphore_sync_fd) {
     self->import_semaphore_fd = reinterpret_cast<PFN_vkImportSemaphoreFdKHR>(
         vkGetDeviceProcAddr(self->device_, "vkImportSemaphoreFdKHR"));
+    self->get_semaphore_fd = reinterpret_cast<PFN_vkGetSemaphoreFdKHR>(
+        vkGetDeviceProcAddr(self->device_, "vkGetSemaphoreFdKHR"));
+    VkPhysicalDeviceExternalSemaphoreInfo query{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO};
+    query.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT;
+    VkExternalSemaphoreProperties props{VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES};
+    vkGetPhysicalDeviceExternalSemaphoreProperties(self->physical_, &query, &props);
+    self->features_.sync_fd_export =
+        self->get_semaphore_fd != nullptr &&
+        (props.externalSemaphoreFeatures & VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT) != 0;
+    VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+    VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &driver};
+    vkGetPhysicalDeviceProperties2(self->physical_, &props2);
+    // Mesa's CPU driver completes the work inside the export (pinned by the
+    // guest's vm-vulkan-env-test); real GPUs hand out a pending fence.
+    self->features_.sync_fd_export_waits = driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
+    if (self->features_.sync_fd_export)
+      LOG_INFO("vulkan: render-done is exported as a sync_file%s",
+               self->features_.sync_fd_export_waits
+                   ? "; this driver's export waits for the GPU, so the event loop waits for "
+                     "the work first and signals the consumer's point from there"
+                   : "");
+  }
   if (self->features_.host_memory_import)
     self->get_host_pointer_properties = reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
         vkGetDeviceProcAddr(self->device_, "vkGetMemoryHostPointerPropertiesEXT"));

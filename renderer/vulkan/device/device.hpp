@@ -46,8 +46,14 @@ class Device {
 
   /// Extensions that were found and enabled.
   struct Features {
-    bool dmabuf_import = false;       // external_memory_fd + dma_buf + drm_format_modifier
-    bool semaphore_sync_fd = false;   // external_semaphore_fd
+    bool dmabuf_import = false;      // external_memory_fd + dma_buf + drm_format_modifier
+    bool semaphore_sync_fd = false;  // external_semaphore_fd
+    /// A binary semaphore's SYNC_FD can be exported: render-done as a sync_file.
+    bool sync_fd_export = false;
+    /// Exporting that SYNC_FD waits until the GPU signalled it (lavapipe:
+    /// found by its driver id), so the event loop must not export right after
+    /// a submit; it waits for the work first and signals from there.
+    bool sync_fd_export_waits = false;
     bool drm_node = false;            // physical_device_drm
     bool host_memory_import = false;  // external_memory_host: memfd-backed slots
     bool compute_composite = false;   // what shaders/composite.comp needs
@@ -60,6 +66,7 @@ class Device {
   PFN_vkGetImageDrmFormatModifierPropertiesEXT get_image_modifier = nullptr;
   PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties = nullptr;
   PFN_vkImportSemaphoreFdKHR import_semaphore_fd = nullptr;
+  PFN_vkGetSemaphoreFdKHR get_semaphore_fd = nullptr;
   /// Host allocations imported as device memory start and end on this multiple.
   VkDeviceSize host_pointer_alignment = 4096;
 

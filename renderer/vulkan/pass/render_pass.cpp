@@ -281,26 +281,35 @@ bool submit(wlr_render_pass* base) {
     vkCmdWriteTimestamp2(cb, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pass.timer->pool.get(), 1);
   VkSemaphoreSubmitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
   wait.semaphore = pass.release_wait;
+  // Render-done is exported only for a consumer that asked for it.
+  VkSemaphore done_signal =
+      pass.signal_timeline != nullptr ? r.render_done().signal_semaphore() : VK_NULL_HANDLE;
   uint64_t point = r.submit(cb,
                             pass.release_wait != VK_NULL_HANDLE
                                 ? std::span<const VkSemaphoreSubmitInfo>(&wait, 1)
                                 : std::span<const VkSemaphoreSubmitInfo>(),
-                            pass.timer);
+                            pass.timer, done_signal);
   r.fence_waited(pass.release_wait, point);
   if (pass.compute) r.compute().submitted(point);
   Slot& target = *pass.slot;
+  bool handed_over = true;
   if (point != 0) {
     target.last_point = point;
     target.step(SlotEvent::submitted);
     for (Texture* t : pass.used) t->last_used = point;
     if (pass.timer != nullptr) pass.timer->point = point;
-    // wl_shm carries no fence: the parent reads the memory as soon as it gets it.
-    if (target.fenceless_consumer && !r.device().wait(point)) point = 0;
+    // No CPU wait here: the output's wait point carries render-done (the
+    // plane's IN_FENCE_FD), and consumers without one (a wl_shm parent, KMS
+    // without timelines) are committed by the output once the GPU is done.
+    if (pass.signal_timeline != nullptr)
+      handed_over = RenderDone::hand_over(
+          done_signal != VK_NULL_HANDLE ? r.render_done().export_fence() : UniqueFd(), point,
+          pass.signal_timeline, pass.signal_point, r.completion());
   } else {
     target.step(SlotEvent::submit_failed);
   }
   r.release_pass(&pass, point);
-  return point != 0;
+  return point != 0 && handed_over;
 }
 
 const wlr_render_pass_impl kPassImpl = {
@@ -357,6 +366,8 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
                     ? reinterpret_cast<Timer*>(options->timer)
                     : nullptr;
   pass->release_wait = release_wait;
+  pass->signal_timeline = options != nullptr ? options->signal_timeline : nullptr;
+  pass->signal_point = options != nullptr ? options->signal_point : 0;
   pass->compute = compute_enabled_ && target->storage;
   ++(pass->compute ? pass_counts_.compute : pass_counts_.raster);
   pass->composite.clear();

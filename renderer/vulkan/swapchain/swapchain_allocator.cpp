@@ -166,8 +166,8 @@ bool create_dumb_image(SlotBuffer& buffer, const FormatInfo& format,
   buffer.memory = std::move(imported.memory);
   if (!create_view(buffer, format)) return false;
   buffer.slot.host_visible = false;
-  // virtio-gpu ignores implicit fences at scanout and the render-done
-  // sync_file is not handed to KMS as IN_FENCE_FD yet: finish before the flip.
+  // virtio-gpu ignores implicit fences at scanout: without IN_FENCE_FD (the
+  // output's wait point) the output commits only once the GPU is done.
   buffer.slot.fenceless_consumer = true;
   return true;
 }
@@ -261,30 +261,18 @@ bool create_image(SlotBuffer& buffer, const FormatInfo& format, bool host_visibl
   return true;
 }
 
-// A DRM slot whose reader (the display) may still be busy with it.
+// A DRM slot whose reader (the display) may still be busy with it. It goes
+// back to wlr_swapchain at once; the next pass into it waits for the
+// reader's fence on the GPU (begin_pass), so nothing is held beside the
+// swapchain and nothing blocks.
 void slot_unlocked(SlotBuffer& buffer) {
   buffer.slot.step(SlotEvent::released);
   if (!buffer.dumb) return;
-  UniqueFd fence = pending_write_fence(buffer.dumb->dmabuf());
-  if (!fence) return;
-  if (buffer.loop == nullptr) {
-    buffer.slot.release_fence = std::move(fence);  // the next pass waits on the GPU
-    return;
-  }
-  // Hold it back from the swapchain (which reuses only unlocked buffers)
-  // until the fence signals; the event loop watches it, nothing blocks.
-  wlr_buffer_lock(&buffer.base);
-  buffer.held_fence = std::move(fence);
-  SlotBuffer* raw = &buffer;
-  buffer.fence_watch =
-      EventSource::fd(buffer.loop, buffer.held_fence.get(), WL_EVENT_READABLE, [raw](uint32_t) {
-        raw->fence_watch->reset();
-        raw->held_fence.reset();
-        // Unlocking may destroy the buffer (and this callback's owner): later.
-        wl_event_loop_add_idle(
-            raw->loop, [](void* data) { wlr_buffer_unlock(static_cast<wlr_buffer*>(data)); },
-            &raw->base);
-      });
+  // The out-fence of the commit that replaced it, when KMS gave one.
+  UniqueFd& fence = buffer.slot.release_fence;
+  if (fence && readable_now(fence.get())) fence.reset();
+  // Else whatever the scanout left on the dma-buf (drivers with implicit sync).
+  if (!fence) fence = pending_write_fence(buffer.dumb->dmabuf());
 }
 
 wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
@@ -326,7 +314,6 @@ wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
   if (!created) return nullptr;
   wlr_buffer_init(&buffer->base, &kBufferImpl, width, height);
   SlotBuffer* raw = buffer.get();
-  buffer->loop = alloc->loop;
   buffer->release.connect(&buffer->base.events.release, [raw](void*) { slot_unlocked(*raw); });
   ++live;
   return &buffer.release()->base;
@@ -354,6 +341,26 @@ bool Slot::step(SlotEvent event) {
 
 void slot_presented(wlr_buffer* buffer) {
   if (Slot* target = slot_of(buffer); target != nullptr) target->step(SlotEvent::presented);
+}
+
+void slot_set_release_fence(wlr_buffer* buffer, UniqueFd fence) {
+  if (Slot* target = slot_of(buffer); target != nullptr) target->release_fence = std::move(fence);
+}
+
+bool when_rendered(wlr_renderer* renderer, wlr_buffer* buffer, std::function<void()> done) {
+  Slot* target = slot_of(buffer);
+  if (target == nullptr || !target->fenceless_consumer || !is_vulkan_renderer(renderer))
+    return false;
+  Renderer& r = *Renderer::from(renderer);
+  if (r.device().completed() >= target->last_point) return false;
+  CompletionWatch* watch = r.completion();
+  if (watch == nullptr) {
+    // Nothing can wake the loop: the one CPU wait left, logged by completion().
+    r.device().wait(target->last_point);
+    return false;
+  }
+  watch->when_done(target->last_point, std::move(done));
+  return true;
 }
 
 SharedMemory::~SharedMemory() {
@@ -422,7 +429,6 @@ wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer, const Swapchai
       return nullptr;
     }
     alloc->host_visible = false;
-    alloc->loop = options.loop;
   }
   uint32_t caps = alloc->host_visible ? WLR_BUFFER_CAP_DATA_PTR : 0;
   if (alloc->shm) caps |= WLR_BUFFER_CAP_SHM;

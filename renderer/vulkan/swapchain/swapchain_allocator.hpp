@@ -64,9 +64,6 @@ struct SlotBuffer {
   unsigned char* mapped = nullptr;  // host-visible slots: the first pixel
   size_t stride = 0;
   size_t offset = 0;  // of the first pixel in `shared`
-  wl_event_loop* loop = nullptr;
-  UniqueFd held_fence;  // while held back: the reader's fence being watched
-  std::unique_ptr<EventSource> fence_watch;
   Listener<void> release;
 };
 
@@ -79,7 +76,6 @@ struct SwapchainAllocator {
   bool shm = false;
   bool storage = false;           // slots the compute compositor writes (STORAGE usage)
   std::shared_ptr<UniqueFd> kms;  // DRM slots: dumb buffers of this device
-  wl_event_loop* loop = nullptr;
 };
 
 }  // namespace baton::vulkan

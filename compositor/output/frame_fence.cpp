@@ -1,0 +1,194 @@
+#include "compositor/output/frame_fence.hpp"
+
+#include <xf86drm.h>
+
+#include <cstddef>
+
+#include "renderer/vulkan/vulkan_renderer.hpp"
+#include "util/log.hpp"
+#include "util/unique_fd.hpp"
+
+namespace baton {
+
+// A wlroots waiter on a timeline point and the fence it resumes. Standard
+// layout: the callback gets the address of the first member.
+struct PointWaiter {
+  wlr_drm_syncobj_timeline_waiter waiter;
+  FrameFence* owner;
+};
+static_assert(offsetof(PointWaiter, waiter) == 0);
+
+struct FrameFence::Held {
+  wlr_output_state state{};
+  bool async = false;
+  bool rendered = false;     // the GPU finished a fenceless slot
+  bool loop_waited = false;  // the loop waited for render-done
+  bool retried = false;      // the commit with the in-fence failed once
+  std::function<void(bool, bool)> committed;
+  std::unique_ptr<PointWaiter> waiter;  // armed while waiting for a point
+
+  Held() { wlr_output_state_init(&state); }
+  ~Held() {
+    stop_waiting();
+    wlr_output_state_finish(&state);
+  }
+  Held(const Held&) = delete;
+  Held& operator=(const Held&) = delete;
+  void stop_waiting() {
+    if (waiter) wlr_drm_syncobj_timeline_waiter_finish(&waiter->waiter);
+    waiter.reset();
+  }
+};
+
+FrameFence::FrameFence(wlr_output* output, wl_event_loop* loop)
+    : output_(output), loop_(loop), alive_(std::make_shared<FrameFence*>(this)) {
+  // Our own timeline on the KMS device for the out-fences (the scene's is
+  // for render-done); only DRM backends with syncobj timelines take one.
+  if (wlr_output_is_drm(output) && output->backend->features.timeline) {
+    const int drm_fd = wlr_backend_get_drm_fd(output->backend);
+    if (drm_fd >= 0) out_timeline_ = wlr_drm_syncobj_timeline_create(drm_fd);
+    if (out_timeline_ == nullptr)
+      LOG_ERROR("output %s: no timeline for out-fences; slots are released by the flip",
+                output->name);
+  }
+}
+
+FrameFence::~FrameFence() {
+  held_.reset();
+  if (on_screen_ != nullptr) wlr_buffer_unlock(on_screen_);
+  wlr_drm_syncobj_timeline_unref(out_timeline_);
+  if (counts_.in_fence + counts_.loop_waited + counts_.out_fences > 0)
+    LOG_INFO(
+        "output %s: %llu commits carried render-done as IN_FENCE_FD, %llu were committed after "
+        "the event loop waited for render-done, %llu out-fences released slots%s",
+        output_->name, static_cast<unsigned long long>(counts_.in_fence),
+        static_cast<unsigned long long>(counts_.loop_waited),
+        static_cast<unsigned long long>(counts_.out_fences),
+        counts_.in_fence_refused ? " (the driver refused IN_FENCE_FD)" : "");
+}
+
+wlr_output_state& FrameFence::start() {
+  held_ = std::make_unique<Held>();
+  ++sequence_;
+  return held_->state;
+}
+
+void FrameFence::drop() { held_.reset(); }
+
+void FrameFence::commit(bool async, std::function<void(bool ok, bool async)> committed) {
+  held_->async = async;
+  held_->committed = std::move(committed);
+  advance();
+}
+
+// True when the point is there (per `check_flags`); else arms a waiter that
+// resumes advance() from the loop and returns false.
+bool FrameFence::wait_point(uint32_t flags) {
+  Held& held = *held_;
+  wlr_output_state& state = held.state;
+  // A check needs WAIT_FOR_SUBMIT to look at a point not materialized yet;
+  // the eventfd waiter takes only WAIT_AVAILABLE (or nothing: signalled).
+  bool ready = false;
+  const uint32_t check_flags = flags | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
+  if (!wlr_drm_syncobj_timeline_check(state.wait_timeline, state.wait_point, check_flags, &ready))
+    return true;  // logged by wlroots; the commit reports the failure
+  if (ready) return true;
+  held.waiter = std::make_unique<PointWaiter>();
+  held.waiter->owner = this;
+  if (!wlr_drm_syncobj_timeline_waiter_init(&held.waiter->waiter, state.wait_timeline,
+                                            state.wait_point,
+                                            flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE, loop_,
+                                            &FrameFence::point_ready)) {
+    held.waiter.reset();
+    LOG_ERROR("output %s: cannot watch render-done; committing without waiting", output_->name);
+    return true;
+  }
+  return false;
+}
+
+void FrameFence::point_ready(wlr_drm_syncobj_timeline_waiter* waiter) {
+  // Held (and so this waiter) is gone before its FrameFence: the owner lives.
+  FrameFence& self = *reinterpret_cast<PointWaiter*>(waiter)->owner;
+  self.held_->stop_waiting();
+  self.advance();
+}
+
+void FrameFence::advance() {
+  Held& held = *held_;
+  wlr_output_state& state = held.state;
+  const bool has_point = (state.committed & WLR_OUTPUT_STATE_WAIT_TIMELINE) != 0;
+  if (has_point && (counts_.in_fence_refused || held.async || held.retried)) {
+    // No IN_FENCE_FD: the loop waits for render-done to signal, then the
+    // frame goes without the in-fence.
+    if (!wait_point(0)) return;
+    state.committed &= ~WLR_OUTPUT_STATE_WAIT_TIMELINE;
+    wlr_drm_syncobj_timeline_unref(state.wait_timeline);
+    state.wait_timeline = nullptr;
+    held.loop_waited = true;
+  } else if (has_point) {
+    if (!wait_point(DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE)) return;
+  } else if (!held.rendered && (state.committed & WLR_OUTPUT_STATE_BUFFER) != 0) {
+    std::weak_ptr<FrameFence*> alive = alive_;
+    const uint64_t sequence = sequence_;
+    if (vulkan::when_rendered(output_->renderer, state.buffer, [alive, sequence] {
+          auto self = alive.lock();
+          if (!self || (*self)->sequence_ != sequence || !(*self)->held_) return;
+          (*self)->held_->rendered = true;
+          (*self)->advance();
+        })) {
+      held.loop_waited = true;
+      return;
+    }
+  }
+  finish_commit();
+}
+
+void FrameFence::finish_commit() {
+  Held& held = *held_;
+  wlr_output_state& state = held.state;
+  const bool buffer = (state.committed & WLR_OUTPUT_STATE_BUFFER) != 0;
+  if (buffer && out_timeline_ != nullptr)
+    wlr_output_state_set_signal_timeline(&state, out_timeline_, ++out_point_);
+  if (held.async) {
+    state.tearing_page_flip = true;
+    if (!wlr_output_test_state(output_, &state)) state.tearing_page_flip = false;
+  }
+  const bool in_fence = (state.committed & WLR_OUTPUT_STATE_WAIT_TIMELINE) != 0;
+  const bool ok = wlr_output_commit_state(output_, &state);
+  if (!ok && in_fence) {
+    // Drivers that refuse IN_FENCE_FD fail the whole commit: the same frame
+    // once more without it, after render-done signalled.
+    held.retried = true;
+    advance();
+    return;
+  }
+  if (ok && held.retried && !counts_.in_fence_refused) {
+    counts_.in_fence_refused = true;
+    LOG_INFO(
+        "output %s: the commit with render-done as IN_FENCE_FD failed and the same frame "
+        "without it succeeded: the driver refuses in-fences (as NVIDIA's did before 560); "
+        "from now on the event loop waits for render-done and commits without it",
+        output_->name);
+  }
+  if (ok) {
+    if (in_fence) ++counts_.in_fence;
+    if (held.loop_waited) ++counts_.loop_waited;
+    if (buffer && out_timeline_ != nullptr) {
+      // The out-fence of this commit signals when its frame is on screen:
+      // then the previous frame's slot is no longer read.
+      UniqueFd out_fence(wlr_drm_syncobj_timeline_export_sync_file(out_timeline_, out_point_));
+      if (out_fence && on_screen_ != nullptr) {
+        vulkan::slot_set_release_fence(on_screen_, std::move(out_fence));
+        ++counts_.out_fences;
+      }
+      if (on_screen_ != nullptr) wlr_buffer_unlock(on_screen_);
+      on_screen_ = wlr_buffer_lock(state.buffer);
+    }
+  }
+  const bool async = state.tearing_page_flip;
+  std::function<void(bool, bool)> committed = std::move(held.committed);
+  held_.reset();
+  if (committed) committed(ok, async);
+}
+
+}  // namespace baton

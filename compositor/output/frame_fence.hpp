@@ -1,0 +1,70 @@
+// Holds a built output frame until it may be committed, so that nothing in
+// the frame path waits on the CPU:
+// - with a wait point (render-done, which KMS takes as IN_FENCE_FD) the
+//   commit goes once the point exists (at once on GPUs that export a pending
+//   fence; from the event loop on lavapipe, whose render-done is signalled
+//   there);
+// - where the driver refused IN_FENCE_FD (NVIDIA before 560 answers EPERM),
+//   or the flip is async (tearing), the loop waits for render-done to signal
+//   and the frame is committed without the in-fence, logged once;
+// - a slot whose consumer takes no fence (a wl_shm parent, KMS without
+//   timelines) is committed once the GPU finished it.
+// Every commit on a DRM output with timelines asks for OUT_FENCE_PTR: the
+// out-fence of commit N is the release fence of the slot of commit N-1.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "util/wlr.hpp"
+
+namespace baton {
+
+class FrameFence {
+ public:
+  struct Counts {
+    uint64_t in_fence = 0;      // committed with render-done as IN_FENCE_FD
+    uint64_t loop_waited = 0;   // committed after the loop waited for render-done
+    uint64_t out_fences = 0;    // out-fences handed to the slot they release
+    bool in_fence_refused = false;
+  };
+
+  FrameFence(wlr_output* output, wl_event_loop* loop);
+  ~FrameFence();
+  FrameFence(const FrameFence&) = delete;
+  FrameFence& operator=(const FrameFence&) = delete;
+
+  /// A frame is held (built, not committed yet): build no other.
+  [[nodiscard]] bool holding() const { return held_ != nullptr; }
+  /// The state to build the next frame into; then call commit().
+  wlr_output_state& start();
+  /// Commits the started frame now or once it may be; `async` asks for a
+  /// tearing flip (kept only where the backend takes it). `committed(ok)`
+  /// runs after the commit, from this call or from the loop.
+  void commit(bool async, std::function<void(bool ok, bool async)> committed);
+  /// Forgets a held frame (the renderer was rebuilt, the session paused).
+  void drop();
+  [[nodiscard]] const Counts& counts() const { return counts_; }
+
+ private:
+  struct Held;
+  void advance();  // commits, or waits for what the commit needs first
+  bool wait_point(uint32_t flags);
+  static void point_ready(wlr_drm_syncobj_timeline_waiter* waiter);
+  void finish_commit();
+
+  wlr_output* output_;
+  wl_event_loop* loop_;
+  std::unique_ptr<Held> held_;
+  // OUT_FENCE_PTR: one point per commit on our own timeline of the KMS device.
+  wlr_drm_syncobj_timeline* out_timeline_ = nullptr;
+  uint64_t out_point_ = 0;
+  wlr_buffer* on_screen_ = nullptr;  // locked: the buffer of the last commit
+  Counts counts_;
+  // Callbacks from the loop find out whether this (and which frame) lives.
+  std::shared_ptr<FrameFence*> alive_;
+  uint64_t sequence_ = 0;
+};
+
+}  // namespace baton
