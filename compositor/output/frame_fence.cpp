@@ -21,9 +21,10 @@ static_assert(offsetof(PointWaiter, waiter) == 0);
 struct FrameFence::Held {
   wlr_output_state state{};
   bool async = false;
-  bool rendered = false;     // the GPU finished a fenceless slot
-  bool loop_waited = false;  // the loop waited for render-done
-  bool retried = false;      // the commit with the in-fence failed once
+  bool rendered = false;      // the GPU finished a fenceless slot
+  bool loop_waited = false;   // the loop waited for render-done
+  bool point_waited = false;  // the loop waited for the wait point to exist
+  bool retried = false;       // the commit with the in-fence failed once
   std::function<void(bool, bool)> committed;
   std::unique_ptr<PointWaiter> waiter;  // armed while waiting for a point
 
@@ -59,9 +60,11 @@ FrameFence::~FrameFence() {
   wlr_drm_syncobj_timeline_unref(out_timeline_);
   if (counts_.in_fence + counts_.loop_waited + counts_.out_fences > 0)
     LOG_INFO(
-        "output %s: %llu commits carried render-done as IN_FENCE_FD, %llu were committed after "
-        "the event loop waited for render-done, %llu out-fences released slots%s",
+        "output %s: %llu commits carried render-done as IN_FENCE_FD (%llu waited in the event "
+        "loop for it to exist), %llu were committed after the event loop waited for render-done, "
+        "%llu out-fences released slots%s",
         output_->name, static_cast<unsigned long long>(counts_.in_fence),
+        static_cast<unsigned long long>(counts_.point_waited),
         static_cast<unsigned long long>(counts_.loop_waited),
         static_cast<unsigned long long>(counts_.out_fences),
         counts_.in_fence_refused ? " (the driver refused IN_FENCE_FD)" : "");
@@ -95,10 +98,9 @@ bool FrameFence::wait_point(uint32_t flags) {
   if (ready) return true;
   held.waiter = std::make_unique<PointWaiter>();
   held.waiter->owner = this;
-  if (!wlr_drm_syncobj_timeline_waiter_init(&held.waiter->waiter, state.wait_timeline,
-                                            state.wait_point,
-                                            flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE, loop_,
-                                            &FrameFence::point_ready)) {
+  if (!wlr_drm_syncobj_timeline_waiter_init(
+          &held.waiter->waiter, state.wait_timeline, state.wait_point,
+          flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE, loop_, &FrameFence::point_ready)) {
     held.waiter.reset();
     LOG_ERROR("output %s: cannot watch render-done; committing without waiting", output_->name);
     return true;
@@ -126,7 +128,10 @@ void FrameFence::advance() {
     state.wait_timeline = nullptr;
     held.loop_waited = true;
   } else if (has_point) {
-    if (!wait_point(DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE)) return;
+    if (!wait_point(DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE)) {
+      held.point_waited = true;
+      return;
+    }
   } else if (!held.rendered && (state.committed & WLR_OUTPUT_STATE_BUFFER) != 0) {
     std::weak_ptr<FrameFence*> alive = alive_;
     const uint64_t sequence = sequence_;
@@ -173,6 +178,7 @@ void FrameFence::finish_commit() {
   if (ok) {
     if (in_fence) ++counts_.in_fence;
     if (held.loop_waited) ++counts_.loop_waited;
+    if (held.point_waited) ++counts_.point_waited;
     if (buffer && out_timeline_ != nullptr) {
       // The out-fence of this commit signals when its frame is on screen:
       // then the previous frame's slot is no longer read.

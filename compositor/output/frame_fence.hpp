@@ -26,6 +26,7 @@ class FrameFence {
   struct Counts {
     uint64_t in_fence = 0;      // committed with render-done as IN_FENCE_FD
     uint64_t loop_waited = 0;   // committed after the loop waited for render-done
+    uint64_t point_waited = 0;  // waited (in the loop) for the wait point to exist
     uint64_t out_fences = 0;    // out-fences handed to the slot they release
     bool in_fence_refused = false;
   };

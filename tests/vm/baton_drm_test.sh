@@ -9,6 +9,15 @@
 # must also say baton really ran on it. gpu-loss: the renderer loses its
 # device 3 s after the client connected (BATON_TEST_GPU_LOSS_MS); the screenshot,
 # taken after the rebuild, and the scanout must still show the client.
+#
+# BATON_TEST_DRM_DRIVER picks the card by driver (default virtio_gpu). On the
+# Vulkan renderer the log's frame-fence summary must match the driver:
+#   virtio_gpu    syncobj timelines, honours IN_FENCE_FD: every frame carries
+#                 render-done as the in-fence, out-fences release the slots
+#   vkms          no syncobj timelines: no wait point; the event loop waits
+#                 for render-done before each commit (no CPU wait)
+#   vkms_nofence  timelines, but refuses IN_FENCE_FD (EPERM): the refusal is
+#                 found, logged once, and frames go without the in-fence
 set -uo pipefail
 baton=$1 check=$2 scanout_dump=$3 out=$4 renderer=${5:-auto} drill=${6:-}
 extra=()
@@ -30,8 +39,16 @@ fail() {
 command -v weston-simple-shm >/dev/null || fail "weston-simple-shm is not installed (weston)"
 source "$(dirname "$0")/guest-seat.sh"
 
-mode=$(head -n 1 /sys/class/drm/card*-Virtual-1/modes 2>/dev/null)
-[ -n "$mode" ] || fail "no virtio-gpu connector (Virtual-1) with a mode in sysfs"
+driver=${BATON_TEST_DRM_DRIVER:-virtio_gpu}
+node=$("$scanout_dump" "$driver" --card) || fail "no $driver card: $node"
+export WLR_DRM_DEVICES=$node
+card=$(basename "$node")
+# Connector numbers are global: vkms' is Virtual-2 beside virtio-gpu's.
+connector=$(cd /sys/class/drm && ls -d "$card"-Virtual-* 2>/dev/null | head -n 1)
+connector=${connector#"$card"-}
+mode=$(head -n 1 /sys/class/drm/"$card-$connector"/modes 2>/dev/null)
+[ -n "$mode" ] || fail "no $driver connector (Virtual-N) with a mode in sysfs"
+[ "$driver" = virtio_gpu ] || renderer_tag=$renderer_tag-$driver
 width=${mode%x*} height=${mode#*x}
 shot="$out/baton-drm-$renderer_tag.png" scanout="$out/baton-drm-$renderer_tag-scanout.png"
 log="$out/baton-drm-$renderer_tag.log"
@@ -47,7 +64,7 @@ for _ in $(seq 600); do
 done
 [ -s "$shot" ] || { kill $baton_pid 2>/dev/null; fail "baton wrote no screenshot within 30 s"; }
 sleep 0.2  # the frame that drew the screenshot is on the screen by now
-"$scanout_dump" virtio_gpu "$scanout"
+"$scanout_dump" "$driver" "$scanout"
 dump_rc=$?
 kill -TERM $baton_pid
 wait $baton_pid
@@ -60,8 +77,38 @@ stop_seat
 if [ "$renderer" = vulkan ]; then
   grep -q "backend drm, renderer vulkan" "$log" || fail "baton did not run on the Vulkan renderer"
 fi
+if [ "$renderer" = vulkan ]; then
+  summary=$(grep -o "output $connector: [0-9]* commits carried.*" "$log")
+  [ -n "$summary" ] || fail "baton logged no frame-fence summary for $connector"
+  echo "baton-drm: $summary"
+  # (a here-string: the guest has no /dev/fd for process substitution)
+  read -r in_fence point_waited loop_waited out_fences <<<"$(
+    echo "$summary" | sed -E 's/.*: ([0-9]+) commits.*\(([0-9]+) waited.*, ([0-9]+) were.*, ([0-9]+) out-fences.*/\1 \2 \3 \4/')"
+  refused=no
+  grep -q "the driver refuses in-fences" "$log" && refused=yes
+  case $driver in
+    virtio_gpu)
+      [ "$in_fence" -ge 3 ] || fail "only $in_fence commits carried render-done as IN_FENCE_FD"
+      [ "$out_fences" -ge 2 ] || fail "only $out_fences out-fences were handed to slots"
+      [ $refused = no ] || fail "virtio-gpu takes IN_FENCE_FD, but baton thought it refused it"
+      [ "$drill" = gpu-loss ] || [ "$loop_waited" = 0 ] ||
+        fail "$loop_waited frames waited for render-done instead of carrying it"
+      ;;
+    vkms)
+      [ "$in_fence" = 0 ] || fail "vkms has no timelines, yet $in_fence commits carried an in-fence"
+      [ "$loop_waited" -ge 3 ] || fail "only $loop_waited commits waited for render-done"
+      ;;
+    vkms_nofence)
+      [ $refused = yes ] || fail "the refused IN_FENCE_FD was not found and logged"
+      [ "$(grep -c "the driver refuses in-fences" "$log")" = 1 ] || fail "the refusal was logged more than once"
+      [ "$in_fence" = 0 ] || fail "$in_fence commits with IN_FENCE_FD succeeded on a driver refusing it"
+      [ "$loop_waited" -ge 3 ] || fail "only $loop_waited commits waited for render-done"
+      [ "$out_fences" -ge 2 ] || fail "only $out_fences out-fences were handed to slots"
+      ;;
+  esac
+fi
 if [ "$drill" = gpu-loss ]; then
   grep -q "renderer: rebuilt on vulkan" "$log" || fail "the renderer was not rebuilt after the loss"
   grep "uploaded again" "$log"
 fi
-echo "baton-drm: PASS ($renderer_tag: screenshot and scanout show the client at $mode)"
+echo "baton-drm: PASS ($renderer_tag on $driver: screenshot and scanout show the client at $mode)"

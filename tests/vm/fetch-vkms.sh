@@ -5,7 +5,9 @@
 #   vkms.ko          as the kernel's source has it
 #   vkms_nofence.ko  driver (and platform device) named "vkms_nofence", whose
 #                    planes refuse IN_FENCE_FD with EPERM, as NVIDIA's driver
-#                    did before 560; it can be loaded beside vkms
+#                    did before 560, and which has DRM syncobj timelines (as
+#                    NVIDIA has), so wlroots hands compositors wait points
+#                    on it; it can be loaded beside vkms
 # Sources: linux-source-X.Y, linux-headers-KVER(+ -common) and linux-kbuild of
 # the very version fetch-kernel.sh unpacked, all by apt-get download + dpkg -x.
 # The modules are kept in CACHE/vkms/KVER; the downloads are not kept.
@@ -17,7 +19,8 @@ here=$(dirname "$(realpath "$0")")
 cache=$(realpath -m "$1")
 kpkg=$("$here/fetch-kernel.sh" "$cache")
 kver=$(ls "$kpkg/lib/modules")
-built="$cache/vkms/$kver"
+# -2: vkms_nofence gained syncobj timelines (an older build is rebuilt).
+built="$cache/vkms/$kver-2"
 modules=(vkms vkms_nofence)
 die() { echo "fetch-vkms: $*" >&2; exit 1; }
 
@@ -86,6 +89,11 @@ build() {
     { print }
     END { exit n != 1 }' vkms_plane.c >vkms_plane.c.new || die "the in-fence refusal did not apply to vkms_plane.c"
   mv vkms_plane.c.new vkms_plane.c
+  # ...and syncobj timelines: the DRM core implements them for any driver
+  # that sets the flags.
+  sed -i 's/^\(\s*\.driver_features\s*=\s*DRIVER_MODESET | DRIVER_ATOMIC | DRIVER_GEM\),$/\1 | DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,/' vkms_drv.c
+  grep -q 'DRIVER_GEM | DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,$' vkms_drv.c ||
+    die "the syncobj timeline flags did not apply to vkms_drv.c"
   [ "$(grep -c -e '^vkms_nofence-y' -e '+= vkms_nofence\.o$' Makefile)" = 2 ] ||
     die "the module rename did not apply to vkms' Makefile"
   grep -q '^#define DRIVER_NAME\s*"vkms_nofence"$' vkms_drv.c ||

@@ -11,6 +11,8 @@
 #include <xf86drmMode.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "tests/clients/drm_node.hpp"
@@ -80,13 +82,21 @@ int dump(int card, const char* out) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s DRIVER OUT.png\n", argv[0]);
+    std::fprintf(stderr, "usage: %s DRIVER OUT.png|--card\n", argv[0]);
     return 2;
   }
   auto card = baton::testing::open_drm_node(argv[1], baton::testing::NodeKind::primary);
   if (!card) {
     std::printf("scanout-dump: no %s card: %s\n", argv[1], card.error().describe().c_str());
     return 1;
+  }
+  if (std::strcmp(argv[2], "--card") == 0) {
+    // Which /dev/dri/cardN the driver's card is (for WLR_DRM_DEVICES).
+    char* name = drmGetDeviceNameFromFd2(card->get());
+    if (name == nullptr) return 1;
+    std::printf("%s\n", name);
+    std::free(name);
+    return 0;
   }
   return dump(card->get(), argv[2]);
 }

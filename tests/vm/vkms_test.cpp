@@ -411,6 +411,14 @@ class VkmsNoFence : public VkmsTest {
   const char* driver() const override { return "vkms_nofence"; }
 };
 
+// The variant has syncobj timelines (as NVIDIA's driver has), so wlroots
+// hands a compositor wait points on it, which its planes then refuse.
+TEST_F(VkmsNoFence, HasSyncobjTimelines) {
+  uint64_t timeline = 0;
+  ASSERT_EQ(drmGetCap(card_.get(), DRM_CAP_SYNCOBJ_TIMELINE, &timeline), 0);
+  EXPECT_EQ(timeline, 1u) << "vkms_nofence lacks DRIVER_SYNCOBJ_TIMELINE (fetch-vkms.sh)";
+}
+
 TEST(VkmsNodes, LoadedBesideVirtioGpuAndVgem) {
   for (const char* driver : {"vkms", "vkms_nofence", "virtio_gpu", "vgem"}) {
     auto card = testing::open_drm_node(driver, NodeKind::primary);

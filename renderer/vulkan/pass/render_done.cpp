@@ -60,8 +60,7 @@ UniqueFd RenderDone::export_fence() {
 bool RenderDone::hand_over(UniqueFd fence, uint64_t point, wlr_drm_syncobj_timeline* timeline,
                            uint64_t signal_point, CompletionWatch* watch) {
   if (fence) {
-    if (wlr_drm_syncobj_timeline_import_sync_file(timeline, signal_point, fence.get()))
-      return true;
+    if (wlr_drm_syncobj_timeline_import_sync_file(timeline, signal_point, fence.get())) return true;
     LOG_ERROR("vulkan: render-done could not be imported into the output's timeline");
     return false;
   }
