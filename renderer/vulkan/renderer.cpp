@@ -336,6 +336,24 @@ void Renderer::fence_waited(VkSemaphore semaphore, uint64_t point) {
   }
 }
 
+void Renderer::release_after_reads(BufferLock source, uint64_t last_used) {
+  if (source.get() == nullptr) return;
+  // Passes still being recorded may read it: their submission comes next.
+  const uint64_t point = open_passes_ > 0 ? std::max(last_used, device_->next_point())
+                                          : std::min(last_used, device_->submitted());
+  if (device_->completed() >= point) return;  // nothing reads it any more
+  if (CompletionWatch* watch = completion()) {
+    auto lock = std::make_shared<BufferLock>(std::move(source));
+    // Dropped callbacks (the renderer going away) release it too.
+    watch->when_done(point, [lock] { lock->reset(); });
+    return;
+  }
+  Retired retired;
+  retired.point = point;
+  retired.source = std::move(source);
+  retire(std::move(retired));
+}
+
 void Renderer::collect() {
   uint64_t done = device_->completed();
   ring_.reclaim(done);

@@ -20,6 +20,7 @@
 #include "renderer/vulkan/texture/staging_ring.hpp"
 #include "renderer/vulkan/texture/upload_dispatch.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
+#include "util/buffer_lock.hpp"
 #include "util/wlr.hpp"
 
 namespace baton::vulkan {
@@ -33,6 +34,7 @@ struct Retired {
   UniqueImageView storage_view;
   UniqueImage image;
   UniqueMemory memory;
+  BufferLock source;  // the client's dma-buf, given back after the last read
 };
 
 /// The passes open at one moment: `point` is set once the last of them was
@@ -52,6 +54,9 @@ struct Texture {
   UniqueImageView owned_view;
   // ... or a swapchain slot's image, kept alive by locking its buffer.
   wlr_buffer* target_buffer = nullptr;
+  // An imported client dma-buf: locked (no wl_buffer.release) until the GPU
+  // finished every read of it, after the texture is gone.
+  BufferLock source;
   Slot* slot = nullptr;
   VkImage image = VK_NULL_HANDLE;
   VkImageView view = VK_NULL_HANDLE;
@@ -159,6 +164,9 @@ class Renderer {
   void retire(Retired resources);
   /// A texture is going away: open passes forget it.
   void drop_from_passes(Texture* texture);
+  /// Gives `source` back once every read up to `last_used` (and in passes
+  /// still open) finished: from the event loop, or at the next collect().
+  void release_after_reads(BufferLock source, uint64_t last_used);
   /// Shared with TextureReads while passes are open; null when none is.
   std::shared_ptr<const OpenPasses> open_passes();
   /// Reacts to a lost device: emits wlroots' `lost` signal once.

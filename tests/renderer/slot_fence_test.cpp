@@ -21,6 +21,7 @@
 #include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/clients/vgem_fence.hpp"
+#include "util/listener.hpp"
 #include "util/unique_fd.hpp"
 #include "util/wlr.hpp"
 
@@ -213,6 +214,113 @@ TEST(SlotFence, TheOutFenceOfTheNextCommitHoldsTheNextPass) {
   EXPECT_EQ(first_pixel(attribs), kGreen);
   EXPECT_EQ(vulkan::renderer_debug_messages(vk.renderer), 0);
   wlr_buffer_drop(slot);
+}
+
+// A client's dma-buf (a vgem dumb buffer here) wrapped as wlroots does.
+struct ClientDmabuf {
+  wlr_buffer base;
+  UniqueFd dmabuf;
+  uint32_t stride = 0;
+};
+
+const wlr_buffer_impl kClientDmabufImpl = {
+    .destroy =
+        [](wlr_buffer* b) {
+          wlr_buffer_finish(b);
+          delete reinterpret_cast<ClientDmabuf*>(b);
+        },
+    .get_dmabuf =
+        [](wlr_buffer* b, wlr_dmabuf_attributes* a) {
+          auto* client = reinterpret_cast<ClientDmabuf*>(b);
+          *a = {};
+          a->width = b->width;
+          a->height = b->height;
+          a->format = DRM_FORMAT_ARGB8888;
+          a->modifier = DRM_FORMAT_MOD_LINEAR;
+          a->n_planes = 1;
+          a->stride[0] = client->stride;
+          a->fd[0] = client->dmabuf.get();
+          return true;
+        },
+    .get_shm = nullptr,
+    .begin_data_ptr_access = nullptr,
+    .end_data_ptr_access = nullptr,
+};
+
+// wl_buffer.release (the wlr_buffer's release) for an imported client
+// dma-buf comes only once the GPU finished reading it, although its texture
+// is destroyed right after the pass that reads it was submitted. The pass
+// waits for a pending fence (the slot's release fence), so the read is
+// really outstanding until the test signals it.
+TEST(SlotFence, AClientDmabufIsReleasedOnlyAfterTheGpuReadIt) {
+  UniqueFd vgem = open_vgem_card();
+  if (!vgem) SKIP_UNLESS_REQUIRED("UNTESTED HERE: no vgem card (run in tests/vm/: vk-dmabuf)");
+  wl_event_loop* loop = wl_event_loop_create();
+  ASSERT_NE(loop, nullptr);
+  {
+    vulkan::SwapchainOptions swapchain;
+    swapchain.kms_fd = vgem.get();
+    Vulkan vk;
+    vulkan::RendererOptions options;
+    options.debug_messenger = true;
+    options.loop = loop;  // as in the compositor: completions wake the loop
+    auto created = vulkan::create_renderer(options);
+    if (!created) SKIP_UNLESS_REQUIRED("no Vulkan device: " + created.error().describe());
+    vk.renderer = *created;
+    vk.allocator = vulkan::create_swapchain_allocator(vk.renderer, swapchain);
+    ASSERT_NE(vk.allocator, nullptr);
+    wlr_buffer* slot = new_slot(vk, 64);
+    ASSERT_NE(slot, nullptr);
+    ASSERT_TRUE(fill(vk.renderer, slot, kRed));
+    vulkan::renderer_finish(vk.renderer);
+
+    drm_mode_create_dumb dumb{};
+    dumb.width = 64;
+    dumb.height = 64;
+    dumb.bpp = 32;
+    ASSERT_EQ(drmIoctl(vgem.get(), DRM_IOCTL_MODE_CREATE_DUMB, &dumb), 0);
+    int prime = -1;
+    ASSERT_EQ(drmPrimeHandleToFD(vgem.get(), dumb.handle, DRM_CLOEXEC | DRM_RDWR, &prime), 0);
+    auto* client = new ClientDmabuf();
+    client->dmabuf = UniqueFd(prime);
+    client->stride = dumb.pitch;
+    wlr_buffer_init(&client->base, &kClientDmabufImpl, 64, 64);
+    wlr_buffer_lock(&client->base);  // the surface's lock while committed
+    bool released = false;
+    Listener<void> release;
+    release.connect(&client->base.events.release, [&](void*) { released = true; });
+
+    auto reader_fence = testing::make_pending_fence(vgem.get());
+    ASSERT_TRUE(reader_fence.ok());
+    wlr_buffer_lock(slot);
+    vulkan::slot_presented(slot);
+    vulkan::slot_set_release_fence(slot, UniqueFd(dup(reader_fence.value().sync_file.fd())));
+    wlr_buffer_unlock(slot);
+
+    wlr_texture* texture = wlr_texture_from_buffer(vk.renderer, &client->base);
+    ASSERT_NE(texture, nullptr) << "the vgem dma-buf was not imported";
+    wlr_render_pass* pass = wlr_renderer_begin_buffer_pass(vk.renderer, slot, nullptr);
+    ASSERT_NE(pass, nullptr);
+    wlr_render_texture_options draw{};
+    draw.texture = texture;
+    draw.dst_box = {0, 0, 64, 64};
+    wlr_render_pass_add_texture(pass, &draw);
+    ASSERT_TRUE(wlr_render_pass_submit(pass));
+    wlr_texture_destroy(texture);      // the client committed another buffer
+    wlr_buffer_unlock(&client->base);  // the surface let go of this one
+
+    for (int i = 0; i < 30; ++i) wl_event_loop_dispatch(loop, 10);
+    EXPECT_FALSE(released) << "wl_buffer.release went out while the GPU had yet to read it";
+    ASSERT_TRUE(reader_fence.value().fence.signal().ok());
+    for (int i = 0; i < 300 && !released; ++i) wl_event_loop_dispatch(loop, 10);
+    EXPECT_TRUE(released) << "the buffer was never released after the GPU read it";
+    vulkan::renderer_finish(vk.renderer);
+    EXPECT_EQ(vulkan::renderer_debug_messages(vk.renderer), 0);
+    release.disconnect();
+    wlr_buffer_drop(&client->base);
+    wlr_buffer_drop(slot);
+  }
+  wl_event_loop_destroy(loop);
 }
 
 }  // namespace

@@ -71,6 +71,7 @@ void destroy(wlr_texture* base) {
     retired.image = std::move(texture->owned_image);
     retired.memory = std::move(texture->owned_memory);
     r.retire(std::move(retired));
+    r.release_after_reads(std::move(texture->source), texture->last_used);
   }
   if (texture->target_buffer != nullptr) wlr_buffer_unlock(texture->target_buffer);
   delete texture;
@@ -279,6 +280,7 @@ wlr_texture* Renderer::texture_from_dmabuf(wlr_buffer* buffer,
   texture->owned_image = std::move(imported.image);
   texture->owned_memory = std::move(imported.memory);
   texture->owned_view = UniqueImageView(device_->get(), view);
+  texture->source = BufferLock(buffer);  // the GPU reads the client's memory itself
   texture->layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;  // after the acquire below
   queue_acquire(texture->image);
   texture->last_used = device_->next_point();
