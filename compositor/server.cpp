@@ -32,6 +32,7 @@
 #include "renderer/render_stack.hpp"
 #include "renderer/renderer_factory.hpp"
 #include "util/log.hpp"
+#include "util/trace.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
@@ -72,6 +73,11 @@ Status Server::start() {
   display_ = wl_display_create();
   if (display_ == nullptr) return failure("wl_display_create", "out of memory");
   event_loop_ = wl_display_get_event_loop(display_);
+  if (options_.trace_path) {
+    auto trace = Trace::open(*options_.trace_path);
+    if (!trace) return trace.error();
+    trace_ = std::move(*trace);
+  }
   load_config();
 
   auto backend = create_backend(event_loop_, backend_options(options_));
@@ -206,7 +212,8 @@ void Server::create_sync_globals() {
   } else if (advertises_dmabuf_) {
     LOG_INFO("linux-drm-syncobj-v1 not advertised: no DRM device (see --drm-device)");
   }
-  gate_ = std::make_unique<ReadinessGate>(event_loop_, compositor_, syncobj_.get());
+  gate_ = std::make_unique<ReadinessGate>(event_loop_, compositor_, syncobj_.get(),
+                                          std::chrono::milliseconds(1000), trace_.get());
   LOG_INFO("buffers: linux-dmabuf-v1 %s, linux-drm-syncobj-v1 %s",
            advertises_dmabuf_ ? "on" : "off", syncobj_ ? "on" : "off");
 }

@@ -57,6 +57,7 @@ class SessionLock;
 class LinuxDrmSyncobj;
 class LinuxDmabuf;
 class ReadinessGate;
+class Trace;
 class RenderStack;
 
 class Server {
@@ -105,6 +106,8 @@ class Server {
   /// linux-drm-syncobj-v1; null when not advertised.
   [[nodiscard]] LinuxDrmSyncobj* explicit_sync() const { return syncobj_.get(); }
   [[nodiscard]] ReadinessGate& readiness_gate() { return *gate_; }
+  /// The frame trace (--trace); null when not recording.
+  [[nodiscard]] Trace* trace() const { return trace_.get(); }
   Seat& seat() { return *seat_; }
 
   /// Outputs in creation order.
@@ -156,6 +159,7 @@ class Server {
   void handle_renderer_rebuilt(wlr_renderer* renderer, wlr_allocator* allocator);
 
   Options options_;
+  std::unique_ptr<Trace> trace_;  // declared early: everything tracing dies first
   Config config_;
   std::vector<ConfigError> config_errors_;
   std::string config_path_;

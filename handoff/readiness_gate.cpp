@@ -7,6 +7,7 @@
 #include "handoff/explicit_sync.hpp"
 #include "sync/sync_file.hpp"
 #include "util/log.hpp"
+#include "util/trace.hpp"
 #include "util/unique_fd.hpp"
 #include "util/wlr.hpp"
 
@@ -61,6 +62,7 @@ class ReadinessGate::SurfaceGate {
  private:
   struct Hold {
     uint32_t seq = 0;
+    int64_t since_ns = 0;  // when the commit came (traced)
     UniqueFd fd;
     std::string what;
     std::unique_ptr<EventSource> watch;
@@ -98,6 +100,7 @@ class ReadinessGate::SurfaceGate {
     wl_client* client = wl_resource_get_client(surface_->resource);
     auto h = std::make_unique<Hold>();
     h->seq = wlr_surface_lock_pending(surface_);
+    if (gate_.trace_ != nullptr) h->since_ns = Trace::now();
     h->fd = std::move(fd);
     h->what = std::move(what);
     Hold* raw = h.get();
@@ -137,6 +140,11 @@ class ReadinessGate::SurfaceGate {
                            [hold](const auto& h) { return h.get() == hold; });
     if (it == holds_.end()) return;
     uint32_t seq = (*it)->seq;
+    if (Trace* trace = gate_.trace_; trace != nullptr) {
+      if (track_ == 0) track_ = trace->track(track_name());
+      trace->span(track_, "held until ready", (*it)->since_ns, Trace::now(),
+                  "\"waited for\":" + Trace::quote((*it)->what));
+    }
     forget(it);
     ++gate_.let_through_;
     // May apply this commit (and any queued behind it) right now.
@@ -153,16 +161,25 @@ class ReadinessGate::SurfaceGate {
         hold.what.c_str());
   }
 
+  std::string track_name() const {
+    pid_t pid = 0;
+    wl_client_get_credentials(wl_resource_get_client(surface_->resource), &pid, nullptr, nullptr);
+    return "client " + std::to_string(pid) + " surface " +
+           std::to_string(wl_resource_get_id(surface_->resource));
+  }
+
   ReadinessGate& gate_;
   wlr_surface* surface_;
+  int track_ = 0;  // its trace track, made on its first traced hold
   std::list<std::unique_ptr<Hold>> holds_;
   Listener<void> client_commit_;
   Listener<void> destroy_;
 };
 
 ReadinessGate::ReadinessGate(wl_event_loop* loop, wlr_compositor* compositor,
-                             ExplicitSync* explicit_sync, std::chrono::milliseconds stuck_after)
-    : loop_(loop), explicit_sync_(explicit_sync), stuck_after_(stuck_after) {
+                             ExplicitSync* explicit_sync, std::chrono::milliseconds stuck_after,
+                             Trace* trace)
+    : loop_(loop), explicit_sync_(explicit_sync), stuck_after_(stuck_after), trace_(trace) {
   new_surface_.connect(&compositor->events.new_surface, [this](wlr_surface* surface) {
     surfaces_.push_back(std::make_unique<SurfaceGate>(*this, surface));
   });

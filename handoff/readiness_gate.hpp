@@ -29,13 +29,16 @@ struct wlr_surface;
 namespace baton {
 
 class ExplicitSync;
+class Trace;
 
 class ReadinessGate {
  public:
   /// `explicit_sync` may be null (none advertised); it must outlive
   /// the gate. A held commit is logged once after `stuck_after`.
+  /// With `trace`, each held commit is a span on its surface's track.
   ReadinessGate(wl_event_loop* loop, wlr_compositor* compositor, ExplicitSync* explicit_sync,
-                std::chrono::milliseconds stuck_after = std::chrono::milliseconds(1000));
+                std::chrono::milliseconds stuck_after = std::chrono::milliseconds(1000),
+                Trace* trace = nullptr);
   ~ReadinessGate();
   ReadinessGate(const ReadinessGate&) = delete;
   ReadinessGate& operator=(const ReadinessGate&) = delete;
@@ -54,6 +57,7 @@ class ReadinessGate {
   wl_event_loop* loop_;
   ExplicitSync* explicit_sync_;
   std::chrono::milliseconds stuck_after_;
+  Trace* trace_;
   uint64_t let_through_ = 0;
   std::map<wl_client*, size_t> held_per_client_;
   std::list<std::unique_ptr<SurfaceGate>> surfaces_;

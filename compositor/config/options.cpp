@@ -100,6 +100,10 @@ std::string usage_text(std::string_view program) {
                              window has drawn (PATH gets -N before .png for
                              output N > 0).
       --screenshot-delay MS  Wait MS after the first window maps (default 300).
+      --trace PATH           Record every output frame's fences (buffers let
+                             through the readiness gate, render, KMS commit,
+                             flip, out-fence) as Chrome/Perfetto trace JSON;
+                             tools/trace-png draws it.
       --exit-after-screenshot
                              Exit once the screenshot is written.
       --xwayland MODE        lazy|eager|off: start Xwayland on the first X11
@@ -202,6 +206,9 @@ Result<ParsedCommandLine> parse_command_line(const std::vector<std::string_view>
     } else if (arg == "--screenshot") {
       if (needs_value()) return fail("option --screenshot needs a path");
       o.screenshot_path = std::string(v);
+    } else if (arg == "--trace") {
+      if (needs_value() || v.empty()) return fail("option --trace needs a path");
+      o.trace_path = std::string(v);
     } else if (arg == "--screenshot-delay") {
       if (needs_value()) return fail("option --screenshot-delay needs milliseconds");
       auto ms = parse_int(v, 0, 600000);

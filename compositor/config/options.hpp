@@ -31,6 +31,8 @@ struct Options {
   OutputSize headless_size;
   int outputs = 1;
   std::optional<std::string> screenshot_path;
+  /// Chrome/Perfetto trace JSON of every frame's fences (--trace).
+  std::optional<std::string> trace_path;
   bool exit_after_screenshot = false;
   /// How long after the first client window maps the screenshot is taken.
   int screenshot_delay_ms = 300;

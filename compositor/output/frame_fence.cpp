@@ -1,11 +1,13 @@
 #include "compositor/output/frame_fence.hpp"
 
+#include <fcntl.h>
 #include <xf86drm.h>
 
 #include <cstddef>
 
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "util/log.hpp"
+#include "util/trace.hpp"
 #include "util/unique_fd.hpp"
 
 namespace baton {
@@ -25,6 +27,8 @@ struct FrameFence::Held {
   bool loop_waited = false;   // the loop waited for render-done
   bool point_waited = false;  // the loop waited for the wait point to exist
   bool retried = false;       // the commit with the in-fence failed once
+  int64_t started_ns = 0;     // traced: composing began
+  int64_t built_ns = 0;       // traced: the frame was built (render submitted)
   std::function<void(bool, bool)> committed;
   std::unique_ptr<PointWaiter> waiter;  // armed while waiting for a point
 
@@ -41,8 +45,16 @@ struct FrameFence::Held {
   }
 };
 
-FrameFence::FrameFence(wlr_output* output, wl_event_loop* loop)
-    : output_(output), loop_(loop), alive_(std::make_shared<FrameFence*>(this)) {
+FrameFence::FrameFence(wlr_output* output, wl_event_loop* loop, Trace* trace)
+    : output_(output), loop_(loop), alive_(std::make_shared<FrameFence*>(this)), trace_(trace) {
+  if (trace_ != nullptr) {
+    track_ = trace_->track(std::string("output ") + output->name);
+    present_.connect(&output->events.present, [this](wlr_output_event_present* event) {
+      if (!event->presented) return;
+      const int64_t when = int64_t{event->when.tv_sec} * 1'000'000'000 + event->when.tv_nsec;
+      trace_->instant(track_, "flip", when, "\"commit\":" + std::to_string(event->commit_seq));
+    });
+  }
   // Our own timeline on the KMS device for the out-fences (the scene's is
   // for render-done); only DRM backends with syncobj timelines take one.
   if (wlr_output_is_drm(output) && output->backend->features.timeline) {
@@ -56,6 +68,7 @@ FrameFence::FrameFence(wlr_output* output, wl_event_loop* loop)
 
 FrameFence::~FrameFence() {
   held_.reset();
+  traced_fences_.clear();
   if (on_screen_ != nullptr) wlr_buffer_unlock(on_screen_);
   wlr_drm_syncobj_timeline_unref(out_timeline_);
   if (counts_.in_fence + counts_.loop_waited + counts_.out_fences > 0)
@@ -73,12 +86,41 @@ FrameFence::~FrameFence() {
 wlr_output_state& FrameFence::start() {
   held_ = std::make_unique<Held>();
   ++sequence_;
+  if (trace_ != nullptr) held_->started_ns = Trace::now();
   return held_->state;
+}
+
+void FrameFence::trace_instant(const char* what, const std::string& args) {
+  if (trace_ != nullptr) trace_->instant(track_, what, Trace::now(), args);
+}
+
+void FrameFence::trace_when_signalled(UniqueFd fence, std::string what) {
+  // Bounded: fences of frames long gone are not worth holding fds for.
+  traced_fences_.remove_if([](const TracedFence& f) { return f.done; });
+  if (!fence || traced_fences_.size() >= 16) return;
+  if (readable_now(fence.get())) {
+    trace_instant(what.c_str(), "\"already\":true");
+    return;
+  }
+  traced_fences_.push_back({std::move(fence), nullptr, false});
+  TracedFence& traced = traced_fences_.back();
+  traced.watch = EventSource::fd(loop_, traced.fd.get(), WL_EVENT_READABLE,
+                                 [this, &traced, what = std::move(what)](uint32_t) {
+                                   trace_instant(what.c_str());
+                                   // Freed with the next one: not inside its own callback.
+                                   traced.watch->reset();
+                                   traced.done = true;
+                                 });
+  if (!traced.watch) traced.done = true;
 }
 
 void FrameFence::drop() { held_.reset(); }
 
 void FrameFence::commit(bool async, std::function<void(bool ok, bool async)> committed) {
+  if (trace_ != nullptr) {
+    held_->built_ns = Trace::now();
+    trace_->span(track_, "compose and submit", held_->started_ns, held_->built_ns);
+  }
   held_->async = async;
   held_->committed = std::move(committed);
   advance();
@@ -112,6 +154,7 @@ void FrameFence::point_ready(wlr_drm_syncobj_timeline_waiter* waiter) {
   // Held (and so this waiter) is gone before its FrameFence: the owner lives.
   FrameFence& self = *reinterpret_cast<PointWaiter*>(waiter)->owner;
   self.held_->stop_waiting();
+  self.trace_instant("render-done point ready");
   self.advance();
 }
 
@@ -139,6 +182,7 @@ void FrameFence::advance() {
           auto self = alive.lock();
           if (!self || (*self)->sequence_ != sequence || !(*self)->held_) return;
           (*self)->held_->rendered = true;
+          (*self)->trace_instant("render done");
           (*self)->advance();
         })) {
       held.loop_waited = true;
@@ -159,7 +203,20 @@ void FrameFence::finish_commit() {
     if (!wlr_output_test_state(output_, &state)) state.tearing_page_flip = false;
   }
   const bool in_fence = (state.committed & WLR_OUTPUT_STATE_WAIT_TIMELINE) != 0;
+  if (trace_ != nullptr && held.built_ns != 0 && (held.point_waited || held.loop_waited))
+    trace_->span(track_, "held for render-done", held.built_ns, Trace::now());
+  // Traced: when render-done (the in-fence) signals, seen from here.
+  if (trace_ != nullptr && in_fence)
+    trace_when_signalled(
+        UniqueFd(wlr_drm_syncobj_timeline_export_sync_file(state.wait_timeline, state.wait_point)),
+        "render done (in-fence signalled)");
   const bool ok = wlr_output_commit_state(output_, &state);
+  if (trace_ != nullptr)
+    trace_instant(ok ? "output commit" : "commit failed",
+                  "\"frame\":" + std::to_string(++commits_) +
+                      ",\"in_fence\":" + (in_fence ? "true" : "false") +
+                      ",\"out_fence\":" + (out_timeline_ != nullptr && buffer ? "true" : "false") +
+                      ",\"async\":" + (state.tearing_page_flip ? "true" : "false"));
   if (!ok && in_fence) {
     // Drivers that refuse IN_FENCE_FD fail the whole commit: the same frame
     // once more without it, after render-done signalled.
@@ -183,6 +240,10 @@ void FrameFence::finish_commit() {
       // The out-fence of this commit signals when its frame is on screen:
       // then the previous frame's slot is no longer read.
       UniqueFd out_fence(wlr_drm_syncobj_timeline_export_sync_file(out_timeline_, out_point_));
+      if (out_fence && trace_ != nullptr)
+        trace_when_signalled(
+            UniqueFd(fcntl(out_fence.get(), F_DUPFD_CLOEXEC, 0)),
+            "out-fence signalled (frame " + std::to_string(commits_) + " on screen)");
       if (out_fence && on_screen_ != nullptr) {
         vulkan::slot_set_release_fence(on_screen_, std::move(out_fence));
         ++counts_.out_fences;

@@ -15,11 +15,18 @@
 
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <memory>
+#include <string>
 
+#include "util/event_source.hpp"
+#include "util/listener.hpp"
+#include "util/unique_fd.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
+
+class Trace;
 
 class FrameFence {
  public:
@@ -31,7 +38,8 @@ class FrameFence {
     bool in_fence_refused = false;
   };
 
-  FrameFence(wlr_output* output, wl_event_loop* loop);
+  /// With `trace`, each frame's story is recorded on the output's track.
+  FrameFence(wlr_output* output, wl_event_loop* loop, Trace* trace = nullptr);
   ~FrameFence();
   FrameFence(const FrameFence&) = delete;
   FrameFence& operator=(const FrameFence&) = delete;
@@ -54,6 +62,15 @@ class FrameFence {
   bool wait_point(uint32_t flags);
   static void point_ready(wlr_drm_syncobj_timeline_waiter* waiter);
   void finish_commit();
+  // Tracing: an instant on this output's track when `fence` signals.
+  void trace_when_signalled(UniqueFd fence, std::string what);
+  void trace_instant(const char* what, const std::string& args = {});
+
+  struct TracedFence {
+    UniqueFd fd;
+    std::unique_ptr<EventSource> watch;
+    bool done = false;
+  };
 
   wlr_output* output_;
   wl_event_loop* loop_;
@@ -66,6 +83,11 @@ class FrameFence {
   // Callbacks from the loop find out whether this (and which frame) lives.
   std::shared_ptr<FrameFence*> alive_;
   uint64_t sequence_ = 0;
+  Trace* trace_;
+  int track_ = 0;
+  uint64_t commits_ = 0;  // numbers frames in the trace
+  std::list<TracedFence> traced_fences_;
+  Listener<wlr_output_event_present> present_;
 };
 
 }  // namespace baton

@@ -44,7 +44,7 @@ Output::Output(Server& server, wlr_output* output)
     : server_(server),
       output_(output),
       cadence_(CadenceMode::automatic, 30),
-      fence_(output, wl_display_get_event_loop(server.display())) {
+      fence_(output, wl_display_get_event_loop(server.display()), server.trace()) {
   apply_games_policy();
   wlr_output_init_render(output, server.allocator(), server.renderer());
 
