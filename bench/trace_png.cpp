@@ -209,8 +209,8 @@ int main(int argc, char** argv) {
       cairo_show_text(cr, e.name.c_str());
     } else {
       const double x = x_of(e.ts_ms);
-      const bool fence = e.name.find("fence") != std::string::npos ||
-                         e.name.find("done") != std::string::npos;
+      const bool fence =
+          e.name.find("fence") != std::string::npos || e.name.find("done") != std::string::npos;
       cairo_set_source_rgb(cr, fence ? 0.1 : 0.75, fence ? 0.6 : 0.1, fence ? 0.2 : 0.1);
       cairo_move_to(cr, x, y + 28);
       cairo_line_to(cr, x, y + row_h - 4);

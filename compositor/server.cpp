@@ -212,8 +212,10 @@ void Server::create_sync_globals() {
   } else if (advertises_dmabuf_) {
     LOG_INFO("linux-drm-syncobj-v1 not advertised: no DRM device (see --drm-device)");
   }
-  gate_ = std::make_unique<ReadinessGate>(event_loop_, compositor_, syncobj_.get(),
-                                          std::chrono::milliseconds(1000), trace_.get());
+  gate_ = std::make_unique<ReadinessGate>(
+      event_loop_, compositor_, syncobj_.get(), std::chrono::milliseconds(1000), trace_.get(),
+      options_.readiness_gate ? ReadinessGate::Latch::when_ready
+                              : ReadinessGate::Latch::at_materialize);
   LOG_INFO("buffers: linux-dmabuf-v1 %s, linux-drm-syncobj-v1 %s",
            advertises_dmabuf_ ? "on" : "off", syncobj_ ? "on" : "off");
 }

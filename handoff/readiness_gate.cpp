@@ -1,6 +1,7 @@
 #include "handoff/readiness_gate.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -65,6 +66,7 @@ class ReadinessGate::SurfaceGate {
     int64_t since_ns = 0;  // when the commit came (traced)
     UniqueFd fd;
     std::string what;
+    std::function<void()> before_apply;  // at_materialize: hand the fence to the render
     std::unique_ptr<EventSource> watch;
     std::unique_ptr<EventSource> stuck_timer;
   };
@@ -78,8 +80,10 @@ class ReadinessGate::SurfaceGate {
     if (commit.sync == PendingCommit::Sync::points) {
       const SyncobjPoints& points = *commit.points;
       if (!points.acquire_timeline) return;  // no buffer in this commit
-      auto efd = points.acquire_timeline->eventfd(points.acquire_point,
-                                                  sync::Timeline::WaitFor::signalled);
+      const bool early = gate_.latch_ == Latch::at_materialize;
+      auto efd = points.acquire_timeline->eventfd(
+          points.acquire_point,
+          early ? sync::Timeline::WaitFor::available : sync::Timeline::WaitFor::signalled);
       if (!efd) {
         // Not the client's fault as far as the protocol knows; still fatal.
         wl_client_post_implementation_error(wl_resource_get_client(surface_->resource),
@@ -87,22 +91,40 @@ class ReadinessGate::SurfaceGate {
                                             efd.error().describe().c_str());
         return;
       }
-      hold(std::move(*efd), "acquire point " + std::to_string(points.acquire_point));
+      std::function<void()> before_apply;
+      if (early && pending.buffer != nullptr) {
+        // The acquire fence becomes the dma-buf's implicit write fence, which
+        // the renderer waits for on the GPU before sampling it.
+        before_apply = [timeline = points.acquire_timeline, point = points.acquire_point,
+                        buffer = pending.buffer] {
+          auto fence = timeline->export_sync_file(point);
+          wlr_dmabuf_attributes attribs{};
+          if (fence && wlr_buffer_get_dmabuf(buffer, &attribs))
+            (void)fence->import_into_dmabuf(attribs.fd[0], sync::Access::write);
+        };
+      }
+      hold(std::move(*efd), "acquire point " + std::to_string(points.acquire_point),
+           std::move(before_apply));
       return;
     }
     if ((pending.committed & WLR_SURFACE_STATE_BUFFER) == 0 || pending.buffer == nullptr) return;
+    if (gate_.latch_ == Latch::at_materialize) return;  // the render waits for it
     std::optional<sync::SyncFile> fence = implicit_fence(pending.buffer);
     if (fence) hold(fence->release(), "implicit fence of its dma-buf");
   }
 
-  void hold(UniqueFd fd, std::string what) {
-    if (readable_now(fd.get())) return;  // ready already: no hold, no wakeup
+  void hold(UniqueFd fd, std::string what, std::function<void()> before_apply = {}) {
+    if (readable_now(fd.get())) {  // ready already: no hold, no wakeup
+      if (before_apply) before_apply();
+      return;
+    }
     wl_client* client = wl_resource_get_client(surface_->resource);
     auto h = std::make_unique<Hold>();
     h->seq = wlr_surface_lock_pending(surface_);
     if (gate_.trace_ != nullptr) h->since_ns = Trace::now();
     h->fd = std::move(fd);
     h->what = std::move(what);
+    h->before_apply = std::move(before_apply);
     Hold* raw = h.get();
     h->watch = EventSource::fd(gate_.loop_, raw->fd.get(), WL_EVENT_READABLE,
                                [this, raw](uint32_t) { let_through(raw); });
@@ -140,6 +162,7 @@ class ReadinessGate::SurfaceGate {
                            [hold](const auto& h) { return h.get() == hold; });
     if (it == holds_.end()) return;
     uint32_t seq = (*it)->seq;
+    if ((*it)->before_apply) (*it)->before_apply();
     if (Trace* trace = gate_.trace_; trace != nullptr) {
       if (track_ == 0) track_ = trace->track(track_name());
       trace->span(track_, "held until ready", (*it)->since_ns, Trace::now(),
@@ -178,8 +201,16 @@ class ReadinessGate::SurfaceGate {
 
 ReadinessGate::ReadinessGate(wl_event_loop* loop, wlr_compositor* compositor,
                              ExplicitSync* explicit_sync, std::chrono::milliseconds stuck_after,
-                             Trace* trace)
-    : loop_(loop), explicit_sync_(explicit_sync), stuck_after_(stuck_after), trace_(trace) {
+                             Trace* trace, Latch latch)
+    : loop_(loop),
+      explicit_sync_(explicit_sync),
+      stuck_after_(stuck_after),
+      trace_(trace),
+      latch_(latch) {
+  if (latch_ == Latch::at_materialize)
+    LOG_INFO(
+        "readiness gate: latching commits once their acquire fence exists (wlroots' way): "
+        "the render waits for it on the GPU, and every output waits for the slowest client");
   new_surface_.connect(&compositor->events.new_surface, [this](wlr_surface* surface) {
     surfaces_.push_back(std::make_unique<SurfaceGate>(*this, surface));
   });

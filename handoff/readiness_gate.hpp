@@ -35,10 +35,14 @@ class ReadinessGate {
  public:
   /// `explicit_sync` may be null (none advertised); it must outlive
   /// the gate. A held commit is logged once after `stuck_after`.
+  /// How long a commit is held: until its buffer is ready (baton), or only
+  /// until its acquire fence exists, the render then waiting for it on the
+  /// GPU (wlroots' latch at materialization; for comparisons only).
+  enum class Latch { when_ready, at_materialize };
   /// With `trace`, each held commit is a span on its surface's track.
   ReadinessGate(wl_event_loop* loop, wlr_compositor* compositor, ExplicitSync* explicit_sync,
                 std::chrono::milliseconds stuck_after = std::chrono::milliseconds(1000),
-                Trace* trace = nullptr);
+                Trace* trace = nullptr, Latch latch = Latch::when_ready);
   ~ReadinessGate();
   ReadinessGate(const ReadinessGate&) = delete;
   ReadinessGate& operator=(const ReadinessGate&) = delete;
@@ -58,6 +62,7 @@ class ReadinessGate {
   ExplicitSync* explicit_sync_;
   std::chrono::milliseconds stuck_after_;
   Trace* trace_;
+  Latch latch_;
   uint64_t let_through_ = 0;
   std::map<wl_client*, size_t> held_per_client_;
   std::list<std::unique_ptr<SurfaceGate>> surfaces_;

@@ -100,6 +100,11 @@ std::string usage_text(std::string_view program) {
                              window has drawn (PATH gets -N before .png for
                              output N > 0).
       --screenshot-delay MS  Wait MS after the first window maps (default 300).
+      --readiness-gate on|off
+                             off latches commits once their acquire fence
+                             exists and lets the render wait for it, as
+                             wlroots does: a slow client then delays every
+                             output (for comparisons; default on).
       --trace PATH           Record every output frame's fences (buffers let
                              through the readiness gate, render, KMS commit,
                              flip, out-fence) as Chrome/Perfetto trace JSON;
@@ -206,6 +211,10 @@ Result<ParsedCommandLine> parse_command_line(const std::vector<std::string_view>
     } else if (arg == "--screenshot") {
       if (needs_value()) return fail("option --screenshot needs a path");
       o.screenshot_path = std::string(v);
+    } else if (arg == "--readiness-gate") {
+      if (needs_value() || (v != "on" && v != "off"))
+        return fail("option --readiness-gate needs on or off");
+      o.readiness_gate = v == "on";
     } else if (arg == "--trace") {
       if (needs_value() || v.empty()) return fail("option --trace needs a path");
       o.trace_path = std::string(v);

@@ -31,6 +31,9 @@ struct Options {
   OutputSize headless_size;
   int outputs = 1;
   std::optional<std::string> screenshot_path;
+  /// --readiness-gate off: latch commits once their acquire fence exists,
+  /// as wlroots does (for comparisons: every output waits for the slowest).
+  bool readiness_gate = true;
   /// Chrome/Perfetto trace JSON of every frame's fences (--trace).
   std::optional<std::string> trace_path;
   bool exit_after_screenshot = false;

@@ -249,14 +249,14 @@ uint64_t Renderer::submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitI
   }
   const uint64_t point = device_->next_point();
   VkSemaphore timeline = device_->timeline();
-  std::array<VkSemaphore, 4> wait_semaphores{};
-  std::array<uint64_t, 4> wait_values{};
-  std::array<VkPipelineStageFlags, 4> wait_stages{};
-  const uint32_t wait_count = static_cast<uint32_t>(std::min<size_t>(waits.size(), 4));
+  // As many waits as the pass has (one per sampled buffer still written).
+  std::vector<VkSemaphore> wait_semaphores(waits.size());
+  std::vector<uint64_t> wait_values(waits.size());
+  std::vector<VkPipelineStageFlags> wait_stages(waits.size(), VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+  const uint32_t wait_count = static_cast<uint32_t>(waits.size());
   for (uint32_t i = 0; i < wait_count; ++i) {
     wait_semaphores[i] = waits[i].semaphore;
     wait_values[i] = waits[i].value;
-    wait_stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
   }
   VkTimelineSemaphoreSubmitInfo values{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
   values.waitSemaphoreValueCount = wait_count;
@@ -295,9 +295,7 @@ uint64_t Renderer::submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitI
 
 VkSemaphore Renderer::import_fence(UniqueFd sync_file) {
   if (!device_->features().semaphore_sync_fd || device_->import_semaphore_fd == nullptr) {
-    LOG_ERROR(
-        "vulkan: a slot's release fence cannot be waited on the GPU (no "
-        "VK_KHR_external_semaphore_fd); refusing to draw over a buffer still in use");
+    LOG_ERROR("vulkan: a fence cannot be waited on the GPU (no VK_KHR_external_semaphore_fd)");
     return VK_NULL_HANDLE;
   }
   const uint64_t done = device_->completed();

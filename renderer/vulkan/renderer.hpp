@@ -87,6 +87,9 @@ struct Pass {
   wlr_buffer* buffer = nullptr;
   Timer* timer = nullptr;
   VkSemaphore release_wait = VK_NULL_HANDLE;  // the target's release fence, imported
+  // Implicit fences of sampled client dma-bufs still being written, imported:
+  // the submission waits for them on the GPU (capacity kept between frames).
+  std::vector<VkSemaphore> texture_waits;
   // Where render-done goes (the output's wait point); null: nobody asked.
   wlr_drm_syncobj_timeline* signal_timeline = nullptr;
   uint64_t signal_point = 0;

@@ -10,7 +10,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <xf86drm.h>
+#include <xf86drmMode.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -321,6 +323,95 @@ TEST(SlotFence, AClientDmabufIsReleasedOnlyAfterTheGpuReadIt) {
     wlr_buffer_drop(slot);
   }
   wl_event_loop_destroy(loop);
+}
+
+// A client dma-buf whose writer (its "GPU") is still busy when baton samples
+// it, as when the readiness gate lets a commit through at once: the pass
+// waits for the dma-buf's implicit write fence on the GPU, so it samples
+// what the writer finished, and the submit itself does not block.
+// (lavapipe also waits for implicit fences by itself when it touches an
+// imported dma-buf: without baton's wait_for_writers this still passes
+// here. It guards what a user sees, not that line; on drivers that do not
+// wait by themselves that line is what makes it true.)
+TEST(SlotFence, AClientDmabufStillBeingWrittenIsSampledAfterItsWriter) {
+  UniqueFd vgem = open_vgem_card();
+  if (!vgem) SKIP_UNLESS_REQUIRED("UNTESTED HERE: no vgem card (run in tests/vm/: vk-dmabuf)");
+  vulkan::SwapchainOptions swapchain;
+  swapchain.kms_fd = vgem.get();
+  Vulkan vk;
+  start(vk, swapchain);
+  if (vk.renderer == nullptr) SKIP_UNLESS_REQUIRED("no Vulkan device: " + vk.error);
+  ASSERT_NE(vk.allocator, nullptr);
+  wlr_buffer* slot = new_slot(vk, 64);
+  ASSERT_NE(slot, nullptr);
+  wlr_dmabuf_attributes slot_attribs{};
+  ASSERT_TRUE(wlr_buffer_get_dmabuf(slot, &slot_attribs));
+
+  drm_mode_create_dumb dumb{};
+  dumb.width = 64;
+  dumb.height = 64;
+  dumb.bpp = 32;
+  ASSERT_EQ(drmIoctl(vgem.get(), DRM_IOCTL_MODE_CREATE_DUMB, &dumb), 0);
+  int prime = -1;
+  ASSERT_EQ(drmPrimeHandleToFD(vgem.get(), dumb.handle, DRM_CLOEXEC | DRM_RDWR, &prime), 0);
+  uint64_t offset = 0;
+  ASSERT_EQ(drmModeMapDumbBuffer(vgem.get(), dumb.handle, &offset), 0);
+  void* map = mmap(nullptr, dumb.size, PROT_READ | PROT_WRITE, MAP_SHARED, vgem.get(),
+                   static_cast<off_t>(offset));
+  ASSERT_NE(map, MAP_FAILED);
+  auto* pixels = static_cast<uint32_t*>(map);
+  constexpr uint32_t kMagenta = 0xffff00ff;  // "not rendered yet"
+  std::fill(pixels, pixels + dumb.size / 4, kMagenta);
+  auto* client = new ClientDmabuf();
+  client->dmabuf = UniqueFd(prime);
+  client->stride = dumb.pitch;
+  wlr_buffer_init(&client->base, &kClientDmabufImpl, 64, 64);
+  wlr_texture* texture = wlr_texture_from_buffer(vk.renderer, &client->base);
+  ASSERT_NE(texture, nullptr);
+  wlr_render_texture_options draw{};
+  draw.texture = texture;
+  draw.dst_box = {0, 0, 64, 64};
+  draw.blend_mode = WLR_RENDER_BLEND_MODE_NONE;
+  // Once unfenced first: lavapipe compiles its pipelines on first use, which
+  // alone can outlast the writer below and hide a missing wait.
+  wlr_render_pass* warm = wlr_renderer_begin_buffer_pass(vk.renderer, slot, nullptr);
+  ASSERT_NE(warm, nullptr);
+  wlr_render_pass_add_texture(warm, &draw);
+  ASSERT_TRUE(wlr_render_pass_submit(warm));
+  vulkan::renderer_finish(vk.renderer);
+  ASSERT_EQ(first_pixel(slot_attribs), kMagenta) << "the warm-up pass did not sample the buffer";
+
+  auto writer = testing::VgemFence::attach(vgem.get(), dumb.handle, /*write=*/true);
+  ASSERT_TRUE(writer.ok()) << "VGEM_FENCE_ATTACH (write) failed";
+  std::thread gpu([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    std::fill(pixels, pixels + dumb.size / 4, kGreen);  // the frame is finished
+    (void)writer.value().signal();
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  wlr_render_pass* pass = wlr_renderer_begin_buffer_pass(vk.renderer, slot, nullptr);
+  ASSERT_NE(pass, nullptr);
+  wlr_render_pass_add_texture(pass, &draw);
+  const bool submitted = wlr_render_pass_submit(pass);
+  const auto submit_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
+  vulkan::renderer_finish(vk.renderer);
+  const auto done_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
+  gpu.join();
+  std::printf("implicit-wait: the submit returned after %lld ms, the pass finished after %lld ms\n",
+              static_cast<long long>(submit_ms), static_cast<long long>(done_ms));
+  EXPECT_TRUE(submitted);
+  EXPECT_LT(submit_ms, 400) << "the submit blocked on the writer's fence (a CPU wait)";
+  EXPECT_EQ(first_pixel(slot_attribs), kGreen)
+      << "sampled before its writer finished (magenta is the unfinished frame)";
+  EXPECT_EQ(vulkan::renderer_debug_messages(vk.renderer), 0);
+  wlr_texture_destroy(texture);
+  munmap(map, dumb.size);
+  wlr_buffer_drop(&client->base);
+  wlr_buffer_drop(slot);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "renderer/vulkan/renderer.hpp"
+#include "renderer/vulkan/swapchain/release_fence.hpp"
 #include "util/log.hpp"
 
 namespace baton::vulkan {
@@ -173,6 +174,27 @@ void add_rect(wlr_render_pass* base, const wlr_render_rect_options* options) {
   solid_quad(pass, box, color, blend, options->clip);
 }
 
+// A client dma-buf sampled for the first time in this pass: if a writer's
+// implicit fence is still pending (a client the readiness gate let through
+// unwaited), the submission waits for it on the GPU, never the CPU.
+void wait_for_writers(Pass& pass, Texture& texture) {
+  if (texture.source.get() == nullptr ||
+      std::find(pass.used.begin(), pass.used.end(), &texture) != pass.used.end())
+    return;
+  wlr_dmabuf_attributes attribs{};
+  if (!wlr_buffer_get_dmabuf(texture.source.get(), &attribs)) return;
+  for (int i = 0; i < attribs.n_planes; ++i) {
+    if (i > 0 && attribs.fd[i] == attribs.fd[i - 1]) continue;
+    UniqueFd fence = pending_writers_fence(attribs.fd[i]);
+    if (!fence) continue;
+    VkSemaphore wait = pass.renderer->import_fence(std::move(fence));
+    if (wait == VK_NULL_HANDLE)
+      LOG_ERROR("vulkan: a client dma-buf is sampled while its writer may still be busy");
+    else
+      pass.texture_waits.push_back(wait);
+  }
+}
+
 void add_texture(wlr_render_pass* base, const wlr_render_texture_options* options) {
   Pass& pass = *get(base);
   auto* texture = reinterpret_cast<Texture*>(options->texture);
@@ -224,6 +246,7 @@ void add_texture(wlr_render_pass* base, const wlr_render_texture_options* option
       options->filter_mode == WLR_SCALE_FILTER_NEAREST ? Filter::nearest : Filter::linear);
   const VkDescriptorImageInfo image{sampler, texture->view,
                                     texture->slot ? VK_IMAGE_LAYOUT_GENERAL : texture->layout};
+  wait_for_writers(pass, *texture);
   if (pass.compute) {
     CompositeOp op{};
     op.texture = image_slot(pass, image);
@@ -236,6 +259,7 @@ void add_texture(wlr_render_pass* base, const wlr_render_texture_options* option
     pass.used.push_back(texture);
     return;
   }
+  wait_for_writers(pass, *texture);
   bind(pass, r.pipelines().get(pass.slot->format, DrawKind::texture, effective));
   if (pass.bound_view != texture->view || pass.bound_sampler != sampler) {
     VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -279,17 +303,22 @@ bool submit(wlr_render_pass* base) {
   }
   if (pass.timer != nullptr)
     vkCmdWriteTimestamp2(cb, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pass.timer->pool.get(), 1);
-  VkSemaphoreSubmitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
-  wait.semaphore = pass.release_wait;
+  std::vector<VkSemaphoreSubmitInfo> waits;
+  for (VkSemaphore semaphore : pass.texture_waits) {
+    waits.push_back({VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO});
+    waits.back().semaphore = semaphore;
+  }
+  if (pass.release_wait != VK_NULL_HANDLE) {
+    waits.push_back({VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO});
+    waits.back().semaphore = pass.release_wait;
+  }
   // Render-done is exported only for a consumer that asked for it.
   VkSemaphore done_signal =
       pass.signal_timeline != nullptr ? r.render_done().signal_semaphore() : VK_NULL_HANDLE;
-  uint64_t point = r.submit(cb,
-                            pass.release_wait != VK_NULL_HANDLE
-                                ? std::span<const VkSemaphoreSubmitInfo>(&wait, 1)
-                                : std::span<const VkSemaphoreSubmitInfo>(),
-                            pass.timer, done_signal);
+  uint64_t point = r.submit(cb, waits, pass.timer, done_signal);
   r.fence_waited(pass.release_wait, point);
+  for (VkSemaphore semaphore : pass.texture_waits) r.fence_waited(semaphore, point);
+  pass.texture_waits.clear();
   if (pass.compute) r.compute().submitted(point);
   Slot& target = *pass.slot;
   bool handed_over = true;
@@ -343,7 +372,10 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
   VkSemaphore release_wait = VK_NULL_HANDLE;
   if (target->release_fence) {
     release_wait = import_fence(std::move(target->release_fence));
-    if (release_wait == VK_NULL_HANDLE) return nullptr;
+    if (release_wait == VK_NULL_HANDLE) {
+      LOG_ERROR("vulkan: refusing to draw over a slot its consumer may still read");
+      return nullptr;
+    }
   }
   VkCommandBuffer cb = begin_commands();
   if (cb == VK_NULL_HANDLE) return nullptr;
@@ -366,6 +398,7 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
                     ? reinterpret_cast<Timer*>(options->timer)
                     : nullptr;
   pass->release_wait = release_wait;
+  pass->texture_waits.clear();
   pass->signal_timeline = options != nullptr ? options->signal_timeline : nullptr;
   pass->signal_point = options != nullptr ? options->signal_point : 0;
   pass->compute = compute_enabled_ && target->storage;

@@ -10,5 +10,8 @@ namespace baton::vulkan {
 /// signals once every reader and writer of it finished. Invalid (logged) on
 /// failure; invalid too when it has signalled already (nothing to wait for).
 UniqueFd pending_write_fence(int dmabuf);
+/// DMA_BUF_IOCTL_EXPORT_SYNC_FILE(READ): what a reader must wait for (the
+/// dma-buf's writers), pending; invalid when none is (or on failure, logged).
+UniqueFd pending_writers_fence(int dmabuf);
 
 }  // namespace baton::vulkan
