@@ -31,12 +31,17 @@ for node in /sys/class/drm/renderD*; do
 done
 [ -n "$render" ] || fail "no virtio-gpu render node for explicit sync"
 
-run() {  # MODE: on | off
-  local mode=$1 log=$out/late-client-$mode.log trace=$out/late-client-$mode.json
-  export WAYLAND_DISPLAY=baton-late-$mode
+# 640x480: lavapipe and vkms both compose on the guest's two emulated CPUs.
+printf '[[output]]\nname = "*"\nmode = "640x480"\n' >"$out/late-client.toml"
+
+run() {  # GATE (on | off) LATE (late | none)
+  local mode=$1 late=$2
+  local tag=$mode-$late
+  local log=$out/late-client-$tag.log trace=$out/late-client-$tag.json
+  export WAYLAND_DISPLAY=baton-late-$tag
   WLR_DRM_DEVICES=$vkms "$build/compositor/baton" --backend drm --renderer vulkan \
     --drm-device "$render" --socket "$WAYLAND_DISPLAY" --readiness-gate "$mode" \
-    --trace "$trace" >"$log" 2>&1 &
+    --config "$out/late-client.toml" --trace "$trace" >"$log" 2>&1 &
   local baton_pid=$!
   for _ in $(seq 1200); do
     grep -q "running on WAYLAND_DISPLAY" "$log" && break
@@ -46,38 +51,60 @@ run() {  # MODE: on | off
   local pids=() i
   for i in 1 2 3; do
     "$client" --alloc vgem --sync explicit --frames 120 --delay-ms 0 --hold-ms 0 \
-      >"$out/late-client-$mode-ontime-$i.out" 2>&1 &
+      >"$out/late-client-$tag-ontime-$i.out" 2>&1 &
     pids+=($!)
   done
-  "$client" --alloc vgem --sync explicit --frames 12 --delay-ms 500 --hold-ms 0 \
-    >"$out/late-client-$mode-late.out" 2>&1 &
-  local late_pid=$!
-  "$probe" 6 >"$out/late-client-$mode-probe.out" 2>&1
-  for pid in "${pids[@]}" $late_pid; do wait "$pid"; done
+  if [ "$late" = late ]; then
+    "$client" --alloc vgem --sync explicit --frames 12 --delay-ms 500 --hold-ms 0 \
+      >"$out/late-client-$tag-late.out" 2>&1 &
+    pids+=($!)
+  else
+    : >"$out/late-client-$tag-late.out"
+  fi
+  # Past start-up (first frames compile lavapipe's pipelines) for 5 s.
+  sleep 1.5
+  "$probe" 5 >"$out/late-client-$tag-probe.out" 2>&1
+  for pid in "${pids[@]}"; do wait "$pid"; done
   kill -TERM $baton_pid
   wait $baton_pid
   # Fence-to-present latency of the on-time clients' frames.
-  cat "$out"/late-client-$mode-ontime-*.out |
+  cat "$out"/late-client-$tag-ontime-*.out |
     sed -nE 's/.*fence signalled at ([0-9.]+) ms, presented at ([0-9.]+) ms.*/\1 \2/p' |
-    awk '{ print $2 - $1 }' | sort -n >"$out/late-client-$mode-latency.txt"
+    awk '{ print $2 - $1 }' | sort -n >"$out/late-client-$tag-latency.txt"
+  # Output flips from the trace: the gap between two flips is how long the
+  # screen showed one frame (16.7 ms at 60 Hz when nothing is late).
+  grep -o '"name":"flip","ph":"i","pid":1,"tid":[0-9]*,"ts":[0-9.]*' "$trace" |
+    sed 's/.*"ts"://' | awk 'NR > 1 { printf "%.1f\n", ($1 - prev) / 1000 } { prev = $1 }' |
+    sort -n >"$out/late-client-$tag-flip-gaps.txt"
+  local flips gap_median gap_max long_gaps
+  flips=$(wc -l <"$out/late-client-$tag-flip-gaps.txt")
+  gap_median=$(awk -v n="$flips" 'NR == int((n + 1) / 2) { print; exit }' "$out/late-client-$tag-flip-gaps.txt")
+  gap_max=$(tail -n 1 "$out/late-client-$tag-flip-gaps.txt")
+  long_gaps=$(awk '$1 > 300' "$out/late-client-$tag-flip-gaps.txt" | wc -l)
   local n median max missed loop summary late_frames
-  n=$(wc -l <"$out/late-client-$mode-latency.txt")
-  [ "$n" -gt 0 ] || fail "the on-time clients presented nothing ($mode): $(cat "$out"/late-client-$mode-ontime-1.out | tail -3)"
-  median=$(awk -v n="$n" 'NR == int((n + 1) / 2) { print; exit }' "$out/late-client-$mode-latency.txt")
-  max=$(tail -n 1 "$out/late-client-$mode-latency.txt")
-  missed=$(awk '$1 > 100' "$out/late-client-$mode-latency.txt" | wc -l)
-  late_frames=$(grep -c "presented at" "$out/late-client-$mode-late.out")
-  loop=$(grep -o "max [0-9.]* ms" "$out/late-client-$mode-probe.out")
+  n=$(wc -l <"$out/late-client-$tag-latency.txt")
+  [ "$n" -gt 0 ] || fail "the on-time clients presented nothing ($mode): $(cat "$out"/late-client-$tag-ontime-1.out | tail -3)"
+  median=$(awk -v n="$n" 'NR == int((n + 1) / 2) { print; exit }' "$out/late-client-$tag-latency.txt")
+  max=$(tail -n 1 "$out/late-client-$tag-latency.txt")
+  missed=$(awk '$1 > 100' "$out/late-client-$tag-latency.txt" | wc -l)
+  late_frames=$(grep -c "presented at" "$out/late-client-$tag-late.out")
+  loop=$(grep -o "max [0-9.]* ms" "$out/late-client-$tag-probe.out")
   summary=$(grep -o "[0-9]* commits carried.*" "$log")
-  printf '| %-3s | %4d | %7.1f | %7.1f | %6d | %2d | %-12s | %s |\n' "$mode" "$n" "$median" "$max" \
-    "$missed" "$late_frames" "${loop:-?}" "$summary" >>"$out/late-client-table.md"
+  local busy
+  busy=$(grep -o "longest dispatch [0-9.]* ms, [0-9]* dispatches over 1 ms" "$log" |
+    sed -E 's/longest dispatch ([0-9.]+) ms, ([0-9]+) .*/\1 ms (\2 over 1 ms)/')
+  printf '| %-3s | %-4s | %4d | %7.1f | %7.1f | %6d | %4d | %6.1f | %6.1f | %3d | %2d | %-12s | %s |\n' \
+    "$mode" "$late" "$n" "$median" "$max" "$missed" "$flips" "$gap_median" "$gap_max" "$long_gaps" \
+    "$late_frames" "${loop:-?}" "${busy:-?}" >>"$out/late-client-table.md"
+  echo "late-client: $tag: $summary"
 }
 
 rm -f "$out/late-client-table.md"
-echo '| gate | on-time frames | median ms | max ms | missed (>100 ms) | late frames | loop round trip | baton frame fences |' >"$out/late-client-table.md"
-echo '|---|---|---|---|---|---|---|---|' >>"$out/late-client-table.md"
-run on
-run off
+echo '| gate | late client | on-time frames | fence to frame callback, median ms | max ms | over 100 ms | flips | flip gap median ms | max ms | gaps over 300 ms | late frames | loop round trip (probe) | longest loop dispatch (baton) |' >"$out/late-client-table.md"
+echo '|---|---|---|---|---|---|---|---|---|---|---|---|---|' >>"$out/late-client-table.md"
+run on none
+run on late
+run off late
 stop_seat
-"$build/bench/baton-trace-png" "$out/late-client-on.json" "$out/late-client-on-frame.png" --frame 40
+"$build/bench/baton-trace-png" "$out/late-client-on-late.json" "$out/late-client-on-late-frame.png" --frame 40
 cat "$out/late-client-table.md"

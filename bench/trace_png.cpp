@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -117,9 +118,7 @@ bool frame_window(const TraceFile& trace, int n, double& from, double& to) {
   return true;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int draw(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr, "usage: %s TRACE.json OUT.png [--frame N | --from MS --to MS]\n", argv[0]);
     return 2;
@@ -232,4 +231,15 @@ int main(int argc, char** argv) {
   std::printf("baton-trace-png: %zu events, %.3f..%.3f ms -> %s\n", trace.events.size(), from, to,
               argv[2]);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return draw(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "baton-trace-png: %s\n", e.what());
+    return 1;
+  }
 }

@@ -1,6 +1,7 @@
 #include "compositor/server.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -188,9 +189,9 @@ Status Server::create_globals() {
 }
 
 int Server::sync_drm_fd() {
+  if (drm_device_) return drm_device_.get();  // asked for by name
   if (int fd = wlr_backend_get_drm_fd(backend_); fd >= 0) return fd;
-  if (int fd = wlr_renderer_get_drm_fd(renderer_); fd >= 0) return fd;
-  return drm_device_.get();
+  return wlr_renderer_get_drm_fd(renderer_);
 }
 
 void Server::create_sync_globals() {
@@ -231,8 +232,37 @@ int Server::run() {
     LOG_ERROR("--exit-with-session without a startup command that could start");
     return 1;
   }
-  if (!terminated_) wl_display_run(display_);
+  run_loop();
   return exit_code_;
+}
+
+void Server::run_loop() {
+  // wl_display_run, with each dispatch timed: how long the loop is busy at a
+  // stretch is how long a client (or a frame) may wait for it.
+  const int loop_fd = wl_event_loop_get_fd(event_loop_);
+  const int track = trace_ ? trace_->track("main loop") : 0;
+  int64_t longest_ns = 0;
+  uint64_t over_1ms = 0;
+  while (!terminated_) {
+    wl_event_loop_dispatch_idle(event_loop_);
+    wl_display_flush_clients(display_);
+    if (terminated_) break;
+    pollfd ready{loop_fd, POLLIN, 0};
+    if (poll(&ready, 1, -1) < 0 && errno != EINTR) {
+      LOG_ERROR("main loop: poll: %s", std::strerror(errno));
+      break;
+    }
+    const int64_t begin = Trace::now();
+    wl_event_loop_dispatch(event_loop_, 0);
+    const int64_t busy = Trace::now() - begin;
+    longest_ns = std::max(longest_ns, busy);
+    if (busy > 1'000'000) {
+      ++over_1ms;
+      if (trace_) trace_->span(track, "loop busy", begin, begin + busy);
+    }
+  }
+  LOG_INFO("main loop: longest dispatch %.2f ms, %llu dispatches over 1 ms",
+           static_cast<double>(longest_ns) / 1e6, static_cast<unsigned long long>(over_1ms));
 }
 
 void Server::dispatch(int timeout_ms) {

@@ -151,6 +151,7 @@ class Server {
   int sync_drm_fd();
   void create_sync_globals();
   void handle_new_output(wlr_output* output);
+  void run_loop();
   void load_config();
   void apply_config();
   void handle_session_active(bool active);

@@ -47,7 +47,8 @@ void Trace::event(char phase, int track, std::string_view name, int64_t ns, int6
                quote(name).c_str(), phase, track, static_cast<double>(ns) / 1000.0);
   if (phase == 'X') std::fprintf(file_, ",\"dur\":%.3f", static_cast<double>(dur_ns) / 1000.0);
   if (phase == 'i') std::fputs(",\"s\":\"t\"", file_);
-  if (!args.empty()) std::fprintf(file_, ",\"args\":{%.*s}", static_cast<int>(args.size()), args.data());
+  if (!args.empty())
+    std::fprintf(file_, ",\"args\":{%.*s}", static_cast<int>(args.size()), args.data());
   std::fputs("},\n", file_);
 }
 

@@ -119,9 +119,10 @@ std::string usage_text(std::string_view program) {
                              faster than N per second as a game (default 30).
       --tearing POLICY       fullscreen|off: honour a fullscreen surface's
                              tearing-control async hint (default fullscreen).
-      --drm-device PATH      DRM node for explicit sync (and dma-buf feedback) when
-                             neither backend nor renderer has one (e.g. headless
-                             with a Vulkan device that has no DRM node).
+      --drm-device PATH      DRM node for explicit sync (and dma-buf feedback)
+                             instead of the backend's or renderer's (e.g.
+                             headless with a Vulkan device that has no DRM
+                             node, or a display device without timelines).
       --socket NAME          Listen on NAME instead of the first free wayland-N.
       --background COLOR     Solid background colour, #rrggbb (default #292e38).
   -c, --config PATH          Read configuration from PATH.

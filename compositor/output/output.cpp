@@ -153,7 +153,12 @@ void Output::handle_frame() {
   cadence_.sample(fullscreen != nullptr ? fullscreen->surface() : nullptr,
                   int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
   commit_frame(fullscreen);
-  wlr_scene_output_send_frame_done(scene_output_, &now);
+  // A frame held for render-done is not on its way yet: clients hear "draw
+  // the next one" once it is committed, not before.
+  if (fence_.holding())
+    frame_done_pending_ = true;
+  else
+    wlr_scene_output_send_frame_done(scene_output_, &now);
   // A fixed cadence commits the next refresh cycle even without damage.
   if (cadence_.fixed()) wlr_output_schedule_frame(output_);
 }
@@ -185,6 +190,11 @@ void Output::commit_frame(View* fullscreen) {
   fence_.commit(tearing_requested_ && wlr_output_is_drm(output_), [this](bool ok, bool async) {
     if (!ok) LOG_DEBUG("output %s: frame commit failed", output_->name);
     tearing_active_ = ok && async;
+    if (std::exchange(frame_done_pending_, false)) {
+      timespec done{};
+      clock_gettime(CLOCK_MONOTONIC, &done);
+      wlr_scene_output_send_frame_done(scene_output_, &done);
+    }
     if (std::exchange(frame_wanted_, false)) wlr_output_schedule_frame(output_);
   });
 }

@@ -77,7 +77,8 @@ class Output : public Weakable<Output> {
   bool tearing_active_ = false;
   std::vector<CaptureCallback> captures_;
   FrameFence fence_;
-  bool frame_wanted_ = false;  // a frame came while the last one was held
+  bool frame_wanted_ = false;        // a frame came while the last one was held
+  bool frame_done_pending_ = false;  // frame callbacks wait for the held frame
 
   Listener<void> frame_;
   Listener<wlr_output_event_commit> commit_;
