@@ -170,6 +170,12 @@ Renderer::~Renderer() {
   // Teardown may wait: nothing may be in flight when the device objects go
   // (on a really lost device this returns at once).
   vkDeviceWaitIdle(device_->get());
+  const ImportCache::Counts& imports = imports_.counts();
+  if (imports.imports > 0)
+    LOG_INFO("vulkan: %llu client dma-bufs imported, %llu commits reused an earlier import",
+             static_cast<unsigned long long>(imports.imports),
+             static_cast<unsigned long long>(imports.reuses));
+  imports_.clear();  // before the textures: their buffers' addons go with them
   // A texture still here has no holder left: wlroots 0.19's users drop theirs
   // on the renderer's destroy signal, which wlr_renderer_destroy emitted
   // before this ran (a wlr_client_buffer hands its texture to the renderer

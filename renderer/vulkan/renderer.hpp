@@ -17,6 +17,7 @@
 #include "renderer/vulkan/pass/pipelines.hpp"
 #include "renderer/vulkan/pass/render_done.hpp"
 #include "renderer/vulkan/swapchain/slot.hpp"
+#include "renderer/vulkan/texture/import_cache.hpp"
 #include "renderer/vulkan/texture/staging_ring.hpp"
 #include "renderer/vulkan/texture/upload_dispatch.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
@@ -55,8 +56,10 @@ struct Texture {
   // ... or a swapchain slot's image, kept alive by locking its buffer.
   wlr_buffer* target_buffer = nullptr;
   // An imported client dma-buf: locked (no wl_buffer.release) until the GPU
-  // finished every read of it, after the texture is gone.
+  // finished every read of it, after the texture is gone. Its image is the
+  // cache's, shared with other textures of the same buffer.
   BufferLock source;
+  CachedImport* import = nullptr;
   Slot* slot = nullptr;
   VkImage image = VK_NULL_HANDLE;
   VkImageView view = VK_NULL_HANDLE;
@@ -67,6 +70,8 @@ struct Texture {
   /// 1x1 buffers are drawn as solid rectangles: no image, no upload.
   bool solid = false;
   float color[4] = {};  // premultiplied, for solid textures
+  // Some (format, modifier) pairs sample only with NEAREST (lavapipe's LINEAR).
+  bool filters_linearly = true;
   uint64_t last_used = 0;
   bool updatable = false;
 };
@@ -141,8 +146,10 @@ class Renderer {
   void queue_copy(const Texture& texture, VkImageLayout old_layout, VkBuffer staging,
                   const VkBufferImageCopy& region);
   /// Queues taking an imported dma-buf image over from its producer (queue
-  /// family EXTERNAL) into SHADER_READ_ONLY, ahead of the next submission.
-  void queue_acquire(VkImage image);
+  /// family EXTERNAL) into SHADER_READ_ONLY, ahead of the next submission;
+  /// `held`: we still own it from an earlier commit, so it is handed back
+  /// first (the producer wrote new pixels since).
+  void queue_acquire(VkImage image, bool held);
   /// Records the pending uploads and acquires into `cb` (outside any render
   /// pass instance), so the next submit() needs no command buffer of its own
   /// for them: one fewer to begin, end and submit per frame.
@@ -240,6 +247,7 @@ class Renderer {
   TextureUploader uploader_;
   bool uploads_by_dispatch_ = false;  // with the compute path, where the device can
   UploadCounts upload_counts_;
+  std::vector<VkImageMemoryBarrier2> handback_barriers_;
   std::vector<VkImageMemoryBarrier2> acquire_barriers_;
   HostBuffer readback_;
   std::vector<Retired> retired_;
@@ -247,6 +255,7 @@ class Renderer {
   int open_passes_ = 0;
   std::shared_ptr<OpenPasses> open_passes_end_;  // made on demand while passes are open
   std::unordered_set<Texture*> textures_;
+  ImportCache imports_{*this};
   std::vector<std::unique_ptr<Pass>> passes_;
   std::vector<Pass*> free_passes_;
   wlr_drm_format_set shm_formats_{};

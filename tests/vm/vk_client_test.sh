@@ -25,7 +25,7 @@ fail() { echo "vk-client: FAIL: $*"; [ -n "${baton_pid:-}" ] && kill "$baton_pid
 source "$(dirname "$0")/guest-baton.sh"
 start_vulkan_baton vk-client
 
-passed=0 failed=0 seed=0 previous=""
+passed=0 failed=0 seed=0 previous="" exported=0
 for run in $runs; do
   seed=$((seed + 7))  # each run ends on another colour than the one before
   sync=${run%%:*} handoff=${run##*:} name=${run/:/-}
@@ -51,6 +51,7 @@ for run in $runs; do
   kill $client_pid 2>/dev/null  # ends the hold (the verdict is printed before it)
   wait $client_pid 2>/dev/null
   cat "$work/client.out"
+  exported=$((exported + $(sed -n 's/^vk-dmabuf-client: \([0-9]*\) dma-bufs exported.*/\1/p' "$work/client.out" | head -n 1)))
   summary=$(grep -E "^vk-dmabuf-client: (PASS|FAIL):" "$work/client.out")
   if [ $status = 0 ]; then
     case "$summary" in
@@ -84,5 +85,14 @@ kill -TERM $baton_pid
 wait $baton_pid
 rc=$?
 [ $rc = 0 ] || [ $rc = 143 ] || { failed=$((failed + 1)); echo "vk-client: baton exited with $rc"; }
+# Each client cycles its few buffers: baton imports each once, not each commit
+# (the screenshots above show the reused imports sample the new pixels).
+imports=$(grep -o "[0-9]* client dma-bufs imported, [0-9]* commits reused" "$log")
+echo "vk-client: baton: ${imports:-no import summary}; the clients exported $exported dma-bufs"
+read -r imported _ _ _ reused _ <<<"$imports"
+if [ -z "$imports" ] || [ "$imported" -gt "$exported" ] || [ "$reused" -lt $((frames * $(wc -w <<<"$runs") / 2)) ]; then
+  failed=$((failed + 1))
+  echo "vk-client: FAILED import cache: ${imports:-no summary} for $exported exported buffers and $((frames * $(wc -w <<<"$runs"))) commits"
+fi
 echo "vk-client: $passed passed, $failed failed"
 [ $failed = 0 ]

@@ -242,8 +242,9 @@ void add_texture(wlr_render_pass* base, const wlr_render_texture_options* option
   // An opaque texture drawn at full opacity needs no blending.
   Blend effective = blend;
   if (!texture->format->has_alpha && alpha >= 1.0f) effective = Blend::none;
-  VkSampler sampler = r.pipelines().sampler(
-      options->filter_mode == WLR_SCALE_FILTER_NEAREST ? Filter::nearest : Filter::linear);
+  const bool nearest =
+      options->filter_mode == WLR_SCALE_FILTER_NEAREST || !texture->filters_linearly;
+  VkSampler sampler = r.pipelines().sampler(nearest ? Filter::nearest : Filter::linear);
   const VkDescriptorImageInfo image{sampler, texture->view,
                                     texture->slot ? VK_IMAGE_LAYOUT_GENERAL : texture->layout};
   wait_for_writers(pass, *texture);
@@ -259,7 +260,6 @@ void add_texture(wlr_render_pass* base, const wlr_render_texture_options* option
     pass.used.push_back(texture);
     return;
   }
-  wait_for_writers(pass, *texture);
   bind(pass, r.pipelines().get(pass.slot->format, DrawKind::texture, effective));
   if (pass.bound_view != texture->view || pass.bound_sampler != sampler) {
     VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};

@@ -62,6 +62,21 @@ void query_dmabuf_formats(Device& device, wlr_drm_format_set& set) {
   }
 }
 
+bool dmabuf_filters_linearly(Device& device, VkFormat format, uint64_t modifier) {
+  VkDrmFormatModifierPropertiesListEXT list{
+      VK_STRUCTURE_TYPE_DRM_FORMAT_MODIFIER_PROPERTIES_LIST_EXT};
+  VkFormatProperties2 props{VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2, &list};
+  vkGetPhysicalDeviceFormatProperties2(device.physical(), format, &props);
+  std::vector<VkDrmFormatModifierPropertiesEXT> modifiers(list.drmFormatModifierCount);
+  list.pDrmFormatModifierProperties = modifiers.data();
+  vkGetPhysicalDeviceFormatProperties2(device.physical(), format, &props);
+  for (const VkDrmFormatModifierPropertiesEXT& m : modifiers)
+    if (m.drmFormatModifier == modifier)
+      return (m.drmFormatModifierTilingFeatures &
+              VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT) != 0;
+  return false;
+}
+
 bool dmabuf_usage_supported(Device& device, VkFormat format, uint64_t modifier,
                             VkImageUsageFlags usage) {
   return importable_for(device, format, modifier, usage);

@@ -32,6 +32,9 @@ inline constexpr VkImageUsageFlags kSampledUsage =
 bool dmabuf_usage_supported(Device& device, VkFormat format, uint64_t modifier,
                             VkImageUsageFlags usage);
 
+/// Whether images of `format` with `modifier` may be sampled with a LINEAR filter.
+bool dmabuf_filters_linearly(Device& device, VkFormat format, uint64_t modifier);
+
 /// Imports `attribs` as an image with `usage`; false (logged) when it cannot.
 bool import_dmabuf(Device& device, const wlr_dmabuf_attributes& attribs, const FormatInfo& format,
                    ImportedImage& out, VkImageUsageFlags usage = kSampledUsage);

@@ -63,6 +63,9 @@ void destroy(wlr_texture* base) {
     Renderer& r = *texture->renderer;
     r.forget(texture);
     r.drop_from_passes(texture);
+    if (texture->import != nullptr)  // the image stays with its buffer
+      texture->import->last_used =
+          std::max({texture->import->last_used, texture->last_used, r.device().next_point()});
     // The image may still be read by work in flight: free it after that.
     Retired retired;
     retired.point = std::max(texture->last_used, r.device().next_point());
@@ -265,24 +268,31 @@ wlr_texture* Renderer::texture_from_dmabuf(wlr_buffer* buffer,
               static_cast<unsigned long long>(attribs.modifier));
     return nullptr;
   }
-  ImportedImage imported;
-  if (!import_dmabuf(*device_, attribs, *format, imported)) {
-    check_lost();
-    return nullptr;
+  CachedImport* import = imports_.find(buffer);
+  if (import != nullptr) {
+    ++imports_.counts().reuses;
+  } else {
+    ImportedImage imported;
+    if (!import_dmabuf(*device_, attribs, *format, imported)) {
+      check_lost();
+      return nullptr;
+    }
+    VkImageView view = make_view(*device_, imported.image.get(), *format);
+    if (view == VK_NULL_HANDLE) return nullptr;
+    import = imports_.add(buffer, std::move(imported), UniqueImageView(device_->get(), view));
+    import->filters_linearly = dmabuf_filters_linearly(*device_, format->vk, attribs.modifier);
   }
-  VkImageView view = make_view(*device_, imported.image.get(), *format);
-  if (view == VK_NULL_HANDLE) return nullptr;
   auto texture = std::make_unique<Texture>();
   texture->renderer = this;
   texture->format = format;
-  texture->image = imported.image.get();
-  texture->view = view;
-  texture->owned_image = std::move(imported.image);
-  texture->owned_memory = std::move(imported.memory);
-  texture->owned_view = UniqueImageView(device_->get(), view);
+  texture->import = import;
+  texture->filters_linearly = import->filters_linearly;
+  texture->image = import->imported.image.get();
+  texture->view = import->view.get();
   texture->source = BufferLock(buffer);  // the GPU reads the client's memory itself
   texture->layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;  // after the acquire below
-  queue_acquire(texture->image);
+  queue_acquire(texture->image, import->acquired);
+  import->acquired = true;
   texture->last_used = device_->next_point();
   wlr_texture_init(&texture->base, wlr(), &kTextureImpl, buffer->width, buffer->height);
   textures_.insert(texture.get());

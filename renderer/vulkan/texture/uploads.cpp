@@ -35,7 +35,16 @@ void Renderer::queue_copy(const Texture& texture, VkImageLayout old_layout, VkBu
   pending_copies_.push_back({index, staging, region});
 }
 
-void Renderer::queue_acquire(VkImage image) {
+void Renderer::queue_acquire(VkImage image, bool held) {
+  if (held) {
+    VkImageMemoryBarrier2 handback =
+        image_barrier(image, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL);
+    handback.srcStageMask = kReadStages;  // after every earlier read
+    handback.dstStageMask = VK_PIPELINE_STAGE_2_NONE;
+    handback.srcQueueFamilyIndex = device_->queue_family();
+    handback.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+    handback_barriers_.push_back(handback);
+  }
   VkImageMemoryBarrier2 barrier =
       image_barrier(image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   // GENERAL, not UNDEFINED: the producer's pixels must survive the transition.
@@ -107,6 +116,14 @@ void Renderer::plan_upload_dispatch() {
 }
 
 void Renderer::record_uploads_into(VkCommandBuffer cb) {
+  if (!handback_barriers_.empty()) {
+    // Its own batch: the release must come before the acquire of the same image.
+    VkDependencyInfo handback{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    handback.imageMemoryBarrierCount = static_cast<uint32_t>(handback_barriers_.size());
+    handback.pImageMemoryBarriers = handback_barriers_.data();
+    vkCmdPipelineBarrier2(cb, &handback);
+    handback_barriers_.clear();
+  }
   if (!acquire_barriers_.empty()) {
     VkDependencyInfo acquire{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
     acquire.imageMemoryBarrierCount = static_cast<uint32_t>(acquire_barriers_.size());
