@@ -13,7 +13,7 @@
 //            [--sync implicit|explicit|none] [--frames N] [--delay-ms MS]
 //            [--hold-ms MS] [--done-file PATH] [--stall-at N]
 //            [--misbehave conflicting-points|bad-timeline|many-timelines|many-held]
-//            [--unshown fenced|unsubmitted]
+//            [--unshown fenced|unsubmitted] [--on-release poison]
 // --hold-ms: how long the last frame stays up; --done-file: created once the
 // last frame is presented (or the stall began), for a test to screenshot;
 // --stall-at N: frame N's fence is never signalled; passes when the frame is
@@ -26,6 +26,9 @@
 // unsignalled fence (or has no fence at all), then destroys the surface
 // while the commit is held; passes when the release point still signals:
 // only after the fence (fenced) or at once (unsubmitted).
+// --on-release poison: each buffer has its own release timeline (explicit),
+// and the instant a buffer comes back (release point or wl_buffer.release)
+// it is painted kPoison (release_poisoner.hpp): the screen must never show it.
 // exit: 0 all frames presented after their fences; 1 a frame was presented
 // early, never, or a call failed; 77 the compositor lacks what --sync needs.
 #include <drm_fourcc.h>
@@ -50,6 +53,7 @@
 #include "tests/clients/drm_node.hpp"
 #include "tests/clients/explicit_sync.hpp"
 #include "tests/clients/producer_buffer.hpp"
+#include "tests/clients/release_poisoner.hpp"
 #include "tests/clients/vgem_fence.hpp"
 #include "tests/clients/wayland_window.hpp"
 
@@ -73,6 +77,7 @@ struct Options {
   int stall_at = -1;
   Misbehave misbehave = Misbehave::no;
   Unshown unshown = Unshown::no;
+  bool poison = false;
 };
 
 constexpr uint32_t kWidth = 256, kHeight = 256;
@@ -123,6 +128,9 @@ std::optional<Options> parse(int argc, char** argv) {
         o.misbehave = Misbehave::many_held;
       else
         return std::nullopt;
+    } else if (arg == "--on-release") {
+      if (std::string_view(value) != "poison") return std::nullopt;
+      o.poison = true;
     } else if (arg == "--unshown") {
       std::string_view v = value;
       if (v == "fenced")
@@ -135,7 +143,7 @@ std::optional<Options> parse(int argc, char** argv) {
       return std::nullopt;
     }
   }
-  if (o.frames < 1 || o.delay_ms < 0) return std::nullopt;
+  if (o.frames < 1 || o.delay_ms < 0 || (o.poison && o.sync == SyncMode::none)) return std::nullopt;
   return o;
 }
 
@@ -148,6 +156,10 @@ struct Slot {
   ProducerBuffer buffer;
   WlBuffer wl;
   uint64_t release_point = 0;  // explicit sync: when the compositor is done
+  // --on-release poison: the slot's own release timeline, and its poisoner.
+  std::optional<sync::Timeline> release_timeline;
+  SyncobjTimeline wl_release;
+  std::unique_ptr<ReleasePoisoner> poisoner;
 };
 
 class Producer {
@@ -180,6 +192,9 @@ class Producer {
     }
     std::printf("dmabuf-client: %d frames (%s, %s sync), %d presented before their fence\n",
                 o_.frames, allocator_name(o_.allocator), sync_name(), early);
+    if (o_.poison)
+      std::printf("dmabuf-client: %d buffers painted %06x the instant they came back\n",
+                  poisoned_.load(), kPoison);
     done();
     // Keep the last frame on screen for screenshots.
     window_.dispatch_for(std::chrono::milliseconds(o_.hold_ms));
@@ -356,17 +371,63 @@ class Producer {
       wl_buffer* wl =
           zwp_linux_buffer_params_v1_create_immed(params, kWidth, kHeight, DRM_FORMAT_XRGB8888, 0);
       zwp_linux_buffer_params_v1_destroy(params);
-      slots_.push_back(Slot{std::move(*buffer), WlBuffer(wl), 0});
+      slots_.push_back(Slot{std::move(*buffer), WlBuffer(wl), 0, {}, {}, {}});
     }
+    if (o_.poison)
+      if (int r = make_poisoners(); r != 0) return r;
     // A rejected import is a protocol error: find out now, not mid-frame.
     if (wl_display_roundtrip(window_.display()) < 0)
       return fail("the compositor rejected the dma-buf (protocol error)");
     return 0;
   }
 
+  int make_poisoners() {
+    static const wl_buffer_listener kRelease = {
+        .release = [](void* data, wl_buffer*) { static_cast<ReleasePoisoner*>(data)->released(); },
+    };
+    UniqueFd gpu;
+    if (o_.sync == SyncMode::explicit_) {
+      auto node = open_drm_node("virtio_gpu", NodeKind::render);
+      if (!node)
+        return fail("no virtio_gpu render node for the timelines: " + node.error().describe());
+      gpu = std::move(*node);
+    }
+    for (Slot& slot : slots_) {
+      slot.poisoner = std::make_unique<ReleasePoisoner>(slot.buffer, poisoned_);
+      if (o_.sync == SyncMode::implicit) {
+        wl_buffer_add_listener(slot.wl.get(), &kRelease, slot.poisoner.get());
+        continue;
+      }
+      auto timeline = sync::Timeline::create(gpu.get());
+      if (!timeline) return fail(timeline.error().describe());
+      auto fd = timeline->export_fd();
+      if (!fd) return fail(fd.error().describe());
+      slot.release_timeline.emplace(std::move(*timeline));
+      slot.wl_release.reset(
+          wp_linux_drm_syncobj_manager_v1_import_timeline(window_.syncobj(), fd->get()));
+    }
+    return 0;
+  }
+
+  // --on-release poison: until the slot is back (and painted poison).
+  int wait_poisoned(Slot& slot, int i) {
+    const auto end = Clock::now() + 5s;
+    if (o_.sync == SyncMode::implicit) {
+      while (!slot.poisoner->back() && Clock::now() < end)
+        if (!window_.dispatch_for(10ms)) return fail("the connection died");
+    } else {
+      slot.poisoner->wait_back(5s);
+    }
+    if (!slot.poisoner->back())
+      return fail("frame " + std::to_string(i) + ": its buffer never came back in 5 s");
+    return 0;
+  }
+
   int frame(int i, int& early) {
     Slot& slot = slots_[static_cast<size_t>(i) % slots_.size()];
-    if (slot.release_point != 0) {
+    if (slot.poisoner) {
+      if (int r = wait_poisoned(slot, i); r != 0) return r;
+    } else if (slot.release_point != 0) {
       // The compositor signals the release point once it no longer reads.
       auto released =
           sync_.release->wait(slot.release_point, sync::Timeline::WaitFor::signalled, 5s);
@@ -393,14 +454,20 @@ class Producer {
     }
     if (o_.sync == SyncMode::explicit_) {
       uint64_t acquire = static_cast<uint64_t>(i) + 1;
-      slot.release_point = acquire;  // on the release timeline
+      // On the shared release timeline the point follows the acquire point;
+      // on the slot's own one it counts the slot's uses.
+      slot.release_point = slot.release_timeline ? slot.release_point + 1 : acquire;
       auto imported = sync_.acquire->import_sync_file(acquire, fence->sync_file);
       if (!imported) return fail(imported.error().describe());
       wp_linux_drm_syncobj_surface_v1_set_acquire_point(sync_.surface.get(), sync_.wl_acquire.get(),
                                                         0, static_cast<uint32_t>(acquire));
-      wp_linux_drm_syncobj_surface_v1_set_release_point(sync_.surface.get(), sync_.wl_release.get(),
-                                                        0,
-                                                        static_cast<uint32_t>(slot.release_point));
+      wp_linux_drm_syncobj_surface_v1_set_release_point(
+          sync_.surface.get(),
+          slot.release_timeline ? slot.wl_release.get() : sync_.wl_release.get(), 0,
+          static_cast<uint32_t>(slot.release_point));
+      if (slot.poisoner) slot.poisoner->watch(*slot.release_timeline, slot.release_point);
+    } else if (slot.poisoner) {
+      slot.poisoner->watch_release_event();
     }
     wl_surface_attach(window_.surface(), slot.wl.get(), 0, 0);
     wl_surface_damage_buffer(window_.surface(), 0, 0, kWidth, kHeight);
@@ -445,6 +512,7 @@ class Producer {
   UniqueFd vgem_, card_;
   std::vector<Slot> slots_;
   ExplicitSync sync_;
+  std::atomic<int> poisoned_{0};
 };
 
 }  // namespace
@@ -459,7 +527,7 @@ int run(int argc, char** argv) {
                  "usage: %s [--alloc udmabuf|vgem|virtio-gpu] [--sync implicit|explicit|none] "
                  "[--frames N] [--delay-ms MS] [--hold-ms MS] [--done-file PATH] [--stall-at N] "
                  "[--misbehave conflicting-points|bad-timeline|many-timelines|many-held] "
-                 "[--unshown fenced|unsubmitted]\n",
+                 "[--unshown fenced|unsubmitted] [--on-release poison]\n",
                  argv[0]);
     return 2;
   }

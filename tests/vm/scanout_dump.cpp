@@ -3,6 +3,12 @@
 //
 // usage: vm-scanout-dump DRIVER OUT.png   (run as root: GETFB2 hands out
 // GEM handles only to CAP_SYS_ADMIN)
+//        vm-scanout-dump DRIVER --watch SECONDS FORBIDDEN SEEN [OUT.png]
+// --watch samples what the CRTC scans out, as fast as it can, for SECONDS:
+// fails (and writes the first offending scanout to OUT.png) when any sample
+// holds a pixel of the FORBIDDEN colour (RRGGBB); also counts the samples
+// with a pixel of each SEEN colour (comma-separated RRGGBB), so a test can
+// tell that the client really was on screen while it watched.
 #include <drm_fourcc.h>
 #include <fcntl.h>
 #include <png.h>
@@ -10,9 +16,12 @@
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "tests/clients/drm_node.hpp"
@@ -78,11 +87,106 @@ int dump(int card, const char* out) {
   return ok ? 0 : 1;
 }
 
+// One sample of the scanout: the CRTC's framebuffer now, mapped.
+struct Sample {
+  uint32_t fb_id = 0, width = 0, height = 0, pitch = 0;
+  std::vector<uint32_t> pixels;  // XRGB, X dropped
+};
+
+bool sample(int card, Sample& out) {
+  drmModeRes* res = drmModeGetResources(card);
+  uint32_t fb_id = 0;
+  for (int i = 0; res != nullptr && i < res->count_crtcs && fb_id == 0; ++i) {
+    drmModeCrtc* crtc = drmModeGetCrtc(card, res->crtcs[i]);
+    if (crtc != nullptr && crtc->mode_valid) fb_id = crtc->buffer_id;
+    drmModeFreeCrtc(crtc);
+  }
+  drmModeFreeResources(res);
+  if (fb_id == 0) return false;
+  drmModeFB2* fb = drmModeGetFB2(card, fb_id);
+  if (fb == nullptr || fb->handles[0] == 0) {
+    drmModeFreeFB2(fb);
+    return false;
+  }
+  int raw = -1;
+  bool ok = drmPrimeHandleToFD(card, fb->handles[0], DRM_CLOEXEC, &raw) == 0;
+  baton::UniqueFd dmabuf(raw);
+  // GETFB2 made a new GEM handle: close it, or every sample leaks one.
+  drm_gem_close close_handle{fb->handles[0], 0};
+  drmIoctl(card, DRM_IOCTL_GEM_CLOSE, &close_handle);
+  const size_t size = size_t{fb->pitches[0]} * fb->height + fb->offsets[0];
+  void* map = ok ? mmap(nullptr, size, PROT_READ, MAP_SHARED, dmabuf.get(), 0) : MAP_FAILED;
+  if (map != MAP_FAILED) {
+    out.fb_id = fb_id;
+    out.width = fb->width;
+    out.height = fb->height;
+    out.pixels.resize(size_t{fb->width} * fb->height);
+    const auto* base = static_cast<const unsigned char*>(map) + fb->offsets[0];
+    for (uint32_t y = 0; y < fb->height; ++y) {
+      const auto* row = reinterpret_cast<const uint32_t*>(base + size_t{y} * fb->pitches[0]);
+      for (uint32_t x = 0; x < fb->width; ++x)
+        out.pixels[size_t{y} * fb->width + x] = row[x] & 0xffffff;
+    }
+    munmap(map, size);
+  }
+  drmModeFreeFB2(fb);
+  return map != MAP_FAILED;
+}
+
+bool write_png(const Sample& s, const char* path) {
+  std::vector<unsigned char> rgba(s.pixels.size() * 4);
+  for (size_t i = 0; i < s.pixels.size(); ++i) {
+    rgba[i * 4] = (s.pixels[i] >> 16) & 0xff;
+    rgba[i * 4 + 1] = (s.pixels[i] >> 8) & 0xff;
+    rgba[i * 4 + 2] = s.pixels[i] & 0xff;
+    rgba[i * 4 + 3] = 0xff;
+  }
+  png_image png{};
+  png.version = PNG_IMAGE_VERSION;
+  png.width = s.width;
+  png.height = s.height;
+  png.format = PNG_FORMAT_RGBA;
+  return png_image_write_to_file(&png, path, 0, rgba.data(), 0, nullptr) != 0;
+}
+
+int watch(int card, double seconds, uint32_t forbidden, const std::vector<uint32_t>& seen,
+          const char* out) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  std::vector<int> seen_in(seen.size(), 0);
+  int samples = 0, failed = 0, hits = 0;
+  std::vector<uint32_t> fbs;
+  Sample s;
+  while (std::chrono::steady_clock::now() < end) {
+    if (!sample(card, s)) {
+      ++failed;
+      continue;
+    }
+    ++samples;
+    if (std::find(fbs.begin(), fbs.end(), s.fb_id) == fbs.end()) fbs.push_back(s.fb_id);
+    bool hit = false;
+    std::vector<bool> has(seen.size(), false);
+    for (uint32_t px : s.pixels) {
+      hit = hit || px == forbidden;
+      for (size_t i = 0; i < seen.size(); ++i) has[i] = has[i] || px == seen[i];
+    }
+    for (size_t i = 0; i < seen.size(); ++i) seen_in[i] += has[i] ? 1 : 0;
+    if (hit && hits++ == 0 && out != nullptr) write_png(s, out);
+  }
+  std::printf("scanout-watch: %d samples of %zu framebuffers (%d unreadable), %d showed %06x",
+              samples, fbs.size(), failed, hits, forbidden);
+  for (size_t i = 0; i < seen.size(); ++i) std::printf(", %d showed %06x", seen_in[i], seen[i]);
+  std::printf("\n");
+  return hits == 0 && samples > 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s DRIVER OUT.png|--card\n", argv[0]);
+  if (argc < 3 || (std::strcmp(argv[2], "--watch") == 0 && argc < 6)) {
+    std::fprintf(stderr,
+                 "usage: %s DRIVER OUT.png|--card\n"
+                 "       %s DRIVER --watch SECONDS FORBIDDEN SEEN[,SEEN...] [OUT.png]\n",
+                 argv[0], argv[0]);
     return 2;
   }
   auto card = baton::testing::open_drm_node(argv[1], baton::testing::NodeKind::primary);
@@ -97,6 +201,20 @@ int main(int argc, char** argv) {
     std::printf("%s\n", name);
     std::free(name);
     return 0;
+  }
+  if (std::strcmp(argv[2], "--watch") == 0) {
+    std::vector<uint32_t> seen;
+    std::string list = argv[5];
+    for (size_t at = 0; at < list.size();) {
+      size_t comma = list.find(',', at);
+      if (comma == std::string::npos) comma = list.size();
+      seen.push_back(
+          static_cast<uint32_t>(std::strtoul(list.substr(at, comma - at).c_str(), nullptr, 16)));
+      at = comma + 1;
+    }
+    return watch(card->get(), std::atof(argv[3]),
+                 static_cast<uint32_t>(std::strtoul(argv[4], nullptr, 16)), seen,
+                 argc > 6 ? argv[6] : nullptr);
   }
   return dump(card->get(), argv[2]);
 }

@@ -1,0 +1,42 @@
+#include "tests/clients/release_poisoner.hpp"
+
+namespace baton::testing {
+
+using namespace std::chrono_literals;
+
+void ReleasePoisoner::watch(const sync::Timeline& timeline, uint64_t point) {
+  stop();
+  back_ = false;
+  stopping_ = false;
+  watcher_ = std::thread([this, &timeline, point] {
+    // Short waits: the test may end while the compositor still shows it.
+    while (!stopping_) {
+      auto signalled = timeline.wait(point, sync::Timeline::WaitFor::signalled, 20ms);
+      if (!signalled) return;
+      if (*signalled) {
+        released();
+        return;
+      }
+    }
+  });
+}
+
+void ReleasePoisoner::released() {
+  buffer_.write(kPoison);
+  ++poisoned_;
+  back_ = true;
+}
+
+bool ReleasePoisoner::wait_back(std::chrono::milliseconds timeout) {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  while (!back_ && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(1ms);
+  if (back_ && watcher_.joinable()) watcher_.join();
+  return back_;
+}
+
+void ReleasePoisoner::stop() {
+  stopping_ = true;
+  if (watcher_.joinable()) watcher_.join();
+}
+
+}  // namespace baton::testing

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Runs inside the guest: no buffer goes back to its client while baton still
+# reads it, proven by what KMS scans out. baton (DRM backend on DRIVER, Vulkan
+# renderer on lavapipe, explicit sync on virtio-gpu's render node) shows
+# baton-dmabuf-client --on-release poison, which paints each buffer 0xf0f000
+# the instant it comes back (its own release point per buffer, or
+# wl_buffer.release), beside a second client redrawing as fast as it can so
+# that renders are always in flight. Meanwhile vm-scanout-dump --watch reads
+# the CRTC's framebuffer again and again: no sample may hold a poison pixel,
+# and samples must show the client's colours (the watch saw it on screen).
+#
+# usage: release_poison_test.sh BUILD DRIVER OUT_DIR
+#   DRIVER: virtio_gpu (honours IN_FENCE_FD), vkms (no timelines: the event
+#   loop waits for render-done), vkms_nofence (refuses IN_FENCE_FD)
+set -uo pipefail
+build=$(realpath "$1") driver=$2 out=$3
+mkdir -p "$out"
+log=/dev/null
+fail() {
+  [ -s "$log" ] && tail -n 30 "$log"
+  echo "release-poison: FAIL: $*"
+  exit 1
+}
+source "$(dirname "$(realpath "$0")")/guest-seat.sh"
+client=$build/tests/clients/baton-dmabuf-client
+dump=$build/tests/vm/vm-scanout-dump
+card=$("$dump" "$driver" --card) || fail "no $driver card: $card"
+render=
+for node in /sys/class/drm/renderD*; do
+  [ "$(basename "$(readlink -f "$node/device/driver")")" = virtio-pci ] && render=/dev/dri/$(basename "$node")
+done
+[ -n "$render" ] || fail "no virtio-gpu render node for explicit sync"
+
+# 640x480: lavapipe composes on the guest's two emulated CPUs.
+printf '[[output]]\nname = "*"\nmode = "640x480"\n' >"$out/release-poison.toml"
+log=$out/release-poison-$driver.log
+export WAYLAND_DISPLAY=baton-poison
+WLR_DRM_DEVICES=$card "$build/compositor/baton" --backend drm --renderer vulkan \
+  --drm-device "$render" --socket "$WAYLAND_DISPLAY" --config "$out/release-poison.toml" \
+  >"$log" 2>&1 &
+baton_pid=$!
+for _ in $(seq 1200); do
+  grep -q "running on WAYLAND_DISPLAY" "$log" && break
+  kill -0 $baton_pid 2>/dev/null || fail "baton exited at start-up"
+  sleep 0.05
+done
+grep -q "running on WAYLAND_DISPLAY" "$log" || fail "baton did not start in 60 s"
+
+failed=0
+for sync in explicit implicit; do
+  tag=$driver-$sync
+  # The busy one: explicit sync, no delay, as many frames as the test lasts.
+  "$client" --alloc vgem --sync explicit --frames 400 --delay-ms 0 --hold-ms 0 \
+    >"$out/release-poison-$tag-busy.out" 2>&1 &
+  busy_pid=$!
+  "$client" --alloc vgem --sync "$sync" --frames 40 --delay-ms 5 --hold-ms 0 --on-release poison \
+    >"$out/release-poison-$tag.out" 2>&1 &
+  client_pid=$!
+  sleep 1  # both windows mapped
+  "$dump" "$driver" --watch 5 f0f000 20c040,2060e0 "$out/release-poison-$tag.png" \
+    >"$out/release-poison-$tag-watch.out" 2>&1
+  watch_rc=$?
+  wait $client_pid
+  client_rc=$?
+  kill $busy_pid 2>/dev/null
+  wait $busy_pid 2>/dev/null
+  cat "$out/release-poison-$tag-watch.out"
+  tail -n 2 "$out/release-poison-$tag.out"
+  watched=$(cat "$out/release-poison-$tag-watch.out")
+  poisoned=$(sed -n 's/^dmabuf-client: \([0-9]*\) buffers painted.*/\1/p' "$out/release-poison-$tag.out")
+  read -r samples green blue <<<"$(sed -E 's/^scanout-watch: ([0-9]+) samples.*, ([0-9]+) showed 20c040, ([0-9]+) showed 2060e0$/\1 \2 \3/' \
+    <<<"$watched")"
+  reason=
+  if [ $client_rc != 0 ]; then reason="the poisoning client failed ($client_rc): $(tail -n 1 "$out/release-poison-$tag.out")"
+  elif [ "${poisoned:-0}" -lt 30 ]; then reason="only ${poisoned:-0} buffers came back to be poisoned"
+  elif [ $watch_rc != 0 ]; then reason="the scanout showed the poison colour (first: $out/release-poison-$tag.png): $watched"
+  elif [ "${samples:-0}" -lt 10 ] || [ "${green:-0}" -lt 3 ] || [ "${blue:-0}" -lt 3 ]; then
+    reason="the watch did not see the clients on screen often enough: $watched"
+  fi
+  if [ -n "$reason" ]; then
+    failed=$((failed + 1))
+    echo "release-poison: FAILED $tag: $reason"
+  else
+    echo "release-poison: PASS $tag: $poisoned buffers poisoned the instant they came back, none on screen in $samples scanout samples"
+  fi
+done
+kill -TERM $baton_pid
+wait $baton_pid
+stop_seat
+grep -o "output [^ ]*: [0-9]* commits carried.*" "$log"
+[ $failed = 0 ] || fail "$failed of 2 runs on $driver"
+echo "release-poison: PASS ($driver)"
