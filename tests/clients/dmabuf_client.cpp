@@ -9,7 +9,7 @@
 // only after --delay-ms is the final colour written and the fence signalled.
 // A compositor that honours the fence cannot present the frame before that.
 //
-// usage: baton-dmabuf-client [--alloc udmabuf|vgem|virtio-gpu]
+// usage: baton-dmabuf-client [--alloc udmabuf|vgem|virtio-gpu|shm]
 //            [--sync implicit|explicit|none] [--frames N] [--delay-ms MS]
 //            [--hold-ms MS] [--done-file PATH] [--stall-at N]
 //            [--misbehave conflicting-points|bad-timeline|many-timelines|many-held]
@@ -143,7 +143,9 @@ std::optional<Options> parse(int argc, char** argv) {
       return std::nullopt;
     }
   }
-  if (o.frames < 1 || o.delay_ms < 0 || (o.poison && o.sync == SyncMode::none)) return std::nullopt;
+  // wl_shm buffers carry no fences; poison needs a release to wait for.
+  if (o.allocator == Allocator::shm && o.sync != SyncMode::none) return std::nullopt;
+  if (o.frames < 1 || o.delay_ms < 0) return std::nullopt;
   return o;
 }
 
@@ -168,7 +170,7 @@ class Producer {
 
   int run() {
     if (!window_.display()) return fail("cannot connect: " + window_.error());
-    if (!window_.dmabuf())
+    if (o_.allocator != Allocator::shm && !window_.dmabuf())
       return skip(
           "the compositor advertises no zwp_linux_dmabuf_v1 (v3+): its renderer "
           "cannot import dma-bufs");
@@ -364,6 +366,17 @@ class Producer {
     for (int i = 0; i < 2; ++i) {
       auto buffer = ProducerBuffer::create(o_.allocator, card_.get(), kWidth, kHeight);
       if (!buffer) return fail("allocating a buffer: " + buffer.error().describe());
+      if (o_.allocator == Allocator::shm) {
+        if (window_.shm() == nullptr) return fail("the compositor advertises no wl_shm");
+        wl_shm_pool* pool = wl_shm_create_pool(window_.shm(), buffer->shm_fd(),
+                                               static_cast<int32_t>(buffer->shm_size()));
+        wl_buffer* wl = wl_shm_pool_create_buffer(pool, 0, kWidth, kHeight,
+                                                  static_cast<int32_t>(buffer->stride()),
+                                                  WL_SHM_FORMAT_XRGB8888);
+        wl_shm_pool_destroy(pool);
+        slots_.push_back(Slot{std::move(*buffer), WlBuffer(wl), 0, {}, {}, {}});
+        continue;
+      }
       zwp_linux_buffer_params_v1* params = zwp_linux_dmabuf_v1_create_params(window_.dmabuf());
       zwp_linux_buffer_params_v1_add(params, buffer->dmabuf(), 0, 0, buffer->stride(),
                                      DRM_FORMAT_MOD_LINEAR >> 32,
@@ -394,7 +407,7 @@ class Producer {
     }
     for (Slot& slot : slots_) {
       slot.poisoner = std::make_unique<ReleasePoisoner>(slot.buffer, poisoned_);
-      if (o_.sync == SyncMode::implicit) {
+      if (o_.sync != SyncMode::explicit_) {  // back with wl_buffer.release
         wl_buffer_add_listener(slot.wl.get(), &kRelease, slot.poisoner.get());
         continue;
       }
@@ -524,7 +537,7 @@ int run(int argc, char** argv) {
   auto options = baton::testing::parse(argc, argv);
   if (!options) {
     std::fprintf(stderr,
-                 "usage: %s [--alloc udmabuf|vgem|virtio-gpu] [--sync implicit|explicit|none] "
+                 "usage: %s [--alloc udmabuf|vgem|virtio-gpu|shm] [--sync implicit|explicit|none] "
                  "[--frames N] [--delay-ms MS] [--hold-ms MS] [--done-file PATH] [--stall-at N] "
                  "[--misbehave conflicting-points|bad-timeline|many-timelines|many-held] "
                  "[--unshown fenced|unsubmitted] [--on-release poison]\n",

@@ -6,6 +6,7 @@ std::optional<Allocator> parse_allocator(std::string_view name) {
   if (name == "udmabuf") return Allocator::udmabuf;
   if (name == "vgem") return Allocator::vgem;
   if (name == "virtio-gpu" || name == "virtio_gpu") return Allocator::virtio_gpu;
+  if (name == "shm") return Allocator::shm;
   return std::nullopt;
 }
 
@@ -17,6 +18,8 @@ const char* allocator_name(Allocator allocator) {
       return "vgem";
     case Allocator::virtio_gpu:
       return "virtio-gpu";
+    case Allocator::shm:
+      return "wl_shm";
   }
   return "?";
 }
@@ -26,9 +29,10 @@ Result<ProducerBuffer> ProducerBuffer::create(Allocator allocator, int card_fd, 
   ProducerBuffer buffer;
   buffer.width_ = width;
   buffer.height_ = height;
-  if (allocator == Allocator::udmabuf) {
+  if (allocator == Allocator::udmabuf || allocator == Allocator::shm) {
     buffer.stride_ = width * 4;
-    auto mem = Udmabuf::create(size_t{buffer.stride_} * height);
+    const size_t size = size_t{buffer.stride_} * height;
+    auto mem = allocator == Allocator::shm ? Udmabuf::create_memfd(size) : Udmabuf::create(size);
     if (!mem) return mem.error();
     buffer.udmabuf_.emplace(std::move(*mem));
     buffer.pixels_ = reinterpret_cast<uint32_t*>(buffer.udmabuf_->data());
@@ -43,6 +47,10 @@ Result<ProducerBuffer> ProducerBuffer::create(Allocator allocator, int card_fd, 
 }
 
 int ProducerBuffer::dmabuf() const { return dumb_ ? dumb_->dmabuf() : udmabuf_->dmabuf(); }
+
+int ProducerBuffer::shm_fd() const { return udmabuf_ ? udmabuf_->memfd() : -1; }
+
+size_t ProducerBuffer::shm_size() const { return udmabuf_ ? udmabuf_->size() : 0; }
 
 void ProducerBuffer::write(uint32_t xrgb) {
   for (uint32_t y = 0; y < height_; ++y) {

@@ -15,7 +15,7 @@
 
 namespace baton::testing {
 
-enum class Allocator { udmabuf, vgem, virtio_gpu };
+enum class Allocator { udmabuf, vgem, virtio_gpu, shm };  // shm: a wl_shm memfd, no dma-buf
 std::optional<Allocator> parse_allocator(std::string_view name);
 const char* allocator_name(Allocator allocator);
 
@@ -26,6 +26,9 @@ class ProducerBuffer {
                                        uint32_t height);
 
   [[nodiscard]] int dmabuf() const;
+  /// The memfd of a Allocator::shm buffer (-1 for the others), and its size.
+  [[nodiscard]] int shm_fd() const;
+  [[nodiscard]] size_t shm_size() const;
   [[nodiscard]] uint32_t stride() const { return stride_; }
   [[nodiscard]] uint32_t width() const { return width_; }
   [[nodiscard]] uint32_t height() const { return height_; }

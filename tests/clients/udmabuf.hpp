@@ -1,5 +1,6 @@
 // A dma-buf made from a memfd through /dev/udmabuf: CPU memory any dma-buf
-// consumer (lavapipe, a compositor) can import. No GPU needed.
+// consumer (lavapipe, a compositor) can import. No GPU needed. Or, for
+// wl_shm, only the memfd (no dma-buf).
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,8 @@ class Udmabuf {
   /// memfd (sealed against shrinking) of `size` bytes rounded up to pages,
   /// UDMABUF_CREATE, and a mapping of the memfd for CPU writes.
   static Result<Udmabuf> create(size_t size);
+  /// Only the memfd and its mapping, for a wl_shm pool.
+  static Result<Udmabuf> create_memfd(size_t size);
 
   Udmabuf(Udmabuf&& other) noexcept;
   Udmabuf& operator=(Udmabuf&&) = delete;
@@ -22,11 +25,14 @@ class Udmabuf {
   ~Udmabuf();
 
   [[nodiscard]] int dmabuf() const { return dmabuf_.get(); }
+  [[nodiscard]] int memfd() const { return memfd_.get(); }
   [[nodiscard]] size_t size() const { return size_; }
   [[nodiscard]] uint8_t* data() const { return static_cast<uint8_t*>(map_); }
 
  private:
   Udmabuf() = default;
+  static Result<Udmabuf> make(size_t size, bool with_dmabuf);
+  Status make_dmabuf();
 
   UniqueFd memfd_;
   UniqueFd dmabuf_;

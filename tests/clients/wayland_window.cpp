@@ -106,6 +106,8 @@ void WaylandWindow::on_global(wl_registry* registry, uint32_t name, const char* 
     wm_base_.reset(bind<xdg_wm_base>(registry, name, &xdg_wm_base_interface, 1));
   else if (iface == zwp_linux_dmabuf_v1_interface.name && version >= 3)
     dmabuf_.reset(bind<zwp_linux_dmabuf_v1>(registry, name, &zwp_linux_dmabuf_v1_interface, 3));
+  else if (iface == wl_shm_interface.name)
+    shm_.reset(bind<wl_shm>(registry, name, &wl_shm_interface, 1));
   else if (iface == wp_linux_drm_syncobj_manager_v1_interface.name)
     syncobj_.reset(bind<wp_linux_drm_syncobj_manager_v1>(
         registry, name, &wp_linux_drm_syncobj_manager_v1_interface, 1));

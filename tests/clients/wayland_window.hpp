@@ -27,6 +27,7 @@ struct WlDestroy {
   void operator()(xdg_surface* p) const { xdg_surface_destroy(p); }
   void operator()(xdg_toplevel* p) const { xdg_toplevel_destroy(p); }
   void operator()(zwp_linux_dmabuf_v1* p) const { zwp_linux_dmabuf_v1_destroy(p); }
+  void operator()(wl_shm* p) const { wl_shm_destroy(p); }
   void operator()(wp_linux_drm_syncobj_manager_v1* p) const {
     wp_linux_drm_syncobj_manager_v1_destroy(p);
   }
@@ -57,6 +58,7 @@ class WaylandWindow {
   [[nodiscard]] wl_display* display() const { return display_.get(); }
   [[nodiscard]] wl_surface* surface() const { return surface_.get(); }
   [[nodiscard]] zwp_linux_dmabuf_v1* dmabuf() const { return dmabuf_.get(); }
+  [[nodiscard]] wl_shm* shm() const { return shm_.get(); }
   [[nodiscard]] wp_linux_drm_syncobj_manager_v1* syncobj() const { return syncobj_.get(); }
 
   /// Commits with a frame callback; returns its serial for wait_frame().
@@ -85,6 +87,7 @@ class WaylandWindow {
   WlPtr<wl_compositor> compositor_;
   WlPtr<xdg_wm_base> wm_base_;
   WlPtr<zwp_linux_dmabuf_v1> dmabuf_;
+  WlPtr<wl_shm> shm_;
   WlPtr<wp_linux_drm_syncobj_manager_v1> syncobj_;
   WlPtr<wl_surface> surface_;
   WlPtr<xdg_surface> xdg_surface_;

@@ -4,10 +4,13 @@
 # renderer on lavapipe, explicit sync on virtio-gpu's render node) shows
 # baton-dmabuf-client --on-release poison, which paints each buffer 0xf0f000
 # the instant it comes back (its own release point per buffer, or
-# wl_buffer.release), beside a second client redrawing as fast as it can so
+# wl_buffer.release), with explicit sync, implicit sync (vgem dma-bufs) and
+# wl_shm in turn, beside a second client redrawing as fast as it can so
 # that renders are always in flight. Meanwhile vm-scanout-dump --watch reads
 # the CRTC's framebuffer again and again: no sample may hold a poison pixel,
-# and samples must show the client's colours (the watch saw it on screen).
+# nor the clients' "not yet rendered" magenta (a frame shown before its
+# acquire fence signalled), and samples must show the clients' colours (the
+# watch saw them on screen).
 #
 # usage: release_poison_test.sh BUILD DRIVER OUT_DIR
 #   DRIVER: virtio_gpu (honours IN_FENCE_FD), vkms (no timelines: the event
@@ -47,17 +50,19 @@ done
 grep -q "running on WAYLAND_DISPLAY" "$log" || fail "baton did not start in 60 s"
 
 failed=0
-for sync in explicit implicit; do
+for cell in explicit:vgem implicit:vgem none:shm; do
+  sync=${cell%:*} alloc=${cell#*:}
   tag=$driver-$sync
+  [ "$alloc" = shm ] && tag=$driver-shm
   # The busy one: explicit sync, no delay, as many frames as the test lasts.
   "$client" --alloc vgem --sync explicit --frames 400 --delay-ms 0 --hold-ms 0 \
     >"$out/release-poison-$tag-busy.out" 2>&1 &
   busy_pid=$!
-  "$client" --alloc vgem --sync "$sync" --frames 40 --delay-ms 5 --hold-ms 0 --on-release poison \
+  "$client" --alloc "$alloc" --sync "$sync" --frames 40 --delay-ms 5 --hold-ms 0 --on-release poison \
     >"$out/release-poison-$tag.out" 2>&1 &
   client_pid=$!
   sleep 1  # both windows mapped
-  "$dump" "$driver" --watch 5 f0f000 20c040,2060e0 "$out/release-poison-$tag.png" \
+  "$dump" "$driver" --watch 5 f0f000,ff00ff 20c040,2060e0 "$out/release-poison-$tag.png" \
     >"$out/release-poison-$tag-watch.out" 2>&1
   watch_rc=$?
   wait $client_pid
@@ -73,7 +78,7 @@ for sync in explicit implicit; do
   reason=
   if [ $client_rc != 0 ]; then reason="the poisoning client failed ($client_rc): $(tail -n 1 "$out/release-poison-$tag.out")"
   elif [ "${poisoned:-0}" -lt 30 ]; then reason="only ${poisoned:-0} buffers came back to be poisoned"
-  elif [ $watch_rc != 0 ]; then reason="the scanout showed the poison colour (first: $out/release-poison-$tag.png): $watched"
+  elif [ $watch_rc != 0 ]; then reason="the scanout showed poison or magenta (first: $out/release-poison-$tag.png): $watched"
   elif [ "${samples:-0}" -lt 10 ] || [ "${green:-0}" -lt 3 ] || [ "${blue:-0}" -lt 3 ]; then
     reason="the watch did not see the clients on screen often enough: $watched"
   fi
@@ -81,12 +86,12 @@ for sync in explicit implicit; do
     failed=$((failed + 1))
     echo "release-poison: FAILED $tag: $reason"
   else
-    echo "release-poison: PASS $tag: $poisoned buffers poisoned the instant they came back, none on screen in $samples scanout samples"
+    echo "release-poison: PASS $tag: $poisoned buffers poisoned the instant they came back; no poison and no unready frame in $samples scanout samples"
   fi
 done
 kill -TERM $baton_pid
 wait $baton_pid
 stop_seat
 grep -o "output [^ ]*: [0-9]* commits carried.*" "$log"
-[ $failed = 0 ] || fail "$failed of 2 runs on $driver"
+[ $failed = 0 ] || fail "$failed of 3 runs on $driver"
 echo "release-poison: PASS ($driver)"

@@ -6,7 +6,7 @@
 //        vm-scanout-dump DRIVER --watch SECONDS FORBIDDEN SEEN [OUT.png]
 // --watch samples what the CRTC scans out, as fast as it can, for SECONDS:
 // fails (and writes the first offending scanout to OUT.png) when any sample
-// holds a pixel of the FORBIDDEN colour (RRGGBB); also counts the samples
+// holds a pixel of a FORBIDDEN colour (comma-separated RRGGBB); also counts the samples
 // with a pixel of each SEEN colour (comma-separated RRGGBB), so a test can
 // tell that the client really was on screen while it watched.
 #include <drm_fourcc.h>
@@ -149,8 +149,21 @@ bool write_png(const Sample& s, const char* path) {
   return png_image_write_to_file(&png, path, 0, rgba.data(), 0, nullptr) != 0;
 }
 
-int watch(int card, double seconds, uint32_t forbidden, const std::vector<uint32_t>& seen,
-          const char* out) {
+// "f0f000,ff00ff" -> {0xf0f000, 0xff00ff}
+std::vector<uint32_t> colours(const std::string& list) {
+  std::vector<uint32_t> out;
+  for (size_t at = 0; at < list.size();) {
+    size_t comma = list.find(',', at);
+    if (comma == std::string::npos) comma = list.size();
+    out.push_back(
+        static_cast<uint32_t>(std::strtoul(list.substr(at, comma - at).c_str(), nullptr, 16)));
+    at = comma + 1;
+  }
+  return out;
+}
+
+int watch(int card, double seconds, const std::vector<uint32_t>& forbidden,
+          const std::vector<uint32_t>& seen, const char* out) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   std::vector<int> seen_in(seen.size(), 0);
   int samples = 0, failed = 0, hits = 0;
@@ -166,14 +179,15 @@ int watch(int card, double seconds, uint32_t forbidden, const std::vector<uint32
     bool hit = false;
     std::vector<bool> has(seen.size(), false);
     for (uint32_t px : s.pixels) {
-      hit = hit || px == forbidden;
+      hit = hit || std::find(forbidden.begin(), forbidden.end(), px) != forbidden.end();
       for (size_t i = 0; i < seen.size(); ++i) has[i] = has[i] || px == seen[i];
     }
     for (size_t i = 0; i < seen.size(); ++i) seen_in[i] += has[i] ? 1 : 0;
     if (hit && hits++ == 0 && out != nullptr) write_png(s, out);
   }
-  std::printf("scanout-watch: %d samples of %zu framebuffers (%d unreadable), %d showed %06x",
-              samples, fbs.size(), failed, hits, forbidden);
+  std::printf(
+      "scanout-watch: %d samples of %zu framebuffers (%d unreadable), %d showed a forbidden colour",
+      samples, fbs.size(), failed, hits);
   for (size_t i = 0; i < seen.size(); ++i) std::printf(", %d showed %06x", seen_in[i], seen[i]);
   std::printf("\n");
   return hits == 0 && samples > 0 ? 0 : 1;
@@ -202,19 +216,8 @@ int main(int argc, char** argv) {
     std::free(name);
     return 0;
   }
-  if (std::strcmp(argv[2], "--watch") == 0) {
-    std::vector<uint32_t> seen;
-    std::string list = argv[5];
-    for (size_t at = 0; at < list.size();) {
-      size_t comma = list.find(',', at);
-      if (comma == std::string::npos) comma = list.size();
-      seen.push_back(
-          static_cast<uint32_t>(std::strtoul(list.substr(at, comma - at).c_str(), nullptr, 16)));
-      at = comma + 1;
-    }
-    return watch(card->get(), std::atof(argv[3]),
-                 static_cast<uint32_t>(std::strtoul(argv[4], nullptr, 16)), seen,
+  if (std::strcmp(argv[2], "--watch") == 0)
+    return watch(card->get(), std::atof(argv[3]), colours(argv[4]), colours(argv[5]),
                  argc > 6 ? argv[6] : nullptr);
-  }
   return dump(card->get(), argv[2]);
 }
