@@ -15,8 +15,21 @@ vulkan::TextureReads reads_of(wlr_buffer* buffer) {
 }  // namespace
 
 ReleaseWatch::ReleaseWatch(wlr_buffer* buffer, std::shared_ptr<sync::Timeline> timeline,
-                           uint64_t point, std::function<void(ReleaseWatch&)> buffer_gone)
-    : buffer_(buffer), timeline_(std::move(timeline)), point_(point) {
+                           uint64_t point, std::function<void(ReleaseWatch&)> buffer_gone,
+                           std::function<void(ReleaseWatch&)> released)
+    : buffer_(buffer),
+      timeline_(std::move(timeline)),
+      point_(point),
+      released_(std::move(released)) {
+  if (wlr_client_buffer* client = wlr_client_buffer_get(buffer); client != nullptr)
+    source_ = client->source;
+  if (source_ != nullptr) {
+    source_release_.connect(&source_->events.release, [this](void*) { source_let_go(); });
+    source_destroy_.connect(&source_->events.destroy, [this](void*) {
+      source_ = nullptr;
+      source_let_go();
+    });
+  }
   destroy_.connect(&buffer->events.destroy, [this, buffer_gone = std::move(buffer_gone)](void*) {
     // wlroots emits this before the client buffer frees its texture: the
     // texture still says which submitted work reads it.
@@ -29,9 +42,20 @@ ReleaseWatch::ReleaseWatch(wlr_buffer* buffer, std::shared_ptr<sync::Timeline> t
 
 bool ReleaseWatch::try_signal() {
   if (!timeline_) return true;
-  if (buffer_ != nullptr || !reads_.done()) return false;
+  if (buffer_ != nullptr || !reads_.done() || waits_for_scanout()) return false;
   signal();
   return true;
+}
+
+bool ReleaseWatch::waits_for_scanout() {
+  // Our texture's lock on it is gone with the client buffer and its reads.
+  return buffer_ == nullptr && source_ != nullptr && source_->n_locks > 0 && reads_.done();
+}
+
+void ReleaseWatch::source_let_go() {
+  if (!timeline_ || buffer_ != nullptr || !reads_.done()) return;  // the usual path signals
+  signal();
+  if (released_) released_(*this);
 }
 
 void ReleaseWatch::finish() {
@@ -41,6 +65,8 @@ void ReleaseWatch::finish() {
 }
 
 void ReleaseWatch::signal() {
+  source_release_.disconnect();
+  source_destroy_.disconnect();
   if (!timeline_) return;
   if (Status s = timeline_->signal(point_); !s)
     LOG_ERROR("linux-drm-syncobj: release point %llu: %s", static_cast<unsigned long long>(point_),

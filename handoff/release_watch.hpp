@@ -1,6 +1,9 @@
 // One linux-drm-syncobj release point, signalled once baton is done with the
 // buffer: the buffer (the wlr_client_buffer holding the commit's texture) is
-// destroyed AND the GPU finished every read of that texture.
+// destroyed, the GPU finished every read of that texture, AND nothing holds
+// the client's own buffer any more. The last is KMS scanning it out: wlroots'
+// direct scanout hands the client's buffer (the client buffer's source) to
+// the plane, locked until the flip that replaced it.
 #pragma once
 
 #include <cstdint>
@@ -17,15 +20,21 @@ namespace baton {
 
 class ReleaseWatch {
  public:
-  /// `buffer_gone` runs when `buffer` is destroyed (the watch may be freed in it).
+  /// `buffer_gone` runs when `buffer` is destroyed (the watch may be freed in
+  /// it); `released` once the watch signalled on its own, after a scanout
+  /// let the client's buffer go (the owner frees it there).
   ReleaseWatch(wlr_buffer* buffer, std::shared_ptr<sync::Timeline> timeline, uint64_t point,
-               std::function<void(ReleaseWatch&)> buffer_gone);
+               std::function<void(ReleaseWatch&)> buffer_gone,
+               std::function<void(ReleaseWatch&)> released);
   ReleaseWatch(const ReleaseWatch&) = delete;
   ReleaseWatch& operator=(const ReleaseWatch&) = delete;
 
-  /// Signals when the buffer is gone and the GPU is done reading it; true once
-  /// signalled. Never blocks.
+  /// Signals when the buffer is gone, the GPU is done reading it and no
+  /// scanout holds the client's buffer; true once signalled. Never blocks.
   bool try_signal();
+  /// The reads are over but a scanout still holds the client's buffer: the
+  /// watch signals by itself when it lets go (then calls `released`).
+  [[nodiscard]] bool waits_for_scanout();
   /// Teardown: waits (bounded) for the GPU's reads, then signals regardless.
   void finish();
   /// The GPU's reads of the buffer, as they stood when it was destroyed.
@@ -34,11 +43,17 @@ class ReleaseWatch {
  private:
   void signal();
 
+  void source_let_go();
+
   wlr_buffer* buffer_;                        // null once destroyed
+  wlr_buffer* source_ = nullptr;              // the client's buffer; null once destroyed
   vulkan::TextureReads reads_;                // taken when the buffer is destroyed
   std::shared_ptr<sync::Timeline> timeline_;  // null once signalled
   uint64_t point_;
+  std::function<void(ReleaseWatch&)> released_;
   Listener<void> destroy_;
+  Listener<void> source_release_;
+  Listener<void> source_destroy_;
 };
 
 }  // namespace baton

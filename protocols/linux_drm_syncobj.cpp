@@ -205,9 +205,10 @@ void LinuxDrmSyncobj::release_when_done(wlr_buffer* buffer, const SyncobjPoints&
       LOG_ERROR("linux-drm-syncobj: release point: %s", s.error().describe().c_str());
     return;
   }
-  releases_.push_back(
-      std::make_unique<ReleaseWatch>(buffer, points.release_timeline, points.release_point,
-                                     [this](ReleaseWatch& gone) { buffer_gone(gone); }));
+  releases_.push_back(std::make_unique<ReleaseWatch>(
+      buffer, points.release_timeline, points.release_point,
+      [this](ReleaseWatch& gone) { buffer_gone(gone); },
+      [this](ReleaseWatch& released) { forget(released); }));
 }
 
 void LinuxDrmSyncobj::buffer_gone(ReleaseWatch& watch) {
@@ -231,6 +232,7 @@ void LinuxDrmSyncobj::wait_for_gpu(ReleaseWatch* watch) {
     gpu_reading_.erase(it);
     return;
   }
+  if (watch->waits_for_scanout()) return;  // it signals itself, then forget()
   const std::optional<uint64_t> point = watch->reads().point();
   if (!point) {
     unsubmitted_.splice(unsubmitted_.end(), gpu_reading_, it);
@@ -248,6 +250,17 @@ void LinuxDrmSyncobj::wait_for_gpu(ReleaseWatch* watch) {
     return;
   }
   completion->when_done(*point, [this, watch] { wait_for_gpu(watch); });
+}
+
+void LinuxDrmSyncobj::forget(ReleaseWatch& watch) {
+  for (auto* list : {&releases_, &gpu_reading_, &unsubmitted_}) {
+    auto it =
+        std::find_if(list->begin(), list->end(), [&](const auto& r) { return r.get() == &watch; });
+    if (it != list->end()) {
+      list->erase(it);
+      return;
+    }
+  }
 }
 
 void LinuxDrmSyncobj::retry_unsubmitted() {

@@ -64,8 +64,8 @@ class LinuxDrmSyncobj final : public ExplicitSync, public Weakable<LinuxDrmSynco
   [[nodiscard]] PendingCommit pending_commit(wlr_surface* surface) override;
 
   /// Signals `points`' release point once `buffer` (the client buffer that
-  /// holds the commit's texture) is released and the GPU finished reading
-  /// its texture; at once when null.
+  /// holds the commit's texture) is released, the GPU finished reading its
+  /// texture and no scanout holds the client's buffer; at once when null.
   void release_when_done(wlr_buffer* buffer, const SyncobjPoints& points);
 
   // Request handlers (the C trampolines in the .cpp call them).
@@ -80,6 +80,8 @@ class LinuxDrmSyncobj final : public ExplicitSync, public Weakable<LinuxDrmSynco
  private:
   LinuxDrmSyncobj(wl_display* display, std::shared_ptr<const UniqueFd> drm);
   void buffer_gone(ReleaseWatch& watch);
+  /// A watch that signalled by itself (a scanout let its buffer go).
+  void forget(ReleaseWatch& watch);
   // Signals `watch` once the GPU finished its reads, woken by a
   // CompletionWatch of the reads' device (no polling).
   void wait_for_gpu(ReleaseWatch* watch);

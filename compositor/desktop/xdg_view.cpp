@@ -165,6 +165,17 @@ void XdgView::handle_commit() {
   // The first commit of an xdg surface must be answered with a configure;
   // 0x0 lets the client choose its own size.
   if (toplevel_->base->initial_commit) {
+    // A window that asked for fullscreen before its first buffer learns its
+    // size now, so its first frame already covers the output (and can be
+    // scanned out as it is); map applies the state.
+    Output* output = server_.workspaces().focused_output();
+    if (toplevel_->requested.fullscreen && output != nullptr) {
+      wlr_box box{};
+      wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &box);
+      wlr_xdg_toplevel_set_fullscreen(toplevel_, true);
+      wlr_xdg_toplevel_set_size(toplevel_, box.width, box.height);
+      return;
+    }
     wlr_xdg_toplevel_set_size(toplevel_, 0, 0);
     return;
   }

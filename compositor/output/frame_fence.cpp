@@ -71,16 +71,17 @@ FrameFence::~FrameFence() {
   traced_fences_.clear();
   if (on_screen_ != nullptr) wlr_buffer_unlock(on_screen_);
   wlr_drm_syncobj_timeline_unref(out_timeline_);
-  if (counts_.in_fence + counts_.loop_waited + counts_.out_fences > 0)
+  if (counts_.in_fence + counts_.loop_waited + counts_.out_fences + counts_.direct > 0)
     LOG_INFO(
         "output %s: %llu commits carried render-done as IN_FENCE_FD (%llu waited in the event "
         "loop for it to exist), %llu were committed after the event loop waited for render-done, "
-        "%llu out-fences released slots%s",
+        "%llu out-fences released slots%s; %llu frames scanned out a client buffer directly",
         output_->name, static_cast<unsigned long long>(counts_.in_fence),
         static_cast<unsigned long long>(counts_.point_waited),
         static_cast<unsigned long long>(counts_.loop_waited),
         static_cast<unsigned long long>(counts_.out_fences),
-        counts_.in_fence_refused ? " (the driver refused IN_FENCE_FD)" : "");
+        counts_.in_fence_refused ? " (the driver refused IN_FENCE_FD)" : "",
+        static_cast<unsigned long long>(counts_.direct));
 }
 
 wlr_output_state& FrameFence::start() {
@@ -233,6 +234,9 @@ void FrameFence::finish_commit() {
         output_->name);
   }
   if (ok) {
+    if (buffer && (output_->swapchain == nullptr ||
+                   !wlr_swapchain_has_buffer(output_->swapchain, state.buffer)))
+      ++counts_.direct;
     if (in_fence) ++counts_.in_fence;
     if (held.loop_waited) ++counts_.loop_waited;
     if (held.point_waited) ++counts_.point_waited;

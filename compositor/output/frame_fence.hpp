@@ -35,6 +35,7 @@ class FrameFence {
     uint64_t loop_waited = 0;   // committed after the loop waited for render-done
     uint64_t point_waited = 0;  // waited (in the loop) for the wait point to exist
     uint64_t out_fences = 0;    // out-fences handed to the slot they release
+    uint64_t direct = 0;        // frames that scanned out a client buffer (no composition)
     bool in_fence_refused = false;
   };
 

@@ -13,7 +13,7 @@
 //            [--sync implicit|explicit|none] [--frames N] [--delay-ms MS]
 //            [--hold-ms MS] [--done-file PATH] [--stall-at N]
 //            [--misbehave conflicting-points|bad-timeline|many-timelines|many-held]
-//            [--unshown fenced|unsubmitted] [--on-release poison]
+//            [--unshown fenced|unsubmitted] [--on-release poison] [--fullscreen yes]
 // --hold-ms: how long the last frame stays up; --done-file: created once the
 // last frame is presented (or the stall began), for a test to screenshot;
 // --stall-at N: frame N's fence is never signalled; passes when the frame is
@@ -29,6 +29,8 @@
 // --on-release poison: each buffer has its own release timeline (explicit),
 // and the instant a buffer comes back (release point or wl_buffer.release)
 // it is painted kPoison (release_poisoner.hpp): the screen must never show it.
+// --fullscreen yes: buffers of the fullscreen size, so the compositor may
+// scan them out directly.
 // exit: 0 all frames presented after their fences; 1 a frame was presented
 // early, never, or a call failed; 77 the compositor lacks what --sync needs.
 #include <drm_fourcc.h>
@@ -78,9 +80,10 @@ struct Options {
   Misbehave misbehave = Misbehave::no;
   Unshown unshown = Unshown::no;
   bool poison = false;
+  bool fullscreen = false;
 };
 
-constexpr uint32_t kWidth = 256, kHeight = 256;
+constexpr int32_t kWindowSize = 256;           // square, unless fullscreen
 constexpr uint32_t kNotRendered = 0x00ff00ff;  // magenta: must never be seen
 constexpr uint32_t kColours[2] = {0x0020c040, 0x002060e0};
 constexpr int kSkip = 77;
@@ -128,6 +131,9 @@ std::optional<Options> parse(int argc, char** argv) {
         o.misbehave = Misbehave::many_held;
       else
         return std::nullopt;
+    } else if (arg == "--fullscreen") {
+      if (std::string_view(value) != "yes") return std::nullopt;
+      o.fullscreen = true;
     } else if (arg == "--on-release") {
       if (std::string_view(value) != "poison") return std::nullopt;
       o.poison = true;
@@ -166,7 +172,8 @@ struct Slot {
 
 class Producer {
  public:
-  explicit Producer(const Options& options) : o_(options), window_("baton-dmabuf-client") {}
+  explicit Producer(const Options& options)
+      : o_(options), window_("baton-dmabuf-client", options.fullscreen) {}
 
   int run() {
     if (!window_.display()) return fail("cannot connect: " + window_.error());
@@ -177,6 +184,13 @@ class Producer {
     if (o_.sync == SyncMode::explicit_ && !window_.syncobj())
       return skip("the compositor advertises no wp_linux_drm_syncobj_manager_v1");
     if (int r = open_devices(); r != 0) return r;
+    if (o_.fullscreen) {
+      if (window_.width() <= 0 || window_.height() <= 0)
+        return fail("fullscreen was configured without a size");
+      width_ = window_.width();
+      height_ = window_.height();
+      std::printf("dmabuf-client: fullscreen at %dx%d\n", width_, height_);
+    }
     if (int r = make_slots(); r != 0) return r;
     if (o_.misbehave == Misbehave::bad_timeline) return send_bad_timeline();
     if (o_.sync == SyncMode::explicit_)
@@ -364,13 +378,14 @@ class Producer {
 
   int make_slots() {
     for (int i = 0; i < 2; ++i) {
-      auto buffer = ProducerBuffer::create(o_.allocator, card_.get(), kWidth, kHeight);
+      auto buffer = ProducerBuffer::create(o_.allocator, card_.get(), static_cast<uint32_t>(width_),
+                                           static_cast<uint32_t>(height_));
       if (!buffer) return fail("allocating a buffer: " + buffer.error().describe());
       if (o_.allocator == Allocator::shm) {
         if (window_.shm() == nullptr) return fail("the compositor advertises no wl_shm");
         wl_shm_pool* pool = wl_shm_create_pool(window_.shm(), buffer->shm_fd(),
                                                static_cast<int32_t>(buffer->shm_size()));
-        wl_buffer* wl = wl_shm_pool_create_buffer(pool, 0, kWidth, kHeight,
+        wl_buffer* wl = wl_shm_pool_create_buffer(pool, 0, width_, height_,
                                                   static_cast<int32_t>(buffer->stride()),
                                                   WL_SHM_FORMAT_XRGB8888);
         wl_shm_pool_destroy(pool);
@@ -382,7 +397,7 @@ class Producer {
                                      DRM_FORMAT_MOD_LINEAR >> 32,
                                      DRM_FORMAT_MOD_LINEAR & 0xffffffff);
       wl_buffer* wl =
-          zwp_linux_buffer_params_v1_create_immed(params, kWidth, kHeight, DRM_FORMAT_XRGB8888, 0);
+          zwp_linux_buffer_params_v1_create_immed(params, width_, height_, DRM_FORMAT_XRGB8888, 0);
       zwp_linux_buffer_params_v1_destroy(params);
       slots_.push_back(Slot{std::move(*buffer), WlBuffer(wl), 0, {}, {}, {}});
     }
@@ -483,7 +498,7 @@ class Producer {
       slot.poisoner->watch_release_event();
     }
     wl_surface_attach(window_.surface(), slot.wl.get(), 0, 0);
-    wl_surface_damage_buffer(window_.surface(), 0, 0, kWidth, kHeight);
+    wl_surface_damage_buffer(window_.surface(), 0, 0, width_, height_);
     auto committed = Clock::now();
     uint32_t serial = window_.commit_with_frame();
 
@@ -526,6 +541,7 @@ class Producer {
   std::vector<Slot> slots_;
   ExplicitSync sync_;
   std::atomic<int> poisoned_{0};
+  int32_t width_ = kWindowSize, height_ = kWindowSize;
 };
 
 }  // namespace
@@ -540,7 +556,7 @@ int run(int argc, char** argv) {
                  "usage: %s [--alloc udmabuf|vgem|virtio-gpu|shm] [--sync implicit|explicit|none] "
                  "[--frames N] [--delay-ms MS] [--hold-ms MS] [--done-file PATH] [--stall-at N] "
                  "[--misbehave conflicting-points|bad-timeline|many-timelines|many-held] "
-                 "[--unshown fenced|unsubmitted] [--on-release poison]\n",
+                 "[--unshown fenced|unsubmitted] [--on-release poison] [--fullscreen yes]\n",
                  argv[0]);
     return 2;
   }

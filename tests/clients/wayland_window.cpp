@@ -27,7 +27,10 @@ const xdg_surface_listener kXdgSurfaceListener = {
 };
 
 const xdg_toplevel_listener kToplevelListener = {
-    .configure = [](void*, xdg_toplevel*, int32_t, int32_t, wl_array*) {},
+    .configure =
+        [](void* data, xdg_toplevel*, int32_t width, int32_t height, wl_array*) {
+          static_cast<WaylandWindow*>(data)->on_toplevel_size(width, height);
+        },
     .close = [](void*, xdg_toplevel*) {},
     .configure_bounds = [](void*, xdg_toplevel*, int32_t, int32_t) {},
     .wm_capabilities = [](void*, xdg_toplevel*, wl_array*) {},
@@ -48,7 +51,7 @@ T* bind(wl_registry* registry, uint32_t name, const wl_interface* iface, uint32_
 
 }  // namespace
 
-WaylandWindow::WaylandWindow(const char* title) {
+WaylandWindow::WaylandWindow(const char* title, bool fullscreen) {
   display_.reset(wl_display_connect(nullptr));
   if (!display_) {
     error_ = std::string("wl_display_connect: ") + std::strerror(errno);
@@ -69,6 +72,7 @@ WaylandWindow::WaylandWindow(const char* title) {
   toplevel_.reset(xdg_surface_get_toplevel(xdg_surface_.get()));
   xdg_toplevel_add_listener(toplevel_.get(), &kToplevelListener, this);
   xdg_toplevel_set_title(toplevel_.get(), title);
+  if (fullscreen) xdg_toplevel_set_fullscreen(toplevel_.get(), nullptr);
   wl_surface_commit(surface_.get());
   while (!configured_)
     if (wl_display_dispatch(display_.get()) < 0) {
@@ -119,6 +123,11 @@ void WaylandWindow::on_configure(uint32_t serial) {
 }
 
 void WaylandWindow::on_frame_done() { ++frames_done_; }
+
+void WaylandWindow::on_toplevel_size(int32_t width, int32_t height) {
+  width_ = width;
+  height_ = height;
+}
 
 uint32_t WaylandWindow::commit_with_frame() {
   wl_callback* callback = wl_surface_frame(surface_.get());

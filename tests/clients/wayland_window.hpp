@@ -47,9 +47,10 @@ using SyncobjSurface = WlPtr<wp_linux_drm_syncobj_surface_v1>;
 
 class WaylandWindow {
  public:
-  /// Connects (WAYLAND_DISPLAY), binds globals, maps a toplevel titled
-  /// `title`. On failure error() says why and display() is null.
-  explicit WaylandWindow(const char* title);
+  /// Connects (WAYLAND_DISPLAY), binds globals, makes a toplevel titled
+  /// `title` and waits for its first configure. On failure error() says why and display() is null.
+  /// `fullscreen`: asked for before the first configure, which then has its size.
+  explicit WaylandWindow(const char* title, bool fullscreen = false);
   ~WaylandWindow();
   WaylandWindow(const WaylandWindow&) = delete;
   WaylandWindow& operator=(const WaylandWindow&) = delete;
@@ -69,6 +70,9 @@ class WaylandWindow {
   [[nodiscard]] bool frame_done(uint32_t serial) const { return frames_done_ >= serial; }
   /// Dispatches whatever arrives within `timeout` (non-blocking with 0).
   bool dispatch_for(std::chrono::milliseconds timeout);
+  /// The size of the last toplevel configure (0: the client picks).
+  [[nodiscard]] int32_t width() const { return width_; }
+  [[nodiscard]] int32_t height() const { return height_; }
   /// Destroys the toplevel and its wl_surface (the window closes), keeping
   /// the connection.
   void destroy_surface();
@@ -77,6 +81,7 @@ class WaylandWindow {
   void on_global(wl_registry* registry, uint32_t name, const char* interface, uint32_t version);
   void on_configure(uint32_t serial);
   void on_frame_done();
+  void on_toplevel_size(int32_t width, int32_t height);
 
  private:
   struct DisplayDeleter {
@@ -93,6 +98,7 @@ class WaylandWindow {
   WlPtr<xdg_surface> xdg_surface_;
   WlPtr<xdg_toplevel> toplevel_;
   bool configured_ = false;
+  int32_t width_ = 0, height_ = 0;
   uint32_t frames_requested_ = 0;
   uint32_t frames_done_ = 0;
   std::string error_;

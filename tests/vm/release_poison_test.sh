@@ -12,6 +12,10 @@
 # acquire fence signalled), and samples must show the clients' colours (the
 # watch saw them on screen).
 #
+# The same with the client fullscreen and alone: on vkms its buffers go to
+# the screen as they are (direct scanout), and a buffer comes back only after
+# the flip that replaced it.
+#
 # usage: release_poison_test.sh BUILD DRIVER OUT_DIR
 #   DRIVER: virtio_gpu (honours IN_FENCE_FD), vkms (no timelines: the event
 #   loop waits for render-done), vkms_nofence (refuses IN_FENCE_FD)
@@ -50,25 +54,38 @@ done
 grep -q "running on WAYLAND_DISPLAY" "$log" || fail "baton did not start in 60 s"
 
 failed=0
-for cell in explicit:vgem implicit:vgem none:shm; do
-  sync=${cell%:*} alloc=${cell#*:}
+for cell in explicit:vgem:window implicit:vgem:window none:shm:window \
+  explicit:vgem:fullscreen implicit:vgem:fullscreen; do
+  IFS=: read -r sync alloc layout <<<"$cell"
   tag=$driver-$sync
   [ "$alloc" = shm ] && tag=$driver-shm
-  # The busy one: explicit sync, no delay, as many frames as the test lasts.
-  "$client" --alloc vgem --sync explicit --frames 400 --delay-ms 0 --hold-ms 0 \
-    >"$out/release-poison-$tag-busy.out" 2>&1 &
-  busy_pid=$!
-  "$client" --alloc "$alloc" --sync "$sync" --frames 40 --delay-ms 5 --hold-ms 0 --on-release poison \
-    >"$out/release-poison-$tag.out" 2>&1 &
-  client_pid=$!
-  sleep 1  # both windows mapped
+  fullscreen=()
+  busy_pid=
+  [ "$layout" = fullscreen ] && tag=$tag-fullscreen fullscreen=(--fullscreen yes)
+  # Watching from before the clients start: a directly scanned-out client
+  # runs its 40 frames in well under a second.
   "$dump" "$driver" --watch 5 f0f000,ff00ff 20c040,2060e0 "$out/release-poison-$tag.png" \
-    >"$out/release-poison-$tag-watch.out" 2>&1
+    >"$out/release-poison-$tag-watch.out" 2>&1 &
+  watch_pid=$!
+  sleep 0.2
+  # Fullscreen: alone and covering the output, baton may scan it out directly.
+  if [ "$layout" != fullscreen ]; then
+    # The busy one: explicit sync, no delay, as many frames as the test lasts.
+    "$client" --alloc vgem --sync explicit --frames 400 --delay-ms 0 --hold-ms 0 \
+      >"$out/release-poison-$tag-busy.out" 2>&1 &
+    busy_pid=$!
+  fi
+  "$client" --alloc "$alloc" --sync "$sync" --frames 40 --delay-ms 5 --hold-ms 0 --on-release poison \
+    "${fullscreen[@]}" >"$out/release-poison-$tag.out" 2>&1 &
+  client_pid=$!
+  wait $watch_pid
   watch_rc=$?
   wait $client_pid
   client_rc=$?
-  kill $busy_pid 2>/dev/null
-  wait $busy_pid 2>/dev/null
+  if [ -n "$busy_pid" ]; then
+    kill $busy_pid 2>/dev/null
+    wait $busy_pid 2>/dev/null
+  fi
   cat "$out/release-poison-$tag-watch.out"
   tail -n 2 "$out/release-poison-$tag.out"
   watched=$(cat "$out/release-poison-$tag-watch.out")
@@ -92,6 +109,16 @@ done
 kill -TERM $baton_pid
 wait $baton_pid
 stop_seat
-grep -o "output [^ ]*: [0-9]* commits carried.*" "$log"
-[ $failed = 0 ] || fail "$failed of 3 runs on $driver"
+summary=$(grep -o "output [^ ]*: [0-9]* commits carried.*" "$log")
+echo "$summary"
+# vkms takes the clients' vgem buffers as framebuffers: the fullscreen runs
+# must really have been scanned out, not composited. (virtio-gpu cannot
+# scan out another device's memory: there they are composited.)
+direct=$(sed -n 's/.*; \([0-9]*\) frames scanned out a client buffer directly.*/\1/p' <<<"$summary")
+echo "release-poison: ${direct:-?} frames on $driver scanned out a client buffer directly"
+if [ "$driver" != virtio_gpu ] && [ "${direct:-0}" -lt 40 ]; then
+  failed=$((failed + 1))
+  echo "release-poison: FAILED: only ${direct:-0} frames were scanned out directly on $driver"
+fi
+[ $failed = 0 ] || fail "$failed checks on $driver"
 echo "release-poison: PASS ($driver)"

@@ -93,16 +93,38 @@ struct Sample {
   std::vector<uint32_t> pixels;  // XRGB, X dropped
 };
 
-bool sample(int card, Sample& out) {
+// The CRTC's framebuffer and vblank count now (count 0: no vblanks, as on
+// virtio-gpu).
+uint32_t current_fb(int card, uint64_t& vblank) {
   drmModeRes* res = drmModeGetResources(card);
   uint32_t fb_id = 0;
+  vblank = 0;
   for (int i = 0; res != nullptr && i < res->count_crtcs && fb_id == 0; ++i) {
     drmModeCrtc* crtc = drmModeGetCrtc(card, res->crtcs[i]);
-    if (crtc != nullptr && crtc->mode_valid) fb_id = crtc->buffer_id;
+    if (crtc != nullptr && crtc->mode_valid) {
+      fb_id = crtc->buffer_id;
+      if (drmCrtcGetSequence(card, crtc->crtc_id, &vblank, nullptr) != 0) vblank = 0;
+    }
     drmModeFreeCrtc(crtc);
   }
   drmModeFreeResources(res);
-  if (fb_id == 0) return false;
+  return fb_id;
+}
+
+bool read_fb(int card, uint32_t fb_id, Sample& out);
+
+// What the CRTC showed for the whole read, or false. A flip can only
+// complete at a vblank, and a buffer goes back to its client only after its
+// flip away: a sample that saw no vblank (and, without vblanks, the same
+// framebuffer before and after) read a buffer nobody had handed back yet.
+bool sample(int card, Sample& out) {
+  uint64_t vblank_before = 0, vblank_after = 0;
+  const uint32_t fb_id = current_fb(card, vblank_before);
+  if (fb_id == 0 || !read_fb(card, fb_id, out)) return false;
+  return current_fb(card, vblank_after) == fb_id && vblank_after == vblank_before;
+}
+
+bool read_fb(int card, uint32_t fb_id, Sample& out) {
   drmModeFB2* fb = drmModeGetFB2(card, fb_id);
   if (fb == nullptr || fb->handles[0] == 0) {
     drmModeFreeFB2(fb);
@@ -186,7 +208,8 @@ int watch(int card, double seconds, const std::vector<uint32_t>& forbidden,
     if (hit && hits++ == 0 && out != nullptr) write_png(s, out);
   }
   std::printf(
-      "scanout-watch: %d samples of %zu framebuffers (%d unreadable), %d showed a forbidden colour",
+      "scanout-watch: %d samples of %zu framebuffers (%d discarded: a flip during the read), %d "
+      "showed a forbidden colour",
       samples, fbs.size(), failed, hits);
   for (size_t i = 0; i < seen.size(); ++i) std::printf(", %d showed %06x", seen_in[i], seen[i]);
   std::printf("\n");
