@@ -108,7 +108,7 @@ std::string usage_text(std::string_view program) {
       --trace PATH           Record every output frame's fences (buffers let
                              through the readiness gate, render, KMS commit,
                              flip, out-fence) as Chrome/Perfetto trace JSON;
-                             tools/trace-png draws it.
+                             build/bench/baton-trace-png draws it.
       --exit-after-screenshot
                              Exit once the screenshot is written.
       --xwayland MODE        lazy|eager|off: start Xwayland on the first X11

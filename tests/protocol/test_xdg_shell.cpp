@@ -47,6 +47,27 @@ TEST(XdgShell, InitialCommitGetsAConfigure) {
   EXPECT_EQ(w.last_configure().height, 0);
 }
 
+// Games and video players ask before their first buffer: the first configure
+// already has the output's size, so the first frame covers it (and can be
+// scanned out as it is).
+TEST(XdgShell, FullscreenAskedBeforeTheFirstCommitIsConfiguredAtTheOutputSize) {
+  Harness h;
+  Client c(h);
+  Window w(c);
+  xdg_toplevel_set_fullscreen(w.toplevel(), nullptr);
+  w.initial_commit();
+  ASSERT_TRUE(h.run_until([&] { return w.configure_count() == 1; }));
+  EXPECT_EQ(w.last_configure().width, 640);
+  EXPECT_EQ(w.last_configure().height, 480);
+  w.draw(640, 480, kGreen);
+  ASSERT_TRUE(h.run_until([&] {
+    return any_view_mapped(h.server()) && h.server().windows().views().front()->fullscreen();
+  }));
+  Image shown = h.capture();
+  EXPECT_EQ(shown.at(0, 0), kGreen);
+  EXPECT_EQ(shown.at(639, 479), kGreen);
+}
+
 TEST(XdgShell, MapShowsTheBufferCentredAndUnmapRemovesIt) {
   Harness h;
   Client c(h);
