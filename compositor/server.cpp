@@ -172,6 +172,10 @@ Status Server::create_globals() {
   // Nested backends destroy themselves when the parent compositor or X
   // server goes away; a nested baton then has nothing left to show.
   backend_destroy_.connect(&backend_->events.destroy, [this](void*) {
+    // wlroots asserts that nothing listens to a backend it has finished.
+    backend_destroy_.disconnect();
+    new_output_.disconnect();
+    new_input_.disconnect();
     backend_ = nullptr;
     LOG_INFO("the backend was closed (parent display gone?); shutting down");
     terminate(0);

@@ -115,7 +115,23 @@ void FrameFence::trace_when_signalled(UniqueFd fence, std::string what) {
   if (!traced.watch) traced.done = true;
 }
 
-void FrameFence::drop() { held_.reset(); }
+namespace {
+
+// The scene's damage not yet delivered by a commit. wlroots 0.19 keeps it
+// private; the scene drops a commit's damage from it when the commit lands.
+pixman_region32_t& undelivered_damage(wlr_scene_output* scene_output) {
+  return scene_output->WLR_PRIVATE.pending_commit_damage;
+}
+
+}  // namespace
+
+void FrameFence::drop() {
+  // The dropped frame's damage was never delivered: the next frame carries it.
+  if (held_ && scene_output_ != nullptr && (held_->state.committed & WLR_OUTPUT_STATE_DAMAGE) != 0)
+    pixman_region32_union(&undelivered_damage(scene_output_), &undelivered_damage(scene_output_),
+                          &held_->state.damage);
+  held_.reset();
+}
 
 void FrameFence::commit(bool async, std::function<void(bool ok, bool async)> committed) {
   if (trace_ != nullptr) {
@@ -124,6 +140,9 @@ void FrameFence::commit(bool async, std::function<void(bool ok, bool async)> com
   }
   held_->async = async;
   held_->committed = std::move(committed);
+  // The built state carries the damage so far; from here the scene's
+  // undelivered damage is what arrives while this frame is held.
+  if (scene_output_ != nullptr) pixman_region32_clear(&undelivered_damage(scene_output_));
   advance();
 }
 
@@ -193,6 +212,21 @@ void FrameFence::advance() {
   finish_commit();
 }
 
+bool FrameFence::commit_keeping_damage(wlr_output_state& state) {
+  if (scene_output_ == nullptr) return wlr_output_commit_state(output_, &state);
+  // The scene subtracts this commit's damage from its undelivered damage,
+  // which would also drop what was damaged again while the frame was held
+  // (a window mapped over the region this frame repainted): keep that.
+  pixman_region32_t arrived_while_held;
+  pixman_region32_init(&arrived_while_held);
+  pixman_region32_copy(&arrived_while_held, &undelivered_damage(scene_output_));
+  const bool ok = wlr_output_commit_state(output_, &state);
+  pixman_region32_t& undelivered = undelivered_damage(scene_output_);
+  pixman_region32_union(&undelivered, &undelivered, &arrived_while_held);
+  pixman_region32_fini(&arrived_while_held);
+  return ok;
+}
+
 void FrameFence::finish_commit() {
   Held& held = *held_;
   wlr_output_state& state = held.state;
@@ -211,7 +245,7 @@ void FrameFence::finish_commit() {
     trace_when_signalled(
         UniqueFd(wlr_drm_syncobj_timeline_export_sync_file(state.wait_timeline, state.wait_point)),
         "render done (in-fence signalled)");
-  const bool ok = wlr_output_commit_state(output_, &state);
+  const bool ok = commit_keeping_damage(state);
   if (trace_ != nullptr)
     trace_instant(ok ? "output commit" : "commit failed",
                   "\"frame\":" + std::to_string(++commits_) +
@@ -258,7 +292,10 @@ void FrameFence::finish_commit() {
   }
   const bool async = state.tearing_page_flip;
   std::function<void(bool, bool)> committed = std::move(held.committed);
-  held_.reset();
+  if (ok)
+    held_.reset();
+  else
+    drop();  // its damage goes to the next frame
   if (committed) committed(ok, async);
 }
 

@@ -11,6 +11,8 @@
 //   timelines) is committed once the GPU finished it.
 // Every commit on a DRM output with timelines asks for OUT_FENCE_PTR: the
 // out-fence of commit N is the release fence of the slot of commit N-1.
+// The scene counts a commit's damage as delivered when it is committed; what
+// the scene damages while a frame is held is kept for the next commit.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +47,9 @@ class FrameFence {
   FrameFence(const FrameFence&) = delete;
   FrameFence& operator=(const FrameFence&) = delete;
 
+  /// The scene output whose frames this commits: its undelivered damage is
+  /// kept right across held frames.
+  void set_scene_output(wlr_scene_output* scene_output) { scene_output_ = scene_output; }
   /// A frame is held (built, not committed yet): build no other.
   [[nodiscard]] bool holding() const { return held_ != nullptr; }
   /// The state to build the next frame into; then call commit().
@@ -63,6 +68,7 @@ class FrameFence {
   bool wait_point(uint32_t flags);
   static void point_ready(wlr_drm_syncobj_timeline_waiter* waiter);
   void finish_commit();
+  bool commit_keeping_damage(wlr_output_state& state);
   // Tracing: an instant on this output's track when `fence` signals.
   void trace_when_signalled(UniqueFd fence, std::string what);
   void trace_instant(const char* what, const std::string& args = {});
@@ -74,6 +80,7 @@ class FrameFence {
   };
 
   wlr_output* output_;
+  wlr_scene_output* scene_output_ = nullptr;
   wl_event_loop* loop_;
   std::unique_ptr<Held> held_;
   // OUT_FENCE_PTR: one point per commit on our own timeline of the KMS device.

@@ -65,6 +65,7 @@ Output::Output(Server& server, wlr_output* output)
   wlr_output_layout_output* layout_output =
       wlr_output_layout_add_auto(server.output_layout(), output);
   scene_output_ = wlr_scene_output_create(server.scene(), output);
+  fence_.set_scene_output(scene_output_);
   wlr_scene_output_layout_add_output(server.scene_layout(), layout_output, scene_output_);
   const uint32_t rgb = server.options().background;
   const float colour[4] = {static_cast<float>((rgb >> 16) & 0xff) / 255.0f,

@@ -44,6 +44,8 @@ class Output : public Weakable<Output> {
   /// Whether the last frame ran at a fixed cadence (see FrameCadence).
   [[nodiscard]] bool fixed_cadence() const { return cadence_.fixed(); }
   [[nodiscard]] const FrameCadence& cadence() const { return cadence_; }
+  /// A built frame waits to be committed (for render-done).
+  [[nodiscard]] bool frame_held() const { return fence_.holding(); }
   /// How this output's frames met their fences (IN_FENCE_FD, loop waits).
   [[nodiscard]] const FrameFence::Counts& fence_counts() const { return fence_.counts(); }
   /// A fullscreen surface here asks for async presentation and policy allows it.

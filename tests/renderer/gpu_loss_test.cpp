@@ -19,6 +19,7 @@
 #include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/clients/drm_node.hpp"
+#include "tests/renderer/vulkan_server.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/golden.hpp"
 #include "tests/support/harness.hpp"
@@ -31,28 +32,6 @@ namespace {
 constexpr uint32_t kRed = 0xffff0000;
 constexpr uint32_t kBlue = 0xff0000ff;
 constexpr uint32_t kGreen = 0xff00ff00;
-
-// A headless server on baton's Vulkan renderer, or null with `why` set.
-std::unique_ptr<Harness> vulkan_harness(
-    std::string& why, CompositingChoice compositing = CompositingChoice::automatic) {
-  Options options = headless_options();
-  options.renderer = RendererChoice::vulkan;
-  options.compositing = compositing;
-  try {
-    return std::make_unique<Harness>(std::move(options));
-  } catch (const std::exception& e) {
-    why = e.what();
-    // Only a missing Vulkan device skips; any other start failure is a bug.
-    if (why.find("renderer unavailable") == std::string::npos) throw;
-    return nullptr;
-  }
-}
-
-#define REQUIRE_VULKAN(h, ...)                                                                \
-  std::string why;                                                                            \
-  auto h = vulkan_harness(why __VA_OPT__(, ) __VA_ARGS__);                                    \
-  if (!h) GTEST_SKIP() << "UNTESTED HERE: needs a Vulkan device (lavapipe will do): " << why; \
-  ASSERT_TRUE(vulkan::is_vulkan_renderer(h->server().renderer()))
 
 View* mapped_view(Server& server) {
   for (const auto& v : server.windows().views())
