@@ -27,6 +27,7 @@
 #include "compositor/shell/desktop_protocols.hpp"
 #include "compositor/shell/layer_shell.hpp"
 #include "compositor/shell/session_lock.hpp"
+#include "handoff/buffer_fences.hpp"
 #include "handoff/readiness_gate.hpp"
 #include "protocols/linux_dmabuf.hpp"
 #include "protocols/linux_drm_syncobj.hpp"
@@ -47,6 +48,7 @@ Server::~Server() {
   xwayland_.reset();
   if (display_ != nullptr) wl_display_destroy_clients(display_);
   gate_.reset();
+  buffer_fences_.reset();
   syncobj_.reset();
   backend_destroy_.disconnect();
   new_output_.disconnect();
@@ -217,10 +219,10 @@ void Server::create_sync_globals() {
   } else if (advertises_dmabuf_) {
     LOG_INFO("linux-drm-syncobj-v1 not advertised: no DRM device (see --drm-device)");
   }
-  gate_ = std::make_unique<ReadinessGate>(
-      event_loop_, compositor_, syncobj_.get(), std::chrono::milliseconds(1000), trace_.get(),
-      options_.readiness_gate ? ReadinessGate::Latch::when_ready
-                              : ReadinessGate::Latch::at_materialize);
+  buffer_fences_ = std::make_unique<BufferFences>(
+      syncobj_.get(), options_.readiness_gate ? Latch::when_ready : Latch::at_materialize);
+  gate_ = std::make_unique<ReadinessGate>(event_loop_, compositor_, *buffer_fences_,
+                                          std::chrono::milliseconds(1000), trace_.get());
   LOG_INFO("buffers: linux-dmabuf-v1 %s, linux-drm-syncobj-v1 %s",
            advertises_dmabuf_ ? "on" : "off", syncobj_ ? "on" : "off");
 }

@@ -56,6 +56,7 @@ class DesktopProtocols;
 class SessionLock;
 class LinuxDrmSyncobj;
 class LinuxDmabuf;
+class BufferFences;
 class ReadinessGate;
 class Trace;
 class RenderStack;
@@ -191,6 +192,7 @@ class Server {
   UniqueFd drm_device_;  // --drm-device, when opened
   std::unique_ptr<LinuxDmabuf> linux_dmabuf_;
   std::unique_ptr<LinuxDrmSyncobj> syncobj_;
+  std::unique_ptr<BufferFences> buffer_fences_;  // what the gate's commits wait for
   std::unique_ptr<ReadinessGate> gate_;
   std::unique_ptr<Seat> seat_;
   std::unique_ptr<Launcher> launcher_;

@@ -5,45 +5,12 @@
 #include <optional>
 #include <string>
 
-#include "handoff/explicit_sync.hpp"
-#include "sync/sync_file.hpp"
 #include "util/log.hpp"
 #include "util/trace.hpp"
 #include "util/unique_fd.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
-namespace {
-
-// The fence a reader of `buffer` must wait for: its writers' implicit fences,
-// merged over its planes. Nothing when the kernel cannot export them.
-std::optional<sync::SyncFile> implicit_fence(wlr_buffer* buffer) {
-  wlr_dmabuf_attributes attribs{};
-  if (!wlr_buffer_get_dmabuf(buffer, &attribs)) return std::nullopt;
-  std::optional<sync::SyncFile> merged;
-  for (int i = 0; i < attribs.n_planes; ++i) {
-    if (i > 0 && attribs.fd[i] == attribs.fd[i - 1]) continue;
-    auto fence = sync::SyncFile::export_from_dmabuf(attribs.fd[i], sync::Access::read);
-    if (!fence) {
-      LOG_ERROR("readiness gate: %s; showing the buffer unwaited",
-                fence.error().describe().c_str());
-      return std::nullopt;
-    }
-    if (!merged) {
-      merged.emplace(std::move(*fence));
-      continue;
-    }
-    auto both = sync::SyncFile::merge(*merged, *fence);
-    if (!both) {
-      LOG_ERROR("readiness gate: %s", both.error().describe().c_str());
-      return std::nullopt;
-    }
-    merged.emplace(std::move(*both));
-  }
-  return merged;
-}
-
-}  // namespace
 
 // The gate of one wl_surface: its held commits, oldest first.
 class ReadinessGate::SurfaceGate {
@@ -72,45 +39,9 @@ class ReadinessGate::SurfaceGate {
   };
 
   void on_commit() {
-    wlr_surface_state& pending = surface_->pending;
-    PendingCommit commit = gate_.explicit_sync_ != nullptr
-                               ? gate_.explicit_sync_->pending_commit(surface_)
-                               : PendingCommit{};
-    if (commit.sync == PendingCommit::Sync::rejected) return;
-    if (commit.sync == PendingCommit::Sync::points) {
-      const SyncobjPoints& points = *commit.points;
-      if (!points.acquire_timeline) return;  // no buffer in this commit
-      const bool early = gate_.latch_ == Latch::at_materialize;
-      auto efd = points.acquire_timeline->eventfd(
-          points.acquire_point,
-          early ? sync::Timeline::WaitFor::available : sync::Timeline::WaitFor::signalled);
-      if (!efd) {
-        // Not the client's fault as far as the protocol knows; still fatal.
-        wl_client_post_implementation_error(wl_resource_get_client(surface_->resource),
-                                            "cannot wait for the acquire point: %s",
-                                            efd.error().describe().c_str());
-        return;
-      }
-      std::function<void()> before_apply;
-      if (early && pending.buffer != nullptr) {
-        // The acquire fence becomes the dma-buf's implicit write fence, which
-        // the renderer waits for on the GPU before sampling it.
-        before_apply = [timeline = points.acquire_timeline, point = points.acquire_point,
-                        buffer = pending.buffer] {
-          auto fence = timeline->export_sync_file(point);
-          wlr_dmabuf_attributes attribs{};
-          if (fence && wlr_buffer_get_dmabuf(buffer, &attribs))
-            (void)fence->import_into_dmabuf(attribs.fd[0], sync::Access::write);
-        };
-      }
-      hold(std::move(*efd), "acquire point " + std::to_string(points.acquire_point),
-           std::move(before_apply));
-      return;
-    }
-    if ((pending.committed & WLR_SURFACE_STATE_BUFFER) == 0 || pending.buffer == nullptr) return;
-    if (gate_.latch_ == Latch::at_materialize) return;  // the render waits for it
-    std::optional<sync::SyncFile> fence = implicit_fence(pending.buffer);
-    if (fence) hold(fence->release(), "implicit fence of its dma-buf");
+    std::optional<CommitFence> fence = gate_.fences_.fence_for(surface_);
+    if (fence)
+      hold(std::move(fence->ready), std::move(fence->what), std::move(fence->before_apply));
   }
 
   void hold(UniqueFd fd, std::string what, std::function<void()> before_apply = {}) {
@@ -199,18 +130,9 @@ class ReadinessGate::SurfaceGate {
   Listener<void> destroy_;
 };
 
-ReadinessGate::ReadinessGate(wl_event_loop* loop, wlr_compositor* compositor,
-                             ExplicitSync* explicit_sync, std::chrono::milliseconds stuck_after,
-                             Trace* trace, Latch latch)
-    : loop_(loop),
-      explicit_sync_(explicit_sync),
-      stuck_after_(stuck_after),
-      trace_(trace),
-      latch_(latch) {
-  if (latch_ == Latch::at_materialize)
-    LOG_INFO(
-        "readiness gate: latching commits once their acquire fence exists (wlroots' way): "
-        "the render waits for it on the GPU, and every output waits for the slowest client");
+ReadinessGate::ReadinessGate(wl_event_loop* loop, wlr_compositor* compositor, CommitFences& fences,
+                             std::chrono::milliseconds stuck_after, Trace* trace)
+    : loop_(loop), fences_(fences), stuck_after_(stuck_after), trace_(trace) {
   new_surface_.connect(&compositor->events.new_surface, [this](wlr_surface* surface) {
     surfaces_.push_back(std::make_unique<SurfaceGate>(*this, surface));
   });

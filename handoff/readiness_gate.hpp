@@ -1,13 +1,9 @@
-// The readiness gate: a surface commit that carries a dma-buf is held
-// (wlr_surface_lock_pending) until the buffer is really ready to be read:
-//  - explicit sync: the linux-drm-syncobj-v1 acquire point has signalled
-//    (DRM_IOCTL_SYNCOBJ_EVENTFD with flags 0 also covers a point whose fence
-//    has not been submitted yet);
-//  - implicit sync: the sync_file of the dma-buf's writers
-//    (DMA_BUF_IOCTL_EXPORT_SYNC_FILE, read access) has signalled.
-// Every wait is an fd in the event loop, never a blocking call. While a
-// commit is held the surface keeps showing its previous buffer; later
-// commits of that surface queue behind it; no other surface notices.
+// The readiness gate: a surface commit that carries a buffer is held
+// (wlr_surface_lock_pending) until what its CommitFences names has signalled
+// (BufferFences: its acquire point, or its dma-buf's implicit fence). Every
+// wait is an fd in the event loop, never a blocking call. While a commit is
+// held the surface keeps showing its previous buffer; later commits of that
+// surface queue behind it; no other surface notices.
 // A client may have kMaxHeldPerClient commits held at once: one more is a
 // protocol error, as is a commit whose fence baton cannot watch (it is never
 // let through unwaited).
@@ -18,6 +14,7 @@
 #include <map>
 #include <memory>
 
+#include "handoff/commit_fence.hpp"
 #include "util/event_source.hpp"
 #include "util/listener.hpp"
 
@@ -28,21 +25,16 @@ struct wlr_surface;
 
 namespace baton {
 
-class ExplicitSync;
 class Trace;
 
 class ReadinessGate {
  public:
-  /// `explicit_sync` may be null (none advertised); it must outlive
-  /// the gate. A held commit is logged once after `stuck_after`.
-  /// How long a commit is held: until its buffer is ready (baton), or only
-  /// until its acquire fence exists, the render then waiting for it on the
-  /// GPU (wlroots' latch at materialization; for comparisons only).
-  enum class Latch { when_ready, at_materialize };
-  /// With `trace`, each held commit is a span on its surface's track.
-  ReadinessGate(wl_event_loop* loop, wlr_compositor* compositor, ExplicitSync* explicit_sync,
+  /// `fences` says what each commit waits for; it must outlive the gate. A
+  /// held commit is logged once after `stuck_after`. With `trace`, each held
+  /// commit is a span on its surface's track.
+  ReadinessGate(wl_event_loop* loop, wlr_compositor* compositor, CommitFences& fences,
                 std::chrono::milliseconds stuck_after = std::chrono::milliseconds(1000),
-                Trace* trace = nullptr, Latch latch = Latch::when_ready);
+                Trace* trace = nullptr);
   ~ReadinessGate();
   ReadinessGate(const ReadinessGate&) = delete;
   ReadinessGate& operator=(const ReadinessGate&) = delete;
@@ -59,10 +51,9 @@ class ReadinessGate {
   friend class SurfaceGate;
 
   wl_event_loop* loop_;
-  ExplicitSync* explicit_sync_;
+  CommitFences& fences_;
   std::chrono::milliseconds stuck_after_;
   Trace* trace_;
-  Latch latch_;
   uint64_t let_through_ = 0;
   std::map<wl_client*, size_t> held_per_client_;
   std::list<std::unique_ptr<SurfaceGate>> surfaces_;

@@ -1,6 +1,5 @@
 #include "handoff/release_watch.hpp"
 
-#include "util/log.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
@@ -14,13 +13,10 @@ vulkan::TextureReads reads_of(wlr_buffer* buffer) {
 
 }  // namespace
 
-ReleaseWatch::ReleaseWatch(wlr_buffer* buffer, std::shared_ptr<sync::Timeline> timeline,
-                           uint64_t point, std::function<void(ReleaseWatch&)> buffer_gone,
+ReleaseWatch::ReleaseWatch(wlr_buffer* buffer, std::function<void()> signal_release,
+                           std::function<void(ReleaseWatch&)> buffer_gone,
                            std::function<void(ReleaseWatch&)> released)
-    : buffer_(buffer),
-      timeline_(std::move(timeline)),
-      point_(point),
-      released_(std::move(released)) {
+    : buffer_(buffer), signal_release_(std::move(signal_release)), released_(std::move(released)) {
   if (wlr_client_buffer* client = wlr_client_buffer_get(buffer); client != nullptr)
     source_ = client->source;
   if (source_ != nullptr) {
@@ -41,7 +37,7 @@ ReleaseWatch::ReleaseWatch(wlr_buffer* buffer, std::shared_ptr<sync::Timeline> t
 }
 
 bool ReleaseWatch::try_signal() {
-  if (!timeline_) return true;
+  if (!signal_release_) return true;
   if (buffer_ != nullptr || !reads_.done() || waits_for_scanout()) return false;
   signal();
   return true;
@@ -53,7 +49,7 @@ bool ReleaseWatch::waits_for_scanout() {
 }
 
 void ReleaseWatch::source_let_go() {
-  if (!timeline_ || buffer_ != nullptr || !reads_.done()) return;  // the usual path signals
+  if (!signal_release_ || buffer_ != nullptr || !reads_.done()) return;  // the usual path signals
   signal();
   if (released_) released_(*this);
 }
@@ -67,11 +63,10 @@ void ReleaseWatch::finish() {
 void ReleaseWatch::signal() {
   source_release_.disconnect();
   source_destroy_.disconnect();
-  if (!timeline_) return;
-  if (Status s = timeline_->signal(point_); !s)
-    LOG_ERROR("linux-drm-syncobj: release point %llu: %s", static_cast<unsigned long long>(point_),
-              s.error().describe().c_str());
-  timeline_.reset();
+  if (!signal_release_) return;
+  std::function<void()> signal_release = std::move(signal_release_);
+  signal_release_ = nullptr;
+  signal_release();
 }
 
 }  // namespace baton

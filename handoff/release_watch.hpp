@@ -6,12 +6,9 @@
 // the plane, locked until the flip that replaced it.
 #pragma once
 
-#include <cstdint>
 #include <functional>
-#include <memory>
 
 #include "renderer/vulkan/vulkan_renderer.hpp"
-#include "sync/timeline.hpp"
 #include "util/listener.hpp"
 
 struct wlr_buffer;
@@ -23,7 +20,9 @@ class ReleaseWatch {
   /// `buffer_gone` runs when `buffer` is destroyed (the watch may be freed in
   /// it); `released` once the watch signalled on its own, after a scanout
   /// let the client's buffer go (the owner frees it there).
-  ReleaseWatch(wlr_buffer* buffer, std::shared_ptr<sync::Timeline> timeline, uint64_t point,
+  /// `signal_release` signals the release point (a timeline point; in
+  /// tests, an eventfd), once.
+  ReleaseWatch(wlr_buffer* buffer, std::function<void()> signal_release,
                std::function<void(ReleaseWatch&)> buffer_gone,
                std::function<void(ReleaseWatch&)> released);
   ReleaseWatch(const ReleaseWatch&) = delete;
@@ -45,11 +44,10 @@ class ReleaseWatch {
 
   void source_let_go();
 
-  wlr_buffer* buffer_;                        // null once destroyed
-  wlr_buffer* source_ = nullptr;              // the client's buffer; null once destroyed
-  vulkan::TextureReads reads_;                // taken when the buffer is destroyed
-  std::shared_ptr<sync::Timeline> timeline_;  // null once signalled
-  uint64_t point_;
+  wlr_buffer* buffer_;                    // null once destroyed
+  wlr_buffer* source_ = nullptr;          // the client's buffer; null once destroyed
+  vulkan::TextureReads reads_;            // taken when the buffer is destroyed
+  std::function<void()> signal_release_;  // empty once signalled
   std::function<void(ReleaseWatch&)> released_;
   Listener<void> destroy_;
   Listener<void> source_release_;

@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "handoff/release_watch.hpp"
 #include "linux-drm-syncobj-v1-server-protocol.h"
 #include "protocols/syncobj_surface.hpp"
 #include "util/log.hpp"
@@ -103,23 +102,12 @@ Result<std::unique_ptr<LinuxDrmSyncobj>> LinuxDrmSyncobj::create(wl_display* dis
 }
 
 LinuxDrmSyncobj::LinuxDrmSyncobj(wl_display* display, std::shared_ptr<const UniqueFd> drm)
-    : drm_(std::move(drm)) {
+    : drm_(std::move(drm)), releases_(wl_display_get_event_loop(display)) {
   global_ =
       wl_global_create(display, &wp_linux_drm_syncobj_manager_v1_interface, 1, this, bind_manager);
-  loop_ = wl_display_get_event_loop(display);
 }
 
 LinuxDrmSyncobj::~LinuxDrmSyncobj() {
-  if (retry_idle_ != nullptr) wl_event_source_remove(retry_idle_);
-  completions_.clear();  // their callbacks point here
-  // Whatever is still held is never read again once the GPU's reads are over
-  // (the renderer outlives this class): let its producers go.
-  for (auto& release : releases_) release->finish();
-  releases_.clear();
-  for (auto& release : gpu_reading_) release->finish();
-  gpu_reading_.clear();
-  for (auto& release : unsubmitted_) release->finish();
-  unsubmitted_.clear();
   surfaces_.clear();
   if (global_ != nullptr) wl_global_destroy(global_);
 }
@@ -200,96 +188,16 @@ void LinuxDrmSyncobj::surface_destroyed(SyncobjSurface& surface) {
 }
 
 void LinuxDrmSyncobj::release_when_done(wlr_buffer* buffer, const SyncobjPoints& points) {
+  auto signal = [timeline = points.release_timeline, point = points.release_point] {
+    if (Status s = timeline->signal(point); !s)
+      LOG_ERROR("linux-drm-syncobj: release point %llu: %s", static_cast<unsigned long long>(point),
+                s.error().describe().c_str());
+  };
   if (buffer == nullptr) {
-    if (Status s = points.release_timeline->signal(points.release_point); !s)
-      LOG_ERROR("linux-drm-syncobj: release point: %s", s.error().describe().c_str());
+    signal();
     return;
   }
-  releases_.push_back(std::make_unique<ReleaseWatch>(
-      buffer, points.release_timeline, points.release_point,
-      [this](ReleaseWatch& gone) { buffer_gone(gone); },
-      [this](ReleaseWatch& released) { forget(released); }));
-}
-
-void LinuxDrmSyncobj::buffer_gone(ReleaseWatch& watch) {
-  auto it = std::find_if(releases_.begin(), releases_.end(),
-                         [&](const auto& r) { return r.get() == &watch; });
-  if (it == releases_.end()) return;
-  if (watch.try_signal()) {
-    releases_.erase(it);
-    return;
-  }
-  // A submitted pass still samples the buffer: release it once that finished.
-  gpu_reading_.splice(gpu_reading_.end(), releases_, it);
-  wait_for_gpu(&watch);
-}
-
-void LinuxDrmSyncobj::wait_for_gpu(ReleaseWatch* watch) {
-  auto it = std::find_if(gpu_reading_.begin(), gpu_reading_.end(),
-                         [&](const auto& r) { return r.get() == watch; });
-  if (it == gpu_reading_.end()) return;
-  if (watch->try_signal()) {
-    gpu_reading_.erase(it);
-    return;
-  }
-  if (watch->waits_for_scanout()) return;  // it signals itself, then forget()
-  const std::optional<uint64_t> point = watch->reads().point();
-  if (!point) {
-    unsubmitted_.splice(unsubmitted_.end(), gpu_reading_, it);
-    if (retry_idle_ == nullptr)
-      retry_idle_ = wl_event_loop_add_idle(
-          loop_, [](void* data) { static_cast<LinuxDrmSyncobj*>(data)->retry_unsubmitted(); },
-          this);
-    return;
-  }
-  vulkan::CompletionWatch* completion = completion_for(watch->reads().device());
-  if (completion == nullptr) {
-    // Nothing can wake the loop for it: wait here rather than never release.
-    watch->finish();
-    gpu_reading_.erase(it);
-    return;
-  }
-  completion->when_done(*point, [this, watch] { wait_for_gpu(watch); });
-}
-
-void LinuxDrmSyncobj::forget(ReleaseWatch& watch) {
-  for (auto* list : {&releases_, &gpu_reading_, &unsubmitted_}) {
-    auto it =
-        std::find_if(list->begin(), list->end(), [&](const auto& r) { return r.get() == &watch; });
-    if (it != list->end()) {
-      list->erase(it);
-      return;
-    }
-  }
-}
-
-void LinuxDrmSyncobj::retry_unsubmitted() {
-  retry_idle_ = nullptr;
-  std::list<std::unique_ptr<ReleaseWatch>> waiting;
-  waiting.swap(unsubmitted_);
-  while (!waiting.empty()) {
-    ReleaseWatch* watch = waiting.front().get();
-    gpu_reading_.splice(gpu_reading_.end(), waiting, waiting.begin());
-    wait_for_gpu(watch);
-  }
-}
-
-vulkan::CompletionWatch* LinuxDrmSyncobj::completion_for(
-    const std::shared_ptr<vulkan::Device>& device) {
-  if (!device) return nullptr;
-  for (const auto& c : completions_)
-    if (c->device() == device) return c.get();
-  // A new device (the renderer was rebuilt): watches of old ones with nothing
-  // left to wait for go. (Never called from a watch's own callback with a new
-  // device, so none is freed while it runs.)
-  std::erase_if(completions_, [](const auto& c) { return c->pending() == 0; });
-  auto created = vulkan::CompletionWatch::create(device, loop_);
-  if (!created) {
-    LOG_ERROR("linux-drm-syncobj: %s", created.error().describe().c_str());
-    return nullptr;
-  }
-  completions_.push_back(std::move(*created));
-  return completions_.back().get();
+  releases_.release_when_done(buffer, std::move(signal));
 }
 
 }  // namespace baton

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "handoff/explicit_sync.hpp"
-#include "renderer/vulkan/device/completion_watch.hpp"
+#include "handoff/release_tracker.hpp"
 #include "sync/timeline.hpp"
 #include "util/event_source.hpp"
 #include "util/result.hpp"
@@ -39,8 +39,6 @@ struct wlr_surface;
 namespace baton {
 
 class SyncobjSurface;
-class ReleaseWatch;
-
 class LinuxDrmSyncobj;
 
 /// What a wp_linux_drm_syncobj_timeline_v1 resource holds: a share of the
@@ -79,29 +77,13 @@ class LinuxDrmSyncobj final : public ExplicitSync, public Weakable<LinuxDrmSynco
 
  private:
   LinuxDrmSyncobj(wl_display* display, std::shared_ptr<const UniqueFd> drm);
-  void buffer_gone(ReleaseWatch& watch);
-  /// A watch that signalled by itself (a scanout let its buffer go).
-  void forget(ReleaseWatch& watch);
-  // Signals `watch` once the GPU finished its reads, woken by a
-  // CompletionWatch of the reads' device (no polling).
-  void wait_for_gpu(ReleaseWatch* watch);
-  void retry_unsubmitted();
-  vulkan::CompletionWatch* completion_for(const std::shared_ptr<vulkan::Device>& device);
-
   std::shared_ptr<const UniqueFd> drm_;  // shared by every imported Timeline
   wl_global* global_ = nullptr;
   std::map<wl_client*, int> timelines_per_client_;
   std::list<std::unique_ptr<SyncobjSurface>> surfaces_;
-  std::list<std::unique_ptr<ReleaseWatch>> releases_;     // buffers still held
-  std::list<std::unique_ptr<ReleaseWatch>> gpu_reading_;  // buffers gone, GPU still reading
-  // Buffers gone while a pass that reads them was still being recorded: their
-  // point is known once it is submitted, so they are looked at again when
-  // the loop goes idle.
-  std::list<std::unique_ptr<ReleaseWatch>> unsubmitted_;
-  wl_event_loop* loop_;
-  wl_event_source* retry_idle_ = nullptr;
-  // One per device that reads are pending on (a GPU loss makes a new one).
-  std::vector<std::unique_ptr<vulkan::CompletionWatch>> completions_;
+  // Destroyed first: signals what is still held (each release keeps its
+  // timeline), including what the surfaces handed over as they went.
+  ReleaseTracker releases_;
 };
 
 }  // namespace baton
