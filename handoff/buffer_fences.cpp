@@ -67,8 +67,7 @@ std::optional<CommitFence> BufferFences::fence_for(wlr_surface* surface) {
                                           efd.error().describe().c_str());
       return std::nullopt;
     }
-    CommitFence fence{std::move(*efd), "acquire point " + std::to_string(points.acquire_point),
-                      {}};
+    CommitFence fence{std::move(*efd), "acquire point " + std::to_string(points.acquire_point), {}};
     if (early && pending.buffer != nullptr) {
       // The acquire fence becomes the dma-buf's implicit write fence, which
       // the renderer waits for on the GPU before sampling it.

@@ -31,8 +31,8 @@ void ReleaseTracker::release_when_done(wlr_buffer* buffer, std::function<void()>
 }
 
 void ReleaseTracker::buffer_gone(ReleaseWatch& watch) {
-  auto it = std::find_if(held_.begin(), held_.end(),
-                         [&](const auto& r) { return r.get() == &watch; });
+  auto it =
+      std::find_if(held_.begin(), held_.end(), [&](const auto& r) { return r.get() == &watch; });
   if (it == held_.end()) return;
   if (watch.try_signal()) {
     held_.erase(it);
@@ -59,8 +59,7 @@ void ReleaseTracker::wait_for_gpu(ReleaseWatch* watch) {
     unsubmitted_.splice(unsubmitted_.end(), gpu_reading_, it);
     if (retry_idle_ == nullptr)
       retry_idle_ = wl_event_loop_add_idle(
-          loop_, [](void* data) { static_cast<ReleaseTracker*>(data)->retry_unsubmitted(); },
-          this);
+          loop_, [](void* data) { static_cast<ReleaseTracker*>(data)->retry_unsubmitted(); }, this);
     return;
   }
   const std::shared_ptr<vulkan::Device> device = watch->reads().device();

@@ -45,8 +45,8 @@ class ReleaseTracker {
 
   wl_event_loop* loop_;
   wl_event_source* retry_idle_ = nullptr;
-  bool retrying_ = false;  // inside the idle retry of unsubmitted reads
-  std::list<std::unique_ptr<ReleaseWatch>> held_;         // buffers still held
+  bool retrying_ = false;                          // inside the idle retry of unsubmitted reads
+  std::list<std::unique_ptr<ReleaseWatch>> held_;  // buffers still held
   std::list<std::unique_ptr<ReleaseWatch>> gpu_reading_;  // buffers gone, GPU still reading
   // Buffers gone while a pass that reads them was still being recorded: their
   // point is known once it is submitted, so they are looked at again when

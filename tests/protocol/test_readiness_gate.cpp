@@ -2,8 +2,8 @@
 // eventfd-backed fences the test signals itself (in baton they are acquire
 // points and dma-bufs' implicit fences; the gate cannot tell the difference,
 // it waits for an fd to become readable). What the output shows is the oracle.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -80,7 +80,8 @@ void map_window(Harness& h, Window& w, uint32_t colour, int x = 20, int y = 20) 
   ASSERT_TRUE(h.run_until([&] {
     for (const auto& v : h.server().windows().views())
       if (v->mapped() && v->surface() != nullptr &&
-          wl_resource_get_id(v->surface()->resource) == wl_proxy_get_id(reinterpret_cast<wl_proxy*>(w.surface())))
+          wl_resource_get_id(v->surface()->resource) ==
+              wl_proxy_get_id(reinterpret_cast<wl_proxy*>(w.surface())))
         view = v.get();
     return view != nullptr;
   }));
@@ -133,7 +134,7 @@ TEST(ReadinessGate, LaterCommitsQueueBehindAHeldOne) {
   map_window(s.h, w, kRed);
 
   EventFence fence = s.fences.arm();
-  w.draw(100, 80, kBlue);  // held
+  w.draw(100, 80, kBlue);   // held
   w.draw(100, 80, kGreen);  // ready, but behind the held one
   s.h.sync();
   s.h.run_for(std::chrono::milliseconds(100));

@@ -5,6 +5,8 @@
 // or submitted pass still samples its texture, or while a scanout holds the
 // client's own buffer; and it comes from the event loop, woken by the GPU's
 // completion, with nobody polling.
+#include "handoff/release_tracker.hpp"
+
 #include <drm_fourcc.h>
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>
@@ -15,7 +17,6 @@
 
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
-#include "handoff/release_tracker.hpp"
 #include "tests/renderer/vulkan_server.hpp"
 #include "tests/support/client.hpp"
 #include "util/listener.hpp"
