@@ -86,8 +86,16 @@ if [ "$renderer" = vulkan ]; then
     echo "$summary" | sed -E 's/.*: ([0-9]+) commits.*\(([0-9]+) waited.*, ([0-9]+) were.*, ([0-9]+) out-fences.*/\1 \2 \3 \4/')"
   refused=no
   grep -q "the driver refuses in-fences" "$log" && refused=yes
+  # Slots: Vulkan's own images exported as dma-bufs where the display device
+  # imports them (vkms); its dumb buffers where it refuses (virtio-gpu), found
+  # by trying.
+  exported=no
+  grep -q "slots are Vulkan images exported as dma-bufs" "$log" && exported=yes
   case $driver in
     virtio_gpu)
+      grep -q "a slot allocated by Vulkan cannot be scanned out (PRIME import" "$log" ||
+        fail "virtio-gpu refuses foreign dma-bufs, but baton logged no fallback to dumb buffers"
+      [ $exported = no ] || fail "baton claims virtio-gpu scans out Vulkan's exported slots"
       [ "$in_fence" -ge 3 ] || fail "only $in_fence commits carried render-done as IN_FENCE_FD"
       [ "$out_fences" -ge 2 ] || fail "only $out_fences out-fences were handed to slots"
       [ $refused = no ] || fail "virtio-gpu takes IN_FENCE_FD, but baton thought it refused it"
@@ -95,10 +103,12 @@ if [ "$renderer" = vulkan ]; then
         fail "$loop_waited frames waited for render-done instead of carrying it"
       ;;
     vkms)
+      [ $exported = yes ] || fail "vkms imports dma-bufs, yet the slots are not Vulkan's exported images"
       [ "$in_fence" = 0 ] || fail "vkms has no timelines, yet $in_fence commits carried an in-fence"
       [ "$loop_waited" -ge 3 ] || fail "only $loop_waited commits waited for render-done"
       ;;
     vkms_nofence)
+      [ $exported = yes ] || fail "vkms_nofence imports dma-bufs, yet the slots are not Vulkan's exported images"
       [ $refused = yes ] || fail "the refused IN_FENCE_FD was not found and logged"
       [ "$(grep -c "the driver refuses in-fences" "$log")" = 1 ] || fail "the refusal was logged more than once"
       [ "$in_fence" = 0 ] || fail "$in_fence commits with IN_FENCE_FD succeeded on a driver refusing it"
@@ -111,4 +121,6 @@ if [ "$drill" = gpu-loss ]; then
   grep -q "renderer: rebuilt on vulkan" "$log" || fail "the renderer was not rebuilt after the loss"
   grep "uploaded again" "$log"
 fi
-echo "baton-drm: PASS ($renderer_tag on $driver: screenshot and scanout show the client at $mode)"
+slots=""
+[ "$renderer" = vulkan ] && { [ "$exported" = yes ] && slots=", slots exported by Vulkan" || slots=", dumb-buffer slots"; }
+echo "baton-drm: PASS ($renderer_tag on $driver: screenshot and scanout show the client at $mode$slots)"

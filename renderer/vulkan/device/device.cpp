@@ -308,6 +308,8 @@ Result<std::shared_ptr<Device>> Device::create(const DeviceOptions& options) {
         vkGetDeviceProcAddr(self->device_, "vkGetMemoryFdPropertiesKHR"));
     self->get_image_modifier = reinterpret_cast<PFN_vkGetImageDrmFormatModifierPropertiesEXT>(
         vkGetDeviceProcAddr(self->device_, "vkGetImageDrmFormatModifierPropertiesEXT"));
+    self->get_memory_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(
+        vkGetDeviceProcAddr(self->device_, "vkGetMemoryFdKHR"));
   }
   if (self->features_.semaphore_sync_fd) {
     self->import_semaphore_fd = reinterpret_cast<PFN_vkImportSemaphoreFdKHR>(

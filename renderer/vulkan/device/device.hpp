@@ -64,6 +64,7 @@ class Device {
   PFN_vkCmdPushDescriptorSetKHR push_descriptor = nullptr;
   PFN_vkGetMemoryFdPropertiesKHR get_memory_fd_properties = nullptr;
   PFN_vkGetImageDrmFormatModifierPropertiesEXT get_image_modifier = nullptr;
+  PFN_vkGetMemoryFdKHR get_memory_fd = nullptr;  // dma-buf export of slots
   PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties = nullptr;
   PFN_vkImportSemaphoreFdKHR import_semaphore_fd = nullptr;
   PFN_vkGetSemaphoreFdKHR get_semaphore_fd = nullptr;

@@ -61,18 +61,30 @@ bool get_shm(wlr_buffer* base, wlr_shm_attributes* attribs) {
   return true;
 }
 
+// The dma-buf of a DRM slot (-1 for other slots).
+int slot_dmabuf(const SlotBuffer& buffer) {
+  if (buffer.dumb) return buffer.dumb->dmabuf();
+  return buffer.exported ? buffer.exported.get() : -1;
+}
+
 bool get_dmabuf(wlr_buffer* base, wlr_dmabuf_attributes* attribs) {
   SlotBuffer* buffer = get(base);
-  if (!buffer->dumb) return false;
+  if (slot_dmabuf(*buffer) < 0) return false;
   *attribs = {};
   attribs->width = base->width;
   attribs->height = base->height;
   attribs->format = buffer->slot.drm_format;
-  attribs->modifier = DRM_FORMAT_MOD_LINEAR;
   attribs->n_planes = 1;
-  attribs->offset[0] = 0;
-  attribs->stride[0] = buffer->dumb->pitch();
-  attribs->fd[0] = buffer->dumb->dmabuf();
+  attribs->fd[0] = slot_dmabuf(*buffer);
+  if (buffer->dumb) {
+    attribs->modifier = DRM_FORMAT_MOD_LINEAR;
+    attribs->offset[0] = 0;
+    attribs->stride[0] = buffer->dumb->pitch();
+  } else {
+    attribs->modifier = buffer->modifier;
+    attribs->offset[0] = buffer->exported_offset;
+    attribs->stride[0] = buffer->exported_stride;
+  }
   return true;
 }
 
@@ -172,6 +184,53 @@ bool create_dumb_image(SlotBuffer& buffer, const FormatInfo& format,
   return true;
 }
 
+// A DRM slot Vulkan allocated, exported as a dma-buf the display device
+// imports. The first one is tried on the display device; a refusal turns the
+// allocator to dumb buffers for good, logged once with the reason.
+bool create_exported_slot(SlotBuffer& buffer, const FormatInfo& format,
+                          const wlr_drm_format& offered, SwapchainAllocator& alloc) {
+  const VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+                                  VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+  ExportedImage exported;
+  std::string why;
+  bool ok = create_exported_image(*buffer.device, format, buffer.slot.width, buffer.slot.height,
+                                  offered, usage, exported, why);
+  if (ok && alloc.kms_slots == SwapchainAllocator::KmsSlots::untried)
+    ok = kms_takes(alloc.kms->get(), exported, buffer.slot.width, buffer.slot.height, format.drm,
+                   why);
+  if (!ok) {
+    if (alloc.kms_slots == SwapchainAllocator::KmsSlots::untried)
+      LOG_INFO(
+          "vulkan swapchain: a slot allocated by Vulkan cannot be scanned out (%s): slots "
+          "are the display device's dumb buffers",
+          why.c_str());
+    else
+      LOG_ERROR("vulkan swapchain: exporting a slot failed (%s); using a dumb buffer", why.c_str());
+    if (alloc.kms_slots == SwapchainAllocator::KmsSlots::untried)
+      alloc.kms_slots = SwapchainAllocator::KmsSlots::dumb;
+    return false;
+  }
+  if (alloc.kms_slots == SwapchainAllocator::KmsSlots::untried) {
+    LOG_INFO(
+        "vulkan swapchain: slots are Vulkan images exported as dma-bufs (modifier 0x%llx) "
+        "that the display device scans out",
+        static_cast<unsigned long long>(exported.modifier));
+    alloc.kms_slots = SwapchainAllocator::KmsSlots::exported;
+  }
+  buffer.image = std::move(exported.image);
+  buffer.memory = std::move(exported.memory);
+  buffer.exported = std::move(exported.dmabuf);
+  buffer.modifier = exported.modifier;
+  buffer.exported_offset = exported.offset;
+  buffer.exported_stride = exported.stride;
+  if (!create_view(buffer, format)) return false;
+  buffer.slot.storage = false;  // raster draws only: no storage usage was asked for
+  buffer.slot.host_visible = false;
+  // As for dumb buffers: without IN_FENCE_FD the output commits once the GPU is done.
+  buffer.slot.fenceless_consumer = true;
+  return true;
+}
+
 bool create_image(SlotBuffer& buffer, const FormatInfo& format, bool host_visible, bool shm,
                   bool storage) {
   Device& device = *buffer.device;
@@ -267,12 +326,12 @@ bool create_image(SlotBuffer& buffer, const FormatInfo& format, bool host_visibl
 // swapchain and nothing blocks.
 void slot_unlocked(SlotBuffer& buffer) {
   buffer.slot.step(SlotEvent::released);
-  if (!buffer.dumb) return;
+  if (slot_dmabuf(buffer) < 0) return;
   // The out-fence of the commit that replaced it, when KMS gave one.
   UniqueFd& fence = buffer.slot.release_fence;
   if (fence && readable_now(fence.get())) fence.reset();
   // Else whatever the scanout left on the dma-buf (drivers with implicit sync).
-  if (!fence) fence = pending_write_fence(buffer.dumb->dmabuf());
+  if (!fence) fence = pending_write_fence(slot_dmabuf(buffer));
 }
 
 wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
@@ -308,9 +367,19 @@ wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
   buffer->slot.width = static_cast<uint32_t>(width);
   buffer->slot.height = static_cast<uint32_t>(height);
   buffer->slot.drm_format = drm_format->format;
-  const bool created =
-      alloc->kms ? create_dumb_image(*buffer, *format, alloc->kms, alloc->storage)
-                 : create_image(*buffer, *format, alloc->host_visible, alloc->shm, alloc->storage);
+  bool created = false;
+  if (alloc->kms) {
+    created = alloc->kms_slots != SwapchainAllocator::KmsSlots::dumb &&
+              create_exported_slot(*buffer, *format, *drm_format, *alloc);
+    if (!created) {
+      buffer->image = {};
+      buffer->memory = {};
+      buffer->exported = {};
+      created = create_dumb_image(*buffer, *format, alloc->kms, alloc->storage);
+    }
+  } else {
+    created = create_image(*buffer, *format, alloc->host_visible, alloc->shm, alloc->storage);
+  }
   if (!created) return nullptr;
   wlr_buffer_init(&buffer->base, &kBufferImpl, width, height);
   SlotBuffer* raw = buffer.get();

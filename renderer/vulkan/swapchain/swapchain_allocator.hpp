@@ -24,6 +24,7 @@
 #include "renderer/vulkan/device/device.hpp"
 #include "renderer/vulkan/device/vk_util.hpp"
 #include "renderer/vulkan/swapchain/dumb_buffer.hpp"
+#include "renderer/vulkan/swapchain/exported_image.hpp"
 #include "renderer/vulkan/swapchain/slot.hpp"
 #include "util/event_source.hpp"
 #include "util/listener.hpp"
@@ -55,6 +56,9 @@ struct SlotBuffer {
   std::shared_ptr<Device> device;
   SharedMemory shared;               // before memory: unmapped only after Vulkan let go of it
   std::unique_ptr<DumbBuffer> dumb;  // DRM slots: the memory's owner, likewise
+  UniqueFd exported;                 // DRM slots Vulkan allocated: their dma-buf
+  uint64_t modifier = 0;             // ... its layout
+  uint32_t exported_offset = 0, exported_stride = 0;
   std::shared_ptr<SlotCounts> counts;
   std::tuple<int, int, uint32_t> key;
   UniqueImage image;
@@ -75,7 +79,10 @@ struct SwapchainAllocator {
   bool host_visible = true;
   bool shm = false;
   bool storage = false;           // slots the compute compositor writes (STORAGE usage)
-  std::shared_ptr<UniqueFd> kms;  // DRM slots: dumb buffers of this device
+  std::shared_ptr<UniqueFd> kms;  // DRM slots: for this display device
+  // DRM slots are Vulkan images exported as dma-bufs until the display device
+  // refuses one; from then on they are its dumb buffers.
+  enum class KmsSlots { untried, exported, dumb } kms_slots = KmsSlots::untried;
 };
 
 }  // namespace baton::vulkan
