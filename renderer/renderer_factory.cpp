@@ -13,16 +13,18 @@ namespace {
 
 // How the outputs take the swapchain's buffers.
 enum class Consumer {
-  host_pointer,  // headless: pixels by pointer
-  shm,           // nested Wayland / X11: the parent takes wl_shm / MIT-SHM memfds
-  kms,           // DRM: dumb buffers of the display device, imported as dma-bufs
-  unsupported,   // a mix of DRM and nested outputs, or none (not handled yet)
+  host_pointer,   // headless: pixels by pointer
+  shm,            // nested Wayland / X11: the parent takes wl_shm / MIT-SHM memfds
+  dmabuf_parent,  // nested Wayland, the parent takes dma-bufs with linux-drm-syncobj
+  kms,            // DRM: Vulkan's exported dma-bufs, or dumb buffers of the display device
+  unsupported,    // a mix of DRM and nested outputs, or none (not handled yet)
 };
 
 Consumer consumer_of(wlr_backend* backend) {
   struct Seen {
     bool unsupported = false;
-    bool nested = false;  // a Wayland or X11 parent
+    bool nested = false;           // a Wayland or X11 parent
+    bool explicit_parents = true;  // ... every one taking dma-bufs with explicit sync
     bool drm = false;
     int outputs = 0;
   } seen;
@@ -30,9 +32,14 @@ Consumer consumer_of(wlr_backend* backend) {
     auto* seen = static_cast<Seen*>(data);
     if (wlr_backend_is_libinput(sub)) return;  // no outputs
     ++seen->outputs;
-    if (wlr_backend_is_wl(sub) || wlr_backend_is_x11(sub))
+    if (wlr_backend_is_wl(sub) || wlr_backend_is_x11(sub)) {
       seen->nested = true;
-    else if (wlr_backend_is_drm(sub))
+      // wlroots' Wayland backend hands timelines to a parent with
+      // linux-drm-syncobj, on the render node the parent's dma-buf feedback names.
+      seen->explicit_parents = seen->explicit_parents && wlr_backend_is_wl(sub) &&
+                               sub->features.timeline && wlr_backend_get_drm_fd(sub) >= 0 &&
+                               (sub->buffer_caps & WLR_BUFFER_CAP_DMABUF) != 0;
+    } else if (wlr_backend_is_drm(sub))
       seen->drm = true;
     else if (!wlr_backend_is_headless(sub))
       seen->unsupported = true;
@@ -44,7 +51,17 @@ Consumer consumer_of(wlr_backend* backend) {
   if (seen.unsupported || seen.outputs == 0 || (seen.drm && seen.nested))
     return Consumer::unsupported;
   if (seen.drm) return Consumer::kms;
-  return seen.nested ? Consumer::shm : Consumer::host_pointer;
+  if (!seen.nested) return Consumer::host_pointer;
+  return seen.explicit_parents ? Consumer::dmabuf_parent : Consumer::shm;
+}
+
+// What the outputs get from this renderer: a parent that takes dma-bufs gets
+// wl_shm memfds from a device that cannot export them.
+Consumer consumer_of(wlr_backend* backend, wlr_renderer* renderer) {
+  const Consumer consumer = consumer_of(backend);
+  if (consumer == Consumer::dmabuf_parent && !vulkan::renderer_can_export_dmabuf(renderer))
+    return Consumer::shm;
+  return consumer;
 }
 
 std::optional<uint64_t> drm_node(wlr_backend* backend) {
@@ -88,9 +105,18 @@ Result<CreatedRenderer> create_renderer(wlr_backend* backend, const RenderOption
   vk.debug_messenger = true;
   vk.pipeline_cache_path = vulkan::default_pipeline_cache_path();
   vk.loop = loop;
-  vk.signal_timelines = consumer == Consumer::kms;
+  vk.signal_timelines = consumer == Consumer::kms || consumer == Consumer::dmabuf_parent;
   Result<wlr_renderer*> created = vulkan::create_renderer(vk);
-  if (created && consumer == Consumer::shm && !vulkan::renderer_can_share_memory(*created)) {
+  if (created && consumer == Consumer::dmabuf_parent &&
+      consumer_of(backend, *created) == Consumer::shm) {
+    // No render-done timeline either: the parent gets wl_shm without points.
+    (*created)->features.timeline = false;
+    LOG_INFO(
+        "renderer: the parent compositor takes dma-bufs with explicit sync, but the device "
+        "cannot export dma-bufs: nested slots are wl_shm memfds");
+  }
+  if (created && consumer_of(backend, *created) == Consumer::shm &&
+      !vulkan::renderer_can_share_memory(*created)) {
     wlr_renderer_destroy(*created);
     created = failure("the Vulkan renderer",
                       "the parent compositor takes wl_shm and the device cannot import host "
@@ -116,8 +142,9 @@ wlr_allocator* create_allocator(wlr_backend* backend, wlr_renderer* renderer,
   // Outputs of one size share the allocator's per-size slot budget.
   swapchain.slots = options.swapchain_slots * std::max(1, options.outputs);
   swapchain.host_visible = true;
-  const Consumer consumer = consumer_of(backend);
+  const Consumer consumer = consumer_of(backend, renderer);
   swapchain.shm = consumer == Consumer::shm;
+  swapchain.dmabuf_parent = consumer == Consumer::dmabuf_parent;
   if (consumer == Consumer::kms) swapchain.kms_fd = wlr_backend_get_drm_fd(backend);
   return vulkan::create_swapchain_allocator(renderer, swapchain);
 }

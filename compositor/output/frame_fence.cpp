@@ -73,10 +73,11 @@ FrameFence::~FrameFence() {
   wlr_drm_syncobj_timeline_unref(out_timeline_);
   if (counts_.in_fence + counts_.loop_waited + counts_.out_fences + counts_.direct > 0)
     LOG_INFO(
-        "output %s: %llu commits carried render-done as IN_FENCE_FD (%llu waited in the event "
+        "output %s: %llu commits carried render-done as %s (%llu waited in the event "
         "loop for it to exist), %llu were committed after the event loop waited for render-done, "
         "%llu out-fences released slots%s; %llu frames scanned out a client buffer directly",
         output_->name, static_cast<unsigned long long>(counts_.in_fence),
+        wlr_output_is_drm(output_) ? "IN_FENCE_FD" : "the parent's acquire point",
         static_cast<unsigned long long>(counts_.point_waited),
         static_cast<unsigned long long>(counts_.loop_waited),
         static_cast<unsigned long long>(counts_.out_fences),

@@ -100,8 +100,12 @@ struct SwapchainOptions {
   /// outputs); needs renderer_can_share_memory(). Implies host_visible.
   bool shm = false;
   /// DRM outputs: the display device's fd (not taken; its node is opened
-  /// again). Slots are its dumb buffers imported into Vulkan as LINEAR dma-bufs.
+  /// again). Slots are Vulkan images exported as dma-bufs where it imports
+  /// them, else its dumb buffers imported into Vulkan as LINEAR dma-bufs.
   int kms_fd = -1;
+  /// Nested outputs whose parent takes dma-bufs with linux-drm-syncobj:
+  /// slots are Vulkan images exported as dma-bufs (renderer_can_export_dmabuf).
+  bool dmabuf_parent = false;
 };
 
 /// An output committed `buffer` (a no-op unless it is a swapchain slot): the
@@ -118,6 +122,8 @@ bool when_rendered(wlr_renderer* renderer, wlr_buffer* buffer, std::function<voi
 
 /// Whether the device imports dma-bufs (DRM slots and client dma-bufs).
 [[nodiscard]] bool renderer_can_import_dmabuf(wlr_renderer* renderer);
+/// Whether slots can be Vulkan images exported as LINEAR dma-bufs.
+[[nodiscard]] bool renderer_can_export_dmabuf(wlr_renderer* renderer);
 /// Whether slots can live in memfds (VK_EXT_external_memory_host).
 [[nodiscard]] bool renderer_can_share_memory(wlr_renderer* renderer);
 

@@ -53,12 +53,14 @@ for _ in $(seq 1200); do
 done
 grep -q "running on WAYLAND_DISPLAY" "$log" || fail "baton did not start in 60 s"
 
-failed=0
-for cell in explicit:vgem:window implicit:vgem:window none:shm:window \
-  explicit:vgem:fullscreen implicit:vgem:fullscreen; do
-  IFS=: read -r sync alloc layout <<<"$cell"
+# One cell: the poisoning client (and, windowed, the busy one) on the
+# compositor at $WAYLAND_DISPLAY, the scanout watched meanwhile.
+run_cell() {
+  local sync=$1 alloc=$2 layout=$3 tag fullscreen busy_pid watch_pid client_pid
+  local watch_rc client_rc watched poisoned samples green blue reason
   tag=$driver-$sync
   [ "$alloc" = shm ] && tag=$driver-shm
+  [ "$layout" = nested ] && tag=$tag-nested
   fullscreen=()
   busy_pid=
   [ "$layout" = fullscreen ] && tag=$tag-fullscreen fullscreen=(--fullscreen yes)
@@ -105,7 +107,51 @@ for cell in explicit:vgem:window implicit:vgem:window none:shm:window \
   else
     echo "release-poison: PASS $tag: $poisoned buffers poisoned the instant they came back; no poison and no unready frame in $samples scanout samples"
   fi
+}
+
+failed=0
+for cell in explicit:vgem:window implicit:vgem:window none:shm:window \
+  explicit:vgem:fullscreen implicit:vgem:fullscreen; do
+  IFS=: read -r sync alloc layout <<<"$cell"
+  run_cell "$sync" "$alloc" "$layout"
 done
+
+# Nested: a second baton is a client of this one and the clients run inside
+# it. It hands the parent Vulkan images exported as dma-bufs, with
+# render-done as the acquire point and the parent's release point before a
+# slot is drawn into again; what it shows must obey the same rules on KMS.
+nested_log=$out/release-poison-$driver-nested.log
+printf '[[output]]\nname = "*"\nmode = "600x300"\n' >"$out/release-poison-nested.toml"
+"$build/compositor/baton" --backend wayland --renderer vulkan --socket baton-poison-nested \
+  --config "$out/release-poison-nested.toml" --background '#303030' >"$nested_log" 2>&1 &
+nested_pid=$!
+for _ in $(seq 1200); do
+  grep -q "running on WAYLAND_DISPLAY" "$nested_log" && break
+  kill -0 $nested_pid 2>/dev/null || break
+  sleep 0.05
+done
+if ! grep -q "running on WAYLAND_DISPLAY" "$nested_log"; then
+  failed=$((failed + 1))
+  tail -n 20 "$nested_log"
+  echo "release-poison: FAILED $driver-nested: the nested baton did not start"
+else
+  WAYLAND_DISPLAY=baton-poison-nested run_cell explicit vgem nested
+  WAYLAND_DISPLAY=baton-poison-nested run_cell implicit vgem nested
+  WAYLAND_DISPLAY=baton-poison-nested run_cell none shm nested
+  kill -TERM $nested_pid
+  wait $nested_pid
+  grep "vulkan swapchain:" "$nested_log"
+  nested_summary=$(grep -o "output [^ ]*: [0-9]* commits carried.*" "$nested_log")
+  echo "$nested_summary"
+  acquired=$(sed -n 's/^output [^ ]*: \([0-9]*\) commits carried.*/\1/p' <<<"$nested_summary")
+  if ! grep -q "slots are Vulkan images exported as dma-bufs .* for the parent compositor" "$nested_log"; then
+    failed=$((failed + 1))
+    echo "release-poison: FAILED $driver-nested: the nested baton's slots are not exported dma-bufs"
+  elif [ "${acquired:-0}" -lt 20 ]; then
+    failed=$((failed + 1))
+    echo "release-poison: FAILED $driver-nested: only ${acquired:-0} nested commits carried render-done as the parent's acquire point"
+  fi
+fi
 kill -TERM $baton_pid
 wait $baton_pid
 stop_seat

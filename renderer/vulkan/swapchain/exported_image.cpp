@@ -9,11 +9,9 @@
 #include <vector>
 
 namespace baton::vulkan {
-namespace {
 
-// Whether images of (format, modifier) can be made for `usage` and their
-// memory exported as a dma-buf.
-bool exportable_for(Device& device, VkFormat format, uint64_t modifier, VkImageUsageFlags usage) {
+bool dmabuf_exportable(Device& device, VkFormat format, uint64_t modifier,
+                       VkImageUsageFlags usage) {
   VkPhysicalDeviceImageDrmFormatModifierInfoEXT modifier_info{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_DRM_FORMAT_MODIFIER_INFO_EXT};
   modifier_info.drmFormatModifier = modifier;
@@ -36,8 +34,6 @@ bool exportable_for(Device& device, VkFormat format, uint64_t modifier, VkImageU
           VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) != 0;
 }
 
-}  // namespace
-
 bool create_exported_image(Device& device, const FormatInfo& format, uint32_t width,
                            uint32_t height, const wlr_drm_format& offered, VkImageUsageFlags usage,
                            ExportedImage& out, std::string& why) {
@@ -49,7 +45,7 @@ bool create_exported_image(Device& device, const FormatInfo& format, uint32_t wi
   std::vector<uint64_t> modifiers;
   for (size_t i = 0; i < offered.len; ++i)
     if (offered.modifiers[i] != DRM_FORMAT_MOD_INVALID &&
-        exportable_for(device, format.vk, offered.modifiers[i], usage))
+        dmabuf_exportable(device, format.vk, offered.modifiers[i], usage))
       modifiers.push_back(offered.modifiers[i]);
   if (modifiers.empty()) {
     why = "no modifier the plane offers can be rendered into and exported";

@@ -26,6 +26,10 @@ struct ExportedImage {
   uint32_t stride = 0;
 };
 
+/// Whether images of (`format`, `modifier`) can be made for `usage` and their
+/// memory exported as a dma-buf.
+bool dmabuf_exportable(Device& device, VkFormat format, uint64_t modifier, VkImageUsageFlags usage);
+
 /// Allocates `width`x`height` of `format` for `usage` with a modifier from
 /// `offered` that the device can render into and export. False (with `why`)
 /// when none fits or the device cannot export.

@@ -7,6 +7,7 @@
 #include <xf86drm.h>
 
 #include <cstdlib>
+#include <utility>
 
 #include "renderer/vulkan/device/formats.hpp"
 #include "renderer/vulkan/renderer.hpp"
@@ -184,17 +185,31 @@ bool create_dumb_image(SlotBuffer& buffer, const FormatInfo& format,
   return true;
 }
 
+// Exported slots are drawn with raster draws only (no storage usage asked for).
+constexpr VkImageUsageFlags kExportedUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                                             VK_IMAGE_USAGE_SAMPLED_BIT |
+                                             VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+
+void adopt_exported(SlotBuffer& buffer, ExportedImage exported) {
+  buffer.image = std::move(exported.image);
+  buffer.memory = std::move(exported.memory);
+  buffer.exported = std::move(exported.dmabuf);
+  buffer.modifier = exported.modifier;
+  buffer.exported_offset = exported.offset;
+  buffer.exported_stride = exported.stride;
+  buffer.slot.storage = false;
+  buffer.slot.host_visible = false;
+}
+
 // A DRM slot Vulkan allocated, exported as a dma-buf the display device
 // imports. The first one is tried on the display device; a refusal turns the
 // allocator to dumb buffers for good, logged once with the reason.
 bool create_exported_slot(SlotBuffer& buffer, const FormatInfo& format,
                           const wlr_drm_format& offered, SwapchainAllocator& alloc) {
-  const VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
-                                  VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
   ExportedImage exported;
   std::string why;
   bool ok = create_exported_image(*buffer.device, format, buffer.slot.width, buffer.slot.height,
-                                  offered, usage, exported, why);
+                                  offered, kExportedUsage, exported, why);
   if (ok && alloc.kms_slots == SwapchainAllocator::KmsSlots::untried)
     ok = kms_takes(alloc.kms->get(), exported, buffer.slot.width, buffer.slot.height, format.drm,
                    why);
@@ -217,17 +232,33 @@ bool create_exported_slot(SlotBuffer& buffer, const FormatInfo& format,
         static_cast<unsigned long long>(exported.modifier));
     alloc.kms_slots = SwapchainAllocator::KmsSlots::exported;
   }
-  buffer.image = std::move(exported.image);
-  buffer.memory = std::move(exported.memory);
-  buffer.exported = std::move(exported.dmabuf);
-  buffer.modifier = exported.modifier;
-  buffer.exported_offset = exported.offset;
-  buffer.exported_stride = exported.stride;
+  adopt_exported(buffer, std::move(exported));
   if (!create_view(buffer, format)) return false;
-  buffer.slot.storage = false;  // raster draws only: no storage usage was asked for
-  buffer.slot.host_visible = false;
   // As for dumb buffers: without IN_FENCE_FD the output commits once the GPU is done.
   buffer.slot.fenceless_consumer = true;
+  return true;
+}
+
+// A nested output's slot for a parent that takes dma-bufs with explicit
+// sync: exported as the DRM slots are; the parent waits for render-done (the
+// acquire point) itself, so the commit need not wait for the GPU.
+bool create_parent_slot(SlotBuffer& buffer, const FormatInfo& format, const wlr_drm_format& offered,
+                        SwapchainAllocator& alloc) {
+  ExportedImage exported;
+  std::string why;
+  if (!create_exported_image(*buffer.device, format, buffer.slot.width, buffer.slot.height, offered,
+                             kExportedUsage, exported, why)) {
+    LOG_ERROR("vulkan swapchain: no slot for the parent compositor: %s", why.c_str());
+    return false;
+  }
+  if (!std::exchange(alloc.dmabuf_parent_logged, true))
+    LOG_INFO(
+        "vulkan swapchain: slots are Vulkan images exported as dma-bufs (modifier 0x%llx) "
+        "for the parent compositor, with render-done as their acquire point",
+        static_cast<unsigned long long>(exported.modifier));
+  adopt_exported(buffer, std::move(exported));
+  if (!create_view(buffer, format)) return false;
+  buffer.slot.fenceless_consumer = false;
   return true;
 }
 
@@ -345,7 +376,7 @@ wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
   // The intersection rule: a slot's layout must be one the consumer listed.
   // Linear slots (host-visible, memfd, dumb) satisfy LINEAR and implicit
   // consumers; optimal ones only implicit.
-  const bool linear = alloc->host_visible || alloc->kms;
+  const bool linear = alloc->host_visible || alloc->kms || alloc->dmabuf_parent;
   bool ok_modifier = offers(drm_format, DRM_FORMAT_MOD_INVALID) ||
                      (linear && offers(drm_format, DRM_FORMAT_MOD_LINEAR));
   if (!ok_modifier) {
@@ -368,7 +399,9 @@ wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
   buffer->slot.height = static_cast<uint32_t>(height);
   buffer->slot.drm_format = drm_format->format;
   bool created = false;
-  if (alloc->kms) {
+  if (alloc->dmabuf_parent) {
+    created = create_parent_slot(*buffer, *format, *drm_format, *alloc);
+  } else if (alloc->kms) {
     created = alloc->kms_slots != SwapchainAllocator::KmsSlots::dumb &&
               create_exported_slot(*buffer, *format, *drm_format, *alloc);
     if (!created) {
@@ -464,6 +497,15 @@ bool renderer_can_import_dmabuf(wlr_renderer* renderer) {
          Renderer::from(renderer)->device().features().dmabuf_import;
 }
 
+bool renderer_can_export_dmabuf(wlr_renderer* renderer) {
+  if (!renderer_can_import_dmabuf(renderer)) return false;
+  Device& device = Renderer::from(renderer)->device();
+  return device.get_memory_fd != nullptr &&
+         dmabuf_exportable(device, VK_FORMAT_B8G8R8A8_UNORM, DRM_FORMAT_MOD_LINEAR,
+                           VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+                               VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+}
+
 bool renderer_can_share_memory(wlr_renderer* renderer) {
   return is_vulkan_renderer(renderer) &&
          Renderer::from(renderer)->device().features().host_memory_import;
@@ -499,9 +541,17 @@ wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer, const Swapchai
     }
     alloc->host_visible = false;
   }
+  if (options.dmabuf_parent) {
+    if (!renderer_can_export_dmabuf(renderer)) {
+      LOG_ERROR("vulkan swapchain: slots for a dma-buf parent need dma-buf export");
+      return nullptr;
+    }
+    alloc->dmabuf_parent = true;
+    alloc->host_visible = false;
+  }
   uint32_t caps = alloc->host_visible ? WLR_BUFFER_CAP_DATA_PTR : 0;
   if (alloc->shm) caps |= WLR_BUFFER_CAP_SHM;
-  if (alloc->kms) caps |= WLR_BUFFER_CAP_DMABUF;
+  if (alloc->kms || alloc->dmabuf_parent) caps |= WLR_BUFFER_CAP_DMABUF;
   wlr_allocator_init(&alloc->base, &kAllocatorImpl, caps);
   return &alloc.release()->base;
 }
