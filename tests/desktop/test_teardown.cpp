@@ -23,6 +23,7 @@
 #include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/desktop/desktop_clients.hpp"
+#include "tests/renderer/vulkan_server.hpp"
 #include "tests/support/process.hpp"
 #include "util/owned.hpp"
 #include "util/wlr.hpp"
@@ -57,19 +58,6 @@ bool got_key(const Client& c, uint32_t key) {
   return std::any_of(c.keys.begin(), c.keys.end(), [key](const KeyEvent& k) {
     return k.key == key && k.state == WL_KEYBOARD_KEY_STATE_PRESSED;
   });
-}
-
-std::unique_ptr<Harness> vulkan_harness(std::string& why) {
-  Options options = headless_options();
-  options.renderer = RendererChoice::vulkan;
-  try {
-    return std::make_unique<Harness>(std::move(options));
-  } catch (const std::exception& e) {
-    why = e.what();
-    // Only a missing Vulkan device skips; any other start failure is a bug.
-    if (why.find("renderer unavailable") == std::string::npos) throw;
-    return nullptr;
-  }
 }
 
 void live_and_die(std::unique_ptr<Harness> h, bool lose_gpu) {

@@ -8,29 +8,13 @@
 #include <cstring>
 #include <vector>
 
+#include "renderer/vulkan/texture/dmabuf_import.hpp"
+
 namespace baton::vulkan {
 
 bool dmabuf_exportable(Device& device, VkFormat format, uint64_t modifier,
                        VkImageUsageFlags usage) {
-  VkPhysicalDeviceImageDrmFormatModifierInfoEXT modifier_info{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_DRM_FORMAT_MODIFIER_INFO_EXT};
-  modifier_info.drmFormatModifier = modifier;
-  modifier_info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  VkPhysicalDeviceExternalImageFormatInfo external{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO, &modifier_info};
-  external.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
-  VkPhysicalDeviceImageFormatInfo2 info{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2,
-                                        &external};
-  info.format = format;
-  info.type = VK_IMAGE_TYPE_2D;
-  info.tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT;
-  info.usage = usage;
-  VkExternalImageFormatProperties external_props{
-      VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
-  VkImageFormatProperties2 props{VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, &external_props};
-  if (vkGetPhysicalDeviceImageFormatProperties2(device.physical(), &info, &props) != VK_SUCCESS)
-    return false;
-  return (external_props.externalMemoryProperties.externalMemoryFeatures &
+  return (dmabuf_memory_features(device, format, modifier, usage) &
           VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) != 0;
 }
 

@@ -10,10 +10,9 @@
 #include "util/unique_fd.hpp"
 
 namespace baton::vulkan {
-namespace {
 
-// Whether dma-bufs of (format, modifier) can be imported as images for `usage`.
-bool importable_for(Device& device, VkFormat format, uint64_t modifier, VkImageUsageFlags usage) {
+VkExternalMemoryFeatureFlags dmabuf_memory_features(Device& device, VkFormat format,
+                                                    uint64_t modifier, VkImageUsageFlags usage) {
   VkPhysicalDeviceImageDrmFormatModifierInfoEXT modifier_info{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_DRM_FORMAT_MODIFIER_INFO_EXT};
   modifier_info.drmFormatModifier = modifier;
@@ -31,8 +30,14 @@ bool importable_for(Device& device, VkFormat format, uint64_t modifier, VkImageU
       VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
   VkImageFormatProperties2 props{VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, &external_props};
   if (vkGetPhysicalDeviceImageFormatProperties2(device.physical(), &info, &props) != VK_SUCCESS)
-    return false;
-  return (external_props.externalMemoryProperties.externalMemoryFeatures &
+    return 0;
+  return external_props.externalMemoryProperties.externalMemoryFeatures;
+}
+
+namespace {
+
+bool importable_for(Device& device, VkFormat format, uint64_t modifier, VkImageUsageFlags usage) {
+  return (dmabuf_memory_features(device, format, modifier, usage) &
           VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT) != 0;
 }
 

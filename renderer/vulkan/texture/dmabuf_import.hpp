@@ -28,6 +28,11 @@ struct ImportedImage {
 inline constexpr VkImageUsageFlags kSampledUsage =
     VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
 
+/// What dma-buf memory of images of (`format`, `modifier`) for `usage` can
+/// do (VK_EXTERNAL_MEMORY_FEATURE_*: importable, exportable); 0 when none.
+VkExternalMemoryFeatureFlags dmabuf_memory_features(Device& device, VkFormat format,
+                                                    uint64_t modifier, VkImageUsageFlags usage);
+
 /// Whether an image of `format` with `modifier` can be imported for `usage`.
 bool dmabuf_usage_supported(Device& device, VkFormat format, uint64_t modifier,
                             VkImageUsageFlags usage);
