@@ -89,9 +89,9 @@ run() {  # GATE (on | off) LATE (late | none)
   missed=$(awk '$1 > 100' "$out/late-client-$tag-latency.txt" | wc -l)
   late_frames=$(grep -c "presented at" "$out/late-client-$tag-late.out")
   loop=$(grep -o "max [0-9.]* ms" "$out/late-client-$tag-probe.out")
-  summary=$(grep -o "[0-9]* commits carried.*" "$log")
+  summary=$(grep -a -o "[0-9]* commits carried.*" "$log")
   local busy steady
-  busy=$(grep -o "longest dispatch [0-9.]* ms, [0-9]* dispatches over 1 ms" "$log" |
+  busy=$(grep -a -o "longest dispatch [0-9.]* ms, [0-9]* dispatches over 1 ms" "$log" |
     sed -E 's/longest dispatch ([0-9.]+) ms, ([0-9]+) .*/\1 ms (\2 over 1 ms)/')
   # Past start-up (modeset, the first imports and pipeline compiles): the
   # longest "loop busy" span more than 2 s after the first flip.

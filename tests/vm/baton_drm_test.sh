@@ -78,7 +78,7 @@ if [ "$renderer" = vulkan ]; then
   grep -q "backend drm, renderer vulkan" "$log" || fail "baton did not run on the Vulkan renderer"
 fi
 if [ "$renderer" = vulkan ]; then
-  summary=$(grep -o "output $connector: [0-9]* commits carried.*" "$log")
+  summary=$(grep -a -o "output $connector: [0-9]* commits carried.*" "$log")
   [ -n "$summary" ] || fail "baton logged no frame-fence summary for $connector"
   echo "baton-drm: $summary"
   # (a here-string: the guest has no /dev/fd for process substitution)

@@ -140,8 +140,10 @@ else
   WAYLAND_DISPLAY=baton-poison-nested run_cell none shm nested
   kill -TERM $nested_pid
   wait $nested_pid
-  grep "vulkan swapchain:" "$nested_log"
-  nested_summary=$(grep -o "output [^ ]*: [0-9]* commits carried.*" "$nested_log")
+  grep -a "vulkan swapchain:" "$nested_log"
+  # -a: the guest's shared folder has been seen to leave a run of NUL bytes
+  # in a log, and grep then answers "binary file matches" instead of the line.
+  nested_summary=$(grep -a -o "output [^ ]*: [0-9]* commits carried.*" "$nested_log")
   echo "$nested_summary"
   acquired=$(sed -n 's/^output [^ ]*: \([0-9]*\) commits carried.*/\1/p' <<<"$nested_summary")
   if ! grep -q "slots are Vulkan images exported as dma-bufs .* for the parent compositor" "$nested_log"; then
@@ -155,7 +157,7 @@ fi
 kill -TERM $baton_pid
 wait $baton_pid
 stop_seat
-summary=$(grep -o "output [^ ]*: [0-9]* commits carried.*" "$log")
+summary=$(grep -a -o "output [^ ]*: [0-9]* commits carried.*" "$log")
 echo "$summary"
 # vkms takes the clients' vgem buffers as framebuffers: the fullscreen runs
 # must really have been scanned out, not composited. (virtio-gpu cannot

@@ -87,7 +87,7 @@ rc=$?
 [ $rc = 0 ] || [ $rc = 143 ] || { failed=$((failed + 1)); echo "vk-client: baton exited with $rc"; }
 # Each client cycles its few buffers: baton imports each once, not each commit
 # (the screenshots above show the reused imports sample the new pixels).
-imports=$(grep -o "[0-9]* client dma-bufs imported, [0-9]* commits reused" "$log")
+imports=$(grep -a -o "[0-9]* client dma-bufs imported, [0-9]* commits reused" "$log")
 echo "vk-client: baton: ${imports:-no import summary}; the clients exported $exported dma-bufs"
 read -r imported _ _ _ reused _ <<<"$imports"
 if [ -z "$imports" ] || [ "$imported" -gt "$exported" ] || [ "$reused" -lt $((frames * $(wc -w <<<"$runs") / 2)) ]; then
