@@ -2,6 +2,7 @@
 
 #include <new>
 
+#include "handoff/acquire_fence.hpp"
 #include "linux-drm-syncobj-v1-server-protocol.h"
 #include "util/log.hpp"
 
@@ -151,13 +152,26 @@ bool SyncobjSurface::check_pending() {
 }
 
 void SyncobjSurface::applied() {
-  if (!current_->release_timeline) return;
   // surface->buffer holds the texture imported from this commit's dma-buf;
   // baton reads the client's memory until it goes.
   wlr_buffer* held = surface_->buffer != nullptr ? &surface_->buffer->base : nullptr;
+  // A scanout takes the client's own buffer (the source) where it can.
+  if (held != nullptr && current_->acquire_timeline)
+    keep_acquire_fence(surface_->buffer->source != nullptr ? surface_->buffer->source : held);
+  if (!current_->release_timeline) return;
   manager_.release_when_done(held, *current_);
   // Handed on: the current state no longer owes it.
   current_->release_timeline.reset();
+}
+
+void SyncobjSurface::keep_acquire_fence(wlr_buffer* buffer) {
+  // Latched by the readiness gate, the point has signalled: nothing to keep.
+  // Latched once it merely had a fence (gate off), a scanout of the buffer
+  // must wait for it.
+  auto fence = current_->acquire_timeline->export_sync_file(current_->acquire_point);
+  if (!fence) return;  // no fence to wait for
+  if (auto done = fence->signalled(); done && *done) return;
+  attach_acquire_fence(buffer, std::move(*fence));
 }
 
 }  // namespace baton

@@ -36,6 +36,8 @@ class SyncobjSurface {
 
  private:
   void applied();
+  // Keeps the applied commit's acquire fence on `buffer` for a scanout of it.
+  void keep_acquire_fence(wlr_buffer* buffer);
 
   LinuxDrmSyncobj& manager_;
   wl_resource* resource_;

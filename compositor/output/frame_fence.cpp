@@ -5,6 +5,7 @@
 
 #include <cstddef>
 
+#include "handoff/acquire_fence.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "util/log.hpp"
 #include "util/trace.hpp"
@@ -23,12 +24,13 @@ static_assert(offsetof(PointWaiter, waiter) == 0);
 struct FrameFence::Held {
   wlr_output_state state{};
   bool async = false;
-  bool rendered = false;      // the GPU finished a fenceless slot
-  bool loop_waited = false;   // the loop waited for render-done
-  bool point_waited = false;  // the loop waited for the wait point to exist
-  bool retried = false;       // the commit with the in-fence failed once
-  int64_t started_ns = 0;     // traced: composing began
-  int64_t built_ns = 0;       // traced: the frame was built (render submitted)
+  bool rendered = false;        // the GPU finished a fenceless slot
+  bool loop_waited = false;     // the loop waited for render-done
+  bool point_waited = false;    // the loop waited for the wait point to exist
+  bool retried = false;         // the commit with the in-fence failed once
+  bool client_acquire = false;  // the wait point is a scanned-out client's acquire fence
+  int64_t started_ns = 0;       // traced: composing began
+  int64_t built_ns = 0;         // traced: the frame was built (render submitted)
   std::function<void(bool, bool)> committed;
   std::unique_ptr<PointWaiter> waiter;  // armed while waiting for a point
 
@@ -59,10 +61,18 @@ FrameFence::FrameFence(wlr_output* output, wl_event_loop* loop, Trace* trace)
   // for render-done); only DRM backends with syncobj timelines take one.
   if (wlr_output_is_drm(output) && output->backend->features.timeline) {
     const int drm_fd = wlr_backend_get_drm_fd(output->backend);
-    if (drm_fd >= 0) out_timeline_ = wlr_drm_syncobj_timeline_create(drm_fd);
+    if (drm_fd >= 0) {
+      out_timeline_ = wlr_drm_syncobj_timeline_create(drm_fd);
+      acquire_timeline_ = wlr_drm_syncobj_timeline_create(drm_fd);
+    }
     if (out_timeline_ == nullptr)
       LOG_ERROR("output %s: no timeline for out-fences; slots are released by the flip",
                 output->name);
+    if (acquire_timeline_ == nullptr)
+      LOG_ERROR(
+          "output %s: no timeline for client acquire fences; a client buffer is "
+          "scanned out without waiting for one",
+          output->name);
   }
 }
 
@@ -71,18 +81,23 @@ FrameFence::~FrameFence() {
   traced_fences_.clear();
   if (on_screen_ != nullptr) wlr_buffer_unlock(on_screen_);
   wlr_drm_syncobj_timeline_unref(out_timeline_);
+  wlr_drm_syncobj_timeline_unref(acquire_timeline_);
   if (counts_.in_fence + counts_.loop_waited + counts_.out_fences + counts_.direct > 0)
     LOG_INFO(
         "output %s: %llu commits carried render-done as %s (%llu waited in the event "
         "loop for it to exist), %llu were committed after the event loop waited for render-done, "
-        "%llu out-fences released slots%s; %llu frames scanned out a client buffer directly",
+        "%llu out-fences released slots%s; %llu frames scanned out a client buffer directly "
+        "(%llu with the client's acquire fence as IN_FENCE_FD, %llu after the event loop "
+        "waited for it)",
         output_->name, static_cast<unsigned long long>(counts_.in_fence),
         wlr_output_is_drm(output_) ? "IN_FENCE_FD" : "the parent's acquire point",
         static_cast<unsigned long long>(counts_.point_waited),
         static_cast<unsigned long long>(counts_.loop_waited),
         static_cast<unsigned long long>(counts_.out_fences),
         counts_.in_fence_refused ? " (the driver refused IN_FENCE_FD)" : "",
-        static_cast<unsigned long long>(counts_.direct));
+        static_cast<unsigned long long>(counts_.direct),
+        static_cast<unsigned long long>(counts_.acquire_in_fence),
+        static_cast<unsigned long long>(counts_.acquire_loop_waited));
 }
 
 wlr_output_state& FrameFence::start() {
@@ -144,7 +159,27 @@ void FrameFence::commit(bool async, std::function<void(bool ok, bool async)> com
   // The built state carries the damage so far; from here the scene's
   // undelivered damage is what arrives while this frame is held.
   if (scene_output_ != nullptr) pixman_region32_clear(&undelivered_damage(scene_output_));
+  wait_for_client_acquire();
   advance();
+}
+
+void FrameFence::wait_for_client_acquire() {
+  wlr_output_state& state = held_->state;
+  if (acquire_timeline_ == nullptr || (state.committed & WLR_OUTPUT_STATE_BUFFER) == 0 ||
+      (state.committed & WLR_OUTPUT_STATE_WAIT_TIMELINE) != 0)
+    return;
+  if (output_->swapchain != nullptr && wlr_swapchain_has_buffer(output_->swapchain, state.buffer))
+    return;  // a composited frame: the render waited for its clients
+  std::optional<sync::SyncFile> fence = acquire_fence_of(state.buffer);
+  if (!fence) return;
+  if (!wlr_drm_syncobj_timeline_import_sync_file(acquire_timeline_, ++acquire_point_,
+                                                 fence->fd())) {
+    LOG_ERROR("output %s: cannot hand a client's acquire fence to KMS; scanning out unwaited",
+              output_->name);
+    return;
+  }
+  wlr_output_state_set_wait_timeline(&state, acquire_timeline_, acquire_point_);
+  held_->client_acquire = true;
 }
 
 // True when the point is there (per `check_flags`); else arms a waiter that
@@ -245,7 +280,8 @@ void FrameFence::finish_commit() {
   if (trace_ != nullptr && in_fence)
     trace_when_signalled(
         UniqueFd(wlr_drm_syncobj_timeline_export_sync_file(state.wait_timeline, state.wait_point)),
-        "render done (in-fence signalled)");
+        held.client_acquire ? "client acquire fence (in-fence) signalled"
+                            : "render done (in-fence signalled)");
   const bool ok = commit_keeping_damage(state);
   if (trace_ != nullptr)
     trace_instant(ok ? "output commit" : "commit failed",
@@ -263,17 +299,21 @@ void FrameFence::finish_commit() {
   if (ok && held.retried && !counts_.in_fence_refused) {
     counts_.in_fence_refused = true;
     LOG_INFO(
-        "output %s: the commit with render-done as IN_FENCE_FD failed and the same frame "
+        "output %s: a commit with IN_FENCE_FD failed and the same frame "
         "without it succeeded: the driver refuses in-fences (as NVIDIA's did before 560); "
-        "from now on the event loop waits for render-done and commits without it",
+        "from now on the event loop waits for the fence and commits without it",
         output_->name);
   }
   if (ok) {
     if (buffer && (output_->swapchain == nullptr ||
                    !wlr_swapchain_has_buffer(output_->swapchain, state.buffer)))
       ++counts_.direct;
-    if (in_fence) ++counts_.in_fence;
-    if (held.loop_waited) ++counts_.loop_waited;
+    if (held.client_acquire) {
+      ++(in_fence ? counts_.acquire_in_fence : counts_.acquire_loop_waited);
+    } else {
+      if (in_fence) ++counts_.in_fence;
+      if (held.loop_waited) ++counts_.loop_waited;
+    }
     if (held.point_waited) ++counts_.point_waited;
     if (buffer && out_timeline_ != nullptr) {
       // The out-fence of this commit signals when its frame is on screen:

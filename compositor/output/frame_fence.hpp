@@ -11,6 +11,8 @@
 //   timelines) is committed once the GPU finished it.
 // Every commit on a DRM output with timelines asks for OUT_FENCE_PTR: the
 // out-fence of commit N is the release fence of the slot of commit N-1.
+// A client buffer scanned out directly carries its acquire fence (if it has
+// not signalled yet) as IN_FENCE_FD, with the same fallbacks.
 // The scene counts a commit's damage as delivered when it is committed; what
 // the scene damages while a frame is held is kept for the next commit.
 #pragma once
@@ -33,11 +35,13 @@ class Trace;
 class FrameFence {
  public:
   struct Counts {
-    uint64_t in_fence = 0;      // committed with render-done as IN_FENCE_FD
-    uint64_t loop_waited = 0;   // committed after the loop waited for render-done
-    uint64_t point_waited = 0;  // waited (in the loop) for the wait point to exist
-    uint64_t out_fences = 0;    // out-fences handed to the slot they release
-    uint64_t direct = 0;        // frames that scanned out a client buffer (no composition)
+    uint64_t in_fence = 0;             // committed with render-done as IN_FENCE_FD
+    uint64_t loop_waited = 0;          // committed after the loop waited for render-done
+    uint64_t point_waited = 0;         // waited (in the loop) for the wait point to exist
+    uint64_t out_fences = 0;           // out-fences handed to the slot they release
+    uint64_t direct = 0;               // frames that scanned out a client buffer (no composition)
+    uint64_t acquire_in_fence = 0;     // of those, with the client's acquire fence as IN_FENCE_FD
+    uint64_t acquire_loop_waited = 0;  // of those, after the loop waited for that fence
     bool in_fence_refused = false;
   };
 
@@ -66,6 +70,9 @@ class FrameFence {
   struct Held;
   void advance();  // commits, or waits for what the commit needs first
   bool wait_point(uint32_t flags);
+  // A directly scanned-out client buffer: its acquire fence, if pending,
+  // becomes the commit's wait point.
+  void wait_for_client_acquire();
   static void point_ready(wlr_drm_syncobj_timeline_waiter* waiter);
   void finish_commit();
   bool commit_keeping_damage(wlr_output_state& state);
@@ -86,6 +93,9 @@ class FrameFence {
   // OUT_FENCE_PTR: one point per commit on our own timeline of the KMS device.
   wlr_drm_syncobj_timeline* out_timeline_ = nullptr;
   uint64_t out_point_ = 0;
+  // IN_FENCE_FD of direct scanout: client acquire fences, one point each.
+  wlr_drm_syncobj_timeline* acquire_timeline_ = nullptr;
+  uint64_t acquire_point_ = 0;
   wlr_buffer* on_screen_ = nullptr;  // locked: the buffer of the last commit
   Counts counts_;
   // Callbacks from the loop find out whether this (and which frame) lives.

@@ -14,6 +14,7 @@
 //            [--hold-ms MS] [--done-file PATH] [--stall-at N]
 //            [--misbehave conflicting-points|bad-timeline|many-timelines|many-held]
 //            [--unshown fenced|unsubmitted] [--on-release poison] [--fullscreen yes]
+//            [--early-by frame|flip]
 // --hold-ms: how long the last frame stays up; --done-file: created once the
 // last frame is presented (or the stall began), for a test to screenshot;
 // --stall-at N: frame N's fence is never signalled; passes when the frame is
@@ -31,6 +32,11 @@
 // it is painted kPoison (release_poisoner.hpp): the screen must never show it.
 // --fullscreen yes: buffers of the fullscreen size, so the compositor may
 // scan them out directly.
+// --early-by flip: a frame is early when wp_presentation says it reached the
+// screen (the KMS flip's time) more than a refresh before its fence
+// signalled, not when its frame callback came first: a compositor that
+// latches at materialization (baton --readiness-gate off, wlroots) sends
+// frame callbacks for buffers still being rendered; only the flip must wait.
 // exit: 0 all frames presented after their fences; 1 a frame was presented
 // early, never, or a call failed; 77 the compositor lacks what --sync needs.
 #include <drm_fourcc.h>
@@ -81,6 +87,7 @@ struct Options {
   Unshown unshown = Unshown::no;
   bool poison = false;
   bool fullscreen = false;
+  bool early_by_flip = false;
 };
 
 constexpr int32_t kWindowSize = 256;           // square, unless fullscreen
@@ -134,6 +141,10 @@ std::optional<Options> parse(int argc, char** argv) {
     } else if (arg == "--fullscreen") {
       if (std::string_view(value) != "yes") return std::nullopt;
       o.fullscreen = true;
+    } else if (arg == "--early-by") {
+      std::string_view v = value;
+      if (v != "frame" && v != "flip") return std::nullopt;
+      o.early_by_flip = v == "flip";
     } else if (arg == "--on-release") {
       if (std::string_view(value) != "poison") return std::nullopt;
       o.poison = true;
@@ -153,6 +164,13 @@ std::optional<Options> parse(int argc, char** argv) {
   if (o.allocator == Allocator::shm && o.sync != SyncMode::none) return std::nullopt;
   if (o.frames < 1 || o.delay_ms < 0) return std::nullopt;
   return o;
+}
+
+// The presentation clock (wlroots reports CLOCK_MONOTONIC).
+int64_t monotonic_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
 }
 
 double ms_since(Clock::time_point t) {
@@ -206,8 +224,12 @@ class Producer {
       if (r == kStalled) return 0;
       if (r != 0) return r;
     }
-    std::printf("dmabuf-client: %d frames (%s, %s sync), %d presented before their fence\n",
-                o_.frames, allocator_name(o_.allocator), sync_name(), early);
+    std::printf(
+        "dmabuf-client: %d frames (%s, %s sync), %d presented before their fence%s\n", o_.frames,
+        allocator_name(o_.allocator), sync_name(), early,
+        o_.early_by_flip ? (" (by the flips of " + std::to_string(flips_) + ")").c_str() : "");
+    if (o_.early_by_flip && flips_ < o_.frames / 2)
+      return fail("only " + std::to_string(flips_) + " frames reported a flip");
     if (o_.poison)
       std::printf("dmabuf-client: %d buffers painted %06x the instant they came back\n",
                   poisoned_.load(), kPoison);
@@ -516,6 +538,7 @@ class Producer {
       return kStalled;
     }
     double signalled_at = 0;
+    int64_t signalled_ns = 0;
     if (fence) {
       // The "GPU" is still busy: the compositor must not present this yet.
       if (!window_.dispatch_for(std::chrono::milliseconds(o_.delay_ms)))
@@ -523,12 +546,31 @@ class Producer {
       bool presented_early = window_.frame_done(serial);
       slot.buffer.write(colour);
       signalled_at = ms_since(committed);
+      signalled_ns = monotonic_ns();
       auto signalled = fence->fence.signal();
       if (!signalled) return fail(signalled.error().describe());
-      if (presented_early) ++early;
+      if (presented_early && !o_.early_by_flip) ++early;
     }
     if (!window_.wait_frame(serial, 5s))
       return fail("frame " + std::to_string(i) + " was never presented (no frame callback in 5 s)");
+    if (o_.early_by_flip) {
+      if (!window_.has_presentation()) return fail("--early-by flip needs wp_presentation");
+      if (!window_.wait_feedback(serial, 5s))
+        return fail("frame " + std::to_string(i) + ": no presentation feedback in 5 s");
+      const WaylandWindow::Feedback shown = *window_.feedback(serial);
+      if (shown.presented) {
+        ++flips_;
+        // The flip's time is the vblank at which the commit latched; a
+        // vblank handled late (vkms under TCG) carries its ideal time, up to
+        // a refresh before the handler saw the signalled fence. A flip that
+        // did not wait is a whole fence delay early.
+        const bool before = fence && shown.when_ns + shown.refresh_ns < signalled_ns;
+        const double after = static_cast<double>(shown.when_ns - signalled_ns) / 1e6;
+        std::printf("dmabuf-client: frame %d: flipped %.1f ms after its fence signalled%s\n", i,
+                    after, before ? "  <-- BEFORE its fence" : "");
+        if (before) ++early;
+      }
+    }
     std::printf("dmabuf-client: frame %d: fence signalled at %.1f ms, presented at %.1f ms%s\n", i,
                 signalled_at, ms_since(committed),
                 fence && ms_since(committed) < signalled_at ? "  <-- BEFORE its fence" : "");
@@ -541,6 +583,7 @@ class Producer {
   std::vector<Slot> slots_;
   ExplicitSync sync_;
   std::atomic<int> poisoned_{0};
+  int flips_ = 0;  // frames whose presentation feedback reported a flip
   int32_t width_ = kWindowSize, height_ = kWindowSize;
 };
 
@@ -556,7 +599,8 @@ int run(int argc, char** argv) {
                  "usage: %s [--alloc udmabuf|vgem|virtio-gpu|shm] [--sync implicit|explicit|none] "
                  "[--frames N] [--delay-ms MS] [--hold-ms MS] [--done-file PATH] [--stall-at N] "
                  "[--misbehave conflicting-points|bad-timeline|many-timelines|many-held] "
-                 "[--unshown fenced|unsubmitted] [--on-release poison] [--fullscreen yes]\n",
+                 "[--unshown fenced|unsubmitted] [--on-release poison] [--fullscreen yes] "
+                 "[--early-by frame|flip]\n",
                  argv[0]);
     return 2;
   }

@@ -84,9 +84,11 @@ WaylandWindow::WaylandWindow(const char* title, bool fullscreen) {
 
 WaylandWindow::~WaylandWindow() {
   // Proxies go before the display they live on.
+  pending_feedback_.clear();
   toplevel_.reset();
   xdg_surface_.reset();
   surface_.reset();
+  presentation_.reset();
   syncobj_.reset();
   dmabuf_.reset();
   wm_base_.reset();
@@ -115,6 +117,8 @@ void WaylandWindow::on_global(wl_registry* registry, uint32_t name, const char* 
   else if (iface == wp_linux_drm_syncobj_manager_v1_interface.name)
     syncobj_.reset(bind<wp_linux_drm_syncobj_manager_v1>(
         registry, name, &wp_linux_drm_syncobj_manager_v1_interface, 1));
+  else if (iface == wp_presentation_interface.name)
+    presentation_.reset(bind<wp_presentation>(registry, name, &wp_presentation_interface, 1));
 }
 
 void WaylandWindow::on_configure(uint32_t serial) {
@@ -129,12 +133,64 @@ void WaylandWindow::on_toplevel_size(int32_t width, int32_t height) {
   height_ = height;
 }
 
+WaylandWindow::PendingFeedback::~PendingFeedback() {
+  if (proxy != nullptr) wp_presentation_feedback_destroy(proxy);
+}
+
+namespace {
+// Answers the window; that destroys `pending`.
+void answer(void* pending, WaylandWindow::Feedback feedback) {
+  auto* p = static_cast<WaylandWindow::PendingFeedback*>(pending);
+  p->window->on_feedback(p->serial, feedback);
+}
+
+const wp_presentation_feedback_listener kFeedbackListener = {
+    .sync_output = [](void*, struct wp_presentation_feedback*, wl_output*) {},
+    .presented =
+        [](void* data, struct wp_presentation_feedback*, uint32_t sec_hi, uint32_t sec_lo,
+           uint32_t nsec, uint32_t refresh, uint32_t, uint32_t, uint32_t) {
+          const int64_t sec = (int64_t{sec_hi} << 32) | sec_lo;
+          answer(data, {true, sec * 1'000'000'000 + nsec, refresh});
+        },
+    .discarded =
+        [](void* data, struct wp_presentation_feedback*) {
+          answer(data, {false, 0});
+        },
+};
+}  // namespace
+
 uint32_t WaylandWindow::commit_with_frame() {
   wl_callback* callback = wl_surface_frame(surface_.get());
   wl_callback_add_listener(callback, &kFrameListener, this);
+  const uint32_t serial = ++frames_requested_;
+  if (presentation_) {
+    auto pending = std::make_unique<PendingFeedback>();
+    pending->window = this;
+    pending->serial = serial;
+    pending->proxy = wp_presentation_feedback(presentation_.get(), surface_.get());
+    wp_presentation_feedback_add_listener(pending->proxy, &kFeedbackListener, pending.get());
+    pending_feedback_[serial] = std::move(pending);
+  }
   wl_surface_commit(surface_.get());
   wl_display_flush(display_.get());
-  return ++frames_requested_;
+  return serial;
+}
+
+std::optional<WaylandWindow::Feedback> WaylandWindow::feedback(uint32_t serial) const {
+  auto it = feedback_.find(serial);
+  if (it == feedback_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool WaylandWindow::wait_feedback(uint32_t serial, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!feedback(serial)) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || !dispatch_for(std::min(left, std::chrono::milliseconds(10))))
+      return false;
+  }
+  return true;
 }
 
 bool WaylandWindow::dispatch_for(std::chrono::milliseconds timeout) {

@@ -7,11 +7,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "linux-dmabuf-v1-client-protocol.h"
 #include "linux-drm-syncobj-v1-client-protocol.h"
+#include "presentation-time-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
 namespace baton::testing {
@@ -28,6 +31,7 @@ struct WlDestroy {
   void operator()(xdg_toplevel* p) const { xdg_toplevel_destroy(p); }
   void operator()(zwp_linux_dmabuf_v1* p) const { zwp_linux_dmabuf_v1_destroy(p); }
   void operator()(wl_shm* p) const { wl_shm_destroy(p); }
+  void operator()(wp_presentation* p) const { wp_presentation_destroy(p); }
   void operator()(wp_linux_drm_syncobj_manager_v1* p) const {
     wp_linux_drm_syncobj_manager_v1_destroy(p);
   }
@@ -62,8 +66,20 @@ class WaylandWindow {
   [[nodiscard]] wl_shm* shm() const { return shm_.get(); }
   [[nodiscard]] wp_linux_drm_syncobj_manager_v1* syncobj() const { return syncobj_.get(); }
 
-  /// Commits with a frame callback; returns its serial for wait_frame().
+  /// Commits with a frame callback (and presentation feedback, where the
+  /// compositor offers wp_presentation); returns its serial for wait_frame().
   uint32_t commit_with_frame();
+  /// What wp_presentation said of commit `serial`: shown (when, in the
+  /// presentation clock's nanoseconds) or discarded. Nothing until it said.
+  struct Feedback {
+    bool presented = false;
+    int64_t when_ns = 0;
+    int64_t refresh_ns = 0;  // the output's refresh period (0: unknown)
+  };
+  [[nodiscard]] std::optional<Feedback> feedback(uint32_t serial) const;
+  /// Dispatches until commit `serial` has its feedback, up to `timeout`.
+  bool wait_feedback(uint32_t serial, std::chrono::milliseconds timeout);
+  [[nodiscard]] bool has_presentation() const { return presentation_ != nullptr; }
   /// Dispatches until the frame callback of commit `serial` is done, up to
   /// `timeout`. False on timeout or a dead connection.
   bool wait_frame(uint32_t serial, std::chrono::milliseconds timeout);
@@ -81,6 +97,19 @@ class WaylandWindow {
   void on_global(wl_registry* registry, uint32_t name, const char* interface, uint32_t version);
   void on_configure(uint32_t serial);
   void on_frame_done();
+  void on_feedback(uint32_t serial, Feedback feedback) {
+    feedback_[serial] = feedback;
+    pending_feedback_.erase(serial);
+  }
+  struct PendingFeedback {
+    WaylandWindow* window = nullptr;
+    uint32_t serial = 0;
+    struct wp_presentation_feedback* proxy = nullptr;
+    PendingFeedback() = default;
+    ~PendingFeedback();
+    PendingFeedback(const PendingFeedback&) = delete;
+    PendingFeedback& operator=(const PendingFeedback&) = delete;
+  };
   void on_toplevel_size(int32_t width, int32_t height);
 
  private:
@@ -94,6 +123,7 @@ class WaylandWindow {
   WlPtr<zwp_linux_dmabuf_v1> dmabuf_;
   WlPtr<wl_shm> shm_;
   WlPtr<wp_linux_drm_syncobj_manager_v1> syncobj_;
+  WlPtr<wp_presentation> presentation_;
   WlPtr<wl_surface> surface_;
   WlPtr<xdg_surface> xdg_surface_;
   WlPtr<xdg_toplevel> toplevel_;
@@ -101,6 +131,8 @@ class WaylandWindow {
   int32_t width_ = 0, height_ = 0;
   uint32_t frames_requested_ = 0;
   uint32_t frames_done_ = 0;
+  std::map<uint32_t, Feedback> feedback_;
+  std::map<uint32_t, std::unique_ptr<PendingFeedback>> pending_feedback_;
   std::string error_;
 };
 

@@ -107,6 +107,13 @@ if [ "$renderer" = vulkan ]; then
       [ "$in_fence" = 0 ] || fail "vkms has no timelines, yet $in_fence commits carried an in-fence"
       [ "$loop_waited" -ge 3 ] || fail "only $loop_waited commits waited for render-done"
       ;;
+    vkms_timeline)
+      [ $exported = yes ] || fail "vkms_timeline imports dma-bufs, yet the slots are not Vulkan's exported images"
+      [ "$in_fence" -ge 3 ] || fail "only $in_fence commits carried render-done as IN_FENCE_FD"
+      [ "$out_fences" -ge 2 ] || fail "only $out_fences out-fences were handed to slots"
+      [ $refused = no ] || fail "vkms_timeline takes IN_FENCE_FD, but baton thought it refused it"
+      [ "$loop_waited" = 0 ] || fail "$loop_waited frames waited for render-done instead of carrying it"
+      ;;
     vkms_nofence)
       [ $exported = yes ] || fail "vkms_nofence imports dma-bufs, yet the slots are not Vulkan's exported images"
       [ $refused = yes ] || fail "the refused IN_FENCE_FD was not found and logged"

@@ -8,6 +8,11 @@
 #                    did before 560, and which has DRM syncobj timelines (as
 #                    NVIDIA has), so wlroots hands compositors wait points
 #                    on it; it can be loaded beside vkms
+#   vkms_timeline.ko driver named "vkms_timeline": vkms with DRM syncobj
+#                    timelines, so wlroots hands compositors wait points and
+#                    the planes honour IN_FENCE_FD (the atomic helpers wait
+#                    for it, and then ignore the dma-buf's implicit write
+#                    fences): the in-fence is all that holds a flip
 # Sources: linux-source-X.Y, linux-headers-KVER(+ -common) and linux-kbuild of
 # the very version fetch-kernel.sh unpacked, all by apt-get download + dpkg -x.
 # The modules are kept in CACHE/vkms/KVER; the downloads are not kept.
@@ -19,9 +24,10 @@ here=$(dirname "$(realpath "$0")")
 cache=$(realpath -m "$1")
 kpkg=$("$here/fetch-kernel.sh" "$cache")
 kver=$(ls "$kpkg/lib/modules")
-# -2: vkms_nofence gained syncobj timelines (an older build is rebuilt).
-built="$cache/vkms/$kver-2"
-modules=(vkms vkms_nofence)
+# -2: vkms_nofence gained syncobj timelines; -3: vkms_timeline (an older
+# build is rebuilt).
+built="$cache/vkms/$kver-3"
+modules=(vkms vkms_nofence vkms_timeline)
 die() { echo "fetch-vkms: $*" >&2; exit 1; }
 
 exec 9>"$cache/.vkms.lock"
@@ -70,12 +76,28 @@ build() {
     nice xz -dc | tar -x "$top/drivers/gpu/drm/vkms"
   mv "$top/drivers/gpu/drm/vkms" vkms
   cp -r vkms vkms_nofence
+  cp -r vkms vkms_timeline
 
-  # The variant: its own module, driver and platform-device name...
+  # A variant: its own module, driver and platform-device name NAME, and
+  # syncobj timelines (the DRM core implements them for any driver that sets
+  # the flags). Run inside the variant's copy.
+  variant() {
+    local name=$1
+    sed -i "s/^vkms-y\b/$name-y/; s/+= vkms\.o\$/+= $name.o/" Makefile
+    sed -i "s/^\(#define DRIVER_NAME\s*\)\"vkms\"\$/\1\"$name\"/" vkms_drv.c
+    sed -i 's/^\(\s*\.driver_features\s*=\s*DRIVER_MODESET | DRIVER_ATOMIC | DRIVER_GEM\),$/\1 | DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,/' vkms_drv.c
+    grep -q 'DRIVER_GEM | DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,$' vkms_drv.c ||
+      die "the syncobj timeline flags did not apply to $name's vkms_drv.c"
+    [ "$(grep -c -e "^$name-y" -e "+= $name\.o\$" Makefile)" = 2 ] ||
+      die "the module rename did not apply to $name's Makefile"
+    grep -q "^#define DRIVER_NAME\s*\"$name\"\$" vkms_drv.c ||
+      die "the driver rename did not apply to $name's vkms_drv.c"
+  }
+  (cd vkms_timeline && variant vkms_timeline)
+
   cd vkms_nofence
-  sed -i 's/^vkms-y\b/vkms_nofence-y/; s/+= vkms\.o$/+= vkms_nofence.o/' Makefile
-  sed -i 's/^\(#define DRIVER_NAME\s*\)"vkms"$/\1"vkms_nofence"/' vkms_drv.c
-  # ...and the plane check refusing a state that carries an IN_FENCE_FD (only
+  variant vkms_nofence
+  # ...plus the plane check refusing a state that carries an IN_FENCE_FD (only
   # that one is in plane_state->fence at atomic_check time: prepare_fb adds
   # the buffer's implicit fences later, so those are still waited for).
   awk -v hook='if (!new_plane_state->fb || WARN_ON(!new_plane_state->crtc))' '
@@ -89,15 +111,6 @@ build() {
     { print }
     END { exit n != 1 }' vkms_plane.c >vkms_plane.c.new || die "the in-fence refusal did not apply to vkms_plane.c"
   mv vkms_plane.c.new vkms_plane.c
-  # ...and syncobj timelines: the DRM core implements them for any driver
-  # that sets the flags.
-  sed -i 's/^\(\s*\.driver_features\s*=\s*DRIVER_MODESET | DRIVER_ATOMIC | DRIVER_GEM\),$/\1 | DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,/' vkms_drv.c
-  grep -q 'DRIVER_GEM | DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,$' vkms_drv.c ||
-    die "the syncobj timeline flags did not apply to vkms_drv.c"
-  [ "$(grep -c -e '^vkms_nofence-y' -e '+= vkms_nofence\.o$' Makefile)" = 2 ] ||
-    die "the module rename did not apply to vkms' Makefile"
-  grep -q '^#define DRIVER_NAME\s*"vkms_nofence"$' vkms_drv.c ||
-    die "the driver rename did not apply to vkms_drv.c"
   cd ..
 
   local m

@@ -17,8 +17,9 @@
 # the flip that replaced it.
 #
 # usage: release_poison_test.sh BUILD DRIVER OUT_DIR
-#   DRIVER: virtio_gpu (honours IN_FENCE_FD), vkms (no timelines: the event
-#   loop waits for render-done), vkms_nofence (refuses IN_FENCE_FD)
+#   DRIVER: virtio_gpu (honours IN_FENCE_FD, cannot scan out client
+#   buffers), vkms (no timelines: the event loop waits for render-done),
+#   vkms_nofence (refuses IN_FENCE_FD), vkms_timeline (honours it)
 set -uo pipefail
 build=$(realpath "$1") driver=$2 out=$3
 mkdir -p "$out"
@@ -40,25 +41,41 @@ done
 
 # 640x480: lavapipe composes on the guest's two emulated CPUs.
 printf '[[output]]\nname = "*"\nmode = "640x480"\n' >"$out/release-poison.toml"
-log=$out/release-poison-$driver.log
 export WAYLAND_DISPLAY=baton-poison
-WLR_DRM_DEVICES=$card "$build/compositor/baton" --backend drm --renderer vulkan \
-  --drm-device "$render" --socket "$WAYLAND_DISPLAY" --config "$out/release-poison.toml" \
-  >"$log" 2>&1 &
-baton_pid=$!
-for _ in $(seq 1200); do
-  grep -q "running on WAYLAND_DISPLAY" "$log" && break
-  kill -0 $baton_pid 2>/dev/null || fail "baton exited at start-up"
-  sleep 0.05
-done
-grep -q "running on WAYLAND_DISPLAY" "$log" || fail "baton did not start in 60 s"
+# Starts baton on the card, logging to LOG, with any further options.
+start_baton() {
+  log=$1
+  shift
+  WLR_DRM_DEVICES=$card "$build/compositor/baton" --backend drm --renderer vulkan \
+    --drm-device "$render" --socket "$WAYLAND_DISPLAY" --config "$out/release-poison.toml" \
+    "$@" >"$log" 2>&1 &
+  baton_pid=$!
+  for _ in $(seq 1200); do
+    grep -q "running on WAYLAND_DISPLAY" "$log" && break
+    kill -0 $baton_pid 2>/dev/null || fail "baton exited at start-up"
+    sleep 0.05
+  done
+  grep -q "running on WAYLAND_DISPLAY" "$log" || fail "baton did not start in 60 s"
+}
+# Stops it and prints its frame-fence summary into $summary.
+stop_baton() {
+  kill -TERM $baton_pid
+  wait $baton_pid
+  # -a: the guest's shared folder has been seen to leave a run of NUL bytes
+  # in a log, and grep then answers "binary file matches" instead of the line.
+  summary=$(grep -a -o "output [^ ]*: [0-9]* commits carried.*" "$log")
+  echo "$summary"
+}
+start_baton "$out/release-poison-$driver.log"
 
 # One cell: the poisoning client (and, windowed, the busy one) on the
 # compositor at $WAYLAND_DISPLAY, the scanout watched meanwhile.
 run_cell() {
   local sync=$1 alloc=$2 layout=$3 tag fullscreen busy_pid watch_pid client_pid
   local watch_rc client_rc watched poisoned samples green blue reason
-  tag=$driver-$sync
+  # The client's frames and how long each fence stays unsignalled.
+  local frames=${cell_frames:-40} delay=${cell_delay_ms:-5}
+  tag=$driver-$sync${cell_suffix:-}
   [ "$alloc" = shm ] && tag=$driver-shm
   [ "$layout" = nested ] && tag=$tag-nested
   fullscreen=()
@@ -66,7 +83,7 @@ run_cell() {
   [ "$layout" = fullscreen ] && tag=$tag-fullscreen fullscreen=(--fullscreen yes)
   # Watching from before the clients start: a directly scanned-out client
   # runs its 40 frames in well under a second.
-  "$dump" "$driver" --watch 5 f0f000,ff00ff 20c040,2060e0 "$out/release-poison-$tag.png" \
+  "$dump" "$driver" --watch "${cell_watch_s:-5}" "${cell_forbidden:-f0f000,ff00ff}" 20c040,2060e0 "$out/release-poison-$tag.png" \
     >"$out/release-poison-$tag-watch.out" 2>&1 &
   watch_pid=$!
   sleep 0.2
@@ -77,8 +94,8 @@ run_cell() {
       >"$out/release-poison-$tag-busy.out" 2>&1 &
     busy_pid=$!
   fi
-  "$client" --alloc "$alloc" --sync "$sync" --frames 40 --delay-ms 5 --hold-ms 0 --on-release poison \
-    "${fullscreen[@]}" >"$out/release-poison-$tag.out" 2>&1 &
+  "$client" --alloc "$alloc" --sync "$sync" --frames "$frames" --delay-ms "$delay" --hold-ms 0 --on-release poison \
+    "${fullscreen[@]}" --early-by "${cell_early_by:-frame}" >"$out/release-poison-$tag.out" 2>&1 &
   client_pid=$!
   wait $watch_pid
   watch_rc=$?
@@ -96,7 +113,7 @@ run_cell() {
     <<<"$watched")"
   reason=
   if [ $client_rc != 0 ]; then reason="the poisoning client failed ($client_rc): $(tail -n 1 "$out/release-poison-$tag.out")"
-  elif [ "${poisoned:-0}" -lt 30 ]; then reason="only ${poisoned:-0} buffers came back to be poisoned"
+  elif [ "${poisoned:-0}" -lt $((frames * 3 / 4)) ]; then reason="only ${poisoned:-0} buffers came back to be poisoned"
   elif [ $watch_rc != 0 ]; then reason="the scanout showed poison or magenta (first: $out/release-poison-$tag.png): $watched"
   elif [ "${samples:-0}" -lt 10 ] || [ "${green:-0}" -lt 3 ] || [ "${blue:-0}" -lt 3 ]; then
     reason="the watch did not see the clients on screen often enough: $watched"
@@ -141,8 +158,6 @@ else
   kill -TERM $nested_pid
   wait $nested_pid
   grep -a "vulkan swapchain:" "$nested_log"
-  # -a: the guest's shared folder has been seen to leave a run of NUL bytes
-  # in a log, and grep then answers "binary file matches" instead of the line.
   nested_summary=$(grep -a -o "output [^ ]*: [0-9]* commits carried.*" "$nested_log")
   echo "$nested_summary"
   acquired=$(sed -n 's/^output [^ ]*: \([0-9]*\) commits carried.*/\1/p' <<<"$nested_summary")
@@ -154,11 +169,7 @@ else
     echo "release-poison: FAILED $driver-nested: only ${acquired:-0} nested commits carried render-done as the parent's acquire point"
   fi
 fi
-kill -TERM $baton_pid
-wait $baton_pid
-stop_seat
-summary=$(grep -a -o "output [^ ]*: [0-9]* commits carried.*" "$log")
-echo "$summary"
+stop_baton
 # vkms takes the clients' vgem buffers as framebuffers: the fullscreen runs
 # must really have been scanned out, not composited. (virtio-gpu cannot
 # scan out another device's memory: there they are composited.)
@@ -168,5 +179,45 @@ if [ "$driver" != virtio_gpu ] && [ "${direct:-0}" -lt 40 ]; then
   failed=$((failed + 1))
   echo "release-poison: FAILED: only ${direct:-0} frames were scanned out directly on $driver"
 fi
+
+# The readiness gate off (wlroots' latching: a commit applies once its acquire
+# point has a fence), each fence held 300 ms: now baton's own waits are all
+# that keep the client's unfinished (magenta) buffers off the screen. For a
+# composited frame that is the render's wait on the GPU; for a directly
+# scanned-out one, the client's acquire fence as the plane's IN_FENCE_FD
+# where the driver takes one (vkms_timeline: KMS then ignores the dma-buf's
+# implicit fences), the event loop's wait where it refuses it
+# (vkms_nofence), and the implicit fence baton put into the dma-buf where
+# there are no timelines (vkms).
+#
+# The watch reads the framebuffer of the CRTC's committed state, which a
+# commit waiting for its in-fence has already replaced: it still catches
+# poison, but an unready frame is caught by the flips (--early-by flip: no
+# frame's wp_presentation time, the KMS flip's, may precede its fence).
+start_baton "$out/release-poison-$driver-gate-off.log" --readiness-gate off
+cell_frames=8 cell_delay_ms=300 cell_watch_s=6 cell_suffix=-gate-off cell_early_by=flip cell_forbidden=f0f000 \
+  run_cell explicit vgem window
+cell_frames=8 cell_delay_ms=300 cell_watch_s=6 cell_suffix=-gate-off cell_early_by=flip cell_forbidden=f0f000 \
+  run_cell explicit vgem fullscreen
+stop_baton
+read -r direct acquire_in_fence acquire_loop <<<"$(sed -E -n \
+  's/.*; ([0-9]+) frames scanned out a client buffer directly \(([0-9]+) with .*, ([0-9]+) after .*/\1 \2 \3/p' \
+  <<<"$summary")"
+echo "release-poison: gate off on $driver: ${direct:-?} frames scanned out directly, ${acquire_in_fence:-?} with the client's acquire fence as IN_FENCE_FD, ${acquire_loop:-?} after the loop waited for it"
+case $driver in
+  vkms_timeline) [ "${acquire_in_fence:-0}" -ge 6 ] || {
+    failed=$((failed + 1))
+    echo "release-poison: FAILED: only ${acquire_in_fence:-0} direct scanouts carried the client's acquire fence as IN_FENCE_FD"
+  } ;;
+  vkms_nofence) [ "${acquire_loop:-0}" -ge 6 ] && [ "${acquire_in_fence:-0}" = 0 ] || {
+    failed=$((failed + 1))
+    echo "release-poison: FAILED: the event loop did not wait for the client's acquire fences (${acquire_loop:-0}; ${acquire_in_fence:-0} in-fences on a driver refusing them)"
+  } ;;
+esac
+if [ "$driver" != virtio_gpu ] && [ "${direct:-0}" -lt 6 ]; then
+  failed=$((failed + 1))
+  echo "release-poison: FAILED: only ${direct:-0} frames were scanned out directly on $driver with the gate off"
+fi
+stop_seat
 [ $failed = 0 ] || fail "$failed checks on $driver"
 echo "release-poison: PASS ($driver)"

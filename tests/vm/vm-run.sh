@@ -7,7 +7,8 @@
 #   --cache DIR     kernel + initramfs cache (default $BATON_VM_CACHE, else
 #                   ~/.cache/baton-vm); the kernel is fetched on first use
 #   --modules LIST  comma-separated modules to modprobe first (vgem,virtio_gpu);
-#                   vkms and vkms_nofence are built by fetch-vkms.sh when named
+#                   vkms, vkms_nofence and vkms_timeline are built by
+#                   fetch-vkms.sh when named
 #   --gpu           add a virtio-gpu-pci device (KMS, one 1280x800 output)
 #   --share DIR     share host DIR read-write at the same path (at most 8)
 #   --env K=V       environment for the command (repeatable)
@@ -60,7 +61,7 @@ kpkg=$("$here/fetch-kernel.sh" "$cache") || cannot_run "no guest kernel (see fet
 kver=$(ls "$kpkg/lib/modules")
 # vkms is not in Debian's kernel: built and installed into it on first use.
 case " $modules " in
-  *" vkms "* | *" vkms_nofence "*)
+  *" vkms "* | *" vkms_nofence "* | *" vkms_timeline "*)
     "$here/fetch-vkms.sh" "$cache" || cannot_run "vkms could not be built (see fetch-vkms above)" ;;
 esac
 vmlinuz=$(ls "$kpkg"/boot/vmlinuz-* | head -n 1)
