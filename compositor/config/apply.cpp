@@ -56,6 +56,11 @@ void apply_libinput(wlr_input_device* device, const std::vector<const InputConfi
   for (const InputConfig* c : configs) {
     if (c->accel && libinput_device_config_accel_is_available(handle))
       libinput_device_config_accel_set_speed(handle, *c->accel);
+    if (c->accel_profile && libinput_device_config_accel_is_available(handle))
+      libinput_device_config_accel_set_profile(handle,
+                                               *c->accel_profile == InputConfig::AccelProfile::flat
+                                                   ? LIBINPUT_CONFIG_ACCEL_PROFILE_FLAT
+                                                   : LIBINPUT_CONFIG_ACCEL_PROFILE_ADAPTIVE);
     if (c->natural_scroll && libinput_device_config_scroll_has_natural_scroll(handle))
       libinput_device_config_scroll_set_natural_scroll_enabled(handle, *c->natural_scroll);
     if (c->tap && libinput_device_config_tap_get_finger_count(handle) > 0)

@@ -251,6 +251,15 @@ void read_input(Reader& r, const toml::table& table, Config& config) {
       if (auto v = r.integer(node, k, 0, 10000)) in.repeat_delay = static_cast<int>(*v);
     } else if (k == "accel") {
       in.accel = r.number(node, k, -1, 1);
+    } else if (k == "accel_profile") {
+      auto s = r.string(node, k);
+      if (!s) continue;
+      if (*s == "flat")
+        in.accel_profile = InputConfig::AccelProfile::flat;
+      else if (*s == "adaptive")
+        in.accel_profile = InputConfig::AccelProfile::adaptive;
+      else
+        r.error(node, "'accel_profile' must be flat or adaptive");
     } else if (k == "natural_scroll") {
       in.natural_scroll = r.boolean(node, k);
     } else if (k == "tap") {

@@ -73,6 +73,8 @@ struct InputConfig {
   std::optional<std::string> xkb_rules, xkb_model, xkb_layout, xkb_variant, xkb_options;
   std::optional<int> repeat_rate, repeat_delay;
   std::optional<double> accel;  // -1..1
+  enum class AccelProfile { flat, adaptive };
+  std::optional<AccelProfile> accel_profile;
   std::optional<bool> natural_scroll;
   std::optional<bool> tap;
 };

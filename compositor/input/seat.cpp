@@ -140,6 +140,10 @@ double Seat::cursor_x() const { return cursor_->x; }
 double Seat::cursor_y() const { return cursor_->y; }
 
 void Seat::add_input(wlr_input_device* device) {
+  if (device->type == WLR_INPUT_DEVICE_KEYBOARD || device->type == WLR_INPUT_DEVICE_POINTER)
+    LOG_INFO("input: %s %s added",
+             device->type == WLR_INPUT_DEVICE_KEYBOARD ? "keyboard" : "pointer",
+             device->name != nullptr ? device->name : "(unnamed)");
   switch (device->type) {
     case WLR_INPUT_DEVICE_KEYBOARD: {
       wlr_keyboard* keyboard = wlr_keyboard_from_input_device(device);
@@ -155,6 +159,7 @@ void Seat::add_input(wlr_input_device* device) {
       auto listener = std::make_unique<Listener<void>>();
       Listener<void>* raw = listener.get();
       listener->connect(&device->events.destroy, [this, raw, device](void*) {
+        LOG_INFO("input: pointer %s removed", device->name != nullptr ? device->name : "(unnamed)");
         --pointers_;
         std::erase(pointer_devices_, device);
         std::erase_if(pointer_destroys_, [raw](const auto& l) { return l.get() == raw; });
@@ -171,6 +176,8 @@ void Seat::add_input(wlr_input_device* device) {
 }
 
 void Seat::keyboard_destroyed(Keyboard& keyboard) {
+  const char* name = keyboard.wlr()->base.name;
+  LOG_INFO("input: keyboard %s removed", name != nullptr ? name : "(unnamed)");
   std::erase_if(keyboards_, [&](const auto& k) { return k.get() == &keyboard; });
   update_capabilities();
 }

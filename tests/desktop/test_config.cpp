@@ -113,6 +113,7 @@ repeat_delay = 250
 name = "Some Touchpad"
 type = "touchpad"
 accel = -0.5
+accel_profile = "flat"
 natural_scroll = true
 tap = false
 )");
@@ -151,6 +152,7 @@ tap = false
   auto tp = c.inputs_for("touchpad", "Some Touchpad");
   ASSERT_EQ(tp.size(), 1u);
   EXPECT_DOUBLE_EQ(*tp[0]->accel, -0.5);
+  EXPECT_EQ(tp[0]->accel_profile, InputConfig::AccelProfile::flat);
   EXPECT_EQ(tp[0]->natural_scroll, true);
   EXPECT_EQ(tp[0]->tap, false);
   EXPECT_TRUE(c.inputs_for("touchpad", "Other").empty());
@@ -176,10 +178,12 @@ scale = "big"
 type = "joystick"
 repeat_rate = -1
 tap = "yes"
+accel_profile = "custom"
 )");
   std::vector<int> lines;
   for (const auto& e : p.errors) lines.push_back(e.line);
-  EXPECT_EQ(lines, (std::vector<int>{1, 2, 3, 4, 7, 8, 9, 12, 13, 14, 17, 18, 19}));
+  EXPECT_EQ(lines, (std::vector<int>{1, 2, 3, 4, 7, 8, 9, 12, 13, 14, 17, 18, 19, 20}));
+  EXPECT_NE(p.errors.back().reason.find("flat or adaptive"), std::string::npos);
   for (const auto& e : p.errors) EXPECT_EQ(e.file, "test.toml");
   EXPECT_NE(p.errors[0].reason.find("auto, vulkan or pixman"), std::string::npos);
   EXPECT_NE(p.errors[4].reason.find("unknown modifier 'Hyper'"), std::string::npos);

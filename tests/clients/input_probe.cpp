@@ -1,0 +1,158 @@
+// baton-input-probe: a fullscreen window that prints, one line each, what its
+// wl_seat delivers, so that a test driving real input devices (uinput, in the
+// guest) can check what a client sees:
+//   ready W H                      the window is shown at W x H
+//   pointer-enter X Y, motion X Y  surface coordinates
+//   button CODE pressed|released   (evdev codes: 272 is BTN_LEFT)
+//   axis vertical|horizontal VALUE
+//   keyboard-enter, key CODE pressed|released
+//   repeat-info RATE DELAY         the compositor's key repeat settings
+// Runs until killed (SIGTERM) or the compositor goes away.
+//
+// usage: baton-input-probe
+#include <poll.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <wayland-client.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "tests/clients/producer_buffer.hpp"
+#include "tests/clients/wayland_window.hpp"
+
+namespace baton::testing {
+namespace {
+
+void line(const char* format, auto... args) {
+  std::printf(format, args...);
+  std::putchar('\n');
+  std::fflush(stdout);
+}
+
+const wl_pointer_listener kPointer = {
+    .enter =
+        [](void*, wl_pointer*, uint32_t, wl_surface*, wl_fixed_t x, wl_fixed_t y) {
+          line("pointer-enter %.2f %.2f", wl_fixed_to_double(x), wl_fixed_to_double(y));
+        },
+    .leave = [](void*, wl_pointer*, uint32_t, wl_surface*) { line("pointer-leave"); },
+    .motion =
+        [](void*, wl_pointer*, uint32_t, wl_fixed_t x, wl_fixed_t y) {
+          line("motion %.2f %.2f", wl_fixed_to_double(x), wl_fixed_to_double(y));
+        },
+    .button =
+        [](void*, wl_pointer*, uint32_t, uint32_t, uint32_t button, uint32_t state) {
+          line("button %u %s", button,
+               state == WL_POINTER_BUTTON_STATE_PRESSED ? "pressed" : "released");
+        },
+    .axis =
+        [](void*, wl_pointer*, uint32_t, uint32_t axis, wl_fixed_t value) {
+          line("axis %s %.2f", axis == WL_POINTER_AXIS_VERTICAL_SCROLL ? "vertical" : "horizontal",
+               wl_fixed_to_double(value));
+        },
+    .frame = [](void*, wl_pointer*) {},
+    .axis_source = [](void*, wl_pointer*, uint32_t) {},
+    .axis_stop = [](void*, wl_pointer*, uint32_t, uint32_t) {},
+    .axis_discrete = [](void*, wl_pointer*, uint32_t, int32_t) {},
+    .axis_value120 = [](void*, wl_pointer*, uint32_t, int32_t) {},
+    .axis_relative_direction = [](void*, wl_pointer*, uint32_t, uint32_t) {},
+};
+
+const wl_keyboard_listener kKeyboard = {
+    .keymap = [](void*, wl_keyboard*, uint32_t, int32_t fd, uint32_t) { close(fd); },
+    .enter = [](void*, wl_keyboard*, uint32_t, wl_surface*, wl_array*) { line("keyboard-enter"); },
+    .leave = [](void*, wl_keyboard*, uint32_t, wl_surface*) { line("keyboard-leave"); },
+    .key =
+        [](void*, wl_keyboard*, uint32_t, uint32_t, uint32_t key, uint32_t state) {
+          line("key %u %s", key, state == WL_KEYBOARD_KEY_STATE_PRESSED ? "pressed" : "released");
+        },
+    .modifiers = [](void*, wl_keyboard*, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) {},
+    .repeat_info = [](void*, wl_keyboard*, int32_t rate,
+                      int32_t delay) { line("repeat-info %d %d", rate, delay); },
+};
+
+struct Seat {
+  wl_seat* seat = nullptr;
+  wl_pointer* pointer = nullptr;
+  wl_keyboard* keyboard = nullptr;
+};
+
+const wl_seat_listener kSeat = {
+    .capabilities =
+        [](void* data, wl_seat* seat, uint32_t caps) {
+          auto* s = static_cast<Seat*>(data);
+          if ((caps & WL_SEAT_CAPABILITY_POINTER) != 0 && s->pointer == nullptr) {
+            s->pointer = wl_seat_get_pointer(seat);
+            wl_pointer_add_listener(s->pointer, &kPointer, nullptr);
+          }
+          if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) != 0 && s->keyboard == nullptr) {
+            s->keyboard = wl_seat_get_keyboard(seat);
+            wl_keyboard_add_listener(s->keyboard, &kKeyboard, nullptr);
+          }
+          line("capabilities%s%s", (caps & WL_SEAT_CAPABILITY_POINTER) != 0 ? " pointer" : "",
+               (caps & WL_SEAT_CAPABILITY_KEYBOARD) != 0 ? " keyboard" : "");
+        },
+    .name = [](void*, wl_seat*, const char*) {},
+};
+
+const wl_registry_listener kRegistry = {
+    .global =
+        [](void* data, wl_registry* registry, uint32_t name, const char* interface, uint32_t) {
+          auto* s = static_cast<Seat*>(data);
+          if (std::string_view(interface) == wl_seat_interface.name && s->seat == nullptr) {
+            s->seat =
+                static_cast<wl_seat*>(wl_registry_bind(registry, name, &wl_seat_interface, 7));
+            wl_seat_add_listener(s->seat, &kSeat, s);
+          }
+        },
+    .global_remove = [](void*, wl_registry*, uint32_t) {},
+};
+
+int run() {
+  WaylandWindow window("baton-input-probe", /*fullscreen=*/true);
+  if (window.display() == nullptr) {
+    line("input-probe: FAIL: %s", window.error().c_str());
+    return 1;
+  }
+  Seat seat;
+  wl_registry* registry = wl_display_get_registry(window.display());
+  wl_registry_add_listener(registry, &kRegistry, &seat);
+  wl_display_roundtrip(window.display());
+  if (seat.seat == nullptr) {
+    line("input-probe: FAIL: no wl_seat");
+    return 1;
+  }
+  const auto width = static_cast<uint32_t>(window.width() > 0 ? window.width() : 640);
+  const auto height = static_cast<uint32_t>(window.height() > 0 ? window.height() : 480);
+  auto buffer = ProducerBuffer::create(Allocator::shm, -1, width, height);
+  if (!buffer) {
+    line("input-probe: FAIL: %s", buffer.error().describe().c_str());
+    return 1;
+  }
+  buffer->write(0x00305070);
+  wl_shm_pool* pool =
+      wl_shm_create_pool(window.shm(), buffer->shm_fd(), static_cast<int32_t>(buffer->shm_size()));
+  wl_buffer* wl =
+      wl_shm_pool_create_buffer(pool, 0, static_cast<int32_t>(width), static_cast<int32_t>(height),
+                                static_cast<int32_t>(buffer->stride()), WL_SHM_FORMAT_XRGB8888);
+  wl_shm_pool_destroy(pool);
+  wl_surface_attach(window.surface(), wl, 0, 0);
+  wl_surface_damage_buffer(window.surface(), 0, 0, static_cast<int32_t>(width),
+                           static_cast<int32_t>(height));
+  const uint32_t serial = window.commit_with_frame();
+  if (!window.wait_frame(serial, std::chrono::seconds(10))) {
+    line("input-probe: FAIL: the window was never shown");
+    return 1;
+  }
+  line("ready %u %u", width, height);
+  while (wl_display_dispatch(window.display()) >= 0) {
+  }
+  wl_buffer_destroy(wl);
+  return 0;
+}
+
+}  // namespace
+}  // namespace baton::testing
+
+int main() { return baton::testing::run(); }

@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Runs inside the guest: real input devices drive baton. vm-uinput makes a
+# keyboard, a mouse and a touchpad through /dev/uinput; udev tags them and
+# libinput (wlroots' libinput backend, on a seatd seat) hands them to baton on
+# virtio-gpu's KMS. What clients get is checked from their side:
+# - foot: keys typed land in a file with the configured layout (de: the keys
+#   labelled Z and Y on a US keyboard give "y" and "z"), and a held key
+#   repeats at the configured rate;
+# - baton-input-probe (fullscreen): flat acceleration moves the pointer 1:1,
+#   adaptive at speed 1 further; natural_scroll turns the wheel's direction;
+#   tap-to-click makes a touchpad tap a click, and without it nothing;
+#   the settings change on a config reload (SIGHUP);
+# - a keyboard plugged in while baton runs types into the focused window;
+#   unplugged, baton drops it.
+#
+# usage: input_test.sh BATON VM_UINPUT INPUT_PROBE OUT_DIR
+set -uo pipefail
+baton=$1 uinput=$2 probe=$3 out=$4
+mkdir -p "$out"
+log=/dev/null
+fail() {
+  [ -s "$log" ] && tail -n 30 "$log"
+  echo "input: FAIL: $*"
+  exit 1
+}
+source "$(dirname "$(realpath "$0")")/guest-seat.sh"
+unset WLR_LIBINPUT_NO_DEVICES  # this test has devices; none found is a failure
+
+# udev: libinput takes only the devices udev has initialised and tagged.
+udevd=/lib/systemd/systemd-udevd
+[ -x $udevd ] || fail "systemd-udevd is missing (tools/deps.sh installs udev)"
+$udevd --daemon --resolve-names=never || fail "systemd-udevd did not start"
+udevadm trigger --action=add && udevadm settle --timeout=60 || fail "udev did not settle"
+
+# The devices, before baton starts; vm-uinput answers each command.
+coproc UI { "$uinput" 2>&1; }
+send() {
+  local reply
+  echo "$*" >&"${UI[1]}"
+  read -r -t 30 reply <&"${UI[0]}" || fail "vm-uinput did not answer '$*'"
+  [[ $reply == ok* ]] || fail "vm-uinput: $reply"
+}
+send keyboard kbd
+send mouse mouse
+send touchpad pad
+udevadm settle --timeout=30
+
+write_config() {  # PROFILE SPEED NATURAL TAP
+  cat >"$out/input.toml" <<CONF
+[[input]]
+type = "keyboard"
+xkb_layout = "de"
+repeat_rate = 20
+repeat_delay = 250
+
+[[input]]
+type = "pointer"
+accel_profile = "$1"
+accel = $2
+natural_scroll = $3
+
+[[input]]
+type = "touchpad"
+tap = $4
+CONF
+}
+write_config flat 0.0 true true
+
+log=$out/input-baton.log
+export WAYLAND_DISPLAY=baton-input
+"$baton" --backend drm --renderer pixman --socket "$WAYLAND_DISPLAY" --config "$out/input.toml" \
+  >"$log" 2>&1 &
+baton_pid=$!
+for _ in $(seq 1200); do
+  grep -q "running on WAYLAND_DISPLAY" "$log" && break
+  kill -0 $baton_pid 2>/dev/null || fail "baton exited at start-up"
+  sleep 0.05
+done
+grep -q "running on WAYLAND_DISPLAY" "$log" || fail "baton did not start in 60 s"
+for device in "keyboard baton-test kbd" "pointer baton-test mouse" "pointer baton-test pad"; do
+  grep -q "input: $device added" "$log" || fail "baton did not pick up the $device"
+done
+echo "input: baton took the keyboard, the mouse and the touchpad through libinput"
+
+# --- foot: layout and key repeat --------------------------------------------
+typed=$out/input-typed.txt
+rm -f "$typed"
+foot --override=font=monospace:size=10 sh -c "stty -echo; cat > '$typed'" >"$out/input-foot.log" 2>&1 &
+foot_pid=$!
+# Typed once foot's window has the keyboard: retried until the line arrives.
+for attempt in $(seq 20); do
+  sleep 1
+  kill -0 $foot_pid 2>/dev/null || fail "foot exited: $(tail -n 3 "$out/input-foot.log")"
+  send key kbd 44   # KEY_Z: "y" with the de layout
+  send key kbd 21   # KEY_Y: "z"
+  send key kbd 28   # Enter
+  sleep 0.5
+  [ -s "$typed" ] && break
+done
+[ -s "$typed" ] || fail "nothing typed into foot reached its file in 20 attempts"
+first=$(head -n 1 "$typed")
+echo "input: typed KEY_Z KEY_Y into foot; it read \"$first\" ($attempt attempts while it started)"
+[[ $first == *yz ]] || fail "foot read \"$first\", not \"yz\" as the de layout gives"
+# Held for 1.5 s: 250 ms delay, then 20 per second, about 25 more.
+send press kbd 30   # KEY_A
+sleep 1.5
+send release kbd 30
+send key kbd 28
+sleep 1
+repeats=$(sed -n 2p "$typed" | tr -cd a | wc -c)
+echo "input: KEY_A held 1.5 s gave $repeats a's (repeat 20/s after 250 ms)"
+[ "$repeats" -ge 10 ] || fail "a held key gave only $repeats characters: no key repeat"
+[ "$repeats" -le 40 ] || fail "a held key gave $repeats characters in 1.5 s: faster than 20/s"
+kill $foot_pid 2>/dev/null
+wait $foot_pid 2>/dev/null
+
+# --- the probe: pointer settings ----------------------------------------------
+events=$out/input-probe.txt
+"$probe" >"$events" 2>&1 &
+probe_pid=$!
+for _ in $(seq 200); do grep -q "^ready" "$events" && break; sleep 0.1; done
+grep -q "^ready" "$events" || fail "the input probe did not show its window: $(tail -n 2 "$events")"
+echo "input: probe $(grep "^ready" "$events")"
+grep -q "^repeat-info 20 250$" "$events" ||
+  fail "clients were not told the configured key repeat (20/s after 250 ms): $(grep "^repeat-info" "$events")"
+mark() { wc -l <"$events"; }
+since() { tail -n +"$(($1 + 1))" "$events"; }
+# x of the last motion event after line $1
+last_x() { since "$1" | sed -n 's/^motion \([-0-9.]*\) .*/\1/p' | tail -n 1; }
+
+# Into the top-left corner, then 25 motions of 4 units to the right.
+pointer_run() {
+  send move mouse -400 -400 10 4
+  sleep 0.3
+  local m
+  m=$(mark)
+  send move mouse 4 0 25 8
+  sleep 0.5
+  last_x "$m"
+}
+flat_x=$(pointer_run)
+echo "input: flat profile, speed 0: 25 x 4 units moved the pointer to x=$flat_x"
+[ -n "$flat_x" ] || fail "the probe saw no pointer motion"
+awk -v x="$flat_x" 'BEGIN { exit !(x >= 99 && x <= 101) }' ||
+  fail "flat acceleration at speed 0 should move 1:1 (x=100), the pointer went to x=$flat_x"
+
+# Natural scrolling: a wheel click towards the user scrolls the content up.
+m=$(mark)
+send wheel mouse -1
+sleep 0.5
+natural=$(since "$m" | sed -n 's/^axis vertical \([-0-9.]*\)$/\1/p' | head -n 1)
+echo "input: natural_scroll on: one wheel click down gave axis $natural"
+awk -v v="${natural:-0}" 'BEGIN { exit !(v < 0) }' || fail "natural scrolling did not invert the wheel (axis ${natural:-none})"
+
+# Tap to click.
+m=$(mark)
+send tap pad
+sleep 1
+since "$m" | grep -q "^button 272 pressed" || fail "a touchpad tap with tap = true gave no click"
+echo "input: tap = true: a touchpad tap clicked (button 272)"
+
+# The other way round, after a reload.
+write_config adaptive 1.0 false false
+kill -HUP $baton_pid
+for _ in $(seq 100); do grep -q "configuration reloaded" "$log" && break; sleep 0.1; done
+sleep 0.5
+fast_x=$(pointer_run)
+echo "input: adaptive profile, speed 1: the same motions moved the pointer to x=$fast_x"
+awk -v x="${fast_x:-0}" 'BEGIN { exit !(x > 130) }' ||
+  fail "adaptive acceleration at speed 1 should move further than 1:1 (x=${fast_x:-none})"
+m=$(mark)
+send wheel mouse -1
+sleep 0.5
+plain=$(since "$m" | sed -n 's/^axis vertical \([-0-9.]*\)$/\1/p' | head -n 1)
+echo "input: natural_scroll off: one wheel click down gave axis $plain"
+awk -v v="${plain:-0}" 'BEGIN { exit !(v > 0) }' || fail "without natural scrolling the wheel should scroll down (axis ${plain:-none})"
+m=$(mark)
+send tap pad
+sleep 1
+! since "$m" | grep -q "^button 272" || fail "a tap clicked although tap = false"
+echo "input: tap = false: a touchpad tap did not click"
+
+# --- hotplug --------------------------------------------------------------------
+send keyboard kbd2
+for _ in $(seq 100); do grep -q "input: keyboard baton-test kbd2 added" "$log" && break; sleep 0.1; done
+grep -q "input: keyboard baton-test kbd2 added" "$log" || fail "baton did not pick up a keyboard plugged in"
+m=$(mark)
+send key kbd2 30
+sleep 0.5
+since "$m" | grep -q "^key 30 pressed" || fail "the keyboard plugged in did not type into the focused window"
+send destroy kbd2
+for _ in $(seq 100); do grep -q "input: keyboard baton-test kbd2 removed" "$log" && break; sleep 0.1; done
+grep -q "input: keyboard baton-test kbd2 removed" "$log" || fail "baton kept a keyboard that was unplugged"
+m=$(mark)
+send key kbd 30
+sleep 0.5
+since "$m" | grep -q "^key 30 pressed" || fail "the first keyboard stopped typing after the second left"
+echo "input: a keyboard plugged in typed into the probe; unplugged, baton dropped it; the first still types"
+
+kill $probe_pid 2>/dev/null
+kill -TERM $baton_pid
+wait $baton_pid
+rc=$?
+stop_seat
+[ $rc = 0 ] || [ $rc = 143 ] || fail "baton exited with status $rc"
+echo "input: PASS"
