@@ -147,6 +147,7 @@ void Output::update_background() {
 }
 
 void Output::handle_frame() {
+  if (backing_off_) return;  // the retry timer schedules the next frame
   update_background();
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -189,7 +190,10 @@ void Output::commit_frame(View* fullscreen) {
           WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC;
   tearing_active_ = false;
   fence_.commit(tearing_requested_ && wlr_output_is_drm(output_), [this](bool ok, bool async) {
-    if (!ok) LOG_DEBUG("output %s: frame commit failed", output_->name);
+    if (!ok)
+      commit_failed();
+    else
+      reset_back_off();
     tearing_active_ = ok && async;
     if (std::exchange(frame_done_pending_, false)) {
       timespec done{};
@@ -198,6 +202,27 @@ void Output::commit_frame(View* fullscreen) {
     }
     if (std::exchange(frame_wanted_, false)) wlr_output_schedule_frame(output_);
   });
+}
+
+void Output::commit_failed() {
+  if (retry_ms_ == 0)
+    LOG_INFO("output %s: a frame commit failed; retrying in 16 ms, then further apart (up to 1 s)",
+             output_->name);
+  retry_ms_ = retry_ms_ == 0 ? 16 : std::min(retry_ms_ * 2, 1000);
+  if (!retry_)
+    retry_ = EventSource::timer(wl_display_get_event_loop(server_.display()), [this] {
+      backing_off_ = false;
+      wlr_output_schedule_frame(output_);
+    });
+  backing_off_ = true;
+  retry_->arm_ms(retry_ms_);
+}
+
+void Output::reset_back_off() {
+  if (retry_ms_ != 0) LOG_INFO("output %s: frame commits succeed again", output_->name);
+  retry_ms_ = 0;
+  backing_off_ = false;
+  if (retry_) retry_->arm_ms(0);
 }
 
 void Output::handle_commit(const wlr_output_event_commit& event) {
@@ -215,6 +240,7 @@ void Output::handle_commit(const wlr_output_event_commit& event) {
 
 void Output::session_resumed() {
   fence_.drop();  // built before the pause: its slot may be gone
+  reset_back_off();
   wlr_output_state state;
   wlr_output_state_init(&state);
   wlr_output_state_set_enabled(&state, true);

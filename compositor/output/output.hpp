@@ -2,10 +2,12 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "compositor/output/frame_cadence.hpp"
 #include "compositor/output/frame_fence.hpp"
+#include "util/event_source.hpp"
 #include "util/image.hpp"
 #include "util/listener.hpp"
 #include "util/signal.hpp"
@@ -64,6 +66,8 @@ class Output : public Weakable<Output> {
   void session_resumed();
   void handle_frame();
   void commit_frame(View* fullscreen);
+  void commit_failed();
+  void reset_back_off();
   void handle_commit(const wlr_output_event_commit& event);
   void update_background();
 
@@ -81,6 +85,13 @@ class Output : public Weakable<Output> {
   FrameFence fence_;
   bool frame_wanted_ = false;        // a frame came while the last one was held
   bool frame_done_pending_ = false;  // frame callbacks wait for the held frame
+  // Failed commits (DRM master lost before the seat says so, a rejected
+  // mode) are retried on a timer, 16 ms doubling up to 1 s, not at once:
+  // an immediate retry spins the loop and starves the seat daemon whose
+  // message would end the failures.
+  std::unique_ptr<EventSource> retry_;
+  int retry_ms_ = 0;  // the current back-off; 0 while commits succeed
+  bool backing_off_ = false;
 
   Listener<void> frame_;
   Listener<wlr_output_event_commit> commit_;

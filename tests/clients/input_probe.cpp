@@ -7,9 +7,10 @@
 //   axis vertical|horizontal VALUE
 //   keyboard-enter, key CODE pressed|released
 //   repeat-info RATE DELAY         the compositor's key repeat settings
+//   frames N                       (--animate) every 10th frame shown
 // Runs until killed (SIGTERM) or the compositor goes away.
 //
-// usage: baton-input-probe
+// usage: baton-input-probe [--animate]
 #include <poll.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -82,11 +83,24 @@ const wl_seat_listener kSeat = {
     .capabilities =
         [](void* data, wl_seat* seat, uint32_t caps) {
           auto* s = static_cast<Seat*>(data);
-          if ((caps & WL_SEAT_CAPABILITY_POINTER) != 0 && s->pointer == nullptr) {
+          // As real clients do: a capability that goes (the last device
+          // unplugged, the session paused) releases its object, and one
+          // that comes back gets a new one.
+          const bool pointer = (caps & WL_SEAT_CAPABILITY_POINTER) != 0;
+          const bool keyboard = (caps & WL_SEAT_CAPABILITY_KEYBOARD) != 0;
+          if (!pointer && s->pointer != nullptr) {
+            wl_pointer_release(s->pointer);
+            s->pointer = nullptr;
+          }
+          if (!keyboard && s->keyboard != nullptr) {
+            wl_keyboard_release(s->keyboard);
+            s->keyboard = nullptr;
+          }
+          if (pointer && s->pointer == nullptr) {
             s->pointer = wl_seat_get_pointer(seat);
             wl_pointer_add_listener(s->pointer, &kPointer, nullptr);
           }
-          if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) != 0 && s->keyboard == nullptr) {
+          if (keyboard && s->keyboard == nullptr) {
             s->keyboard = wl_seat_get_keyboard(seat);
             wl_keyboard_add_listener(s->keyboard, &kKeyboard, nullptr);
           }
@@ -109,7 +123,7 @@ const wl_registry_listener kRegistry = {
     .global_remove = [](void*, wl_registry*, uint32_t) {},
 };
 
-int run() {
+int run(bool animate) {
   WaylandWindow window("baton-input-probe", /*fullscreen=*/true);
   if (window.display() == nullptr) {
     line("input-probe: FAIL: %s", window.error().c_str());
@@ -146,6 +160,18 @@ int run() {
     return 1;
   }
   line("ready %u %u", width, height);
+  // --animate: a new frame on every frame callback, counted, as a game or
+  // video would; the count shows whether the client is still presenting.
+  uint64_t frames = 0;
+  while (animate) {
+    wl_surface_attach(window.surface(), wl, 0, 0);
+    wl_surface_damage_buffer(window.surface(), 0, 0, static_cast<int32_t>(width),
+                             static_cast<int32_t>(height));
+    const uint32_t next = window.commit_with_frame();
+    while (!window.frame_done(next))
+      if (wl_display_dispatch(window.display()) < 0) return 0;
+    if (++frames % 10 == 0) line("frames %llu", static_cast<unsigned long long>(frames));
+  }
   while (wl_display_dispatch(window.display()) >= 0) {
   }
   wl_buffer_destroy(wl);
@@ -155,4 +181,11 @@ int run() {
 }  // namespace
 }  // namespace baton::testing
 
-int main() { return baton::testing::run(); }
+int main(int argc, char** argv) {
+  const bool animate = argc > 1 && std::string_view(argv[1]) == "--animate";
+  if (argc > 2 || (argc == 2 && !animate)) {
+    std::fprintf(stderr, "usage: %s [--animate]\n", argv[0]);
+    return 2;
+  }
+  return baton::testing::run(animate);
+}

@@ -25,25 +25,14 @@ fail() {
 }
 source "$(dirname "$(realpath "$0")")/guest-seat.sh"
 unset WLR_LIBINPUT_NO_DEVICES  # this test has devices; none found is a failure
+source "$(dirname "$(realpath "$0")")/guest-udev.sh"
+source "$(dirname "$(realpath "$0")")/guest-uinput.sh"
 
-# udev: libinput takes only the devices udev has initialised and tagged.
-udevd=/lib/systemd/systemd-udevd
-[ -x $udevd ] || fail "systemd-udevd is missing (tools/deps.sh installs udev)"
-$udevd --daemon --resolve-names=never || fail "systemd-udevd did not start"
-udevadm trigger --action=add && udevadm settle --timeout=60 || fail "udev did not settle"
-
-# The devices, before baton starts; vm-uinput answers each command.
-coproc UI { "$uinput" 2>&1; }
-send() {
-  local reply
-  echo "$*" >&"${UI[1]}"
-  read -r -t 30 reply <&"${UI[0]}" || fail "vm-uinput did not answer '$*'"
-  [[ $reply == ok* ]] || fail "vm-uinput: $reply"
-}
+# The devices, before baton starts.
 send keyboard kbd
 send mouse mouse
 send touchpad pad
-udevadm settle --timeout=30
+udev_settle
 
 write_config() {  # PROFILE SPEED NATURAL TAP
   cat >"$out/input.toml" <<CONF

@@ -9,6 +9,9 @@
 // holds a pixel of a FORBIDDEN colour (comma-separated RRGGBB); also counts the samples
 // with a pixel of each SEEN colour (comma-separated RRGGBB), so a test can
 // tell that the client really was on screen while it watched.
+//        vm-scanout-dump DRIVER --master
+// exits 0 when DRM master on the card is free (nobody holds it), 1 when a
+// compositor holds it.
 #include <drm_fourcc.h>
 #include <fcntl.h>
 #include <png.h>
@@ -17,6 +20,7 @@
 #include <xf86drmMode.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -221,7 +225,7 @@ int watch(int card, double seconds, const std::vector<uint32_t>& forbidden,
 int main(int argc, char** argv) {
   if (argc < 3 || (std::strcmp(argv[2], "--watch") == 0 && argc < 6)) {
     std::fprintf(stderr,
-                 "usage: %s DRIVER OUT.png|--card\n"
+                 "usage: %s DRIVER OUT.png|--card|--master\n"
                  "       %s DRIVER --watch SECONDS FORBIDDEN SEEN[,SEEN...] [OUT.png]\n",
                  argv[0], argv[0]);
     return 2;
@@ -229,6 +233,17 @@ int main(int argc, char** argv) {
   auto card = baton::testing::open_drm_node(argv[1], baton::testing::NodeKind::primary);
   if (!card) {
     std::printf("scanout-dump: no %s card: %s\n", argv[1], card.error().describe().c_str());
+    return 1;
+  }
+  if (std::strcmp(argv[2], "--master") == 0) {
+    // Whether DRM master is free: taken (and given back) when no one holds
+    // it, refused (EBUSY) while a compositor does.
+    if (drmSetMaster(card->get()) == 0) {
+      drmDropMaster(card->get());
+      std::printf("scanout-dump: master is free\n");
+      return 0;
+    }
+    std::printf("scanout-dump: master is held elsewhere (%s)\n", std::strerror(errno));
     return 1;
   }
   if (std::strcmp(argv[2], "--card") == 0) {
