@@ -3,11 +3,13 @@
 #include <cstdio>
 #include <exception>
 #include <fstream>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "compositor/gpu_loss_drill.hpp"
 #include "compositor/server.hpp"
+#include "compositor/session_log.hpp"
 #include "util/event_source.hpp"
 #include "util/log.hpp"
 
@@ -34,6 +36,22 @@ int run(int argc, char** argv) {
   }
 
   baton::log::set_level(parsed.options.debug ? baton::log::Level::debug : baton::log::Level::info);
+  // A session's log file, for the user who logged in and saw baton fail.
+  baton::UniqueFd session_log;
+  if (parsed.options.session) {
+    const std::string path = baton::session_log_path();
+    if (auto fd = baton::open_session_log(path)) {
+      session_log = std::move(*fd);
+      baton::log::also_to(session_log.get());
+      LOG_INFO("baton %s: this session's log is %s", BATON_VERSION, path.c_str());
+    } else {
+      LOG_ERROR("no session log: %s", fd.error().describe().c_str());
+    }
+  }
+  baton::report_crashes();
+  struct StopLogging {
+    ~StopLogging() { baton::log::also_to(-1); }
+  } stop_logging;
   if (parsed.options.config_path) {
     if (!std::ifstream(*parsed.options.config_path).good()) {
       LOG_ERROR("cannot read config file %s", parsed.options.config_path->c_str());

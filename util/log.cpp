@@ -1,7 +1,11 @@
 #include "util/log.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 
 #include "util/wlr.hpp"
@@ -10,6 +14,7 @@ namespace baton::log {
 namespace {
 
 std::atomic<Level> current_level{Level::info};
+std::atomic<int> extra_fd{-1};
 
 const char* tag(Level level) {
   switch (level) {
@@ -34,6 +39,11 @@ void emit(Level level, const char* origin, const char* fmt, va_list args) {
   if (n < 0) return;
   std::vsnprintf(line + n, sizeof line - static_cast<size_t>(n), fmt, args);
   std::fprintf(stderr, "%s\n", line);
+  if (const int fd = extra_fd.load(); fd >= 0) {
+    const size_t len = std::strlen(line);
+    line[len < sizeof line - 1 ? len : sizeof line - 2] = '\n';
+    (void)!::write(fd, line, std::min(len + 1, sizeof line - 1));
+  }
 }
 
 Level from_wlr(wlr_log_importance importance) {
@@ -73,6 +83,9 @@ void set_level(Level level) {
 }
 
 Level level() { return current_level.load(std::memory_order_relaxed); }
+
+void also_to(int fd) { extra_fd = fd; }
+int also_fd() { return extra_fd.load(); }
 
 void route_wlroots_log() { wlr_log_init(to_wlr(current_level.load()), wlroots_callback); }
 

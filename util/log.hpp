@@ -17,6 +17,12 @@ void set_level(Level level);
 /// Sends wlroots' log messages through baton's logger at the current level.
 void route_wlroots_log();
 
+/// Also writes every line to `fd` (not owned; -1 stops), e.g. the session's
+/// log file. Process-wide for the same reason as the level.
+void also_to(int fd);
+/// The fd of also_to (-1: none); the crash report writes there too.
+[[nodiscard]] int also_fd();
+
 void write(Level level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 void vwrite(Level level, const char* fmt, va_list args);
 

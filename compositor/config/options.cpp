@@ -80,6 +80,10 @@ std::string usage_text(std::string_view program) {
   -v, --version              Show the version and exit.
   -s, --startup CMD          Run CMD (through /bin/sh) once baton is ready. Repeatable.
       --exit-with-session    Exit when the first startup command exits.
+      --session              Started as a desktop session (the installed
+                             baton.desktop does this): also log to
+                             $XDG_STATE_HOME/baton/log (~/.local/state/...),
+                             the previous run's kept as log.old.
       --backend NAME         auto|headless|wayland|x11|drm (default auto: nested
                              when WAYLAND_DISPLAY or DISPLAY is set, DRM when a
                              seat and a GPU are available, headless otherwise).
@@ -170,6 +174,8 @@ Result<ParsedCommandLine> parse_command_line(const std::vector<std::string_view>
       o.debug = true;
     } else if (arg == "--exit-with-session") {
       o.exit_with_session = true;
+    } else if (arg == "--session") {
+      o.session = true;
     } else if (arg == "--exit-after-screenshot") {
       o.exit_after_screenshot = true;
     } else if (arg == "-s" || arg == "--startup") {

@@ -46,6 +46,9 @@ struct Options {
   /// Listen on this socket name instead of the first free wayland-N.
   std::optional<std::string> socket_name;
   bool debug = false;
+  /// --session: started as a desktop session (baton.desktop): the log also
+  /// goes to $XDG_STATE_HOME/baton/log, where a crash is reported too.
+  bool session = false;
   /// X11 clients: start Xwayland on the first X11 connection, at start-up, or never.
   XwaylandMode xwayland = XwaylandMode::lazy;
   // Games: set on the command line these win over the config file, which

@@ -26,7 +26,7 @@ echo "install: into $prefix (bindir $bindir, datadir $datadir, mandir $mandir)"
 [ -x "$root/$bindir/baton" ] || fail "no $prefix/$bindir/baton"
 session=$root/$datadir/wayland-sessions/baton.desktop
 [ -f "$session" ] || fail "no session file $prefix/$datadir/wayland-sessions/baton.desktop"
-grep -qx 'Exec=baton' "$session" || fail "the session file does not run baton: $(cat "$session")"
+grep -qx 'Exec=baton --session' "$session" || fail "the session file does not run baton --session: $(cat "$session")"
 cmp -s "$root/$datadir/baton/config.example" "$src/config.example" ||
   fail "$prefix/$datadir/baton/config.example is not the source's config.example"
 

@@ -127,5 +127,63 @@ TEST(Lifecycle, SigtermShutsDownCleanly) {
   EXPECT_FALSE(std::filesystem::exists(runtime + "/baton-sigterm-test")) << "socket left behind";
 }
 
+// --session (baton.desktop): the log goes to $XDG_STATE_HOME/baton/log too,
+// and the previous run's is kept for the user who comes back after a crash.
+TEST(SessionLog, EachRunLogsToTheStateFolderAndKeepsThePreviousRun) {
+  std::string state = scratch_dir("session-log-state");
+  const std::map<std::string, std::string> env = {{"XDG_STATE_HOME", state}};
+  BatonRun first = baton("session-log-1",
+                         {"--session", "--backend", "headless", "--socket", "baton-session-log-1",
+                          "--exit-with-session", "-s", "true"},
+                         milliseconds(10000), env);
+  ASSERT_EQ(first.status, 0) << first.log;
+  const std::string log = read_file(state + "/baton/log");
+  EXPECT_NE(log.find("running on WAYLAND_DISPLAY=baton-session-log-1"), std::string::npos) << log;
+  EXPECT_NE(log.find("baton exits (status 0)"), std::string::npos) << log;
+  BatonRun second = baton("session-log-2",
+                          {"--session", "--backend", "headless", "--socket", "baton-session-log-2",
+                           "--exit-with-session", "-s", "true"},
+                          milliseconds(10000), env);
+  ASSERT_EQ(second.status, 0) << second.log;
+  EXPECT_NE(read_file(state + "/baton/log").find("baton-session-log-2"), std::string::npos);
+  EXPECT_NE(read_file(state + "/baton/log.old").find("baton-session-log-1"), std::string::npos);
+}
+
+TEST(SessionLog, WithoutXdgStateHomeItIsUnderHome) {
+  std::string home = scratch_dir("session-log-home");
+  BatonRun r = baton("session-log-home-run",
+                     {"--session", "--backend", "headless", "--exit-with-session", "-s", "true"},
+                     milliseconds(10000), {{"XDG_STATE_HOME", ""}, {"HOME", home}});
+  ASSERT_EQ(r.status, 0) << r.log;
+  EXPECT_NE(read_file(home + "/.local/state/baton/log").find("running on WAYLAND_DISPLAY"),
+            std::string::npos);
+}
+
+TEST(SessionLog, AFailedStartSaysWhyInTheLog) {
+  std::string state = scratch_dir("session-log-failed");
+  BatonRun r = baton("session-log-failed-run", {"--session", "--backend", "wayland"},
+                     milliseconds(10000), {{"XDG_STATE_HOME", state}, {"WAYLAND_DISPLAY", ""}});
+  EXPECT_EQ(r.status, 1);
+  const std::string log = read_file(state + "/baton/log");
+  EXPECT_NE(log.find("cannot start:"), std::string::npos) << log;
+  EXPECT_NE(log.find("WAYLAND_DISPLAY is not set"), std::string::npos) << log;
+}
+
+TEST(SessionLog, ACrashIsReportedWithTheSignalAndABacktrace) {
+  std::string dir = scratch_dir("session-log-crash");
+  Process p({baton_exe(), "--session", "--backend", "headless", "--socket", "baton-crash-test"},
+            {{"XDG_STATE_HOME", dir}}, dir + "/stderr.log");
+  ASSERT_TRUE(wait_for_text(dir + "/baton/log", "running on WAYLAND_DISPLAY", milliseconds(10000)));
+  // abort(): what a failed check or an unhandled exception ends in.
+  p.signal(SIGABRT);
+  EXPECT_EQ(p.wait(milliseconds(5000)), 128 + SIGABRT);
+  for (const std::string& where : {dir + "/baton/log", dir + "/stderr.log"}) {
+    const std::string text = read_file(where);
+    EXPECT_NE(text.find("baton crashed: SIGABRT"), std::string::npos) << where << ":\n" << text;
+    EXPECT_NE(text.find("backtrace"), std::string::npos) << where;
+    EXPECT_NE(text.find("baton("), std::string::npos) << "no frame of baton in " << where;
+  }
+}
+
 }  // namespace
 }  // namespace baton::test
