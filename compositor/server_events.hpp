@@ -16,6 +16,9 @@ struct ServerEvents {
   Signal<Output&> output_added;
   /// An output about to go: move what is on it elsewhere.
   Signal<Output&> output_removed;
+  /// An output turned off (wlr-randr --off): it stays, its windows move to
+  /// an output that is on.
+  Signal<Output&> output_disabled;
   /// Outputs came, went, moved or changed mode: re-arrange what depends on
   /// their boxes (panels, lock covers, output-management clients).
   Signal<> layout_changed;

@@ -18,7 +18,9 @@ Workspaces::Workspaces(Server& server)
     : server_(server),
       output_added_(server.events().output_added.connect([this](Output& o) { output_added(o); })),
       output_removed_(
-          server.events().output_removed.connect([this](Output& o) { output_removed(o); })) {}
+          server.events().output_removed.connect([this](Output& o) { output_removed(o); })),
+      output_disabled_(
+          server.events().output_disabled.connect([this](Output& o) { evacuate(o); })) {}
 
 int Workspaces::current(const Output* output) const {
   for (const auto& [o, n] : current_)
@@ -109,9 +111,17 @@ void Workspaces::output_added(Output& output) {
 
 void Workspaces::output_removed(Output& output) {
   std::erase_if(current_, [&](const auto& entry) { return entry.first == &output; });
+  evacuate(output);
+}
+
+void Workspaces::evacuate(Output& output) {
+  // Another output, one that is on if there is one.
   Output* target = nullptr;
   for (Output* o : server_.outputs())
-    if (o != &output && target == nullptr) target = o;
+    if (o != &output && (target == nullptr || (!target->wlr()->enabled && o->wlr()->enabled)))
+      target = o;
+  if (focused_output_ == &output) focused_output_ = target;
+  if (pointer_output_ == &output) pointer_output_ = target;
   wlr_box box{};
   if (target != nullptr) wlr_output_layout_get_box(server_.output_layout(), target->wlr(), &box);
   bool lost_focus = false;
@@ -125,6 +135,15 @@ void Workspaces::output_removed(Output& output) {
     lost_focus |= server_.windows().focused() == v.get() && !v->visible();
   }
   if (lost_focus) refocus(target);
+  // A pointer left over the dark output goes where the windows went.
+  if (target != nullptr &&
+      server_.output_at(server_.seat().cursor_x(), server_.seat().cursor_y()) == &output) {
+    wlr_box box{};
+    wlr_output_layout_get_box(server_.output_layout(), target->wlr(), &box);
+    wlr_cursor_warp(server_.seat().cursor(), nullptr, box.x + box.width / 2.0,
+                    box.y + box.height / 2.0);
+    server_.seat().refresh_pointer_focus(monotonic_msec());
+  }
 }
 
 void Workspaces::refocus(const Output* output) {

@@ -55,6 +55,8 @@ class Workspaces {
   void output_added(Output& output);
   /// `output` is going away: its windows move to another output.
   void output_removed(Output& output);
+  /// Windows on `output` move to another output that is on.
+  void evacuate(Output& output);
 
  private:
   void refocus(const Output* output);
@@ -65,6 +67,7 @@ class Workspaces {
   Weak<Output> pointer_output_;
   Connection output_added_;
   Connection output_removed_;
+  Connection output_disabled_;
 };
 
 }  // namespace baton

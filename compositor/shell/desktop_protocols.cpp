@@ -195,6 +195,9 @@ void DesktopProtocols::apply_output_configuration(wlr_output_configuration_v1* c
     if (ok && !test_only && head->state.enabled)
       wlr_output_layout_add(server_.output_layout(), head->state.output, head->state.x,
                             head->state.y);
+    if (ok && !test_only && !head->state.enabled)
+      for (Output* output : server_.outputs())
+        if (output->wlr() == head->state.output) server_.events().output_disabled.emit(*output);
   }
   if (ok)
     wlr_output_configuration_v1_send_succeeded(config);

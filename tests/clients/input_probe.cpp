@@ -1,4 +1,4 @@
-// baton-input-probe: a fullscreen window that prints, one line each, what its
+// baton-input-probe: a fullscreen (or 400x300) window that prints, one line each, what its
 // wl_seat delivers, so that a test driving real input devices (uinput, in the
 // guest) can check what a client sees:
 //   ready W H                      the window is shown at W x H
@@ -10,13 +10,14 @@
 //   frames N                       (--animate) every 10th frame shown
 // Runs until killed (SIGTERM) or the compositor goes away.
 //
-// usage: baton-input-probe [--animate]
+// usage: baton-input-probe [--animate] [--windowed (400x300)] [--colour RRGGBB (default 305070)]
 #include <poll.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <wayland-client.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
 
@@ -123,8 +124,8 @@ const wl_registry_listener kRegistry = {
     .global_remove = [](void*, wl_registry*, uint32_t) {},
 };
 
-int run(bool animate) {
-  WaylandWindow window("baton-input-probe", /*fullscreen=*/true);
+int run(bool animate, uint32_t colour, bool windowed) {
+  WaylandWindow window("baton-input-probe", /*fullscreen=*/!windowed);
   if (window.display() == nullptr) {
     line("input-probe: FAIL: %s", window.error().c_str());
     return 1;
@@ -137,14 +138,16 @@ int run(bool animate) {
     line("input-probe: FAIL: no wl_seat");
     return 1;
   }
-  const auto width = static_cast<uint32_t>(window.width() > 0 ? window.width() : 640);
-  const auto height = static_cast<uint32_t>(window.height() > 0 ? window.height() : 480);
+  // Windowed: 400x300, wherever the compositor places it.
+  const auto width = static_cast<uint32_t>(!windowed && window.width() > 0 ? window.width() : 400);
+  const auto height =
+      static_cast<uint32_t>(!windowed && window.height() > 0 ? window.height() : 300);
   auto buffer = ProducerBuffer::create(Allocator::shm, -1, width, height);
   if (!buffer) {
     line("input-probe: FAIL: %s", buffer.error().describe().c_str());
     return 1;
   }
-  buffer->write(0x00305070);
+  buffer->write(colour);
   wl_shm_pool* pool =
       wl_shm_create_pool(window.shm(), buffer->shm_fd(), static_cast<int32_t>(buffer->shm_size()));
   wl_buffer* wl =
@@ -182,10 +185,21 @@ int run(bool animate) {
 }  // namespace baton::testing
 
 int main(int argc, char** argv) {
-  const bool animate = argc > 1 && std::string_view(argv[1]) == "--animate";
-  if (argc > 2 || (argc == 2 && !animate)) {
-    std::fprintf(stderr, "usage: %s [--animate]\n", argv[0]);
-    return 2;
+  bool animate = false;
+  bool windowed = false;
+  uint32_t colour = 0x305070;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--animate") {
+      animate = true;
+    } else if (arg == "--windowed") {
+      windowed = true;
+    } else if (arg == "--colour" && i + 1 < argc) {
+      colour = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 16));
+    } else {
+      std::fprintf(stderr, "usage: %s [--animate] [--windowed] [--colour RRGGBB]\n", argv[0]);
+      return 2;
+    }
   }
-  return baton::testing::run(animate);
+  return baton::testing::run(animate, colour, windowed);
 }

@@ -1,8 +1,9 @@
 // Writes what a CRTC scans out right now to a PNG: the proof that a
 // compositor's frame reached the display, not just its renderer.
 //
-// usage: vm-scanout-dump DRIVER OUT.png   (run as root: GETFB2 hands out
-// GEM handles only to CAP_SYS_ADMIN)
+// usage: vm-scanout-dump DRIVER OUT.png [CONNECTOR]   (run as root: GETFB2
+// hands out GEM handles only to CAP_SYS_ADMIN; CONNECTOR, e.g. Virtual-2:
+// its CRTC, else the first active one)
 //        vm-scanout-dump DRIVER --watch SECONDS FORBIDDEN SEEN [OUT.png]
 // --watch samples what the CRTC scans out, as fast as it can, for SECONDS:
 // fails (and writes the first offending scanout to OUT.png) when any sample
@@ -32,12 +33,39 @@
 
 namespace {
 
-int dump(int card, const char* out) {
+// The CRTC driving the connector named `name` (e.g. Virtual-2), or 0.
+uint32_t crtc_of(int card, drmModeRes* res, const char* name) {
+  uint32_t crtc_id = 0;
+  for (int i = 0; res != nullptr && i < res->count_connectors && crtc_id == 0; ++i) {
+    drmModeConnector* connector = drmModeGetConnector(card, res->connectors[i]);
+    if (connector == nullptr) continue;
+    const char* type = drmModeGetConnectorTypeName(connector->connector_type);
+    const std::string full = std::string(type != nullptr ? type : "?") + "-" +
+                             std::to_string(connector->connector_type_id);
+    if (full == name && connector->encoder_id != 0) {
+      drmModeEncoder* encoder = drmModeGetEncoder(card, connector->encoder_id);
+      if (encoder != nullptr) crtc_id = encoder->crtc_id;
+      drmModeFreeEncoder(encoder);
+    }
+    drmModeFreeConnector(connector);
+  }
+  return crtc_id;
+}
+
+// The framebuffer of the CRTC of `connector`, or of the first active CRTC.
+int dump(int card, const char* out, const char* connector = nullptr) {
   drmModeRes* res = drmModeGetResources(card);
   uint32_t fb_id = 0;
+  const uint32_t wanted = connector != nullptr ? crtc_of(card, res, connector) : 0;
+  if (connector != nullptr && wanted == 0) {
+    drmModeFreeResources(res);
+    std::printf("scanout-dump: no CRTC drives %s\n", connector);
+    return 1;
+  }
   for (int i = 0; res != nullptr && i < res->count_crtcs && fb_id == 0; ++i) {
     drmModeCrtc* crtc = drmModeGetCrtc(card, res->crtcs[i]);
-    if (crtc != nullptr && crtc->mode_valid) fb_id = crtc->buffer_id;
+    if (crtc != nullptr && crtc->mode_valid && (wanted == 0 || crtc->crtc_id == wanted))
+      fb_id = crtc->buffer_id;
     drmModeFreeCrtc(crtc);
   }
   drmModeFreeResources(res);
@@ -225,7 +253,7 @@ int watch(int card, double seconds, const std::vector<uint32_t>& forbidden,
 int main(int argc, char** argv) {
   if (argc < 3 || (std::strcmp(argv[2], "--watch") == 0 && argc < 6)) {
     std::fprintf(stderr,
-                 "usage: %s DRIVER OUT.png|--card|--master\n"
+                 "usage: %s DRIVER OUT.png [CONNECTOR]|--card|--master\n"
                  "       %s DRIVER --watch SECONDS FORBIDDEN SEEN[,SEEN...] [OUT.png]\n",
                  argv[0], argv[0]);
     return 2;
@@ -257,5 +285,5 @@ int main(int argc, char** argv) {
   if (std::strcmp(argv[2], "--watch") == 0)
     return watch(card->get(), std::atof(argv[3]), colours(argv[4]), colours(argv[5]),
                  argc > 6 ? argv[6] : nullptr);
-  return dump(card->get(), argv[2]);
+  return dump(card->get(), argv[2], argc > 3 ? argv[3] : nullptr);
 }

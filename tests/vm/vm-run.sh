@@ -10,6 +10,7 @@
 #                   vkms, vkms_nofence and vkms_timeline are built by
 #                   fetch-vkms.sh when named
 #   --gpu           add a virtio-gpu-pci device (KMS, one 1280x800 output)
+#   --gpu-outputs N the same with N outputs (connectors Virtual-1..N)
 #   --share DIR     share host DIR read-write at the same path (at most 8)
 #   --env K=V       environment for the command (repeatable)
 #   --lavapipe      Vulkan through Mesa's lavapipe only (VK_DRIVER_FILES);
@@ -34,6 +35,7 @@ while [ $# -gt 0 ]; do
     --cache) cache=$2; shift 2 ;;
     --modules) modules=${2//,/ }; shift 2 ;;
     --gpu) gpu=1; shift ;;
+    --gpu-outputs) gpu=$2; shift 2 ;;
     --share) mkdir -p "$2"; shares+=("$(realpath "$2")"); shift 2 ;;
     --env) envs+=("$2"); shift 2 ;;
     --lavapipe) lavapipe=1; shift ;;
@@ -107,7 +109,13 @@ for dir in "${shares[@]+"${shares[@]}"}"; do
   append+=" baton.share$i=$dir"
   i=$((i + 1))
 done
-[ $gpu = 1 ] && cmd+=(-device virtio-gpu-pci)
+[ "$gpu" = 1 ] && cmd+=(-device virtio-gpu-pci)
+if [ "$gpu" -gt 1 ]; then
+  cmd+=(-device "virtio-gpu-pci,max_outputs=$gpu")
+  # Without a display window qemu reports only the first output connected:
+  # the others are forced on (their modes are the kernel's no-EDID ones).
+  for ((i = 2; i <= gpu; i++)); do append+=" video=Virtual-$i:e"; done
+fi
 cmd+=(-append "$append")
 
 # Stock kernels under TCG very rarely hang or oops early in boot (seen once
