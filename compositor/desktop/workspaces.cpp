@@ -98,19 +98,39 @@ View* Workspaces::most_recent(const Output* output, const View* except) const {
 }
 
 void Workspaces::output_added(Output& output) {
-  // Windows left without an output (the last one went away) come here.
+  // An output back (after a VT switch, a replug) shows the workspace it did.
+  if (auto it = current_when_gone_.find(output.wlr()->name); it != current_when_gone_.end()) {
+    current_.emplace_back(&output, it->second);
+    current_when_gone_.erase(it);
+  }
+  // Windows left without an output (the last one went away) come here, and
+  // stay where they were if that is on this output.
+  wlr_box box{};
+  wlr_output_layout_get_box(server_.output_layout(), output.wlr(), &box);
   for (const auto& v : server_.windows().views()) {
     if (!v->mapped() || v->output() != nullptr) continue;
-    wlr_box box{};
-    wlr_output_layout_get_box(server_.output_layout(), output.wlr(), &box);
-    v->move_frame_to(box.x, box.y + v->title_bar_height());
+    const Rect frame = v->frame();
+    const bool inside = frame.x >= box.x && frame.y >= box.y &&
+                        frame.x + frame.width <= box.x + box.width &&
+                        frame.y + frame.height <= box.y + box.height;
+    if (!inside) v->move_frame_to(box.x, box.y + v->title_bar_height());
     v->set_output(&output);
     v->set_visible(v->workspace() == current(&output));
   }
 }
 
 void Workspaces::output_removed(Output& output) {
+  current_when_gone_[output.wlr()->name] = current(&output);
   std::erase_if(current_, [&](const auto& entry) { return entry.first == &output; });
+  // A VT switch away takes every output and brings them back after it: the
+  // windows wait where they are instead of crowding onto the last output.
+  if (wlr_session* session = server_.session(); session != nullptr && !session->active) {
+    for (const auto& v : server_.windows().views())
+      if (v->output() == &output) v->set_output(nullptr);
+    if (focused_output_ == &output) focused_output_ = nullptr;
+    if (pointer_output_ == &output) pointer_output_ = nullptr;
+    return;
+  }
   evacuate(output);
 }
 

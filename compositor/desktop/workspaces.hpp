@@ -5,6 +5,8 @@
 // whose window was focused or that the pointer moved onto last.
 #pragma once
 
+#include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -63,6 +65,9 @@ class Workspaces {
 
   Server& server_;
   std::vector<std::pair<const Output*, int>> current_;
+  // The workspace each output showed when it went away, by connector name:
+  // wlroots destroys DRM outputs on a VT switch and makes new ones after it.
+  std::map<std::string, int> current_when_gone_;
   Weak<Output> focused_output_;
   Weak<Output> pointer_output_;
   Connection output_added_;

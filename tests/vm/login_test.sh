@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Runs inside the guest: a real login. baton is installed with meson install
+# (to /usr/local in the guest's overlay); greetd, Debian's display manager,
+# logs an ordinary user in on VT 1 and starts the session from the installed
+# baton.desktop, whose Exec line it runs. The guest has no systemd, so no
+# logind: baton takes the seat through libseat's seatd backend, the user in
+# seatd's group. Then:
+# - baton runs as that user, on virtio-gpu, logging to the session log;
+#   foot started in the session shows on the CRTC (login-session.png);
+# - a VT switch away and back inside the session (login-vt-before.png,
+#   login-vt-after.png) leaves foot on the screen;
+# - the exit binding (Super+Shift+E, typed on a uinput keyboard) ends the
+#   session and greetd's greeter (agreety) takes VT 1 again;
+# - a second login, typed at the greeter, starts baton again.
+#
+# usage: login_test.sh BUILD_DIR VM_UINPUT SCANOUT_DUMP OUT_DIR
+set -uo pipefail
+build=$1 uinput=$2 dump=$3 out=$4
+mkdir -p "$out"
+fail() {
+  [ -f "${log:-}" ] && tail -n 20 "$log"
+  [ -f "$out/login-greetd.log" ] && tail -n 10 "$out/login-greetd.log"
+  echo "login: FAIL: $*"
+  exit 1
+}
+command -v greetd >/dev/null || fail "greetd is not installed (tools/deps.sh installs it)"
+here=$(dirname "$(realpath "$0")")
+source "$here/guest-udev.sh"
+source "$here/guest-uinput.sh"
+send keyboard kbd
+udev_settle
+
+# As an administrator would: meson install, then the user and the greeter.
+meson install -C "$build" --no-rebuild --quiet >"$out/login-install.log" 2>&1 ||
+  { tail -n 5 "$out/login-install.log"; fail "meson install failed"; }
+ldconfig
+session=/usr/local/share/wayland-sessions/baton.desktop
+[ -x /usr/local/bin/baton ] && [ -f "$session" ] || fail "meson install did not install baton and $session"
+getent group video >/dev/null || groupadd video
+useradd -m -G video -s /bin/sh batonuser || fail "useradd failed"
+echo 'batonuser:baton' | chpasswd || fail "chpasswd failed"
+uid=$(id -u batonuser)
+# What logind would make: the user's runtime directory.
+mkdir -p "/run/user/$uid" && chown batonuser: "/run/user/$uid" && chmod 700 "/run/user/$uid"
+rm -f /run/seatd.sock
+seatd -g video -l error >"$out/login-seatd.log" 2>&1 &
+seatd_pid=$!
+for _ in $(seq 100); do [ -S /run/seatd.sock ] && break; sleep 0.05; done
+[ -S /run/seatd.sock ] || fail "seatd did not start"
+
+# greetd runs the session file's Exec line, as a session chooser would.
+exec_line=$(sed -n 's/^Exec=//p' "$session")
+[ -n "$exec_line" ] || fail "$session has no Exec line"
+start="env XDG_RUNTIME_DIR=/run/user/$uid LIBSEAT_BACKEND=seatd $exec_line"
+mkdir -p /etc/greetd
+cat >/etc/greetd/config.toml <<CONF
+[terminal]
+vt = 1
+[default_session]
+command = "/usr/sbin/agreety --cmd '$start'"
+user = "_greetd"
+[initial_session]
+command = "$start"
+user = "batonuser"
+CONF
+log=/home/batonuser/.local/state/baton/log
+runs() { grep -c "running on WAYLAND_DISPLAY" "$log" 2>/dev/null || echo 0; }
+wait_running() {
+  for _ in $(seq 600); do grep -q "running on WAYLAND_DISPLAY" "$log" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
+started=$(date +%s.%N)
+greetd >"$out/login-greetd.log" 2>&1 &
+greetd_pid=$!
+wait_running || fail "greetd's autologin did not start baton within 60 s"
+login_s=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+pid=$(pgrep -x -n baton)
+user=$(stat -c %U "/proc/$pid")
+echo "login: greetd logged batonuser in and baton was running after $login_s s (pid $pid, user $user)"
+[ "$user" = batonuser ] || fail "baton runs as $user, not as the user who logged in"
+grep -q "backend drm" "$log" || fail "baton is not on the DRM backend: $(grep -a 'running on' "$log")"
+grep -q "Seat opened with backend 'seatd'" "$log" || fail "baton did not take the seat through seatd"
+echo "login: $(grep -a -o "baton [0-9.]*: this session's log is .*" "$log")"
+
+# A terminal in the session, as the user.
+runuser -u batonuser -- env XDG_RUNTIME_DIR="/run/user/$uid" WAYLAND_DISPLAY=wayland-0 \
+  foot --override=font=monospace:size=14 sh -c 'echo "logged in as $(id -un) through greetd"; sleep 600' \
+  >"$out/login-foot.log" 2>&1 &
+for _ in $(seq 100); do grep -q "foot" <(grep -a "xdg_toplevel\|map" "$log" 2>/dev/null) && break; sleep 0.1; done
+sleep 3
+"$dump" virtio_gpu "$out/login-session.png" >/dev/null || fail "no scanout to read"
+echo "login: the session's screen: $out/login-session.png"
+
+# A VT switch inside the session.
+cp "$out/login-session.png" "$out/login-vt-before.png"
+busybox chvt 2 && sleep 1 && busybox chvt 1 || fail "chvt failed"
+for _ in $(seq 100); do grep -q "session resumed" "$log" && break; sleep 0.1; done
+grep -q "session resumed" "$log" || fail "baton did not resume after the VT switch"
+sleep 1
+"$dump" virtio_gpu "$out/login-vt-after.png" >/dev/null || fail "no scanout after the VT switch"
+# The same pixels: foot where it was, as it was (one PNG writer, so the
+# same picture is the same bytes).
+cmp -s "$out/login-vt-before.png" "$out/login-vt-after.png" ||
+  fail "the screen changed over the VT switch (login-vt-before.png, login-vt-after.png)"
+echo "login: after a VT switch away and back the screen is the same picture (login-vt-after.png)"
+
+# Leaving: Super+Shift+E, baton's exit binding; greetd's greeter comes back.
+send press kbd 125; send press kbd 42; send key kbd 18; send release kbd 42; send release kbd 125
+for _ in $(seq 100); do pgrep -x baton >/dev/null || break; sleep 0.1; done
+pgrep -x baton >/dev/null && fail "the exit binding did not end the session"
+grep -q "baton exits (status 0)" "$log" || fail "baton did not exit cleanly: $(tail -n 3 "$log")"
+for _ in $(seq 100); do pgrep -x agreety >/dev/null && break; sleep 0.1; done
+pgrep -x agreety >/dev/null || fail "greetd's greeter did not come back after the session ended"
+echo "login: the exit binding ended the session; greetd's greeter (agreety) is back on VT 1"
+
+# A second login at the greeter: user name and password typed on VT 1.
+type_word() {  # evdev key codes, then Enter
+  local code
+  for code in "$@"; do send key kbd "$code"; done
+  send key kbd 28
+}
+sleep 1
+type_word 48 30 20 24 49 22 31 18 19   # batonuser
+sleep 1
+type_word 48 30 20 24 49               # baton
+for _ in $(seq 600); do pgrep -x baton >/dev/null && grep -q "running on WAYLAND_DISPLAY" "$log" && break; sleep 0.1; done
+grep -q "running on WAYLAND_DISPLAY" "$log" && pgrep -x baton >/dev/null ||
+  fail "the second login typed at the greeter did not start baton"
+grep -q "running on WAYLAND_DISPLAY" "$log.old" || fail "the first session's log was not kept as log.old"
+echo "login: a second login typed at the greeter started baton again (the first session's log is log.old)"
+
+kill "$(pgrep -x -n baton)" 2>/dev/null
+kill $greetd_pid 2>/dev/null
+kill $seatd_pid 2>/dev/null
+echo "login: PASS"
