@@ -42,6 +42,7 @@ Server::Server(Options options)
     : options_(std::move(options)), windows_(std::make_unique<Windows>(*this)) {}
 
 Server::~Server() {
+  if (seat_ != nullptr) seat_->stop_keyboards();
   screenshot_writer_.reset();
   launcher_.reset();
   // Xwayland's windows go first, while the scene and seat still exist.

@@ -182,6 +182,8 @@ void Seat::keyboard_destroyed(Keyboard& keyboard) {
   update_capabilities();
 }
 
+void Seat::stop_keyboards() { keyboards_.clear(); }
+
 void Seat::reapply_input_config() {
   for (const auto& keyboard : keyboards_) apply_input_config(server_, &keyboard->wlr()->base);
   for (wlr_input_device* device : pointer_devices_) apply_input_config(server_, device);

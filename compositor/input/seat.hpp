@@ -74,6 +74,10 @@ class Seat {
   /// Re-evaluates what is under the cursor, e.g. after windows moved.
   void refresh_pointer_focus(uint32_t time_msec);
   void keyboard_destroyed(Keyboard& keyboard);
+  /// Stops handling keyboards, first thing at shutdown: a backend that goes
+  /// releases every key still held (Super and Shift after the exit binding),
+  /// and those releases must not reach a half torn-down server.
+  void stop_keyboards();
   /// baton's own cursor image (after a client's was taken away).
   void restore_cursor_image();
   [[nodiscard]] PointerConstraints& pointer_constraints() { return *constraints_; }

@@ -161,5 +161,19 @@ TEST_F(FocusTest, CursorRequestsFromUnfocusedClientsAreIgnored) {
   wl_surface_destroy(cursor);
 }
 
+// Leaving with the exit binding leaves Super and Shift held; destroying the
+// backend's keyboards then releases them, in the middle of the server's
+// teardown. Seen as a crash on the way out of a logind session.
+TEST(ShutdownTest, KeysStillHeldWhenTheServerGoes) {
+  auto server = std::make_unique<Server>(headless_options());
+  ASSERT_TRUE(server->start());
+  FakeKeyboard keyboard(*server);
+  keyboard.finish_with_backend(*server);
+  keyboard.press(KEY_LEFTMETA, true);
+  keyboard.press(KEY_LEFTSHIFT, true);
+  server.reset();
+  SUCCEED() << "the server went with keys held";
+}
+
 }  // namespace
 }  // namespace baton::test

@@ -16,7 +16,17 @@ FakeKeyboard::FakeKeyboard(Server& server) {
   server.seat().add_input(&keyboard_.base);
 }
 
-FakeKeyboard::~FakeKeyboard() { wlr_keyboard_finish(&keyboard_); }
+FakeKeyboard::~FakeKeyboard() {
+  if (!finished_) wlr_keyboard_finish(&keyboard_);
+}
+
+void FakeKeyboard::finish_with_backend(Server& server) {
+  backend_destroy_.connect(&server.backend()->events.destroy, [this](void*) {
+    finished_ = true;
+    backend_destroy_.disconnect();  // the backend's signal goes with it
+    wlr_keyboard_finish(&keyboard_);
+  });
+}
 
 void FakeKeyboard::press(uint32_t keycode, bool pressed) {
   wlr_keyboard_key_event event{};

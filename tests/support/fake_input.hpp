@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "util/listener.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
@@ -21,9 +22,14 @@ class FakeKeyboard {
   /// Presses and releases evdev `keycode` (KEY_A, ...).
   void tap(uint32_t keycode);
   void press(uint32_t keycode, bool pressed);
+  /// From now on the keyboard goes when the server's backend does, as a
+  /// backend's own devices do (wlroots then releases the keys still held).
+  void finish_with_backend(Server& server);
 
  private:
   wlr_keyboard keyboard_{};
+  bool finished_ = false;
+  Listener<void> backend_destroy_;
 };
 
 class FakePointer {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The harness itself: a missing qemu fails loudly with status 125, the guest
 # command's exit status comes back, the guest has the kernel interfaces the
-# other tests need, and the host's files are read-only to the guest.
+# other tests need, the host's files are read-only to the guest, and a guest
+# booted into systemd runs logind.
 #
 # usage: harness_test.sh VM_RUN CACHE SCRATCH_DIR
 set -uo pipefail
@@ -35,4 +36,19 @@ rc=$?
 check "guest exit status comes back (42, got $rc)" test $rc = 42
 check "guest writes to host paths stay in the guest" test ! -e "$host_file"
 check "--share directories are writable" grep -qx shared "$scratch/share/shared-file"
+
+# --systemd: systemd is PID 1 with logind and the system bus running, /tmp is
+# still the host's (a checkout or build tree may live there), and the exit
+# status still comes back.
+tmp_file=$(mktemp /tmp/baton-vm-harness.XXXXXX)
+"$vm_run" --cache "$cache" --systemd -- bash -c '
+  echo "PID 1: $(cat /proc/1/comm), $(systemctl is-system-running)"
+  [ "$(cat /proc/1/comm)" = systemd ] || exit 1
+  systemctl is-active --quiet systemd-logind dbus || { echo "logind or dbus is not running"; exit 1; }
+  loginctl list-seats --no-legend | grep -q seat0 || { echo "logind has no seat0"; exit 1; }
+  test -f "$1" || { echo "the host file $1 is not in the guest'"'"'s /tmp"; exit 1; }
+  exit 43' guest "$tmp_file" 2>&1
+rc=$?
+rm -f "$tmp_file"
+check "--systemd: systemd and logind run, /tmp is the host's, the exit status comes back (43, got $rc)" test $rc = 43
 exit $((failures > 0))

@@ -15,21 +15,24 @@
 #   --env K=V       environment for the command (repeatable)
 #   --lavapipe      Vulkan through Mesa's lavapipe only (VK_DRIVER_FILES);
 #                   with /dev/udmabuf it can import and export dma-bufs
+#   --systemd       systemd as the guest's PID 1 (udev, dbus, logind), the
+#                   command a unit of it; without, a busybox init runs it
 #   --timeout SECS  whole-VM limit (default 240)
 #   --memory SIZE   guest RAM (default 1G)    --cpus N   vCPUs (default nproc)
 # The guest's cwd is the caller's; the guest has /dev/udmabuf (built in); its
 # /run is a fresh tmpfs; every other path outside --share directories is an
 # overlay whose writes vanish: write results into a --share directory.
-# env: BATON_VM_QEMU (the qemu binary), BATON_VM_CACHE (as --cache).
+# env: BATON_VM_QEMU (the qemu binary), BATON_VM_CACHE (as --cache),
+# BATON_VM_KEEP_LOG (a file to copy the guest's serial console log to).
 # Exit status: the command's; 124 when the VM ran out of time; 125 when the
 # command never ran (qemu missing, no kernel, boot failure: the reason is
 # printed, with the guest's kernel log).
 set -uo pipefail
 here=$(dirname "$(realpath "$0")")
 cache=${BATON_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-vm}
-modules="" gpu=0 lavapipe=0 timeout=240 memory=1G cpus=$(nproc)
+init=busybox modules="" gpu=0 lavapipe=0 timeout=240 memory=1G cpus=$(nproc)
 shares=() envs=()
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --cache) cache=$2; shift 2 ;;
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
     --share) mkdir -p "$2"; shares+=("$(realpath "$2")"); shift 2 ;;
     --env) envs+=("$2"); shift 2 ;;
     --lavapipe) lavapipe=1; shift ;;
+    --systemd) init=systemd; shift ;;
     --timeout) timeout=$2; shift 2 ;;
     --memory) memory=$2; shift 2 ;;
     --cpus) cpus=$2; shift 2 ;;
@@ -77,7 +81,7 @@ initrd="$cache/initramfs-$kver.cpio.gz"
 ) 9>"$cache/.initramfs.lock" || cannot_run "building the initramfs failed"
 
 ctl=$(mktemp -d "$cache/run.XXXXXX")
-trap 'rm -rf "$ctl"' EXIT
+trap '[ -n "${BATON_VM_KEEP_LOG:-}" ] && cp "$ctl/kernel.log" "$BATON_VM_KEEP_LOG"; rm -rf "$ctl"' EXIT
 {
   echo ': >/run/baton-vm/started'
   echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
@@ -94,7 +98,7 @@ trap 'rm -rf "$ctl"' EXIT
   echo 'echo $rc >/run/baton-vm/rc'
 } >"$ctl/job.sh"
 
-append="console=ttyS0 quiet loglevel=4 panic=-1 rdinit=/init baton.moddir=$kpkg/lib/modules/$kver"
+append="console=ttyS0 quiet loglevel=4 panic=-1 rdinit=/init baton.moddir=$kpkg/lib/modules/$kver baton.init=$init"
 # /dev/kvm on the CI machines is a nested PVM that stock kernels cannot run on.
 cmd=("$qemu" -nodefaults -no-user-config -display none -no-reboot
   -machine q35 -accel tcg,tb-size=256 -cpu max -m "$memory" -smp "$cpus"
