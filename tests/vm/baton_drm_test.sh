@@ -29,12 +29,8 @@ if [ "$drill" = gpu-loss ]; then
 else
   renderer_tag=$renderer
 fi
-log=/dev/null
-fail() {
-  [ -s "$log" ] && tail -n 40 "$log"
-  echo "baton-drm: FAIL: $*"
-  exit 1
-}
+test_name=baton-drm
+source "$(dirname "$0")/guest-test.sh"
 
 command -v weston-simple-shm >/dev/null || fail "weston-simple-shm is not installed (weston)"
 source "$(dirname "$0")/guest-seat.sh"

@@ -19,8 +19,8 @@
 # usage: clients_test.sh BATON CLIENT COLOUR_CHECK OUT_DIR
 set -uo pipefail
 baton=$1 client=$2 check=$3 out=$4
-fail() { echo "clients: FAIL: $*"; [ -n "${baton_pid:-}" ] && kill "$baton_pid" 2>/dev/null; exit 1; }
-
+test_name=clients
+source "$(dirname "$0")/guest-test.sh"
 source "$(dirname "$0")/guest-baton.sh"
 start_vulkan_baton clients
 

@@ -2,7 +2,7 @@
 # the headless backend with the Vulkan renderer (lavapipe) and explicit sync
 # on virtio-gpu's render node, and defines screenshot().
 #
-# Needs $baton, $out and fail(); call start_vulkan_baton NAME. Sets render,
+# Needs $baton, $out and guest-test.sh; call start_vulkan_baton NAME. Sets render,
 # work (a scratch directory), log ($out/NAME-baton.log), shot and baton_pid,
 # and exports WAYLAND_DISPLAY=baton-NAME-test.
 start_vulkan_baton() {
@@ -15,20 +15,13 @@ start_vulkan_baton() {
 
   mkdir -p "$out"
   work=$(mktemp -d)
-  log="$out/$1-baton.log" shot="$work/shot.png"
+  shot="$work/shot.png"
   export WAYLAND_DISPLAY=baton-$1-test
-  "$baton" --backend headless --renderer vulkan --drm-device "$render" --socket "$WAYLAND_DISPLAY" \
-    --screenshot "$shot" --screenshot-delay 600000 >"$log" 2>&1 &
-  baton_pid=$!
-  for _ in $(seq 1200); do
-    grep -q "running on WAYLAND_DISPLAY" "$log" && break
-    kill -0 $baton_pid 2>/dev/null || { cat "$log"; fail "baton exited at start-up"; }
-    sleep 0.05
-  done
-  grep -q "running on WAYLAND_DISPLAY" "$log" || { cat "$log"; fail "baton did not start in 60 s"; }
+  launch_baton "$out/$1-baton.log" "$baton" --backend headless --renderer vulkan \
+    --drm-device "$render" --socket "$WAYLAND_DISPLAY" --screenshot "$shot" --screenshot-delay 600000
   grep "buffers:" "$log"
   grep -q "linux-dmabuf-v1 on, linux-drm-syncobj-v1 on" "$log" ||
-    { cat "$log"; fail "baton does not advertise both linux-dmabuf-v1 and linux-drm-syncobj-v1"; }
+    fail "baton does not advertise both linux-dmabuf-v1 and linux-drm-syncobj-v1"
 }
 
 # SIGUSR1: baton writes a screenshot now; copies it to $1.

@@ -17,16 +17,13 @@
 set -uo pipefail
 baton=$1 uinput=$2 probe=$3 out=$4
 mkdir -p "$out"
-log=/dev/null
-fail() {
-  [ -s "$log" ] && tail -n 30 "$log"
-  echo "input: FAIL: $*"
-  exit 1
-}
-source "$(dirname "$(realpath "$0")")/guest-seat.sh"
+here=$(dirname "$(realpath "$0")")
+test_name=input
+source "$here/guest-test.sh"
+source "$here/guest-seat.sh"
 unset WLR_LIBINPUT_NO_DEVICES  # this test has devices; none found is a failure
-source "$(dirname "$(realpath "$0")")/guest-udev.sh"
-source "$(dirname "$(realpath "$0")")/guest-uinput.sh"
+source "$here/guest-udev.sh"
+source "$here/guest-uinput.sh"
 
 # The devices, before baton starts.
 send keyboard kbd
@@ -55,17 +52,9 @@ CONF
 }
 write_config flat 0.0 true true
 
-log=$out/input-baton.log
 export WAYLAND_DISPLAY=baton-input
-"$baton" --backend drm --renderer pixman --socket "$WAYLAND_DISPLAY" --config "$out/input.toml" \
-  >"$log" 2>&1 &
-baton_pid=$!
-for _ in $(seq 1200); do
-  grep -q "running on WAYLAND_DISPLAY" "$log" && break
-  kill -0 $baton_pid 2>/dev/null || fail "baton exited at start-up"
-  sleep 0.05
-done
-grep -q "running on WAYLAND_DISPLAY" "$log" || fail "baton did not start in 60 s"
+launch_baton "$out/input-baton.log" \
+  "$baton" --backend drm --renderer pixman --socket "$WAYLAND_DISPLAY" --config "$out/input.toml"
 for device in "keyboard baton-test kbd" "pointer baton-test mouse" "pointer baton-test pad"; do
   grep -q "input: $device added" "$log" || fail "baton did not pick up the $device"
 done
@@ -187,9 +176,5 @@ since "$m" | grep -q "^key 30 pressed" || fail "the first keyboard stopped typin
 echo "input: a keyboard plugged in typed into the probe; unplugged, baton dropped it; the first still types"
 
 kill $probe_pid 2>/dev/null
-kill -TERM $baton_pid
-wait $baton_pid
-rc=$?
-stop_seat
-[ $rc = 0 ] || [ $rc = 143 ] || fail "baton exited with status $rc"
+finish_baton
 echo "input: PASS"

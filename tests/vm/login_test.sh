@@ -86,7 +86,6 @@ command = "$start"
 user = "batonuser"
 CONF
 log=/home/batonuser/.local/state/baton/log
-runs() { grep -c "running on WAYLAND_DISPLAY" "$log" 2>/dev/null || echo 0; }
 wait_running() {
   for _ in $(seq 600); do grep -q "running on WAYLAND_DISPLAY" "$log" 2>/dev/null && return 0; sleep 0.1; done
   return 1

@@ -15,13 +15,9 @@
 set -uo pipefail
 baton=$1 uinput=$2 probe=$3 dump=$4 check=$5 out=$6
 mkdir -p "$out"
-log=/dev/null
-fail() {
-  [ -s "$log" ] && tail -n 30 "$log"
-  echo "outputs: FAIL: $*"
-  exit 1
-}
 here=$(dirname "$(realpath "$0")")
+test_name=outputs
+source "$here/guest-test.sh"
 source "$here/guest-seat.sh"
 unset WLR_LIBINPUT_NO_DEVICES
 source "$here/guest-udev.sh"
@@ -36,17 +32,9 @@ command -v wlr-randr >/dev/null || fail "wlr-randr is missing (tools/deps.sh ins
 # kernel's no-EDID modes: the same size as Virtual-1.
 printf '[[input]]\ntype = "pointer"\naccel_profile = "flat"\naccel = 0.0\n[[output]]\nname = "Virtual-2"\nmode = "1280x800"\n' \
   >"$out/outputs.toml"
-log=$out/outputs-baton.log
 export WAYLAND_DISPLAY=baton-outputs
-"$baton" --backend drm --renderer pixman --socket "$WAYLAND_DISPLAY" --config "$out/outputs.toml" \
-  >"$log" 2>&1 &
-baton_pid=$!
-for _ in $(seq 1200); do
-  grep -q "running on WAYLAND_DISPLAY" "$log" && break
-  kill -0 $baton_pid 2>/dev/null || fail "baton exited at start-up"
-  sleep 0.05
-done
-grep -q "running on WAYLAND_DISPLAY" "$log" || fail "baton did not start in 60 s"
+launch_baton "$out/outputs-baton.log" \
+  "$baton" --backend drm --renderer pixman --socket "$WAYLAND_DISPLAY" --config "$out/outputs.toml"
 
 randr=$(wlr-randr 2>&1)
 for name in Virtual-1 Virtual-2; do
@@ -144,9 +132,5 @@ for pid in "${probe_pids[@]}"; do kill -0 "$pid" 2>/dev/null || fail "a window's
 echo "outputs: Virtual-2 on again; all three windows still there"
 
 kill "${probe_pids[@]}" 2>/dev/null
-kill -TERM $baton_pid
-wait $baton_pid
-rc=$?
-stop_seat
-[ $rc = 0 ] || [ $rc = 143 ] || fail "baton exited with status $rc"
+finish_baton
 echo "outputs: PASS"

@@ -23,13 +23,10 @@
 set -uo pipefail
 build=$(realpath "$1") driver=$2 out=$3
 mkdir -p "$out"
-log=/dev/null
-fail() {
-  [ -s "$log" ] && tail -n 30 "$log"
-  echo "release-poison: FAIL: $*"
-  exit 1
-}
-source "$(dirname "$(realpath "$0")")/guest-seat.sh"
+here=$(dirname "$(realpath "$0")")
+test_name=release-poison
+source "$here/guest-test.sh"
+source "$here/guest-seat.sh"
 client=$build/tests/clients/baton-dmabuf-client
 dump=$build/tests/vm/vm-scanout-dump
 card=$("$dump" "$driver" --card) || fail "no $driver card: $card"
@@ -44,18 +41,11 @@ printf '[[output]]\nname = "*"\nmode = "640x480"\n' >"$out/release-poison.toml"
 export WAYLAND_DISPLAY=baton-poison
 # Starts baton on the card, logging to LOG, with any further options.
 start_baton() {
-  log=$1
+  local to=$1
   shift
-  WLR_DRM_DEVICES=$card "$build/compositor/baton" --backend drm --renderer vulkan \
-    --drm-device "$render" --socket "$WAYLAND_DISPLAY" --config "$out/release-poison.toml" \
-    "$@" >"$log" 2>&1 &
-  baton_pid=$!
-  for _ in $(seq 1200); do
-    grep -q "running on WAYLAND_DISPLAY" "$log" && break
-    kill -0 $baton_pid 2>/dev/null || fail "baton exited at start-up"
-    sleep 0.05
-  done
-  grep -q "running on WAYLAND_DISPLAY" "$log" || fail "baton did not start in 60 s"
+  launch_baton "$to" env WLR_DRM_DEVICES="$card" "$build/compositor/baton" --backend drm \
+    --renderer vulkan --drm-device "$render" --socket "$WAYLAND_DISPLAY" \
+    --config "$out/release-poison.toml" "$@"
 }
 # Stops it and prints its frame-fence summary into $summary.
 stop_baton() {
@@ -142,12 +132,7 @@ printf '[[output]]\nname = "*"\nmode = "600x300"\n' >"$out/release-poison-nested
 "$build/compositor/baton" --backend wayland --renderer vulkan --socket baton-poison-nested \
   --config "$out/release-poison-nested.toml" --background '#303030' >"$nested_log" 2>&1 &
 nested_pid=$!
-for _ in $(seq 1200); do
-  grep -q "running on WAYLAND_DISPLAY" "$nested_log" && break
-  kill -0 $nested_pid 2>/dev/null || break
-  sleep 0.05
-done
-if ! grep -q "running on WAYLAND_DISPLAY" "$nested_log"; then
+if ! baton_running "$nested_log" $nested_pid; then
   failed=$((failed + 1))
   tail -n 20 "$nested_log"
   echo "release-poison: FAILED $driver-nested: the nested baton did not start"

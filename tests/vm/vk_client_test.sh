@@ -20,8 +20,8 @@
 set -uo pipefail
 baton=$1 client=$2 check=$3 out=$4 frames=${5:-30}
 runs=${6:-"explicit:late explicit:early implicit:late implicit:early"}
-fail() { echo "vk-client: FAIL: $*"; [ -n "${baton_pid:-}" ] && kill "$baton_pid" 2>/dev/null; exit 1; }
-
+test_name=vk-client
+source "$(dirname "$0")/guest-test.sh"
 source "$(dirname "$0")/guest-baton.sh"
 start_vulkan_baton vk-client
 

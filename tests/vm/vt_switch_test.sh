@@ -12,16 +12,12 @@
 set -uo pipefail
 baton=$1 uinput=$2 probe=$3 dump=$4 check=$5 out=$6
 mkdir -p "$out"
-log=/dev/null
-fail() {
-  [ -s "$log" ] && tail -n 30 "$log"
-  echo "vt-switch: FAIL: $*"
-  exit 1
-}
+here=$(dirname "$(realpath "$0")")
+test_name=vt-switch
+source "$here/guest-test.sh"
 [ -e /dev/tty0 ] || fail "the guest has no virtual terminals (/dev/tty0)"
 chvt() { busybox chvt "$1" || fail "chvt $1 failed"; }
 active_vt() { cat /sys/class/tty/tty0/active; }
-here=$(dirname "$(realpath "$0")")
 source "$here/guest-seat.sh"
 unset WLR_LIBINPUT_NO_DEVICES
 source "$here/guest-udev.sh"
@@ -30,16 +26,8 @@ send keyboard kbd
 udev_settle
 echo "vt-switch: the active VT is $(active_vt)"
 
-log=$out/vt-baton.log
 export WAYLAND_DISPLAY=baton-vt
-"$baton" --backend drm --renderer pixman --socket "$WAYLAND_DISPLAY" >"$log" 2>&1 &
-baton_pid=$!
-for _ in $(seq 1200); do
-  grep -q "running on WAYLAND_DISPLAY" "$log" && break
-  kill -0 $baton_pid 2>/dev/null || fail "baton exited at start-up"
-  sleep 0.05
-done
-grep -q "running on WAYLAND_DISPLAY" "$log" || fail "baton did not start in 60 s"
+launch_baton "$out/vt-baton.log" "$baton" --backend drm --renderer pixman --socket "$WAYLAND_DISPLAY"
 grep -q "input: keyboard baton-test kbd added" "$log" || fail "baton did not take the keyboard"
 
 events=$out/vt-probe.txt
@@ -106,9 +94,5 @@ echo "vt-switch: $failed_commits commits failed around the switch"
 [ "$failed_commits" -le 20 ] || fail "$failed_commits commits failed around the switch: retried without a back-off"
 
 kill $probe_pid 2>/dev/null
-kill -TERM $baton_pid
-wait $baton_pid
-rc=$?
-stop_seat
-[ $rc = 0 ] || [ $rc = 143 ] || fail "baton exited with status $rc"
+finish_baton
 echo "vt-switch: PASS"

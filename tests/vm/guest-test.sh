@@ -1,0 +1,42 @@
+# Sourced first by a guest test script, once it has set test_name (the word
+# its FAIL line starts with). Defines:
+# - fail MESSAGE: prints the tail of $log (baton's log, once one runs),
+#   stops that baton and exits 1;
+# - baton_running LOG PID: waits up to 60 s for the baton PID writing LOG to
+#   say it runs; false if it exits or the time runs out first;
+# - launch_baton LOG COMMAND...: runs COMMAND (a baton and its options) in
+#   the background with its output in LOG, sets log and baton_pid, and fails
+#   unless it comes up;
+# - finish_baton: stops that baton with SIGTERM (and the seat, where
+#   guest-seat.sh started one) and fails unless it exits cleanly.
+log=/dev/null
+baton_pid=
+fail() {
+  [ -s "$log" ] && tail -n 40 "$log"
+  echo "$test_name: FAIL: $*"
+  [ -n "$baton_pid" ] && kill "$baton_pid" 2>/dev/null
+  exit 1
+}
+baton_running() {
+  for _ in $(seq 1200); do
+    grep -q "running on WAYLAND_DISPLAY" "$1" && return 0
+    kill -0 "$2" 2>/dev/null || return 1
+    sleep 0.05
+  done
+  return 1
+}
+launch_baton() {
+  log=$1
+  shift
+  "$@" >"$log" 2>&1 &
+  baton_pid=$!
+  baton_running "$log" $baton_pid || fail "baton did not come up (it exited, or 60 s passed)"
+}
+finish_baton() {
+  kill -TERM "$baton_pid"
+  wait "$baton_pid"
+  local rc=$?
+  baton_pid=
+  declare -F stop_seat >/dev/null && stop_seat
+  [ $rc = 0 ] || [ $rc = 143 ] || fail "baton exited with status $rc on SIGTERM"
+}
