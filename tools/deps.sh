@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# Installs what baton needs to build, run and test on Debian 12, and fetches
-# wlroots 0.19 (and wayland 1.23.1's scanner) as meson subprojects when the
-# system lacks them.
+# Installs what baton needs to build and run on Debian 12 (with --tests, also
+# what its test suite runs), and fetches wlroots 0.19 (and wayland 1.23.1's
+# scanner) as meson subprojects when the system lacks them.
 # Idempotent: when everything is present it only runs dpkg-query and returns.
+#
+# usage: deps.sh [--tests]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+lists=(tools/deps.d/*.list)
+case "${1:-}" in
+  --tests) lists+=(tools/deps.d/tests/*.list) ;;
+  "") ;;
+  *) echo "usage: deps.sh [--tests]" >&2; exit 2 ;;
+esac
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo -E "$@"; fi; }
 
@@ -17,12 +25,11 @@ backports=(
 bookworm=(
   ninja-build pkgconf g++ dpkg-dev python3 libexpat1-dev libegl-dev libgles-dev libvulkan-dev glslang-tools libinput-dev
   libxkbcommon-dev libpixman-1-dev libseat-dev libudev-dev hwdata xwayland
-  liblcms2-dev libpng-dev libgtest-dev libgmock-dev vulkan-validationlayers
+  liblcms2-dev libpng-dev libgtest-dev libgmock-dev
   libxcb1-dev libx11-xcb-dev libxcb-composite0-dev libxcb-dri3-dev libxcb-ewmh-dev
   libxcb-icccm4-dev libxcb-image0-dev libxcb-present-dev libxcb-render0-dev
   libxcb-render-util0-dev libxcb-res0-dev libxcb-shm0-dev libxcb-xfixes0-dev
-  libxcb-xinput-dev foot xvfb xauth x11-apps xterm clang-format clang-tidy fonts-dejavu-core
-  adwaita-icon-theme
+  libxcb-xinput-dev foot fonts-dejavu-core adwaita-icon-theme
 )
 # Minimum versions for the backports set (what wlroots 0.19 requires).
 declare -A minimum=(
@@ -31,9 +38,10 @@ declare -A minimum=(
 )
 
 
-# Subsystems list their own packages in tools/deps.d/*.list (one per line,
-# "bpo:" marks a package taken from bookworm-backports).
-for list in tools/deps.d/*.list; do
+# Subsystems list their own packages in tools/deps.d/*.list, and what only
+# their tests run in tools/deps.d/tests/*.list (one per line, "bpo:" marks a
+# package taken from bookworm-backports).
+for list in "${lists[@]}"; do
   [ -f "$list" ] || continue
   while read -r entry; do
     case "$entry" in ''|'#'*) continue ;; bpo:*) backports+=("${entry#bpo:}") ;; *) bookworm+=("$entry") ;; esac

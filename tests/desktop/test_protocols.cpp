@@ -141,7 +141,8 @@ TEST_F(Protocols, ALockerThatDiesLeavesTheSessionLocked) {
 
 TEST_F(Protocols, SwaylockLocksTheSession) {
   if (std::system("command -v swaylock >/dev/null 2>&1") != 0)
-    GTEST_SKIP() << "SKIPPED LOUDLY: swaylock is not installed (tools/deps.d/desktop.list)";
+    GTEST_SKIP()
+        << "SKIPPED LOUDLY: swaylock is not installed (tools/deps.d/tests/desktop-clients.list)";
   Window a(c);
   map(a, kRed);
   pid_t pid = h.server().spawn("exec swaylock --color 305070");

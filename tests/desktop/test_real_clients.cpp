@@ -33,7 +33,7 @@ bool have(const char* program) {
   if (!have(p))                        \
   GTEST_SKIP() << "SKIPPED LOUDLY: " p \
                   " is not installed " \
-                  "(tools/deps.d/desktop.list)"
+                  "(tools/deps.d/tests/desktop-clients.list)"
 
 /// Runs `command` under the server and waits until `done_file` exists.
 bool run_client(Harness& h, const std::string& command, const std::string& done_file,

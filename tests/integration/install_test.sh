@@ -10,7 +10,7 @@ set -euo pipefail
 build=$(realpath "$1") src=$(realpath "$2")
 fail() { echo "install: FAIL: $*"; exit 1; }
 for tool in groff man python3; do
-  command -v "$tool" >/dev/null || fail "$tool is missing (run tools/deps.sh: groff-base, man-db)"
+  command -v "$tool" >/dev/null || fail "$tool is missing (run tools/deps.sh --tests: groff-base, man-db)"
 done
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT

@@ -4,7 +4,7 @@
 # xdg-desktop-portal + xdg-desktop-portal-wlr on baton's socket, and
 # portal_client.py going through the ScreenCast portal like a browser and
 # comparing the PipeWire frames with baton's own screenshot.
-# Needs BATON_EXE; the packages are in tools/deps.d/screencast.list.
+# Needs BATON_EXE; the packages are in tools/deps.d/tests/screencast.list.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

@@ -22,7 +22,7 @@ fi
 
 die() { echo "fetch-kernel: $*" >&2; exit 1; }
 for tool in apt-get dpkg-deb dpkg depmod xz; do
-  command -v "$tool" >/dev/null || die "$tool is missing (run tools/deps.sh)"
+  command -v "$tool" >/dev/null || die "$tool is missing (run tools/deps.sh --tests)"
 done
 
 work=$(mktemp -d "$cache/fetch.XXXXXX")

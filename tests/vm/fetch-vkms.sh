@@ -35,7 +35,7 @@ flock 9
 
 build() {
   for tool in apt-get dpkg-deb make x86_64-linux-gnu-gcc-12 xz tar awk; do
-    command -v "$tool" >/dev/null || die "$tool is missing (run tools/deps.sh)"
+    command -v "$tool" >/dev/null || die "$tool is missing (run tools/deps.sh --tests)"
   done
   local start=$SECONDS
   local work

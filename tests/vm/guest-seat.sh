@@ -2,7 +2,7 @@
 # baton's DRM backend gets a real seat. libseat's noop backend names its seat
 # "noop", and wlroots only takes cards whose udev ID_SEAT (default "seat0")
 # matches, so noop finds no GPU. Defines stop_seat; needs fail() defined.
-command -v seatd >/dev/null || fail "seatd is not installed (tools/deps.sh installs it)"
+command -v seatd >/dev/null || fail "seatd is not installed (tools/deps.sh --tests installs it)"
 rm -f /run/seatd.sock
 seatd -l error &
 seatd_pid=$!

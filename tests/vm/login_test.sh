@@ -31,7 +31,6 @@ fail() {
   echo "login ($seat_manager): FAIL: $*"
   exit 1
 }
-command -v greetd >/dev/null || fail "greetd is not installed (tools/deps.sh installs it)"
 here=$(dirname "$(realpath "$0")")
 case $seat_manager in
   logind)
@@ -56,6 +55,16 @@ session=/usr/local/share/wayland-sessions/baton.desktop
 # who may not read the shadow files (CI does not): fresh ones, made from
 # passwd and group, let useradd and PAM work.
 rm -f /etc/shadow /etc/gshadow && pwconv && grpconv || fail "cannot make fresh shadow files"
+# greetd in the guest only (vm-run.sh --deb): installed on the test machine
+# it would become its display manager.
+[ -n "${BATON_VM_DEBS:-}" ] || fail "no greetd package: run the guest with vm-run.sh --deb greetd"
+# man-db's trigger would re-index every manual page over 9p (minutes under
+# emulation): off, as its auto-update flag allows.
+rm -f /var/lib/man-db/auto-update
+# shellcheck disable=SC2086 # one path per package
+dpkg -i $BATON_VM_DEBS >"$out/login-$seat_manager-dpkg.log" 2>&1 ||
+  { tail -n 5 "$out/login-$seat_manager-dpkg.log"; fail "dpkg -i $BATON_VM_DEBS failed"; }
+command -v greetd >/dev/null || fail "greetd is not installed after dpkg -i $BATON_VM_DEBS"
 getent group video >/dev/null || groupadd video
 useradd -m -G video -s /bin/sh batonuser || fail "useradd failed"
 echo 'batonuser:baton' | chpasswd || fail "chpasswd failed"

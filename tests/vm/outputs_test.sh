@@ -25,7 +25,7 @@ source "$here/guest-uinput.sh"
 send mouse mouse
 send keyboard kbd
 udev_settle
-command -v wlr-randr >/dev/null || fail "wlr-randr is missing (tools/deps.sh installs it)"
+command -v wlr-randr >/dev/null || fail "wlr-randr is missing (tools/deps.sh --tests installs it)"
 
 # Flat acceleration: the pointer moves exactly as far as the mouse says.
 # Virtual-2 is forced on (vm-run.sh) and would take the largest of the

@@ -17,6 +17,9 @@
 #                   with /dev/udmabuf it can import and export dma-bufs
 #   --systemd       systemd as the guest's PID 1 (udev, dbus, logind), the
 #                   command a unit of it; without, a busybox init runs it
+#   --deb PACKAGE   a Debian package for the guest only (repeatable): fetched
+#                   into the cache with apt-get download on first use, its
+#                   path in $BATON_VM_DEBS for the command to dpkg -i
 #   --timeout SECS  whole-VM limit (default 240)
 #   --memory SIZE   guest RAM (default 1G)    --cpus N   vCPUs (default nproc)
 # The guest's cwd is the caller's; the guest has /dev/udmabuf (built in); its
@@ -31,8 +34,8 @@ set -uo pipefail
 here=$(dirname "$(realpath "$0")")
 cache=${BATON_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-vm}
 init=busybox modules="" gpu=0 lavapipe=0 timeout=240 memory=1G cpus=$(nproc)
-shares=() envs=()
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+shares=() envs=() debs=()
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --cache) cache=$2; shift 2 ;;
@@ -43,6 +46,7 @@ while [ $# -gt 0 ]; do
     --env) envs+=("$2"); shift 2 ;;
     --lavapipe) lavapipe=1; shift ;;
     --systemd) init=systemd; shift ;;
+    --deb) debs+=("$2"); shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
     --memory) memory=$2; shift 2 ;;
     --cpus) cpus=$2; shift 2 ;;
@@ -57,7 +61,7 @@ done
 cannot_run() { echo "vm-run: FAILED before the guest command ran: $*" >&2; exit 125; }
 
 qemu=$(command -v "${BATON_VM_QEMU:-qemu-system-x86_64}") ||
-  cannot_run "${BATON_VM_QEMU:-qemu-system-x86_64} is not installed (tools/deps.sh installs qemu-system-x86)"
+  cannot_run "${BATON_VM_QEMU:-qemu-system-x86_64} is not installed (tools/deps.sh --tests installs qemu-system-x86)"
 if [ $lavapipe = 1 ]; then
   icd=$(ls /usr/share/vulkan/icd.d/lvp_icd*.json 2>/dev/null | head -n 1)
   [ -n "$icd" ] || cannot_run "lavapipe is not installed (mesa-vulkan-drivers from bookworm-backports)"
@@ -71,6 +75,18 @@ case " $modules " in
     "$here/fetch-vkms.sh" "$cache" || cannot_run "vkms could not be built (see fetch-vkms above)" ;;
 esac
 vmlinuz=$(ls "$kpkg"/boot/vmlinuz-* | head -n 1)
+deb_paths=()
+for pkg in "${debs[@]+"${debs[@]}"}"; do
+  mkdir -p "$cache/debs"
+  deb=$(ls "$cache/debs/${pkg}_"*.deb 2>/dev/null | head -n 1)
+  if [ -z "$deb" ]; then
+    (cd "$cache/debs" && apt-get download -q "$pkg" >/dev/null 2>&1)
+    deb=$(ls "$cache/debs/${pkg}_"*.deb 2>/dev/null | head -n 1)
+    [ -n "$deb" ] || cannot_run "apt-get download $pkg fetched nothing (apt-get update, as root, first)"
+  fi
+  deb_paths+=("$(realpath "$deb")")
+done
+[ ${#deb_paths[@]} -gt 0 ] && envs+=("BATON_VM_DEBS=${deb_paths[*]}")
 
 initrd="$cache/initramfs-$kver.cpio.gz"
 (

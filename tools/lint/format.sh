@@ -4,7 +4,7 @@
 # rewrites them in place.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-command -v clang-format >/dev/null || { echo "clang-format is missing (tools/deps.sh installs it)"; exit 1; }
+command -v clang-format >/dev/null || { echo "clang-format is missing (tools/deps.sh --tests installs it)"; exit 1; }
 mapfile -t files < <(bash tools/lint/sources.sh)
 if [ "${1:-}" = --fix ]; then
   clang-format -i "${files[@]}"

@@ -7,7 +7,7 @@ set -uo pipefail
 build=$(realpath "${1:?usage: tidy.sh BUILD_DIR [FILE...]}")
 shift
 cd "$(dirname "$0")/../.."
-command -v clang-tidy >/dev/null || { echo "clang-tidy is missing (tools/deps.sh installs it)"; exit 1; }
+command -v clang-tidy >/dev/null || { echo "clang-tidy is missing (tools/deps.sh --tests installs it)"; exit 1; }
 [ -f "$build/compile_commands.json" ] || { echo "no $build/compile_commands.json"; exit 1; }
 if [ $# -gt 0 ]; then
   files=("$@")
