@@ -115,8 +115,6 @@ trap '[ -n "${BATON_VM_KEEP_LOG:-}" ] && cp "$ctl/kernel.log" "$BATON_VM_KEEP_LO
 } >"$ctl/job.sh"
 
 append="console=ttyS0 quiet loglevel=4 panic=-1 rdinit=/init baton.moddir=$kpkg/lib/modules/$kver baton.init=$init"
-# systemd reads its target from the kernel's command line (not from argv).
-[ $init = systemd ] && append+=" systemd.unit=baton-vm.target"
 # /dev/kvm on the CI machines is a nested PVM that stock kernels cannot run on.
 cmd=("$qemu" -nodefaults -no-user-config -display none -no-reboot
   -machine q35 -accel tcg,tb-size=256 -cpu max -m "$memory" -smp "$cpus"
