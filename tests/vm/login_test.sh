@@ -4,7 +4,8 @@
 # logs an ordinary user in on VT 1 and starts the session from the installed
 # baton.desktop, whose Exec line it runs, unchanged. The seat comes from
 # SEAT_MANAGER:
-# - logind: the guest runs systemd (vm-run.sh --systemd); greetd's PAM stack
+# - logind: the guest runs systemd (vm-run.sh --systemd), which starts greetd
+#   as display-manager.service, the way a boot does; greetd's PAM stack
 #   (pam_systemd) opens a logind session on seat0, VT 1, and baton takes its
 #   devices from logind through libseat, with no environment of its own;
 # - seatd: no systemd (the busybox guest): seatd runs, the user is in its
@@ -25,7 +26,7 @@ mkdir -p "$out"
 fail() {
   [ -f "${log:-}" ] && tail -n 20 "$log" && cp "$log" "$out/login-$seat_manager-baton.log"
   [ -f "$out/login-$seat_manager-greetd.log" ] && tail -n 10 "$out/login-$seat_manager-greetd.log"
-  [ "$seat_manager" = logind ] && journalctl -b --no-pager -n 30 -u systemd-logind
+  [ "$seat_manager" = logind ] && journalctl -b --no-pager -n 30 -u systemd-logind -u greetd
   # What VT 1's text console shows (the greeter's prompts and errors).
   [ -r /dev/vcs1 ] && echo "VT 1:" && fold -w 160 /dev/vcs1 | sed 's/ *$//' | grep .
   echo "login ($seat_manager): FAIL: $*"
@@ -100,8 +101,17 @@ wait_running() {
   return 1
 }
 started=$(date +%s.%N)
-greetd >"$out/login-$seat_manager-greetd.log" 2>&1 &
-greetd_pid=$!
+if [ "$seat_manager" = logind ]; then
+  # As at boot: systemd starts the display manager's unit (dpkg enabled it
+  # as display-manager.service); its output goes to the journal.
+  systemctl start display-manager.service || fail "systemd could not start display-manager.service"
+  [ "$(systemctl show -p Id --value display-manager.service)" = greetd.service ] ||
+    fail "display-manager.service is not greetd.service"
+  greetd_pid=
+else
+  greetd >"$out/login-$seat_manager-greetd.log" 2>&1 &
+  greetd_pid=$!
+fi
 wait_running || fail "greetd's autologin did not start baton within 60 s"
 login_s=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 pid=$(pgrep -x -n baton)
@@ -202,6 +212,6 @@ if [ "$seat_manager" = logind ]; then
 fi
 
 kill "$(pgrep -x -n baton)" 2>/dev/null
-kill $greetd_pid 2>/dev/null
+[ -n "$greetd_pid" ] && kill "$greetd_pid" 2>/dev/null
 [ -n "${seatd_pid:-}" ] && kill "$seatd_pid" 2>/dev/null
 echo "login ($seat_manager): PASS"
