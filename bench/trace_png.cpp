@@ -200,7 +200,12 @@ int draw(int argc, char** argv) {
       const double x = std::max<double>(x_of(e.ts_ms), label_w);
       const double w = std::max(1.0, x_of(e.ts_ms + e.dur_ms) - x);
       const bool held = e.name.find("held") != std::string::npos;
-      cairo_set_source_rgb(cr, held ? 0.95 : 0.35, held ? 0.6 : 0.55, held ? 0.25 : 0.85);
+      // A frame that missed the vblank it was planned for stands out in red.
+      const bool missed = e.name.find("MISSED") != std::string::npos;
+      if (missed)
+        cairo_set_source_rgb(cr, 0.9, 0.1, 0.1);
+      else
+        cairo_set_source_rgb(cr, held ? 0.95 : 0.35, held ? 0.6 : 0.55, held ? 0.25 : 0.85);
       cairo_rectangle(cr, x, y + 8, w, 18);
       cairo_fill(cr);
       cairo_set_source_rgb(cr, 0, 0, 0);

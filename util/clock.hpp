@@ -12,6 +12,12 @@ namespace baton {
   return now;
 }
 
+/// CLOCK_MONOTONIC in nanoseconds (the clock of presentation feedback).
+[[nodiscard]] inline int64_t monotonic_ns() {
+  timespec now = monotonic_now();
+  return int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+}
+
 /// Milliseconds (wrapping), as in input event timestamps.
 [[nodiscard]] inline uint32_t monotonic_msec() {
   timespec now = monotonic_now();

@@ -208,6 +208,17 @@ void read_output(Reader& r, const toml::table& table, Config& config) {
         r.error(node, "'cadence' must be auto, damage or fixed");
     } else if (k == "tearing") {
       out.tearing = r.boolean(node, k);
+    } else if (k == "render_deadline") {
+      // A number of milliseconds, or "auto" / "off" / "2.5".
+      std::optional<RenderDeadline> deadline;
+      if (node.is_integer() || node.is_floating_point())
+        deadline = parse_render_deadline(std::to_string(node.value<double>().value_or(-1)));
+      else if (node.is_string())
+        deadline = parse_render_deadline(*node.value<std::string>());
+      if (deadline)
+        out.render_deadline = deadline;
+      else
+        r.error(node, "'render_deadline' must be \"auto\", \"off\" or milliseconds (0.1 to 100)");
     } else {
       r.error(node, "unknown output setting '" + k + "'");
     }

@@ -57,6 +57,8 @@ struct OutputConfig {
   std::optional<CadenceMode> cadence;
   /// False: never tear on this output, whatever a client asks.
   std::optional<bool> tearing;
+  /// When this output starts a frame before vblank (see RenderDeadline).
+  std::optional<RenderDeadline> render_deadline;
 };
 
 /// [games]: how fullscreen games are presented.

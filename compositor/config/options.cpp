@@ -1,6 +1,7 @@
 #include "compositor/config/options.hpp"
 
 #include <charconv>
+#include <cstdlib>
 #include <functional>
 #include <map>
 
@@ -42,6 +43,17 @@ std::optional<CompositingChoice> parse_compositing(std::string_view text) {
 }
 
 }  // namespace
+
+std::optional<RenderDeadline> parse_render_deadline(std::string_view text) {
+  if (text == "auto") return RenderDeadline{};
+  if (text == "off") return RenderDeadline{RenderDeadline::Mode::off, 0};
+  std::string copy(text);
+  char* end = nullptr;
+  const double ms = std::strtod(copy.c_str(), &end);
+  if (copy.empty() || end != copy.c_str() + copy.size() || !(ms >= 0.1 && ms <= 100))
+    return std::nullopt;
+  return RenderDeadline{RenderDeadline::Mode::fixed, static_cast<int64_t>(ms * 1e6)};
+}
 
 std::optional<OutputSize> parse_output_size(std::string_view text) {
   OutputSize size;
@@ -119,6 +131,12 @@ std::string usage_text(std::string_view program) {
                              client (default), at start-up, or never.
       --cadence MODE         auto|damage|fixed: when outputs render (default
                              auto: fixed cadence for fullscreen games).
+      --render-deadline auto|off|MS
+                             When outputs with a real vblank start a frame:
+                             auto (default) predicts the render time and
+                             starts that long (plus a margin) before vblank;
+                             off renders right after the previous flip; MS
+                             starts MS milliseconds before vblank.
       --game-fps N           auto cadence treats a fullscreen surface committing
                              faster than N per second as a game (default 30).
       --tearing POLICY       fullscreen|off: honour a fullscreen surface's
@@ -256,6 +274,11 @@ Result<ParsedCommandLine> parse_command_line(const std::vector<std::string_view>
         o.cadence = CadenceMode::fixed;
       else
         return fail("unknown --cadence '" + std::string(v) + "' (auto|damage|fixed)");
+    } else if (arg == "--render-deadline") {
+      if (needs_value()) return fail("option --render-deadline needs auto|off|MS");
+      o.render_deadline = parse_render_deadline(v);
+      if (!o.render_deadline)
+        return fail("bad --render-deadline '" + std::string(v) + "' (auto|off|0.1..100 ms)");
     } else if (arg == "--game-fps") {
       if (needs_value()) return fail("option --game-fps needs a number");
       auto fps = parse_int(v, 1, 1000);

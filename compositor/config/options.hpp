@@ -17,6 +17,17 @@ enum class XwaylandMode { lazy, eager, off };
 enum class CadenceMode { automatic, damage, fixed };
 enum class TearingPolicy { off, fullscreen };
 
+/// render_deadline: when an output with a real vblank starts a frame. auto:
+/// predicted render time + margin before vblank; off: at once after the
+/// previous flip (wlroots' own loop; kept for comparison); fixed: a lead
+/// given in milliseconds.
+struct RenderDeadline {
+  enum class Mode { automatic, off, fixed };
+  Mode mode = Mode::automatic;
+  int64_t fixed_ns = 0;  // Mode::fixed
+  friend bool operator==(const RenderDeadline&, const RenderDeadline&) = default;
+};
+
 struct Options {
   std::vector<std::string> startup_commands;
   bool exit_with_session = false;
@@ -59,6 +70,8 @@ struct Options {
   std::optional<int> game_fps;
   /// Whether a fullscreen surface's async presentation hint is honoured.
   std::optional<TearingPolicy> tearing;
+  /// --render-deadline: wins over the config file's per-output setting.
+  std::optional<RenderDeadline> render_deadline;
   /// Solid background colour, 0xRRGGBB.
   uint32_t background = 0x292e38;
   /// --background was given: it wins over the config file's.
@@ -76,6 +89,8 @@ struct ParsedCommandLine {
     const std::vector<std::string_view>& args);
 [[nodiscard]] std::string usage_text(std::string_view program);
 [[nodiscard]] std::optional<OutputSize> parse_output_size(std::string_view text);
+/// "auto", "off" or milliseconds (0.1 .. 100) as a RenderDeadline.
+[[nodiscard]] std::optional<RenderDeadline> parse_render_deadline(std::string_view text);
 /// "#rrggbb" or "rrggbb" to 0xRRGGBB.
 [[nodiscard]] std::optional<uint32_t> parse_colour(std::string_view text);
 

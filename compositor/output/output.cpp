@@ -44,7 +44,9 @@ Output::Output(Server& server, wlr_output* output)
     : server_(server),
       output_(output),
       cadence_(CadenceMode::automatic, 30),
-      fence_(output, wl_display_get_event_loop(server.display()), server.trace()) {
+      fence_(output, wl_display_get_event_loop(server.display()), server.trace()),
+      render_loop_(output, wl_display_get_event_loop(server.display()), server.trace(),
+                   [this](const RenderLoop::FrameTiming&) { return render_frame(); }) {
   apply_games_policy();
   wlr_output_init_render(output, server.allocator(), server.renderer());
 
@@ -74,7 +76,7 @@ Output::Output(Server& server, wlr_output* output)
   background_ = wlr_scene_rect_create(server.background_layer(), 0, 0, colour);
   update_background();
 
-  frame_.connect(&output->events.frame, [this](void*) { handle_frame(); });
+  frame_.connect(&output->events.frame, [this](void*) { render_loop_.frame_event(); });
   commit_.connect(&output->events.commit,
                   [this](wlr_output_event_commit* event) { handle_commit(*event); });
   request_state_.connect(&output->events.request_state,
@@ -83,15 +85,14 @@ Output::Output(Server& server, wlr_output* output)
                            wlr_output_commit_state(output_, event->state);
                            update_background();
                          });
-  // wlroots' headless backend presents on a fixed timer but reports no
-  // period; the period is known exactly, so clients get it (presentation-time
-  // feedback, connected later, sees the filled-in event).
-  if (wlr_output_is_headless(output)) {
-    present_.connect(&output->events.present, [this](wlr_output_event_present* event) {
-      if (event->refresh == 0 && output_->refresh > 0)
-        event->refresh = static_cast<int>(1000000000000LL / output_->refresh);
-    });
-  }
+  present_.connect(&output->events.present, [this](wlr_output_event_present* event) {
+    // wlroots' headless backend presents on a fixed timer but reports no
+    // period; the period is known exactly, so clients get it (presentation-time
+    // feedback, connected later, sees the filled-in event).
+    if (wlr_output_is_headless(output_) && event->refresh == 0 && output_->refresh > 0)
+      event->refresh = static_cast<int>(1000000000000LL / output_->refresh);
+    render_loop_.presented(*event);
+  });
   destroy_.connect(&output->events.destroy, [this](void*) { server_.output_destroyed(*this); });
   ServerEvents& events = server.events();
   config_applied_ = events.config_applied.connect([this] {
@@ -120,6 +121,10 @@ void Output::apply_games_policy() {
   tearing_policy_ =
       options.tearing.value_or(config.games.tearing.value_or(TearingPolicy::fullscreen));
   tearing_allowed_here_ = tearing_here.value_or(true);
+  std::optional<RenderDeadline> deadline;
+  for (const OutputConfig* c : config.outputs_for(output_->name))
+    if (c->render_deadline) deadline = c->render_deadline;
+  render_loop_.set_deadline(options.render_deadline.value_or(deadline.value_or(RenderDeadline{})));
   LOG_DEBUG(
       "output %s: cadence %d, game fps %d, tearing %s", output_->name,
       static_cast<int>(cadence_.mode()),
@@ -146,15 +151,15 @@ void Output::update_background() {
   wlr_scene_rect_set_size(background_, box.width, box.height);
 }
 
-void Output::handle_frame() {
-  if (backing_off_) return;  // the retry timer schedules the next frame
+bool Output::render_frame() {
+  if (backing_off_) return false;  // the retry timer schedules the next frame
   update_background();
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
   View* fullscreen = server_.windows().fullscreen_on(*this);
   cadence_.sample(fullscreen != nullptr ? fullscreen->surface() : nullptr,
                   int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
-  commit_frame(fullscreen);
+  const bool committing = commit_frame(fullscreen);
   // A frame held for render-done is not on its way yet: clients hear "draw
   // the next one" once it is committed, not before.
   if (fence_.holding())
@@ -163,19 +168,22 @@ void Output::handle_frame() {
     wlr_scene_output_send_frame_done(scene_output_, &now);
   // A fixed cadence commits the next refresh cycle even without damage.
   if (cadence_.fixed()) wlr_output_schedule_frame(output_);
+  return committing;
 }
 
-void Output::commit_frame(View* fullscreen) {
+bool Output::commit_frame(View* fullscreen) {
   if (fence_.holding()) {
     // The last frame waits for render-done: this one follows it.
     frame_wanted_ = true;
-    return;
+    return false;
   }
-  if (!wlr_scene_output_needs_frame(scene_output_)) return;
+  if (!wlr_scene_output_needs_frame(scene_output_)) return false;
   wlr_output_state& state = fence_.start();
-  if (!wlr_scene_output_build_state(scene_output_, &state, nullptr)) {
+  wlr_scene_output_state_options options{};
+  options.timer = render_loop_.scene_timer();  // the GPU part of the render time
+  if (!wlr_scene_output_build_state(scene_output_, &state, &options)) {
     fence_.drop();
-    return;
+    return false;
   }
   // tearing-control: a fullscreen surface asking for async presentation is
   // flipped without waiting for vblank where the backend can do it (DRM with
@@ -189,7 +197,14 @@ void Output::commit_frame(View* fullscreen) {
                                                                fullscreen->surface()) ==
           WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC;
   tearing_active_ = false;
-  fence_.commit(tearing_requested_ && wlr_output_is_drm(output_), [this](bool ok, bool async) {
+  render_loop_.set_immediate(tearing_requested_);
+  // A frame committed after the loop waited for render-done has its GPU time
+  // inside its CPU time already.
+  const uint64_t waits_before = fence_.counts().loop_waited + fence_.counts().point_waited;
+  fence_.commit(tearing_requested_ && wlr_output_is_drm(output_), [this, waits_before](bool ok,
+                                                                                      bool async) {
+    render_loop_.committed(
+        ok, fence_.counts().loop_waited + fence_.counts().point_waited != waits_before);
     if (!ok)
       commit_failed();
     else
@@ -202,6 +217,7 @@ void Output::commit_frame(View* fullscreen) {
     }
     if (std::exchange(frame_wanted_, false)) wlr_output_schedule_frame(output_);
   });
+  return true;
 }
 
 void Output::commit_failed() {
@@ -240,6 +256,7 @@ void Output::handle_commit(const wlr_output_event_commit& event) {
 
 void Output::session_resumed() {
   fence_.drop();  // built before the pause: its slot may be gone
+  render_loop_.frame_dropped();
   reset_back_off();
   wlr_output_state state;
   wlr_output_state_init(&state);
@@ -253,6 +270,7 @@ void Output::session_resumed() {
 
 void Output::renderer_rebuilt() {
   fence_.drop();  // drawn by the lost device
+  render_loop_.renderer_changed();
   if (!wlr_output_init_render(output_, server_.allocator(), server_.renderer()))
     LOG_ERROR("output %s: the rebuilt renderer cannot drive it", output_->name);
   // The new swapchain starts empty: repaint everything.

@@ -7,6 +7,7 @@
 
 #include "compositor/output/frame_cadence.hpp"
 #include "compositor/output/frame_fence.hpp"
+#include "compositor/output/render_loop.hpp"
 #include "util/event_source.hpp"
 #include "util/image.hpp"
 #include "util/listener.hpp"
@@ -55,6 +56,9 @@ class Output : public Weakable<Output> {
   /// Re-reads cadence and tearing policy (command line, then config, then
   /// defaults); called at creation and on config reload.
   void apply_games_policy();
+  /// When this output renders (its render deadline, prediction, counts).
+  [[nodiscard]] RenderLoop& render_loop() { return render_loop_; }
+  [[nodiscard]] const RenderLoop& render_loop() const { return render_loop_; }
   /// The last commit really was an async (tearing) page flip.
   [[nodiscard]] bool tearing_active() const { return tearing_active_; }
 
@@ -64,8 +68,9 @@ class Output : public Weakable<Output> {
   void renderer_rebuilt();
   /// Back on our VT: enabled again as we left it, or as configured, repainted.
   void session_resumed();
-  void handle_frame();
-  void commit_frame(View* fullscreen);
+  /// The render loop's frame: builds and commits; whether a buffer went out.
+  bool render_frame();
+  bool commit_frame(View* fullscreen);
   void commit_failed();
   void reset_back_off();
   void handle_commit(const wlr_output_event_commit& event);
@@ -83,6 +88,7 @@ class Output : public Weakable<Output> {
   bool tearing_active_ = false;
   std::vector<CaptureCallback> captures_;
   FrameFence fence_;
+  RenderLoop render_loop_;
   bool frame_wanted_ = false;        // a frame came while the last one was held
   bool frame_done_pending_ = false;  // frame callbacks wait for the held frame
   // Failed commits (DRM master lost before the seat says so, a rejected

@@ -93,6 +93,14 @@ const wlr_renderer_impl kRendererImpl = {
 
 }  // namespace
 
+int64_t render_timer_duration_if_done(wlr_render_timer* base) {
+  if (base == nullptr || base->impl != &kTimerImpl) return -1;
+  auto* timer = reinterpret_cast<Timer*>(base);
+  if (timer->point == 0 || timer->renderer == nullptr) return -1;
+  if (timer->renderer->device().completed() < timer->point) return -1;
+  return timer_duration(base);  // finished: its wait returns at once
+}
+
 Renderer::Renderer(std::shared_ptr<Device> device)
     : device_(std::move(device)),
       pipelines_(*device_),

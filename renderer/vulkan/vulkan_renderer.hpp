@@ -16,6 +16,7 @@
 #include "util/unique_fd.hpp"
 
 struct wlr_renderer;
+struct wlr_render_timer;
 struct wlr_texture;
 struct wlr_allocator;
 struct wlr_buffer;
@@ -119,6 +120,11 @@ void slot_set_release_fence(wlr_buffer* buffer, UniqueFd fence);
 /// wait point): runs `done` on the event loop once the GPU finished drawing
 /// it, and returns true. False when there is nothing to wait for.
 bool when_rendered(wlr_renderer* renderer, wlr_buffer* buffer, std::function<void()> done);
+
+/// The GPU time of a render timer's pass once that pass has finished; -1
+/// while it still runs, or for a timer that is not this renderer's. Never
+/// blocks (wlr_render_timer_get_duration_ns waits for the GPU).
+[[nodiscard]] int64_t render_timer_duration_if_done(wlr_render_timer* timer);
 
 /// Whether the device imports dma-bufs (DRM slots and client dma-bufs).
 [[nodiscard]] bool renderer_can_import_dmabuf(wlr_renderer* renderer);

@@ -1,0 +1,250 @@
+#include "compositor/output/render_loop.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "renderer/vulkan/vulkan_renderer.hpp"
+#include "util/clock.hpp"
+#include "util/log.hpp"
+#include "util/trace.hpp"
+
+namespace baton {
+namespace {
+
+std::string ms(int64_t ns) {
+  char text[32];
+  snprintf(text, sizeof text, "%.3f", static_cast<double>(ns) / 1e6);
+  return text;
+}
+
+}  // namespace
+
+RenderLoop::RenderLoop(wlr_output* output, wl_event_loop* loop, Trace* trace, Render render)
+    : output_(output), loop_(loop), trace_(trace), render_(std::move(render)) {
+  auto timer = DeadlineTimer::create(loop, [this] { timer_fired(); });
+  if (timer)
+    timer_ = std::move(*timer);
+  else  // every frame then renders at its frame event
+    LOG_ERROR("output %s: %s; rendering at each frame event", output->name,
+              timer.error().describe().c_str());
+  if (output->refresh > 0) budget_.set_refresh(1'000'000'000'000LL / output->refresh);
+}
+
+RenderLoop::~RenderLoop() { wlr_scene_timer_finish(&scene_timer_); }
+
+void RenderLoop::set_deadline(RenderDeadline deadline) {
+  if (deadline == deadline_) return;
+  deadline_ = deadline;
+  LOG_INFO("output %s: render deadline %s", output_->name,
+           deadline.mode == RenderDeadline::Mode::off     ? "off (render at the frame event)"
+           : deadline.mode == RenderDeadline::Mode::fixed ? (ms(deadline.fixed_ns) + " ms").c_str()
+                                                          : "auto (predicted)");
+}
+
+bool RenderLoop::paced() const {
+  return timer_ && real_vblank_ && !immediate_ && deadline_.mode != RenderDeadline::Mode::off;
+}
+
+int64_t RenderLoop::lead_ns() const {
+  if (deadline_.mode == RenderDeadline::Mode::fixed)
+    return std::min(deadline_.fixed_ns, budget_.refresh_ns());
+  return budget_.lead_ns();
+}
+
+bool RenderLoop::idle(int64_t now) const {
+  return now - last_present_ns_ > budget_.refresh_ns() + budget_.refresh_ns() / 2;
+}
+
+void RenderLoop::frame_event() {
+  if (rendering_ || flip_pending_) return;  // the flip's own frame event follows
+  const int64_t now = monotonic_ns();
+  if (timer_ && timer_->armed() && paced()) {
+    // Planned already, for damage or a target: keep the earlier start.
+    const int64_t vblank = next_vblank_after(last_present_ns_, budget_.refresh_ns(), now);
+    if (timer_->when() <= vblank - lead_ns()) return;
+  }
+  plan(now);
+}
+
+void RenderLoop::plan(int64_t now) {
+  if (in_flight_ && !in_flight_->committed) {
+    wanted_ = true;  // the last frame waits for render-done: this one follows its flip
+    return;
+  }
+  if (!paced()) {
+    if (timer_) timer_->disarm();
+    run(now, 0);
+    return;
+  }
+  const int64_t refresh = budget_.refresh_ns();
+  if (idle(now)) {
+    ++counts_.idle_starts;
+    timer_->disarm();
+    run(now, first_vblank_not_before(last_present_ns_, refresh, now + budget_.prediction_ns()));
+    return;
+  }
+  const int64_t vblank = next_vblank_after(last_present_ns_, refresh, now);
+  const int64_t start = vblank - lead_ns();
+  if (start <= now) {
+    timer_->disarm();
+    run(now, first_vblank_not_before(last_present_ns_, refresh, now + budget_.prediction_ns()));
+    return;
+  }
+  timer_vblank_ = vblank;
+  timer_->arm_at(start);
+}
+
+void RenderLoop::timer_fired() {
+  const int64_t now = monotonic_ns();
+  if (flip_pending_ || rendering_ || (in_flight_ && !in_flight_->committed)) {
+    wanted_ = true;  // planned while a flip was on its way: after it lands
+    return;
+  }
+  if (!paced()) {
+    // A commit-timing target on an output without a real vblank: the frame
+    // event renders it (at once).
+    wlr_output_schedule_frame(output_);
+    return;
+  }
+  ++counts_.planned;
+  // Late by more than the margin (a busy loop): aim at the vblank it can make.
+  int64_t vblank = timer_vblank_;
+  if (now + budget_.prediction_ns() > vblank)
+    vblank = first_vblank_not_before(last_present_ns_, budget_.refresh_ns(),
+                                     now + budget_.prediction_ns());
+  run(now, vblank);
+}
+
+void RenderLoop::run(int64_t now, int64_t vblank) {
+  FrameTiming timing{now, vblank, vblank != 0 ? vblank : now};
+  ++counts_.frames;
+  rendering_ = true;
+  in_flight_ = InFlight{timing};
+  frame_starting.emit(timing);
+  const bool committed = render_(timing);
+  latched.emit();
+  rendering_ = false;
+  if (!committed) {
+    in_flight_.reset();
+    if (trace_ != nullptr) {
+      if (track_ == 0) track_ = trace_->track(std::string("render loop ") + output_->name);
+      trace_->instant(track_, "latch (nothing to show)", now);
+    }
+  }
+  plan_target_after_frame();
+}
+
+void RenderLoop::plan_target_after_frame() {
+  if (!target_ns_) return;
+  if (in_flight_ && in_flight_->timing.present_ns >= *target_ns_) {
+    target_ns_.reset();  // this frame reaches it
+    return;
+  }
+  if (!in_flight_ && !paced() && *target_ns_ <= monotonic_ns()) {
+    target_ns_.reset();
+    return;
+  }
+  plan_for(*std::exchange(target_ns_, std::nullopt));
+}
+
+void RenderLoop::committed(bool ok, bool waited_for_render) {
+  if (!in_flight_ || in_flight_->committed) return;
+  if (!ok) {
+    in_flight_.reset();
+    return;
+  }
+  in_flight_->committed = true;
+  in_flight_->committed_ns = monotonic_ns();
+  in_flight_->waited_for_render = waited_for_render;
+  flip_pending_ = true;
+}
+
+void RenderLoop::presented(const wlr_output_event_present& event) {
+  flip_pending_ = false;
+  if (event.presented) {
+    const int64_t when = int64_t{event.when.tv_sec} * 1'000'000'000 + event.when.tv_nsec;
+    last_present_ns_ = when;
+    real_vblank_ = (event.flags & WLR_OUTPUT_PRESENT_VSYNC) != 0 && event.refresh > 0;
+    if (event.refresh > 0) budget_.set_refresh(event.refresh);
+    if (in_flight_ && in_flight_->committed) {
+      InFlight frame = *in_flight_;
+      in_flight_.reset();
+      int64_t cost = frame.committed_ns - frame.timing.start_ns;
+      if (!frame.waited_for_render && scene_timer_.render_timer != nullptr) {
+        const int64_t gpu = vulkan::render_timer_duration_if_done(scene_timer_.render_timer);
+        if (gpu > 0) cost += gpu;
+      }
+      budget_.sample(cost);
+      bool missed = false;
+      if (frame.timing.vblank_ns != 0) {
+        missed = when > frame.timing.vblank_ns + budget_.refresh_ns() / 2;
+        if (missed) {
+          ++counts_.missed;
+          budget_.missed_vblank();
+        } else {
+          ++counts_.made;
+          budget_.made_vblank();
+        }
+      }
+      trace_frame(frame, when, missed);
+    }
+  } else {
+    in_flight_.reset();
+  }
+  if (std::exchange(wanted_, false)) wlr_output_schedule_frame(output_);
+}
+
+void RenderLoop::request_latch() {
+  // From a surface commit: never render inside it; the frame event comes
+  // from an idle callback (or after the pending flip).
+  wlr_output_schedule_frame(output_);
+}
+
+void RenderLoop::plan_for(int64_t target_ns) {
+  if (!timer_) {
+    wlr_output_schedule_frame(output_);
+    return;
+  }
+  if (target_ns_ && *target_ns_ <= target_ns) return;  // an earlier one is planned
+  target_ns_ = target_ns;
+  const int64_t now = monotonic_ns();
+  int64_t start = target_ns;
+  int64_t vblank = 0;
+  if (paced()) {
+    vblank = first_vblank_not_before(last_present_ns_, budget_.refresh_ns(), target_ns);
+    start = vblank - lead_ns();
+  }
+  if (timer_->armed() && timer_->when() <= start) return;  // an earlier frame re-plans
+  if (start <= now && !flip_pending_ && !rendering_) {
+    wlr_output_schedule_frame(output_);
+    return;
+  }
+  timer_vblank_ = vblank;
+  timer_->arm_at(start);
+}
+
+void RenderLoop::frame_dropped() {
+  in_flight_.reset();
+  flip_pending_ = false;
+}
+
+void RenderLoop::renderer_changed() {
+  // The timer's queries belong to the old device, which is gone.
+  scene_timer_ = {};
+  frame_dropped();
+}
+
+void RenderLoop::trace_frame(const InFlight& frame, int64_t presented_ns, bool missed) {
+  if (trace_ == nullptr) return;
+  if (track_ == 0) track_ = trace_->track(std::string("render loop ") + output_->name);
+  const FrameTiming& t = frame.timing;
+  std::string args = "\"prediction_ms\":" + ms(budget_.prediction_ns()) +
+                     ",\"margin_ms\":" + ms(budget_.margin_ns()) +
+                     ",\"render_ms\":" + ms(frame.committed_ns - t.start_ns);
+  if (t.vblank_ns != 0) args += ",\"deadline_vblank_ms\":" + ms(t.vblank_ns - t.start_ns);
+  trace_->span(track_, missed ? "MISSED render" : "render", t.start_ns, frame.committed_ns, args);
+  if (t.vblank_ns != 0) trace_->instant(track_, "deadline", t.vblank_ns);
+  trace_->instant(track_, missed ? "flip (missed its vblank)" : "flip", presented_ns);
+}
+
+}  // namespace baton

@@ -1,0 +1,138 @@
+// The one place that decides *when* an output renders.
+//
+// wlroots says when an output may take a new frame (its frame event: right
+// after the previous flip, or at once when the output was idle); the render
+// loop decides when it does. Where the output has a real vblank (its present
+// events carry vsync and a refresh period: KMS, a nested parent that reports
+// vsync), a frame starts at
+//     next vblank - (predicted render time + safety margin)
+// (RenderBudget), so a commit made a few milliseconds before vblank is still
+// in it. An output that was idle (no flip in the last 1.5 refreshes) renders
+// at once. Without a real vblank (headless, nested without presentation
+// feedback), with `render_deadline = "off"` or while a fullscreen surface
+// tears, it renders at the frame event, as wlroots' own loop does.
+//
+// Around each frame it emits frame_starting (the frame's expected
+// presentation time: commit-timing targets up to it apply now) and latched
+// (fifo barriers clear). It also plans frames nobody damaged: a latch a fifo
+// barrier waits for, a commit-timing target's vblank.
+//
+// The prediction's samples: CPU time from render start until the frame was
+// handed to KMS, plus GPU time (Vulkan timestamp queries) unless the event
+// loop already waited for render-done before the commit.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "compositor/config/options.hpp"
+#include "compositor/output/render_budget.hpp"
+#include "util/deadline_timer.hpp"
+#include "util/signal.hpp"
+#include "util/wlr.hpp"
+
+namespace baton {
+
+class Trace;
+
+class RenderLoop {
+ public:
+  /// The frame being rendered.
+  struct FrameTiming {
+    int64_t start_ns = 0;    // render start (CLOCK_MONOTONIC)
+    int64_t vblank_ns = 0;   // the vblank it is planned for; 0 without a real vblank
+    int64_t present_ns = 0;  // when it is expected on screen (the vblank, or now)
+  };
+  struct Counts {
+    uint64_t frames = 0;       // frames run (committed or not)
+    uint64_t planned = 0;      // started by the deadline timer
+    uint64_t idle_starts = 0;  // started at once: the output was idle
+    uint64_t made = 0;         // planned frames on screen at their vblank
+    uint64_t missed = 0;       // planned frames on screen later
+  };
+  /// Builds and commits a frame (or finds nothing to commit); returns
+  /// whether a buffer went to the output.
+  using Render = std::function<bool(const FrameTiming&)>;
+
+  RenderLoop(wlr_output* output, wl_event_loop* loop, Trace* trace, Render render);
+  ~RenderLoop();
+  RenderLoop(const RenderLoop&) = delete;
+  RenderLoop& operator=(const RenderLoop&) = delete;
+
+  void set_deadline(RenderDeadline deadline);
+  [[nodiscard]] RenderDeadline deadline() const { return deadline_; }
+  /// Render at the frame event whatever the mode (a tearing fullscreen surface).
+  void set_immediate(bool immediate) { immediate_ = immediate; }
+
+  /// wlroots' frame event: the output may take a new frame.
+  void frame_event();
+  /// The output's present event.
+  void presented(const wlr_output_event_present& event);
+  /// The frame rendered now was handed to the output (from the render call
+  /// or later from the loop); `waited_for_render` when the loop waited for
+  /// render-done first.
+  void committed(bool ok, bool waited_for_render);
+  /// A frame must latch at the next refresh even without damage (fifo).
+  void request_latch();
+  /// A frame is wanted at the first vblank not before `target_ns`
+  /// (commit-timing); the earliest asked for is kept until a frame reaches it.
+  void plan_for(int64_t target_ns);
+  /// The frame being rendered was dropped before its commit (session
+  /// paused, renderer rebuilt): nothing of it will be presented.
+  void frame_dropped();
+  /// Forgets frame timing state tied to the renderer (it was rebuilt).
+  void renderer_changed();
+
+  /// Passed to wlr_scene_output_build_state: times the frame's GPU work.
+  [[nodiscard]] wlr_scene_timer* scene_timer() { return &scene_timer_; }
+  [[nodiscard]] const RenderBudget& budget() const { return budget_; }
+  [[nodiscard]] const Counts& counts() const { return counts_; }
+  /// Whether frames are placed before vblank now (else at the frame event).
+  [[nodiscard]] bool paced() const;
+
+  /// Before a frame is built, with its expected presentation time.
+  Signal<const FrameTiming&> frame_starting;
+  /// After a frame was built and committed, or found nothing to commit.
+  Signal<> latched;
+
+ private:
+  struct InFlight {
+    FrameTiming timing;
+    int64_t committed_ns = 0;
+    bool waited_for_render = false;
+    bool committed = false;
+  };
+  /// Renders now, or arms the timer for the render start of the next vblank.
+  void plan(int64_t now);
+  void run(int64_t now, int64_t vblank);
+  void timer_fired();
+  void plan_target_after_frame();
+  [[nodiscard]] int64_t lead_ns() const;
+  [[nodiscard]] bool idle(int64_t now) const;
+  void trace_frame(const InFlight& frame, int64_t presented_ns, bool missed);
+
+  wlr_output* output_;
+  wl_event_loop* loop_;
+  Trace* trace_;
+  int track_ = 0;
+  Render render_;
+  RenderDeadline deadline_;
+  bool immediate_ = false;
+  RenderBudget budget_;
+  std::unique_ptr<DeadlineTimer> timer_;
+  int64_t timer_vblank_ = 0;  // the vblank the armed timer renders for
+  wlr_scene_timer scene_timer_{};
+  // From the last present event.
+  int64_t last_present_ns_ = 0;
+  bool real_vblank_ = false;
+  bool flip_pending_ = false;
+  bool wanted_ = false;  // the timer fired while a flip was pending
+  std::optional<int64_t> target_ns_;
+  std::optional<InFlight> in_flight_;  // rendered, not yet presented
+  bool rendering_ = false;
+  Counts counts_;
+};
+
+}  // namespace baton
