@@ -9,7 +9,7 @@
 // --delay D (ms, fractional; default 0): on each frame callback wait D ms
 //   (a timerfd polled with the display fd), then draw, attach, damage, ask
 //   for the next frame callback and presentation feedback, and commit. The
-//   commit time (CLOCK_MONOTONIC, which must be wp_presentation's clock) is
+//   commit time (in wp_presentation's clock: CLOCK_MONOTONIC on DRM; clock= in the summary) is
 //   taken just before wl_surface.commit. Per frame: commit->present, and k:
 //   1 when it was shown at the first vblank after the commit, 2 at the one
 //   after, ... (k >= 2 is a miss). The vblanks are the grid of the latest
@@ -39,7 +39,7 @@
 //     on_time_pct=.. refresh_ms=.. discarded=0
 // Exit 0 when the measurement worked (nothing is asserted about speed or
 // timing), 1 on protocol failures (discarded feedback, feedback that never
-// came, a missing global, a presentation clock other than CLOCK_MONOTONIC),
+// came, a missing global, a presentation clock that cannot be read),
 // 2 on bad arguments or (target modes) no commit-timing global.
 #include <poll.h>
 #include <sys/mman.h>
@@ -67,11 +67,19 @@ namespace {
 constexpr int kBuffers = 4;
 constexpr double kMissTolerance = 0.05;  // of a refresh, when rounding k up
 
-int64_t now_ns() {
+// wp_presentation's clock (CLOCK_MONOTONIC on DRM; Weston's headless
+// backend says CLOCK_MONOTONIC_RAW): commit times and targets are taken in
+// it, so they compare with presentation times. The delay timer runs on
+// CLOCK_MONOTONIC.
+clockid_t g_presentation_clock = CLOCK_MONOTONIC;
+
+int64_t read_clock(clockid_t clock) {
   timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(clock, &ts);
   return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
+int64_t now_ns() { return read_clock(g_presentation_clock); }
+int64_t mono_ns() { return read_clock(CLOCK_MONOTONIC); }
 
 enum class Mode { kDelay, kTarget, kPastTarget };
 
@@ -116,7 +124,7 @@ struct Client {
   std::vector<Frame> frames;
   std::vector<FeedbackRef*> refs;
   bool frame_done = true;  // a frame callback came (or none is pending)
-  int64_t frame_done_ns = 0;
+  int64_t frame_done_ns = 0;  // CLOCK_MONOTONIC
 
   ~Client() {
     for (Buffer& b : buffers)
@@ -203,7 +211,7 @@ const wl_callback_listener kFrameListener = {
         [](void* data, wl_callback* cb, uint32_t) {
           auto* c = static_cast<Client*>(data);
           c->frame_done = true;
-          c->frame_done_ns = now_ns();
+          c->frame_done_ns = mono_ns();
           wl_callback_destroy(cb);
         },
 };
@@ -434,9 +442,14 @@ int main(int argc, char** argv) {
   wp_presentation_add_listener(c.presentation, &kPresentationListener, &c);
   xdg_wm_base_add_listener(c.wm_base, &kWmBaseListener, &c);
   wl_display_roundtrip(c.display);
-  if (!c.clock_seen || c.clock_id != CLOCK_MONOTONIC) {
-    std::printf("latency-client: FAIL: wp_presentation clock is %s%u, not CLOCK_MONOTONIC (%d)\n",
-                c.clock_seen ? "" : "unknown ", c.clock_id, CLOCK_MONOTONIC);
+  if (!c.clock_seen) {
+    std::printf("latency-client: FAIL: wp_presentation sent no clock_id\n");
+    return 1;
+  }
+  g_presentation_clock = static_cast<clockid_t>(c.clock_id);
+  if (timespec ts{}; clock_gettime(g_presentation_clock, &ts) != 0) {
+    std::printf("latency-client: FAIL: wp_presentation clock %u cannot be read: %s\n", c.clock_id,
+                std::strerror(errno));
     return 1;
   }
 
@@ -549,8 +562,12 @@ int main(int argc, char** argv) {
   if (c.closed && failure.empty()) failure = "the compositor closed the window";
   if (!failure.empty()) {
     int err = wl_display_get_error(c.display);
-    std::printf("latency-client: FAIL: %s%s%s\n", failure.c_str(), err != 0 ? ": " : "",
-                err != 0 ? std::strerror(err) : "");
+    size_t presented = 0, discarded = 0;
+    for (const Frame& f : c.frames) (f.discarded ? discarded : presented) += f.done ? 1 : 0;
+    std::printf("latency-client: FAIL: %s%s%s (%zu of %zu commits made; feedback: %zu presented, "
+                "%zu discarded)\n",
+                failure.c_str(), err != 0 ? ": " : "", err != 0 ? std::strerror(err) : "", next,
+                total, presented, discarded);
     return 1;
   }
 
@@ -606,23 +623,27 @@ int main(int argc, char** argv) {
   }
   const int measured = static_cast<int>(latency.size());
   const double refresh_ms = refreshes.empty() ? 0 : percentile(refreshes, 0.5);
+  const char* clock_name = c.clock_id == CLOCK_MONOTONIC       ? "monotonic"
+                           : c.clock_id == CLOCK_MONOTONIC_RAW ? "monotonic_raw"
+                                                                : "other";
   const double max_ms = latency.empty() ? 0 : *std::max_element(latency.begin(), latency.end());
   if (mode == Mode::kDelay) {
     std::printf(
         "latency-client: mode=delay delay=%.1f frames=%d median_ms=%.2f p90_ms=%.2f max_ms=%.2f "
-        "missed=%d missed_pct=%.1f k1=%d k2=%d k3plus=%d refresh_ms=%.3f discarded=%d\n",
+        "missed=%d missed_pct=%.1f k1=%d k2=%d k3plus=%d refresh_ms=%.3f discarded=%d clock=%s\n",
         delay_ms, measured, percentile(latency, 0.5), percentile(latency, 0.9), max_ms, missed,
-        measured > 0 ? 100.0 * missed / measured : 0.0, k1, k2, k3plus, refresh_ms, discarded);
+        measured > 0 ? 100.0 * missed / measured : 0.0, k1, k2, k3plus, refresh_ms, discarded,
+        clock_name);
   } else {
     const int on_time = measured - early - late;
     std::printf(
         "latency-client: mode=%s target_offset=%.2f frames=%d median_ms=%.2f p90_ms=%.2f "
         "max_ms=%.2f target_median_ms=%.2f early=%d late=%d on_time_pct=%.1f refresh_ms=%.3f "
-        "discarded=%d\n",
+        "discarded=%d clock=%s\n",
         mode == Mode::kTarget ? "target" : "past-target",
         mode == Mode::kTarget ? target_offset : -1.0, measured, percentile(latency, 0.5),
         percentile(latency, 0.9), max_ms, past_target.empty() ? 0.0 : percentile(past_target, 0.5),
-        early, late, measured > 0 ? 100.0 * on_time / measured : 0.0, refresh_ms, discarded);
+        early, late, measured > 0 ? 100.0 * on_time / measured : 0.0, refresh_ms, discarded, clock_name);
   }
   if (discarded > 0 || measured == 0) {
     std::printf("latency-client: FAIL: %d of %d measured frames discarded\n", discarded, frames);
