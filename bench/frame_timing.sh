@@ -41,9 +41,10 @@ rows=$out/frame-timing-rows.txt
 : >"$rows"
 
 card=
+# vkms' platform device has no driver bound (no device/driver link): the
+# device itself is named vkms.
 for dev in /sys/class/drm/card[0-9]*; do
-  [ -e "$dev/device/driver" ] || continue
-  [ "$(basename "$(readlink -f "$dev/device/driver")")" = vkms ] && card=/dev/dri/$(basename "$dev")
+  [ "$(cat "$dev/device/modalias" 2>/dev/null)" = platform:vkms ] && card=/dev/dri/$(basename "$dev")
 done
 [ -n "$card" ] || fail "no vkms card (boot with --modules vkms)"
 connector=$(cd /sys/class/drm && ls -d "$(basename "$card")"-Virtual-* | head -n 1)
@@ -131,7 +132,7 @@ baton_has_deadline=no
 echo "frame-timing: baton $("$baton" --version 2>/dev/null | head -n 1); --render-deadline: $baton_has_deadline"
 
 run_baton() {  # RENDERER DEADLINE (auto | off | MS | -)
-  local renderer=$1 deadline=$2 tag=baton-$1-$2 extra=()
+  local renderer=$1 deadline=$2 tag=baton-$1-${2/#-/none} extra=()
   [ "$deadline" != - ] && extra=(--render-deadline "$deadline")
   local log=$out/frame-timing-$tag.log
   start_seat

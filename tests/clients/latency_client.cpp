@@ -9,8 +9,8 @@
 // --delay D (ms, fractional; default 0): on each frame callback wait D ms
 //   (a timerfd polled with the display fd), then draw, attach, damage, ask
 //   for the next frame callback and presentation feedback, and commit. The
-//   commit time (in wp_presentation's clock: CLOCK_MONOTONIC on DRM; clock= in the summary) is
-//   taken just before wl_surface.commit. Per frame: commit->present, and k:
+//   commit time (in wp_presentation's clock: CLOCK_MONOTONIC on DRM, named
+//   by clock= in the summary) is taken just before wl_surface.commit. Per frame: commit->present, and k:
 //   1 when it was shown at the first vblank after the commit, 2 at the one
 //   after, ... (k >= 2 is a miss). The vblanks are the grid of the latest
 //   earlier frame's presentation time plus multiples of the refresh, so a
