@@ -57,7 +57,12 @@ int timer_duration(wlr_render_timer* base) {
   return static_cast<int>(ns);
 }
 
-void timer_destroy(wlr_render_timer* base) { delete reinterpret_cast<Timer*>(base); }
+void timer_destroy(wlr_render_timer* base) {
+  auto* timer = reinterpret_cast<Timer*>(base);
+  if (timer->renderer != nullptr)
+    timer->renderer->recycle_query_pool(std::move(timer->pool), timer->point);
+  delete timer;
+}
 
 const wlr_render_timer_impl kTimerImpl = {
     .get_duration_ns = timer_duration,
@@ -68,16 +73,12 @@ wlr_render_timer* render_timer_create(wlr_renderer* r) {
   Renderer* self = get(r);
   Device& device = self->device();
   if (device.properties().limits.timestampComputeAndGraphics == VK_FALSE) return nullptr;
-  VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-  info.queryType = VK_QUERY_TYPE_TIMESTAMP;
-  info.queryCount = 3;  // pass start, pass end, uploads start
-  VkQueryPool pool = VK_NULL_HANDLE;
-  if (!device.check(vkCreateQueryPool(device.get(), &info, nullptr, &pool), "vkCreateQueryPool"))
-    return nullptr;
+  UniqueQueryPool pool = self->take_query_pool();
+  if (!pool) return nullptr;
   auto* timer = new Timer();  // freed by timer_destroy
   timer->base.impl = &kTimerImpl;
   timer->renderer = self;
-  timer->pool = UniqueQueryPool(device.get(), pool);
+  timer->pool = std::move(pool);
   return &timer->base;
 }
 
@@ -390,6 +391,28 @@ std::shared_ptr<const OpenPasses> Renderer::open_passes() {
   if (open_passes_ == 0) return nullptr;
   if (!open_passes_end_) open_passes_end_ = std::make_shared<OpenPasses>();
   return open_passes_end_;
+}
+
+UniqueQueryPool Renderer::take_query_pool() {
+  const uint64_t done = device_->completed();
+  for (auto it = spare_query_pools_.begin(); it != spare_query_pools_.end(); ++it) {
+    if (it->point > done) continue;
+    UniqueQueryPool pool = std::move(it->pool);
+    spare_query_pools_.erase(it);
+    return pool;
+  }
+  VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  info.queryCount = 3;  // pass start, pass end, uploads start
+  VkQueryPool pool = VK_NULL_HANDLE;
+  if (!device_->check(vkCreateQueryPool(device_->get(), &info, nullptr, &pool),
+                      "vkCreateQueryPool"))
+    return {};
+  return UniqueQueryPool(device_->get(), pool);
+}
+
+void Renderer::recycle_query_pool(UniqueQueryPool pool, uint64_t point) {
+  if (pool) spare_query_pools_.push_back({std::move(pool), point});
 }
 
 void Renderer::check_lost() {

@@ -179,6 +179,13 @@ class Renderer {
   void release_after_reads(BufferLock source, uint64_t last_used);
   /// Shared with TextureReads while passes are open; null when none is.
   std::shared_ptr<const OpenPasses> open_passes();
+  /// A timestamp query pool for a new render timer: a destroyed timer's whose
+  /// submission finished, else a new one (null handle: none could be made).
+  UniqueQueryPool take_query_pool();
+  /// A destroyed timer's pool: kept for as long as the renderer (command
+  /// buffers recorded with it may still exist, and lavapipe crashes freeing
+  /// them once their pool is gone) and reused once `point` completed.
+  void recycle_query_pool(UniqueQueryPool pool, uint64_t point);
   /// Reacts to a lost device: emits wlroots' `lost` signal once.
   void check_lost();
 
@@ -215,6 +222,12 @@ class Renderer {
   bool compute_enabled_ = false;  // passes into STORAGE-capable slots use it
   PassCounts pass_counts_;
   StagingRing ring_;
+  struct SpareQueryPool {
+    UniqueQueryPool pool;
+    uint64_t point = 0;  // the last submission that wrote it
+  };
+  // Declared before pool_: freed after the command buffers that used them.
+  std::vector<SpareQueryPool> spare_query_pools_;
   UniqueCommandPool pool_;
   std::vector<Recorder> recorders_;
   struct FenceSemaphore {
