@@ -29,6 +29,8 @@
 #include "compositor/shell/session_lock.hpp"
 #include "handoff/buffer_fences.hpp"
 #include "handoff/readiness_gate.hpp"
+#include "protocols/commit_timing.hpp"
+#include "protocols/fifo.hpp"
 #include "protocols/linux_dmabuf.hpp"
 #include "protocols/linux_drm_syncobj.hpp"
 #include "renderer/render_stack.hpp"
@@ -48,6 +50,8 @@ Server::~Server() {
   // Xwayland's windows go first, while the scene and seat still exist.
   xwayland_.reset();
   if (display_ != nullptr) wl_display_destroy_clients(display_);
+  commit_timing_.reset();
+  fifo_.reset();
   gate_.reset();
   buffer_fences_.reset();
   syncobj_.reset();
@@ -143,6 +147,10 @@ Status Server::create_globals() {
   }
   compositor_ = wlr_compositor_create(display_, 6, renderer_);
   create_sync_globals();
+  // One count of held commits per client for both timing protocols.
+  auto held_commits = std::make_shared<HeldCommits>();
+  fifo_ = std::make_unique<Fifo>(display_, event_loop_, held_commits);
+  commit_timing_ = std::make_unique<CommitTiming>(display_, event_loop_, held_commits);
   wlr_subcompositor_create(display_);
   wlr_data_device_manager_create(display_);
 

@@ -58,6 +58,8 @@ class LinuxDrmSyncobj;
 class LinuxDmabuf;
 class BufferFences;
 class ReadinessGate;
+class Fifo;
+class CommitTiming;
 class Trace;
 class RenderStack;
 
@@ -107,6 +109,9 @@ class Server {
   /// linux-drm-syncobj-v1; null when not advertised.
   [[nodiscard]] LinuxDrmSyncobj* explicit_sync() const { return syncobj_.get(); }
   [[nodiscard]] ReadinessGate& readiness_gate() { return *gate_; }
+  /// fifo-v1 and commit-timing-v1: the render loop tells them of frames.
+  [[nodiscard]] Fifo& fifo() { return *fifo_; }
+  [[nodiscard]] CommitTiming& commit_timing() { return *commit_timing_; }
   /// The frame trace (--trace); null when not recording.
   [[nodiscard]] Trace* trace() const { return trace_.get(); }
   Seat& seat() { return *seat_; }
@@ -194,6 +199,8 @@ class Server {
   std::unique_ptr<LinuxDrmSyncobj> syncobj_;
   std::unique_ptr<BufferFences> buffer_fences_;  // what the gate's commits wait for
   std::unique_ptr<ReadinessGate> gate_;
+  std::unique_ptr<Fifo> fifo_;
+  std::unique_ptr<CommitTiming> commit_timing_;
   std::unique_ptr<Seat> seat_;
   std::unique_ptr<Launcher> launcher_;
   std::unique_ptr<Xwayland> xwayland_;
