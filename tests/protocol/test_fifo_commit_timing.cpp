@@ -16,6 +16,7 @@
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
+#include "compositor/output/output.hpp"
 #include "fifo-v1-client-protocol.h"
 #include "protocols/commit_timing.hpp"
 #include "protocols/fifo.hpp"
@@ -24,6 +25,7 @@
 #include "tests/support/harness.hpp"
 #include "tests/support/process.hpp"
 #include "util/owned.hpp"
+#include "util/signal.hpp"
 #include "util/wlr.hpp"
 
 namespace baton::test {
@@ -551,7 +553,8 @@ TEST(CommitTiming, ACommitWithABarrierWaitAndATargetWaitsForBoth) {
     log.request(c, w.surface());
     wp_fifo_v1_set_barrier(fifo);
     wp_fifo_v1_wait_barrier(fifo);
-    targets.push_back(start + (i + 1) * 50 * kMs);
+    // One target for all: when it passes, only the barriers keep them apart.
+    targets.push_back(start + 50 * kMs);
     set_target(timer, targets.back());
     w.draw(100, 80, i % 2 == 0 ? kBlue : kGreen);
   }
@@ -734,6 +737,82 @@ TEST(HeldCommitBound, SixtyFourHeldCommitsAreFine) {
   h.sync();
   EXPECT_EQ(h.server().commit_timing().held(), HeldCommits::kMaxPerClient);
   EXPECT_EQ(wl_display_get_error(c.display()), 0);
+}
+
+// ---------------------------------------------------------------------------
+// The interface the render loop drives
+
+TEST(TimingInterface, FrameStartingLetsThroughWhatIsDueByThePresentationTime) {
+  Harness h;
+  Client c(h);
+  TimingGlobals g;
+  bind_globals(h, c, g);
+  Window w(c);
+  map_window(h, w, kRed);
+  CommitTiming& timing = h.server().commit_timing();
+  wlr_output* output = h.server().outputs().front()->wlr();
+  int added = 0;
+  Connection on_added = timing.target_added.connect([&](wlr_output* o) { added += o == output; });
+  Owned<wp_commit_timer_v1, wp_commit_timer_v1_destroy> timer(
+      wp_commit_timing_manager_v1_get_timer(g.timing, w.surface()));
+  FeedbackLog log;
+  log.request(c, w.surface());
+  const int64_t target = now_ns() + 2000 * kMs;
+  set_target(timer, target);
+  w.draw(100, 80, kBlue);
+  h.sync();
+  EXPECT_EQ(added, 1);
+  EXPECT_EQ(timing.earliest_target(output), target);
+  timing.frame_starting(output, target - 1);  // a frame on screen just before the target
+  h.run_for(milliseconds(50));
+  EXPECT_FALSE(log[0].answered());
+  EXPECT_EQ(timing.held(), 1u);
+  timing.frame_starting(output, target);  // the first frame not before it
+  EXPECT_EQ(timing.held(), 0u);
+  EXPECT_FALSE(timing.earliest_target(output).has_value());
+  ASSERT_TRUE(h.run_until([&] { return log.answered() == 1; }, milliseconds(500)));
+  EXPECT_TRUE(log[0].presented);
+}
+
+// A server with a second fifo global that no output drives: the test
+// latches by hand. (The client binds the last one advertised: this one.)
+struct HandLatchedServer {
+  Harness h{headless_options(640, 480, 2)};
+  Fifo fifo{h.server().display(), h.server().event_loop()};
+};
+
+TEST(TimingInterface, ABarrierAsksItsOutputToLatchAndOnlyThatOutputsLatchClearsIt) {
+  HandLatchedServer s;
+  Client c(s.h);
+  TimingGlobals g;
+  bind_globals(s.h, c, g);
+  Window w(c);
+  map_window(s.h, w, kRed);  // on the first output
+  wlr_output* shown_on = s.h.server().outputs()[0]->wlr();
+  wlr_output* other = s.h.server().outputs()[1]->wlr();
+  int wanted_shown = 0, wanted_other = 0;
+  Connection on_wanted = s.fifo.latch_wanted.connect([&](wlr_output* o) {
+    wanted_shown += o == shown_on;
+    wanted_other += o == other;
+  });
+  Owned<wp_fifo_v1, wp_fifo_v1_destroy> fifo(wp_fifo_manager_v1_get_fifo(g.fifo, w.surface()));
+  FeedbackLog log;
+  wp_fifo_v1_set_barrier(fifo);
+  w.draw(100, 80, kBlue);
+  log.request(c, w.surface());
+  wp_fifo_v1_wait_barrier(fifo);
+  w.draw(100, 80, kGreen);
+  s.h.sync();
+  EXPECT_EQ(wanted_shown, 1);
+  EXPECT_EQ(wanted_other, 0);
+  ASSERT_EQ(s.fifo.held(), 1u);
+  s.fifo.output_latched(other);
+  EXPECT_EQ(s.fifo.held(), 1u) << "another output's latch cleared the barrier";
+  s.fifo.output_latched(shown_on);
+  EXPECT_EQ(s.fifo.held(), 0u);
+  EXPECT_EQ(s.fifo.fallback_clears(), 0u) << "too slow: the fallback timer raced the test";
+  ASSERT_TRUE(s.h.run_until([&] { return log.answered() == 1; }, milliseconds(500)));
+  EXPECT_TRUE(log[0].presented);
 }
 
 }  // namespace
