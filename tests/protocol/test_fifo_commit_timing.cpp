@@ -283,6 +283,8 @@ TEST(Fifo, ABarrierWithoutNewContentStillClearsAtTheNextRefresh) {
     w.draw(100, 80, i % 2 == 0 ? kBlue : kGreen);
     ASSERT_TRUE(h.run_until([&] { return log.answered() == 1; }, milliseconds(1000)));
     EXPECT_TRUE(log[0].presented);
+    // The output goes idle: no frame is on its way when the next barrier comes.
+    h.run_for(milliseconds(50));
   }
   EXPECT_LE(h.server().fifo().fallback_clears() - fallbacks_before, 1u)
       << "barriers were left to the fallback timer: no frame was scheduled for them";
