@@ -19,7 +19,7 @@ namespace {
 constexpr int64_t kNsPerSec = 1'000'000'000;
 constexpr int64_t kNsPerMs = 1'000'000;
 // The timer is re-armed at least this often for a target far ahead.
-constexpr int64_t kLongestWaitMs = 60 * 60 * 1000;
+constexpr int64_t kLongestWaitMs = int64_t{60} * 60 * 1000;
 
 int64_t now_ns() {
   const timespec now = monotonic_now();
