@@ -128,7 +128,9 @@ stop_pid() {  # PID: SIGTERM, then SIGKILL after 10 s
 
 printf '[[output]]\nname = "*"\nmode = "640x480"\n' >"$out/frame-timing-baton.toml"
 baton_has_deadline=no
-"$baton" --help 2>&1 | grep -q -- --render-deadline && baton_has_deadline=yes
+# Not `--help | grep -q`: under pipefail grep's early exit fails the pipe.
+help=$("$baton" --help 2>&1)
+[[ $help == *--render-deadline* ]] && baton_has_deadline=yes
 echo "frame-timing: baton $("$baton" --version 2>/dev/null | head -n 1); --render-deadline: $baton_has_deadline"
 
 run_baton() {  # RENDERER DEADLINE (auto | off | MS | -)

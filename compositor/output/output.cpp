@@ -11,6 +11,8 @@
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/server.hpp"
+#include "protocols/commit_timing.hpp"
+#include "protocols/fifo.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
@@ -101,10 +103,36 @@ Output::Output(Server& server, wlr_output* output)
     apply_games_policy();
   });
   session_resumed_ = events.session_resumed.connect([this] { session_resumed(); });
+  connect_timing_protocols(server.fifo(), server.commit_timing());
   renderer_rebuilt_ = events.renderer_rebuilt.connect([this] { renderer_rebuilt(); });
 
   LOG_INFO("output %s: %dx%d@%.2fHz", output->name, output->width, output->height,
            output->refresh / 1000.0);
+}
+
+void Output::connect_timing_protocols(Fifo& fifo, CommitTiming& commit_timing) {
+  // commit-timing: targets up to this frame's presentation apply before it
+  // is built; a later target gets a frame planned for its vblank.
+  frame_starting_ = render_loop_.frame_starting.connect(
+      [this, &commit_timing](const RenderLoop::FrameTiming& timing) {
+        commit_timing.frame_starting(output_, timing.present_ns);
+      });
+  auto plan_next_target = [this, &commit_timing] {
+    if (std::optional<int64_t> target = commit_timing.earliest_target(output_))
+      render_loop_.plan_for(*target);
+  };
+  target_added_ = commit_timing.target_added.connect([this, plan_next_target](wlr_output* o) {
+    if (o == output_) plan_next_target();
+  });
+  // fifo: barriers of surfaces shown here clear once a frame latched; a
+  // barrier set asks for that latch even when nothing else changed.
+  latched_ = render_loop_.latched.connect([this, &fifo, plan_next_target] {
+    fifo.output_latched(output_);
+    plan_next_target();
+  });
+  latch_wanted_ = fifo.latch_wanted.connect([this](wlr_output* o) {
+    if (o == output_) render_loop_.request_latch();
+  });
 }
 
 void Output::apply_games_policy() {

@@ -23,6 +23,8 @@ struct wlr_scene_rect;
 
 namespace baton {
 
+class CommitTiming;
+class Fifo;
 class Server;
 class View;
 
@@ -63,6 +65,9 @@ class Output : public Weakable<Output> {
   [[nodiscard]] bool tearing_active() const { return tearing_active_; }
 
  private:
+  /// fifo barriers clear at this output's latches; commit-timing targets
+  /// apply in the frame presented at or after them.
+  void connect_timing_protocols(Fifo& fifo, CommitTiming& commit_timing);
   void lock_for_capture(bool lock);
   /// The server's renderer was rebuilt (GPU loss): render with the new one.
   void renderer_rebuilt();
@@ -107,6 +112,10 @@ class Output : public Weakable<Output> {
   Connection config_applied_;
   Connection session_resumed_;
   Connection renderer_rebuilt_;
+  Connection frame_starting_;
+  Connection latched_;
+  Connection latch_wanted_;
+  Connection target_added_;
 };
 
 }  // namespace baton

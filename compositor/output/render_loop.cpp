@@ -52,7 +52,21 @@ int64_t RenderLoop::lead_ns() const {
 }
 
 bool RenderLoop::idle(int64_t now) const {
-  return now - last_present_ns_ > budget_.refresh_ns() + budget_.refresh_ns() / 2;
+  const int64_t last = std::max(last_present_ns_, last_vblank_ns_);
+  return now - last > budget_.refresh_ns() + budget_.refresh_ns() / 2;
+}
+
+int64_t RenderLoop::next_vblank(int64_t now) const {
+  // A frame that latched without a flip (nothing to show) still had its
+  // vblank: the next frame is for a later one.
+  const int64_t vblank = next_vblank_after(last_present_ns_, budget_.refresh_ns(), now);
+  return last_vblank_ns_ >= vblank ? last_vblank_ns_ + budget_.refresh_ns() : vblank;
+}
+
+int64_t RenderLoop::vblank_for_start_at(int64_t now) const {
+  const int64_t vblank = first_vblank_not_before(last_present_ns_, budget_.refresh_ns(),
+                                                 now + budget_.prediction_ns());
+  return last_vblank_ns_ >= vblank ? last_vblank_ns_ + budget_.refresh_ns() : vblank;
 }
 
 void RenderLoop::frame_event() {
@@ -60,8 +74,7 @@ void RenderLoop::frame_event() {
   const int64_t now = monotonic_ns();
   if (timer_ && timer_->armed() && paced()) {
     // Planned already, for damage or a target: keep the earlier start.
-    const int64_t vblank = next_vblank_after(last_present_ns_, budget_.refresh_ns(), now);
-    if (timer_->when() <= vblank - lead_ns()) return;
+    if (timer_->when() <= next_vblank(now) - lead_ns()) return;
   }
   plan(now);
 }
@@ -76,18 +89,17 @@ void RenderLoop::plan(int64_t now) {
     run(now, 0);
     return;
   }
-  const int64_t refresh = budget_.refresh_ns();
   if (idle(now)) {
     ++counts_.idle_starts;
     timer_->disarm();
-    run(now, first_vblank_not_before(last_present_ns_, refresh, now + budget_.prediction_ns()));
+    run(now, vblank_for_start_at(now));
     return;
   }
-  const int64_t vblank = next_vblank_after(last_present_ns_, refresh, now);
+  const int64_t vblank = next_vblank(now);
   const int64_t start = vblank - lead_ns();
   if (start <= now) {
     timer_->disarm();
-    run(now, first_vblank_not_before(last_present_ns_, refresh, now + budget_.prediction_ns()));
+    run(now, vblank_for_start_at(now));
     return;
   }
   timer_vblank_ = vblank;
@@ -109,15 +121,15 @@ void RenderLoop::timer_fired() {
   ++counts_.planned;
   // Late by more than the margin (a busy loop): aim at the vblank it can make.
   int64_t vblank = timer_vblank_;
-  if (now + budget_.prediction_ns() > vblank)
-    vblank = first_vblank_not_before(last_present_ns_, budget_.refresh_ns(),
-                                     now + budget_.prediction_ns());
+  if (vblank == 0 || now + budget_.prediction_ns() > vblank) vblank = vblank_for_start_at(now);
   run(now, vblank);
 }
 
 void RenderLoop::run(int64_t now, int64_t vblank) {
   FrameTiming timing{now, vblank, vblank != 0 ? vblank : now};
   ++counts_.frames;
+  target_ns_.reset();  // whoever wants a later frame asks again after this one
+  if (vblank != 0) last_vblank_ns_ = vblank;
   rendering_ = true;
   in_flight_ = InFlight{timing};
   frame_starting.emit(timing);
@@ -131,20 +143,6 @@ void RenderLoop::run(int64_t now, int64_t vblank) {
       trace_->instant(track_, "latch (nothing to show)", now);
     }
   }
-  plan_target_after_frame();
-}
-
-void RenderLoop::plan_target_after_frame() {
-  if (!target_ns_) return;
-  if (in_flight_ && in_flight_->timing.present_ns >= *target_ns_) {
-    target_ns_.reset();  // this frame reaches it
-    return;
-  }
-  if (!in_flight_ && !paced() && *target_ns_ <= monotonic_ns()) {
-    target_ns_.reset();
-    return;
-  }
-  plan_for(*std::exchange(target_ns_, std::nullopt));
 }
 
 void RenderLoop::committed(bool ok, bool waited_for_render) {
@@ -211,7 +209,8 @@ void RenderLoop::plan_for(int64_t target_ns) {
   int64_t start = target_ns;
   int64_t vblank = 0;
   if (paced()) {
-    vblank = first_vblank_not_before(last_present_ns_, budget_.refresh_ns(), target_ns);
+    vblank = std::max(first_vblank_not_before(last_present_ns_, budget_.refresh_ns(), target_ns),
+                      next_vblank(now));
     start = vblank - lead_ns();
   }
   if (timer_->armed() && timer_->when() <= start) return;  // an earlier frame re-plans

@@ -77,7 +77,8 @@ class RenderLoop {
   /// A frame must latch at the next refresh even without damage (fifo).
   void request_latch();
   /// A frame is wanted at the first vblank not before `target_ns`
-  /// (commit-timing); the earliest asked for is kept until a frame reaches it.
+  /// (commit-timing); the earliest asked for is kept until the next frame
+  /// runs (after which the owner asks again for what is still wanted).
   void plan_for(int64_t target_ns);
   /// The frame being rendered was dropped before its commit (session
   /// paused, renderer rebuilt): nothing of it will be presented.
@@ -108,7 +109,10 @@ class RenderLoop {
   void plan(int64_t now);
   void run(int64_t now, int64_t vblank);
   void timer_fired();
-  void plan_target_after_frame();
+  /// The next vblank a frame started now can be planned for, and the one a
+  /// frame started now reaches.
+  [[nodiscard]] int64_t next_vblank(int64_t now) const;
+  [[nodiscard]] int64_t vblank_for_start_at(int64_t now) const;
   [[nodiscard]] int64_t lead_ns() const;
   [[nodiscard]] bool idle(int64_t now) const;
   void trace_frame(const InFlight& frame, int64_t presented_ns, bool missed);
@@ -126,6 +130,7 @@ class RenderLoop {
   wlr_scene_timer scene_timer_{};
   // From the last present event.
   int64_t last_present_ns_ = 0;
+  int64_t last_vblank_ns_ = 0;  // the vblank of the last frame run, flipped or not
   bool real_vblank_ = false;
   bool flip_pending_ = false;
   bool wanted_ = false;  // the timer fired while a flip was pending
