@@ -229,22 +229,22 @@ bool Output::commit_frame(View* fullscreen) {
   // A frame committed after the loop waited for render-done has its GPU time
   // inside its CPU time already.
   const uint64_t waits_before = fence_.counts().loop_waited + fence_.counts().point_waited;
-  fence_.commit(tearing_requested_ && wlr_output_is_drm(output_), [this, waits_before](bool ok,
-                                                                                      bool async) {
-    render_loop_.committed(
-        ok, fence_.counts().loop_waited + fence_.counts().point_waited != waits_before);
-    if (!ok)
-      commit_failed();
-    else
-      reset_back_off();
-    tearing_active_ = ok && async;
-    if (std::exchange(frame_done_pending_, false)) {
-      timespec done{};
-      clock_gettime(CLOCK_MONOTONIC, &done);
-      wlr_scene_output_send_frame_done(scene_output_, &done);
-    }
-    if (std::exchange(frame_wanted_, false)) wlr_output_schedule_frame(output_);
-  });
+  fence_.commit(
+      tearing_requested_ && wlr_output_is_drm(output_), [this, waits_before](bool ok, bool async) {
+        render_loop_.committed(
+            ok, fence_.counts().loop_waited + fence_.counts().point_waited != waits_before);
+        if (!ok)
+          commit_failed();
+        else
+          reset_back_off();
+        tearing_active_ = ok && async;
+        if (std::exchange(frame_done_pending_, false)) {
+          timespec done{};
+          clock_gettime(CLOCK_MONOTONIC, &done);
+          wlr_scene_output_send_frame_done(scene_output_, &done);
+        }
+        if (std::exchange(frame_wanted_, false)) wlr_output_schedule_frame(output_);
+      });
   return true;
 }
 

@@ -23,9 +23,7 @@ void RenderBudget::missed_vblank() {
   margin_ns_ = std::min(refresh_ns_ / 2, margin_ns_ + std::max(kMarginStepNs, margin_ns_ / 2));
 }
 
-int64_t RenderBudget::lead_ns() const {
-  return std::min(refresh_ns_, prediction_ns_ + margin_ns_);
-}
+int64_t RenderBudget::lead_ns() const { return std::min(refresh_ns_, prediction_ns_ + margin_ns_); }
 
 int64_t next_vblank_after(int64_t last_vblank_ns, int64_t refresh_ns, int64_t t_ns) {
   if (refresh_ns <= 0) return t_ns;

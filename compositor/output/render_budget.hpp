@@ -15,10 +15,10 @@ namespace baton {
 
 class RenderBudget {
  public:
-  static constexpr int64_t kMinMarginNs = 1'000'000;       // 1 ms
-  static constexpr int64_t kStartMarginNs = 2'000'000;     // before any miss
-  static constexpr int64_t kMarginStepNs = 1'000'000;      // added per miss, at least
-  static constexpr int64_t kMarginRecoveryNs = 10'000;     // taken off per frame made
+  static constexpr int64_t kMinMarginNs = 1'000'000;        // 1 ms
+  static constexpr int64_t kStartMarginNs = 2'000'000;      // before any miss
+  static constexpr int64_t kMarginStepNs = 1'000'000;       // added per miss, at least
+  static constexpr int64_t kMarginRecoveryNs = 10'000;      // taken off per frame made
   static constexpr int64_t kStartPredictionNs = 4'000'000;  // before the first sample
 
   explicit RenderBudget(int64_t refresh_ns = 16'666'667) : refresh_ns_(refresh_ns) {}

@@ -10,14 +10,12 @@
 //   (a timerfd polled with the display fd), then draw, attach, damage, ask
 //   for the next frame callback and presentation feedback, and commit. The
 //   commit time (in wp_presentation's clock: CLOCK_MONOTONIC on DRM, named
-//   by clock= in the summary) is taken just before wl_surface.commit. Per frame: commit->present, and k:
-//   1 when it was shown at the first vblank after the commit, 2 at the one
-//   after, ... (k >= 2 is a miss). The vblanks are the grid of the latest
-//   earlier frame's presentation time plus multiples of the refresh, so a
-//   commit made just before a vblank that is shown one refresh later counts
-//   as a miss; k rounds to the nearest grid line (timestamp jitter). Only
-//   the first frame, with no earlier presentation, uses
-//   ceil(latency / refresh - 5%).
+//   by clock= in the summary) is taken just before wl_surface.commit. Per frame: commit->present,
+//   and k: 1 when it was shown at the first vblank after the commit, 2 at the one after, ... (k >=
+//   2 is a miss). The vblanks are the grid of the latest earlier frame's presentation time plus
+//   multiples of the refresh, so a commit made just before a vblank that is shown one refresh later
+//   counts as a miss; k rounds to the nearest grid line (timestamp jitter). Only the first frame,
+//   with no earlier presentation, uses ceil(latency / refresh - 5%).
 // --target-offset F (fraction of a refresh): wp_commit_timing_v1. After each
 //   presentation P, the next commit carries the target P + k*R + F*R, with
 //   the smallest k that puts it at least one refresh R ahead of now. The frame
@@ -123,7 +121,7 @@ struct Client {
 
   std::vector<Frame> frames;
   std::vector<FeedbackRef*> refs;
-  bool frame_done = true;  // a frame callback came (or none is pending)
+  bool frame_done = true;     // a frame callback came (or none is pending)
   int64_t frame_done_ns = 0;  // CLOCK_MONOTONIC
 
   ~Client() {
@@ -226,8 +224,8 @@ void finish_feedback(FeedbackRef* ref) {
 const wp_presentation_feedback_listener kFeedbackListener = {
     .sync_output = [](void*, struct wp_presentation_feedback*, wl_output*) {},
     .presented =
-        [](void* data, struct wp_presentation_feedback*, uint32_t sec_hi, uint32_t sec_lo, uint32_t nsec,
-           uint32_t refresh, uint32_t, uint32_t, uint32_t) {
+        [](void* data, struct wp_presentation_feedback*, uint32_t sec_hi, uint32_t sec_lo,
+           uint32_t nsec, uint32_t refresh, uint32_t, uint32_t, uint32_t) {
           auto* ref = static_cast<FeedbackRef*>(data);
           Frame& f = ref->client->frames[ref->index];
           f.done = true;
@@ -429,10 +427,11 @@ int main(int argc, char** argv) {
   wl_display_roundtrip(c.display);
   if (c.compositor == nullptr || c.shm == nullptr || c.wm_base == nullptr ||
       c.presentation == nullptr) {
-    std::printf("latency-client: FAIL: missing globals (wl_compositor v4 %s, wl_shm %s, "
-                "xdg_wm_base %s, wp_presentation %s)\n",
-                c.compositor ? "ok" : "absent", c.shm ? "ok" : "absent",
-                c.wm_base ? "ok" : "absent", c.presentation ? "ok" : "absent");
+    std::printf(
+        "latency-client: FAIL: missing globals (wl_compositor v4 %s, wl_shm %s, "
+        "xdg_wm_base %s, wp_presentation %s)\n",
+        c.compositor ? "ok" : "absent", c.shm ? "ok" : "absent", c.wm_base ? "ok" : "absent",
+        c.presentation ? "ok" : "absent");
     return 1;
   }
   if (mode != Mode::kDelay && c.timing_manager == nullptr) {
@@ -538,11 +537,11 @@ int main(int argc, char** argv) {
     }
     const int64_t now = now_ns();
     if (now > deadline) {
-      failure = next < total ? (mode == Mode::kDelay && !c.frame_done
-                                    ? "no frame callback for frame " + std::to_string(next - 1)
-                                    : "no presentation feedback for frame " +
-                                          std::to_string(next - 1))
-                             : "no presentation feedback for the last frame";
+      failure = next < total
+                    ? (mode == Mode::kDelay && !c.frame_done
+                           ? "no frame callback for frame " + std::to_string(next - 1)
+                           : "no presentation feedback for frame " + std::to_string(next - 1))
+                    : "no presentation feedback for the last frame";
       break;
     }
     bool fired = false;
@@ -564,10 +563,11 @@ int main(int argc, char** argv) {
     int err = wl_display_get_error(c.display);
     size_t presented = 0, discarded = 0;
     for (const Frame& f : c.frames) (f.discarded ? discarded : presented) += f.done ? 1 : 0;
-    std::printf("latency-client: FAIL: %s%s%s (%zu of %zu commits made; feedback: %zu presented, "
-                "%zu discarded)\n",
-                failure.c_str(), err != 0 ? ": " : "", err != 0 ? std::strerror(err) : "", next,
-                total, presented, discarded);
+    std::printf(
+        "latency-client: FAIL: %s%s%s (%zu of %zu commits made; feedback: %zu presented, "
+        "%zu discarded)\n",
+        failure.c_str(), err != 0 ? ": " : "", err != 0 ? std::strerror(err) : "", next, total,
+        presented, discarded);
     return 1;
   }
 
@@ -625,7 +625,7 @@ int main(int argc, char** argv) {
   const double refresh_ms = refreshes.empty() ? 0 : percentile(refreshes, 0.5);
   const char* clock_name = c.clock_id == CLOCK_MONOTONIC       ? "monotonic"
                            : c.clock_id == CLOCK_MONOTONIC_RAW ? "monotonic_raw"
-                                                                : "other";
+                                                               : "other";
   const double max_ms = latency.empty() ? 0 : *std::max_element(latency.begin(), latency.end());
   if (mode == Mode::kDelay) {
     std::printf(
@@ -643,7 +643,8 @@ int main(int argc, char** argv) {
         mode == Mode::kTarget ? "target" : "past-target",
         mode == Mode::kTarget ? target_offset : -1.0, measured, percentile(latency, 0.5),
         percentile(latency, 0.9), max_ms, past_target.empty() ? 0.0 : percentile(past_target, 0.5),
-        early, late, measured > 0 ? 100.0 * on_time / measured : 0.0, refresh_ms, discarded, clock_name);
+        early, late, measured > 0 ? 100.0 * on_time / measured : 0.0, refresh_ms, discarded,
+        clock_name);
   }
   if (discarded > 0 || measured == 0) {
     std::printf("latency-client: FAIL: %d of %d measured frames discarded\n", discarded, frames);

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Runs inside the guest: wp_fifo_v1 and wp_commit_timing_v1 from real
+# clients, on a real vblank (vkms' hrtimer, 60 Hz), baton on the DRM backend.
+#
+# 1. Mesa's vkcube (lavapipe; FIFO is its default present mode, and Mesa
+#    25's WSI uses fifo-v1 and commit-timing-v1 for it) at 64x64, its
+#    protocol traffic logged by libwayland (WAYLAND_DEBUG=client):
+#    - shown: every image it presents is on screen before the next replaces
+#      it (no wp_presentation feedback discarded: FIFO never drops), its
+#      presentation sequence numbers strictly increase, and they advance by
+#      exactly one for a run of frames (a new image every refresh);
+#    - hidden (its workspace switched away with Super+2 on a uinput
+#      keyboard): it keeps presenting images at no less than half the rate
+#      it had while shown, never stopping for a second;
+#    - shown again (Super+1): it is presented again at once.
+# 2. baton-latency-client with commit-timing targets half a refresh past a
+#    vblank: each frame is shown at the first vblank not before its target,
+#    never earlier, in at least 99 % of frames; and a target in the past is
+#    shown at the next vblank.
+#
+# usage: fifo_test.sh BATON UINPUT LATENCY_CLIENT OUT
+set -uo pipefail
+baton=$1 uinput=$2 latency=$3 out=$4
+mkdir -p "$out"
+here=$(dirname "$(realpath "$0")")
+test_name=fifo
+source "$here/guest-test.sh"
+source "$here/guest-seat.sh"
+unset WLR_LIBINPUT_NO_DEVICES
+source "$here/guest-udev.sh"
+source "$here/guest-uinput.sh"
+send keyboard kbd
+udev_settle
+command -v vkcube-wayland >/dev/null || fail "vkcube-wayland is missing (vulkan-tools)"
+
+export WAYLAND_DISPLAY=baton-fifo
+launch_baton "$out/fifo-baton.log" "$baton" --backend drm --renderer pixman --socket "$WAYLAND_DISPLAY"
+grep -q "render deadline\|output" "$log" || true
+
+trace=$out/fifo-vkcube.log
+WAYLAND_DEBUG=client vkcube-wayland --width 64 --height 64 2>"$trace" >/dev/null &
+cube=$!
+presented() { grep -c 'wp_presentation_feedback#[0-9]*\.presented(' "$trace"; }
+for _ in $(seq 600); do [ "$(presented)" -ge 30 ] && break; sleep 0.1; done
+[ "$(presented)" -ge 30 ] || fail "vkcube presented fewer than 30 frames in 60 s"
+grep -q 'wp_fifo_v1#[0-9]*\.wait_barrier' "$trace" ||
+  fail "vkcube does not use wp_fifo_v1 (Mesa older than 24.3, or baton does not offer it)"
+
+mark() { wc -l <"$trace"; }
+segment() { sed -n "$(($1 + 1)),$2p" "$trace"; }  # lines FROM+1..TO
+# Images vkcube handed over in a segment: each is an attach before a commit.
+images() { grep -c 'wl_surface#[0-9]*\.attach(wl_buffer' ; }
+# The longest gap between two images, in ms (libwayland's timestamps are ms).
+longest_gap() {
+  grep 'wl_surface#[0-9]*\.attach(wl_buffer' | sed 's/^\[\([0-9.]*\)\].*/\1/' |
+    awk 'NR > 1 && $1 - last > gap { gap = $1 - last } { last = $1 } END { printf "%d", gap }'
+}
+
+shown_from=$(mark)
+sleep 6
+shown_to=$(mark)
+shown=$(segment "$shown_from" "$shown_to")
+discarded=$(grep -c 'wp_presentation_feedback#[0-9]*\.discarded(' <<<"$shown")
+# presented(tv_sec_hi, tv_sec_lo, tv_nsec, refresh, seq_hi, seq_lo, flags)
+read -r frames increasing steps_of_one longest_run < <(grep 'wp_presentation_feedback#[0-9]*\.presented(' <<<"$shown" |
+  sed 's/.*presented(\(.*\))/\1/' | tr -d ' ' |
+  awk -F, '{ seq = $5 * 4294967296 + $6 }
+    NR > 1 { if (seq > last) inc++; if (seq == last + 1) { one++; run++; if (run > best) best = run } else run = 0 }
+    { last = seq; n++ }
+    END { printf "%d %d %d %d\n", n, inc + 1, one, best }')
+shown_images=$(images <<<"$shown")
+echo "fifo: shown 6 s: $shown_images images, $frames presented, $discarded discarded;" \
+  "sequence numbers increasing in $increasing of $frames, +1 steps $steps_of_one," \
+  "longest run of +1 steps $longest_run"
+[ "$frames" -ge 30 ] || fail "only $frames frames presented in 6 s while shown"
+[ "$discarded" = 0 ] || fail "$discarded of vkcube's images were replaced before they were shown (FIFO never drops)"
+[ "$increasing" = "$frames" ] || fail "presentation sequence numbers did not strictly increase"
+[ "$longest_run" -ge 20 ] ||
+  fail "vkcube never got a new image on screen every refresh for 20 frames in a row (longest run $longest_run)"
+
+send press kbd 125; send key kbd 3; send release kbd 125  # Super+2: another workspace
+sleep 1
+hidden_from=$(mark)
+sleep 6
+hidden_to=$(mark)
+hidden=$(segment "$hidden_from" "$hidden_to")
+hidden_images=$(images <<<"$hidden")
+hidden_presented=$(grep -c 'wp_presentation_feedback#[0-9]*\.presented(' <<<"$hidden")
+gap=$(longest_gap <<<"$hidden")
+echo "fifo: hidden 6 s: $hidden_images images ($hidden_presented presented), longest gap ${gap} ms"
+[ "$hidden_images" -gt 0 ] || fail "vkcube stalled on another workspace (no image in 6 s)"
+[ $((hidden_images * 2)) -ge "$shown_images" ] ||
+  fail "hidden, vkcube ran at less than half its shown rate ($hidden_images vs $shown_images images)"
+[ "$gap" -lt 1000 ] || fail "hidden, vkcube stopped for $gap ms"
+
+send press kbd 125; send key kbd 2; send release kbd 125  # Super+1: back
+back_from=$(mark)
+sleep 3
+back=$(segment "$back_from" "$(mark)")
+back_presented=$(grep -c 'wp_presentation_feedback#[0-9]*\.presented(' <<<"$back")
+echo "fifo: shown again 3 s: $back_presented presented"
+[ "$back_presented" -ge 15 ] || fail "vkcube did not come back on screen ($back_presented frames in 3 s)"
+kill "$cube"
+wait "$cube" 2>/dev/null
+
+# commit-timing from a client written from the XML.
+for mode in "--target-offset 0.5 --frames 200" "--past-target --frames 60"; do
+  # shellcheck disable=SC2086
+  line=$("$latency" $mode --warmup 10 2>&1 | tail -n 1)
+  echo "fifo: $line"
+  [[ $line == *SKIP* ]] && fail "baton offers no wp_commit_timing_manager_v1"
+  early=$(grep -o 'early=[0-9]*' <<<"$line" | cut -d= -f2)
+  on_time=$(grep -o 'on_time_pct=[0-9.]*' <<<"$line" | cut -d= -f2)
+  [ -n "$early" ] && [ -n "$on_time" ] || fail "no result from the latency client: $line"
+  [ "$early" = 0 ] || fail "$early frames were shown before their target ($mode)"
+  awk -v p="$on_time" 'BEGIN { exit !(p >= 99) }' ||
+    fail "only $on_time % of frames were shown at the first vblank not before their target ($mode)"
+done
+finish_baton
+echo "fifo: PASS"
