@@ -474,7 +474,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  const size_t total = static_cast<size_t>(warmup + frames);
+  const size_t total = static_cast<size_t>(warmup) + static_cast<size_t>(frames);
   c.frames.resize(total);
   int timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
   if (timer_fd < 0) {
@@ -523,7 +523,7 @@ int main(int argc, char** argv) {
       int64_t target = 0;
       if (mode == Mode::kTarget) {
         const int64_t now = now_ns();
-        const int64_t offset = static_cast<int64_t>(std::llround(target_offset * last_refresh));
+        const int64_t offset = static_cast<int64_t>(std::llround(target_offset * static_cast<double>(last_refresh)));
         int64_t k = 1;
         while (base + k * last_refresh + offset < now + last_refresh) ++k;
         target = base + k * last_refresh + offset;
