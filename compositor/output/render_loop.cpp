@@ -30,7 +30,20 @@ RenderLoop::RenderLoop(wlr_output* output, wl_event_loop* loop, Trace* trace, Re
   if (output->refresh > 0) budget_.set_refresh(1'000'000'000'000LL / output->refresh);
 }
 
-RenderLoop::~RenderLoop() { wlr_scene_timer_finish(&scene_timer_); }
+RenderLoop::~RenderLoop() {
+  wlr_scene_timer_finish(&scene_timer_);
+  if (counts_.planned + counts_.idle_starts > 0)
+    LOG_INFO(
+        "output %s: render loop: %llu frames, %llu started before vblank by the deadline timer, "
+        "%llu at once on an idle output; %llu planned frames on screen at their vblank, %llu "
+        "later; prediction %s ms, margin %s ms",
+        output_->name, static_cast<unsigned long long>(counts_.frames),
+        static_cast<unsigned long long>(counts_.planned),
+        static_cast<unsigned long long>(counts_.idle_starts),
+        static_cast<unsigned long long>(counts_.made),
+        static_cast<unsigned long long>(counts_.missed), ms(budget_.prediction_ns()).c_str(),
+        ms(budget_.margin_ns()).c_str());
+}
 
 void RenderLoop::set_deadline(RenderDeadline deadline) {
   if (deadline == deadline_) return;
@@ -122,21 +135,31 @@ void RenderLoop::timer_fired() {
   // Late by more than the margin (a busy loop): aim at the vblank it can make.
   int64_t vblank = timer_vblank_;
   if (vblank == 0 || now + budget_.prediction_ns() > vblank) vblank = vblank_for_start_at(now);
-  run(now, vblank);
+  // Woken late (a busy loop, a descheduled CPU): that delay is part of what
+  // the next frame must allow for, so it counts toward the render time.
+  run(now, vblank, timer_->when());
 }
 
-void RenderLoop::run(int64_t now, int64_t vblank) {
-  FrameTiming timing{now, vblank, vblank != 0 ? vblank : now};
+void RenderLoop::run(int64_t now, int64_t vblank, std::optional<int64_t> planned_start) {
+  // Planned for `vblank`, but a fast render may still make an earlier one:
+  // what must not be shown before its time (commit-timing) is judged by the
+  // earliest vblank this frame can reach.
+  const int64_t earliest =
+      vblank != 0 ? std::min(vblank, next_vblank_after(last_present_ns_, budget_.refresh_ns(), now))
+                  : now;
+  FrameTiming timing{now, vblank, earliest};
   ++counts_.frames;
   target_ns_.reset();  // whoever wants a later frame asks again after this one
-  if (vblank != 0) last_vblank_ns_ = vblank;
   rendering_ = true;
-  in_flight_ = InFlight{timing};
+  in_flight_ = InFlight{timing, std::min(now, planned_start.value_or(now))};
   frame_starting.emit(timing);
   const bool committed = render_(timing);
   latched.emit();
   rendering_ = false;
   if (!committed) {
+    // Latched without a flip: it still used up the earliest vblank it could
+    // have reached, and the next frame is for a later one.
+    if (vblank != 0) last_vblank_ns_ = earliest;
     in_flight_.reset();
     if (trace_ != nullptr) {
       if (track_ == 0) track_ = trace_->track(std::string("render loop ") + output_->name);
@@ -162,12 +185,13 @@ void RenderLoop::presented(const wlr_output_event_present& event) {
   if (event.presented) {
     const int64_t when = int64_t{event.when.tv_sec} * 1'000'000'000 + event.when.tv_nsec;
     last_present_ns_ = when;
+    last_vblank_ns_ = when;
     real_vblank_ = (event.flags & WLR_OUTPUT_PRESENT_VSYNC) != 0 && event.refresh > 0;
     if (event.refresh > 0) budget_.set_refresh(event.refresh);
     if (in_flight_ && in_flight_->committed) {
       InFlight frame = *in_flight_;
       in_flight_.reset();
-      int64_t cost = frame.committed_ns - frame.timing.start_ns;
+      int64_t cost = frame.committed_ns - frame.planned_start_ns;
       if (!frame.waited_for_render && scene_timer_.render_timer != nullptr) {
         const int64_t gpu = vulkan::render_timer_duration_if_done(scene_timer_.render_timer);
         if (gpu > 0) cost += gpu;

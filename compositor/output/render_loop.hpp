@@ -17,9 +17,10 @@
 // (fifo barriers clear). It also plans frames nobody damaged: a latch a fifo
 // barrier waits for, a commit-timing target's vblank.
 //
-// The prediction's samples: CPU time from render start until the frame was
-// handed to KMS, plus GPU time (Vulkan timestamp queries) unless the event
-// loop already waited for render-done before the commit.
+// The prediction's samples: CPU time from render start (from when the
+// deadline timer was due, if it woke late) until the frame was handed to
+// KMS, plus GPU time (Vulkan timestamp queries) unless the event loop
+// already waited for render-done before the commit.
 #pragma once
 
 #include <cstdint>
@@ -43,7 +44,7 @@ class RenderLoop {
   struct FrameTiming {
     int64_t start_ns = 0;    // render start (CLOCK_MONOTONIC)
     int64_t vblank_ns = 0;   // the vblank it is planned for; 0 without a real vblank
-    int64_t present_ns = 0;  // when it is expected on screen (the vblank, or now)
+    int64_t present_ns = 0;  // the earliest it can be on screen (a vblank, or now)
   };
   struct Counts {
     uint64_t frames = 0;       // frames run (committed or not)
@@ -101,13 +102,14 @@ class RenderLoop {
  private:
   struct InFlight {
     FrameTiming timing;
+    int64_t planned_start_ns = 0;  // when the deadline timer was to fire (else the start)
     int64_t committed_ns = 0;
     bool waited_for_render = false;
     bool committed = false;
   };
   /// Renders now, or arms the timer for the render start of the next vblank.
   void plan(int64_t now);
-  void run(int64_t now, int64_t vblank);
+  void run(int64_t now, int64_t vblank, std::optional<int64_t> planned_start = std::nullopt);
   void timer_fired();
   /// The next vblank a frame started now can be planned for, and the one a
   /// frame started now reaches.
@@ -130,7 +132,7 @@ class RenderLoop {
   wlr_scene_timer scene_timer_{};
   // From the last present event.
   int64_t last_present_ns_ = 0;
-  int64_t last_vblank_ns_ = 0;  // the vblank of the last frame run, flipped or not
+  int64_t last_vblank_ns_ = 0;  // the last flip, or the vblank a frame latched for without one
   bool real_vblank_ = false;
   bool flip_pending_ = false;
   bool wanted_ = false;  // the timer fired while a flip was pending
