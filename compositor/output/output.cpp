@@ -47,8 +47,13 @@ Output::Output(Server& server, wlr_output* output)
       output_(output),
       cadence_(CadenceMode::automatic, 30),
       fence_(output, wl_display_get_event_loop(server.display()), server.trace()),
-      render_loop_(output, wl_display_get_event_loop(server.display()), server.trace(),
-                   [this](const RenderLoop::FrameTiming&) { return render_frame(); }) {
+      render_loop_(
+          output, wl_display_get_event_loop(server.display()), server.trace(),
+          [this](const RenderLoop::FrameTiming&) { return render_frame(); },
+          [this] {
+            return scene_output_ != nullptr &&
+                   (wlr_scene_output_needs_frame(scene_output_) || !captures_.empty());
+          }) {
   apply_games_policy();
   wlr_output_init_render(output, server.allocator(), server.renderer());
 

@@ -19,8 +19,13 @@ std::string ms(int64_t ns) {
 
 }  // namespace
 
-RenderLoop::RenderLoop(wlr_output* output, wl_event_loop* loop, Trace* trace, Render render)
-    : output_(output), loop_(loop), trace_(trace), render_(std::move(render)) {
+RenderLoop::RenderLoop(wlr_output* output, wl_event_loop* loop, Trace* trace, Render render,
+                       std::function<bool()> has_content)
+    : output_(output),
+      loop_(loop),
+      trace_(trace),
+      render_(std::move(render)),
+      has_content_(std::move(has_content)) {
   auto timer = DeadlineTimer::create(loop, [this] { timer_fired(); });
   if (timer)
     timer_ = std::move(*timer);
@@ -69,17 +74,24 @@ bool RenderLoop::idle(int64_t now) const {
   return now - last > budget_.refresh_ns() + budget_.refresh_ns() / 2;
 }
 
-int64_t RenderLoop::next_vblank(int64_t now) const {
-  // A frame that latched without a flip (nothing to show) still had its
-  // vblank: the next frame is for a later one.
+int64_t RenderLoop::next_vblank(int64_t now, bool content) const {
   const int64_t vblank = next_vblank_after(last_present_ns_, budget_.refresh_ns(), now);
-  return last_vblank_ns_ >= vblank ? last_vblank_ns_ + budget_.refresh_ns() : vblank;
+  // A frame that latched without a flip (nothing to show) had its vblank: a
+  // second one with nothing to show waits for the next (a FIFO client whose
+  // commits change nothing is paced, not spun); a frame with content may
+  // still make it.
+  return !content && last_vblank_ns_ >= vblank ? last_vblank_ns_ + budget_.refresh_ns() : vblank;
 }
 
-int64_t RenderLoop::vblank_for_start_at(int64_t now) const {
+int64_t RenderLoop::vblank_for_start_at(int64_t now, bool content) const {
   const int64_t vblank = first_vblank_not_before(last_present_ns_, budget_.refresh_ns(),
                                                  now + budget_.prediction_ns());
-  return last_vblank_ns_ >= vblank ? last_vblank_ns_ + budget_.refresh_ns() : vblank;
+  return !content && last_vblank_ns_ >= vblank ? last_vblank_ns_ + budget_.refresh_ns() : vblank;
+}
+
+bool RenderLoop::content_waiting() const {
+  // A commit-timing commit is let through only when its frame starts.
+  return target_ns_.has_value() || !has_content_ || has_content_();
 }
 
 void RenderLoop::frame_event() {
@@ -87,7 +99,7 @@ void RenderLoop::frame_event() {
   const int64_t now = monotonic_ns();
   if (timer_ && timer_->armed() && paced()) {
     // Planned already, for damage or a target: keep the earlier start.
-    if (timer_->when() <= next_vblank(now) - lead_ns()) return;
+    if (timer_->when() <= next_vblank(now, content_waiting()) - lead_ns()) return;
   }
   plan(now);
 }
@@ -102,17 +114,18 @@ void RenderLoop::plan(int64_t now) {
     run(now, 0);
     return;
   }
+  const bool content = content_waiting();
   if (idle(now)) {
     ++counts_.idle_starts;
     timer_->disarm();
-    run(now, vblank_for_start_at(now));
+    run(now, vblank_for_start_at(now, content));
     return;
   }
-  const int64_t vblank = next_vblank(now);
+  const int64_t vblank = next_vblank(now, content);
   const int64_t start = vblank - lead_ns();
   if (start <= now) {
     timer_->disarm();
-    run(now, vblank_for_start_at(now));
+    run(now, vblank_for_start_at(now, content));
     return;
   }
   timer_vblank_ = vblank;
@@ -134,7 +147,8 @@ void RenderLoop::timer_fired() {
   ++counts_.planned;
   // Late by more than the margin (a busy loop): aim at the vblank it can make.
   int64_t vblank = timer_vblank_;
-  if (vblank == 0 || now + budget_.prediction_ns() > vblank) vblank = vblank_for_start_at(now);
+  if (vblank == 0 || now + budget_.prediction_ns() > vblank)
+    vblank = vblank_for_start_at(now, content_waiting());
   // Woken late (a busy loop, a descheduled CPU): that delay is part of what
   // the next frame must allow for, so it counts toward the render time.
   run(now, vblank, timer_->when());
@@ -234,7 +248,7 @@ void RenderLoop::plan_for(int64_t target_ns) {
   int64_t vblank = 0;
   if (paced()) {
     vblank = std::max(first_vblank_not_before(last_present_ns_, budget_.refresh_ns(), target_ns),
-                      next_vblank(now));
+                      next_vblank(now, true));
     start = vblank - lead_ns();
   }
   if (timer_->armed() && timer_->when() <= start) return;  // an earlier frame re-plans

@@ -57,7 +57,10 @@ class RenderLoop {
   /// whether a buffer went to the output.
   using Render = std::function<bool(const FrameTiming&)>;
 
-  RenderLoop(wlr_output* output, wl_event_loop* loop, Trace* trace, Render render);
+  /// `has_content`: whether a frame built now would show something new
+  /// (damage); null: always assumed.
+  RenderLoop(wlr_output* output, wl_event_loop* loop, Trace* trace, Render render,
+             std::function<bool()> has_content = {});
   ~RenderLoop();
   RenderLoop(const RenderLoop&) = delete;
   RenderLoop& operator=(const RenderLoop&) = delete;
@@ -113,8 +116,10 @@ class RenderLoop {
   void timer_fired();
   /// The next vblank a frame started now can be planned for, and the one a
   /// frame started now reaches.
-  [[nodiscard]] int64_t next_vblank(int64_t now) const;
-  [[nodiscard]] int64_t vblank_for_start_at(int64_t now) const;
+  [[nodiscard]] int64_t next_vblank(int64_t now, bool content) const;
+  [[nodiscard]] int64_t vblank_for_start_at(int64_t now, bool content) const;
+  /// Something to show is waiting (damage, or a commit-timing target).
+  [[nodiscard]] bool content_waiting() const;
   [[nodiscard]] int64_t lead_ns() const;
   [[nodiscard]] bool idle(int64_t now) const;
   void trace_frame(const InFlight& frame, int64_t presented_ns, bool missed);
@@ -124,6 +129,7 @@ class RenderLoop {
   Trace* trace_;
   int track_ = 0;
   Render render_;
+  std::function<bool()> has_content_;
   RenderDeadline deadline_;
   bool immediate_ = false;
   RenderBudget budget_;

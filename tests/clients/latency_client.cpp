@@ -523,7 +523,8 @@ int main(int argc, char** argv) {
       int64_t target = 0;
       if (mode == Mode::kTarget) {
         const int64_t now = now_ns();
-        const int64_t offset = static_cast<int64_t>(std::llround(target_offset * static_cast<double>(last_refresh)));
+        const int64_t offset =
+            static_cast<int64_t>(std::llround(target_offset * static_cast<double>(last_refresh)));
         int64_t k = 1;
         while (base + k * last_refresh + offset < now + last_refresh) ++k;
         target = base + k * last_refresh + offset;
