@@ -95,7 +95,13 @@ bool RenderLoop::content_waiting() const {
 }
 
 void RenderLoop::frame_event() {
-  if (rendering_ || flip_pending_) return;  // the flip's own frame event follows
+  if (rendering_) return;
+  if (flip_pending_) {
+    // A nested output's frame callback may come before the parent's
+    // presentation feedback: plan once the present event came.
+    wanted_ = true;
+    return;
+  }
   const int64_t now = monotonic_ns();
   if (timer_ && timer_->armed() && paced()) {
     // Planned already, for damage or a target: keep the earlier start.
