@@ -3,8 +3,8 @@
 // closely as possible and never before.
 //
 // A commit with a timestamp is held (wlr_surface_lock_pending) until an
-// output the surface is shown on starts building a frame expected on screen
-// at or after the target (frame_starting), so it lands in the first frame
+// output the surface is shown on starts building a frame that cannot reach
+// the screen before the target (frame_starting), so it lands in the first frame
 // that is not early. A surface not shown anywhere has no such frames: its
 // held commits apply when their target time passes (one timer per surface,
 // at its earliest target), and one whose target has passed already applies
@@ -51,8 +51,8 @@ class CommitTiming {
   CommitTiming(const CommitTiming&) = delete;
   CommitTiming& operator=(const CommitTiming&) = delete;
 
-  /// `output` is about to build a frame expected on screen at `present_ns`
-  /// (CLOCK_MONOTONIC ns): commits of surfaces shown on it whose target is
+  /// `output` is about to build a frame that can reach the screen no earlier
+  /// than `present_ns` (CLOCK_MONOTONIC ns): commits of surfaces shown on it whose target is
   /// not after present_ns apply now (before the frame is built).
   void frame_starting(wlr_output* output, int64_t present_ns);
 
