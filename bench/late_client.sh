@@ -33,6 +33,9 @@ done
 
 # 640x480: lavapipe and vkms both compose on the guest's two emulated CPUs.
 printf '[[output]]\nname = "*"\nmode = "640x480"\n' >"$out/late-client.toml"
+# LATE_CLIENT_DEADLINE=off|auto|MS: the outputs' render_deadline (default auto).
+[ -n "${LATE_CLIENT_DEADLINE:-}" ] &&
+  printf 'render_deadline = "%s"\n' "$LATE_CLIENT_DEADLINE" >>"$out/late-client.toml"
 
 run() {  # GATE (on | off) LATE (late | none)
   local mode=$1 late=$2

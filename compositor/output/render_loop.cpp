@@ -287,7 +287,8 @@ void RenderLoop::trace_frame(const InFlight& frame, int64_t presented_ns, bool m
   if (t.vblank_ns != 0) args += ",\"deadline_vblank_ms\":" + ms(t.vblank_ns - t.start_ns);
   trace_->span(track_, missed ? "MISSED render" : "render", t.start_ns, frame.committed_ns, args);
   if (t.vblank_ns != 0) trace_->instant(track_, "deadline", t.vblank_ns);
-  trace_->instant(track_, missed ? "flip (missed its vblank)" : "flip", presented_ns);
+  // Not named "flip": the output's own track has those (one per flip).
+  trace_->instant(track_, missed ? "on screen, its vblank missed" : "on screen", presented_ns);
 }
 
 }  // namespace baton
