@@ -96,12 +96,11 @@ bool RenderLoop::content_waiting() const {
 
 void RenderLoop::frame_event() {
   if (rendering_) return;
-  if (flip_pending_) {
-    // A nested output's frame callback may come before the parent's
-    // presentation feedback: plan once the present event came.
-    wanted_ = true;
-    return;
-  }
+  // wlroots sends a frame event only once the output takes a new frame: on
+  // KMS after the flip's present event, nested at the parent's frame
+  // callback, which may come long before its presentation feedback (or, for
+  // a frame the parent never repaints for, without one).
+  flip_pending_ = false;
   const int64_t now = monotonic_ns();
   if (timer_ && timer_->armed() && paced()) {
     // Planned already, for damage or a target: keep the earlier start.
@@ -197,18 +196,23 @@ void RenderLoop::committed(bool ok, bool waited_for_render) {
   in_flight_->committed = true;
   in_flight_->committed_ns = monotonic_ns();
   in_flight_->waited_for_render = waited_for_render;
+  in_flight_->commit_seq = output_->commit_seq;
   flip_pending_ = true;
 }
 
 void RenderLoop::presented(const wlr_output_event_present& event) {
-  flip_pending_ = false;
+  // Only the present event of the frame in flight tells how that frame did
+  // (a nested output may already have rendered the next one).
+  const bool ours =
+      in_flight_ && in_flight_->committed && in_flight_->commit_seq == event.commit_seq;
+  if (ours || !in_flight_) flip_pending_ = false;
   if (event.presented) {
     const int64_t when = int64_t{event.when.tv_sec} * 1'000'000'000 + event.when.tv_nsec;
     last_present_ns_ = when;
     last_vblank_ns_ = when;
     real_vblank_ = (event.flags & WLR_OUTPUT_PRESENT_VSYNC) != 0 && event.refresh > 0;
     if (event.refresh > 0) budget_.set_refresh(event.refresh);
-    if (in_flight_ && in_flight_->committed) {
+    if (ours) {
       InFlight frame = *in_flight_;
       in_flight_.reset();
       int64_t cost = frame.committed_ns - frame.planned_start_ns;
@@ -230,7 +234,7 @@ void RenderLoop::presented(const wlr_output_event_present& event) {
       }
       trace_frame(frame, when, missed);
     }
-  } else {
+  } else if (ours) {
     in_flight_.reset();
   }
   if (std::exchange(wanted_, false)) wlr_output_schedule_frame(output_);

@@ -109,6 +109,7 @@ class RenderLoop {
     int64_t committed_ns = 0;
     bool waited_for_render = false;
     bool committed = false;
+    uint32_t commit_seq = 0;  // wlr_output's, to match its present event
   };
   /// Renders now, or arms the timer for the render start of the next vblank.
   void plan(int64_t now);

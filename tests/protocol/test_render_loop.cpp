@@ -66,7 +66,7 @@ class RenderLoopTest : public ::testing::Test {
     event.flags = WLR_OUTPUT_PRESENT_VSYNC | WLR_OUTPUT_PRESENT_HW_CLOCK;
     ++flips_;
     last_flip_ = flip_at_;
-    loop_under_test_->presented(event);
+    if (!withhold_present_) loop_under_test_->presented(event);
     if (frame_event_after_flip_) loop_under_test_->frame_event();  // as the DRM backend does
   }
   bool run_until(const std::function<bool()>& done, int64_t timeout_ns = 5'000'000'000) {
@@ -101,6 +101,7 @@ class RenderLoopTest : public ::testing::Test {
   int64_t render_cost_ = 0;
   int late_by_ = 0;
   bool frame_event_after_flip_ = true;
+  bool withhold_present_ = false;  // a nested parent that sends no feedback
 };
 
 TEST_F(RenderLoopTest, AFrameAfterAFlipStartsLateBeforeTheNextVblank) {
@@ -172,6 +173,16 @@ TEST_F(RenderLoopTest, ATargetIsRenderedForTheFirstVblankNotBeforeIt) {
   EXPECT_EQ(frames_[1].vblank_ns, last_flip_ + 3 * kRefresh);
   EXPECT_GE(frames_[1].present_ns, target);
   EXPECT_GE(frames_[1].start_ns, frames_[1].vblank_ns - loop_under_test_->budget().lead_ns());
+}
+
+// Nested: the parent's frame callback (the frame event) may come without
+// its presentation feedback (a parent that did not repaint for the frame):
+// the loop keeps rendering on frame events alone.
+TEST_F(RenderLoopTest, FrameEventsWithoutPresentEventsKeepItRendering) {
+  prime();
+  withhold_present_ = true;
+  ASSERT_TRUE(run_until([&] { return frames_.size() >= 5; }))
+      << "stalled after " << frames_.size() << " frames waiting for a present event";
 }
 
 TEST_F(RenderLoopTest, SignalsAroundEachFrame) {

@@ -2,12 +2,11 @@
 // waiting once its pass finished; timers come and go every frame (wlroots'
 // scene makes one per frame) and the renderer outlives the query pools they
 // used (lavapipe crashed freeing command buffers whose pool was gone).
+#include <drm_fourcc.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <thread>
-
-#include <drm_fourcc.h>
 
 #include "tests/renderer/harness.hpp"
 
