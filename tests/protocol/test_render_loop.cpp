@@ -188,8 +188,8 @@ TEST_F(RenderLoopTest, FrameEventsWithoutPresentEventsKeepItRendering) {
 TEST_F(RenderLoopTest, SignalsAroundEachFrame) {
   std::vector<std::string> order;
   Connection starting = loop_under_test_->frame_starting.connect(
-      [&](const RenderLoop::FrameTiming&) { order.push_back("starting"); });
-  Connection latched = loop_under_test_->latched.connect([&] { order.push_back("latched"); });
+      [&](const RenderLoop::FrameTiming&) { order.emplace_back("starting"); });
+  Connection latched = loop_under_test_->latched.connect([&] { order.emplace_back("latched"); });
   prime();
   ASSERT_GE(order.size(), 2u);
   EXPECT_EQ(order[0], "starting");
