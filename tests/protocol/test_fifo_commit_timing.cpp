@@ -79,12 +79,21 @@ struct Feedback {
   int64_t when_ns = 0;       // presented: the presentation time
   uint64_t seq = 0;          // presented: the output's refresh counter
   int64_t discarded_ns = 0;  // discarded: when the client heard it
+  struct wp_presentation_feedback* proxy = nullptr;  // until answered
   [[nodiscard]] bool answered() const { return presented || discarded; }
 };
 
 // Feedback for each commit, in commit order.
 class FeedbackLog {
  public:
+  FeedbackLog() = default;
+  FeedbackLog(const FeedbackLog&) = delete;
+  FeedbackLog& operator=(const FeedbackLog&) = delete;
+  // Feedback still unanswered (a hidden surface's last commit) is let go.
+  ~FeedbackLog() {
+    for (Feedback& f : entries_)
+      if (f.proxy != nullptr) wp_presentation_feedback_destroy(f.proxy);
+  }
   /// Asks for feedback on the next commit of `surface`.
   void request(Client& c, wl_surface* surface) {
     entries_.emplace_back();
@@ -97,15 +106,18 @@ class FeedbackLog {
           out->presented = true;
           out->when_ns = static_cast<int64_t>((uint64_t{hi} << 32) | lo) * 1'000'000'000 + nsec;
           out->seq = (uint64_t{seq_hi} << 32) | seq_lo;
+          out->proxy = nullptr;
           wp_presentation_feedback_destroy(f);
         },
         [](void* d, struct wp_presentation_feedback* f) {
           auto* out = static_cast<Feedback*>(d);
           out->discarded = true;
           out->discarded_ns = now_ns();
+          out->proxy = nullptr;
           wp_presentation_feedback_destroy(f);
         },
     };
+    entries_.back().proxy = feedback;
     wp_presentation_feedback_add_listener(feedback, &listener, &entries_.back());
   }
   [[nodiscard]] size_t size() const { return entries_.size(); }
