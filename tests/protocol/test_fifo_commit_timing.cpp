@@ -76,9 +76,9 @@ void bind_globals(Harness& h, Client& c, TimingGlobals& g) {
 struct Feedback {
   bool presented = false;
   bool discarded = false;
-  int64_t when_ns = 0;       // presented: the presentation time
-  uint64_t seq = 0;          // presented: the output's refresh counter
-  int64_t discarded_ns = 0;  // discarded: when the client heard it
+  int64_t when_ns = 0;                               // presented: the presentation time
+  uint64_t seq = 0;                                  // presented: the output's refresh counter
+  int64_t discarded_ns = 0;                          // discarded: when the client heard it
   struct wp_presentation_feedback* proxy = nullptr;  // until answered
   [[nodiscard]] bool answered() const { return presented || discarded; }
 };
