@@ -79,6 +79,7 @@ TEST_F(RenderTimer, DurationOfAFinishedPassIsReadWithoutWaiting) {
   EXPECT_GT(ns, 0) << "the finished pass has a GPU time";
   EXPECT_LT(ns, 5'000'000'000) << "a few rectangles took seconds?";
   wlr_render_timer_destroy(timer);
+  wlr_buffer_drop(buffer);
 }
 
 TEST_F(RenderTimer, OtherRenderersTimersAreNotRead) {
@@ -102,6 +103,7 @@ TEST_F(RenderTimer, OneTimerPerFrameForManyFrames) {
   }
   EXPECT_GT(duration_when_done(last), 0);
   wlr_render_timer_destroy(last);
+  wlr_buffer_drop(buffer);
 }
 
 }  // namespace
