@@ -276,7 +276,9 @@ void RenderLoop::frame_dropped() {
 }
 
 void RenderLoop::renderer_changed() {
-  // The timer's queries belong to the old device, which is gone.
+  // The timer's queries belonged to the old device, which gave them back
+  // when it went: destroying the timer now frees only the timer.
+  wlr_scene_timer_finish(&scene_timer_);
   scene_timer_ = {};
   frame_dropped();
 }

@@ -59,8 +59,10 @@ int timer_duration(wlr_render_timer* base) {
 
 void timer_destroy(wlr_render_timer* base) {
   auto* timer = reinterpret_cast<Timer*>(base);
-  if (timer->renderer != nullptr)
+  if (timer->renderer != nullptr) {
+    timer->renderer->forget_timer(timer);
     timer->renderer->recycle_query_pool(std::move(timer->pool), timer->point);
+  }
   delete timer;
 }
 
@@ -79,6 +81,7 @@ wlr_render_timer* render_timer_create(wlr_renderer* r) {
   timer->base.impl = &kTimerImpl;
   timer->renderer = self;
   timer->pool = std::move(pool);
+  self->track_timer(timer);
   return &timer->base;
 }
 
@@ -175,6 +178,12 @@ bool Renderer::init(const std::string& pipeline_cache_path, Compositing composit
 }
 
 Renderer::~Renderer() {
+  // Timers outliving the renderer (an output's, across a GPU loss) give
+  // their query pools back now; destroying them later touches nothing of ours.
+  for (Timer* timer : std::exchange(timers_, {})) {
+    recycle_query_pool(std::move(timer->pool), timer->point);
+    timer->renderer = nullptr;
+  }
   completion_.reset();  // its worker waits on this device's semaphores
   // Teardown may wait: nothing may be in flight when the device objects go
   // (on a really lost device this returns at once).

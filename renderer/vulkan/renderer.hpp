@@ -186,6 +186,9 @@ class Renderer {
   /// buffers recorded with it may still exist, and lavapipe crashes freeing
   /// them once their pool is gone) and reused once `point` completed.
   void recycle_query_pool(UniqueQueryPool pool, uint64_t point);
+  /// Render timers alive now (their pools come back when the renderer goes).
+  void track_timer(Timer* timer) { timers_.push_back(timer); }
+  void forget_timer(Timer* timer) { std::erase(timers_, timer); }
   /// Reacts to a lost device: emits wlroots' `lost` signal once.
   void check_lost();
 
@@ -228,6 +231,7 @@ class Renderer {
   };
   // Declared before pool_: freed after the command buffers that used them.
   std::vector<SpareQueryPool> spare_query_pools_;
+  std::vector<Timer*> timers_;  // not owned: wlroots' users destroy them
   UniqueCommandPool pool_;
   std::vector<Recorder> recorders_;
   struct FenceSemaphore {
