@@ -78,10 +78,10 @@ echo "fifo: shown 6 s: $shown_images images, $frames presented, $discarded disca
 [ "$discarded" = 0 ] || fail "$discarded of vkcube's images were replaced before they were shown (FIFO never drops)"
 [ "$increasing" = "$frames" ] || fail "presentation sequence numbers did not strictly increase"
 # Liveness, at a fraction of the quiet guest's speed (there: runs of 60 to
-# 140; with a CPU hog beside the guest 26): a new image every refresh for
-# at least 5 frames in a row.
-[ "$longest_run" -ge 5 ] ||
-  fail "vkcube never got a new image on screen every refresh for 5 frames in a row (longest run $longest_run)"
+# 140; one CPU hog beside the guest 26, two hogs 5): a new image every
+# refresh for at least 3 frames in a row.
+[ "$longest_run" -ge 3 ] ||
+  fail "vkcube never got a new image on screen every refresh for 3 frames in a row (longest run $longest_run)"
 
 send press kbd 125; send key kbd 3; send release kbd 125  # Super+2: another workspace
 sleep 1
