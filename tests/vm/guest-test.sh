@@ -7,6 +7,9 @@
 # - launch_baton LOG COMMAND...: runs COMMAND (a baton and its options) in
 #   the background with its output in LOG, sets log and baton_pid, and fails
 #   unless it comes up;
+# - wait_for_log PATTERN [SECONDS]: waits up to SECONDS (default 60: a
+#   liveness bound, far above the quiet time) for PATTERN in $log; prints
+#   how long it took, false if the time ran out;
 # - finish_baton: stops that baton with SIGTERM (and the seat, where
 #   guest-seat.sh started one) and fails unless it exits cleanly.
 log=/dev/null
@@ -31,6 +34,14 @@ launch_baton() {
   "$@" >"$log" 2>&1 &
   baton_pid=$!
   baton_running "$log" $baton_pid || fail "baton did not come up (it exited, or 60 s passed)"
+}
+wait_for_log() {
+  local pattern=$1 limit=${2:-60} start=$SECONDS
+  while ! grep -q "$pattern" "$log"; do
+    [ $((SECONDS - start)) -ge "$limit" ] && return 1
+    sleep 0.1
+  done
+  echo "$test_name: \"$pattern\" after $((SECONDS - start)) s"
 }
 finish_baton() {
   kill -TERM "$baton_pid"

@@ -50,8 +50,7 @@ since() { tail -n +"$(($1 + 1))" "$events"; }
 
 # Away.
 chvt 2
-for _ in $(seq 100); do grep -q "session paused (VT switch)" "$log" && break; sleep 0.1; done
-grep -q "session paused (VT switch)" "$log" || fail "baton did not pause when VT 2 became active"
+wait_for_log "session paused (VT switch)" || fail "baton did not pause when VT 2 became active (60 s)"
 echo "vt-switch: on VT $(active_vt): baton paused"
 sleep 0.5
 away_from=$(frames)
@@ -66,8 +65,7 @@ echo "vt-switch: away: DRM master free, a key typed did not reach the client, fr
 
 # Back.
 chvt 1
-for _ in $(seq 100); do grep -q "session resumed" "$log" && break; sleep 0.1; done
-grep -q "session resumed" "$log" || fail "baton did not resume when VT 1 came back"
+wait_for_log "session resumed" || fail "baton did not resume when VT 1 came back (60 s)"
 wait_frames $((away_to + 30)) || fail "the client did not present again after the switch back (frames $(frames))"
 "$dump" virtio_gpu --master >/dev/null && fail "baton did not take DRM master back"
 # libinput gives the devices back after the resume, as new devices.
