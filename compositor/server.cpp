@@ -14,18 +14,22 @@
 #include "backend/backend_factory.hpp"
 #include "compositor/config/apply.hpp"
 #include "compositor/config/factory_options.hpp"
+#include "compositor/desktop/desktop_context.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/desktop/xdg_view.hpp"
 #include "compositor/desktop/xwayland.hpp"
 #include "compositor/desktop/xwayland_view.hpp"
 #include "compositor/input/seat.hpp"
+#include "compositor/input/virtual_input.hpp"
 #include "compositor/launcher.hpp"
 #include "compositor/output/output.hpp"
+#include "compositor/output/outputs.hpp"
 #include "compositor/output/screenshot_writer.hpp"
 #include "compositor/shell/activation.hpp"
 #include "compositor/shell/desktop_protocols.hpp"
 #include "compositor/shell/layer_shell.hpp"
+#include "compositor/shell/sandbox.hpp"
 #include "compositor/shell/session_lock.hpp"
 #include "handoff/buffer_fences.hpp"
 #include "handoff/readiness_gate.hpp"
@@ -40,14 +44,15 @@
 #include "util/wlr.hpp"
 
 namespace baton {
-Server::Server(Options options)
-    : options_(std::move(options)), windows_(std::make_unique<Windows>(*this)) {}
+Server::Server(Options options) : options_(std::move(options)) {}
 
 Server::~Server() {
   if (seat_ != nullptr) seat_->stop_keyboards();
+  screenshot_on_map_.disconnect();
   screenshot_writer_.reset();
   launcher_.reset();
   // Xwayland's windows go first, while the scene and seat still exist.
+  if (protocols_ != nullptr) protocols_->sandbox().set_xwayland(nullptr);
   xwayland_.reset();
   if (display_ != nullptr) wl_display_destroy_clients(display_);
   commit_timing_.reset();
@@ -61,17 +66,18 @@ Server::~Server() {
   new_toplevel_.disconnect();
   new_popup_.disconnect();
   session_active_.disconnect();
-  layout_change_.disconnect();
+  if (outputs_) outputs_->stop_layout_events();
+  virtual_input_.reset();
   session_lock_.reset();
   protocols_.reset();
   // Destroying the backend destroys its outputs and input devices, whose
   // shadows (Output, Keyboard) unhook themselves through destroy signals.
   if (backend_ != nullptr) wlr_backend_destroy(backend_);
-  windows_->clear();
-  outputs_.clear();
+  if (windows_) windows_->clear();
+  if (outputs_) outputs_->clear();
   layer_shell_.reset();
-  workspaces_.reset();
   seat_.reset();
+  if (cursor_ != nullptr) wlr_cursor_destroy(cursor_);
   if (scene_ != nullptr) wlr_scene_node_destroy(&scene_->tree.node);
   render_.reset();
   if (display_ != nullptr) wl_display_destroy(display_);
@@ -125,13 +131,18 @@ Status Server::start() {
     }
   });
   if (options_.xwayland != XwaylandMode::off) {
-    xwayland_ = Xwayland::create(*this, options_.xwayland == XwaylandMode::lazy);
+    xwayland_ = Xwayland::create(display_, compositor_, wlr_seat_, *windows_,
+                                 options_.xwayland == XwaylandMode::lazy);
+    protocols_->sandbox().set_xwayland(xwayland_.get());
     if (xwayland_) launcher_->set_env("DISPLAY", xwayland_->display_name());
   }
   if (options_.screenshot_path)
-    screenshot_writer_ = std::make_unique<ScreenshotWriter>(*this, *options_.screenshot_path,
-                                                            options_.screenshot_delay_ms,
-                                                            options_.exit_after_screenshot);
+    screenshot_writer_ = std::make_unique<ScreenshotWriter>(
+        event_loop_, *outputs_, *options_.screenshot_path, options_.screenshot_delay_ms,
+        options_.exit_after_screenshot, [this](int code) { terminate(code); });
+  if (screenshot_writer_)
+    screenshot_on_map_ =
+        windows_->view_mapped.connect([this](View&) { screenshot_writer_->window_mapped(); });
 
   LOG_INFO("baton %s running on WAYLAND_DISPLAY=%s (backend %s, renderer %s)", BATON_VERSION,
            socket_name_.c_str(), backend_name(backend_kind_), renderer_name_);
@@ -157,11 +168,7 @@ Status Server::create_globals() {
   output_layout_ = wlr_output_layout_create(display_);
   scene_ = wlr_scene_create();
   scene_layout_ = wlr_scene_attach_output_layout(scene_, output_layout_);
-  layout_change_.connect(&output_layout_->events.change,
-                         [this](void*) { events_.layout_changed.emit(); });
-  background_layer_ = wlr_scene_tree_create(&scene_->tree);
-  view_layer_ = wlr_scene_tree_create(&scene_->tree);
-  unmanaged_layer_ = wlr_scene_tree_create(&scene_->tree);
+  layers_ = SceneLayers::create(scene_);
 
   xdg_shell_ = wlr_xdg_shell_create(display_, 6);
   wlr_xdg_output_manager_v1_create(display_, output_layout_);
@@ -171,11 +178,7 @@ Status Server::create_globals() {
   wlr_fractional_scale_manager_v1_create(display_, 1);
   tearing_control_ = wlr_tearing_control_manager_v1_create(display_, 1);
 
-  seat_ = std::make_unique<Seat>(*this);
-  workspaces_ = std::make_unique<Workspaces>(*this);
-  layer_shell_ = std::make_unique<LayerShell>(*this);
-  protocols_ = std::make_unique<DesktopProtocols>(*this);
-  session_lock_ = std::make_unique<SessionLock>(*this);
+  create_desktop();
   if (session_ != nullptr)
     session_active_.connect(&session_->events.active,
                             [this](void*) { handle_session_active(session_->active); });
@@ -201,6 +204,66 @@ Status Server::create_globals() {
   new_popup_.connect(&xdg_shell_->events.new_popup,
                      [this](wlr_xdg_popup* popup) { windows_->add_xdg_popup(popup); });
   return {};
+}
+
+void Server::create_desktop() {
+  wlr_seat_ = wlr_seat_create(display_, "seat0");
+  cursor_ = wlr_cursor_create();
+  outputs_ = std::make_unique<Outputs>(output_layout_);
+  output_context_ = std::make_unique<OutputContext>(OutputContext{
+      .event_loop = event_loop_,
+      .trace = trace_.get(),
+      .options = options_,
+      .config = config_,
+      .render = *render_,
+      .layout = output_layout_,
+      .scene = scene_,
+      .scene_layout = scene_layout_,
+      .background_layer = layers_.background,
+      .tearing_control = tearing_control_,
+      .fifo = *fifo_,
+      .commit_timing = *commit_timing_,
+      .fullscreen_on =
+          [this](const Output& output) {
+            const View* view = windows_->fullscreen_on(output);
+            if (view == nullptr || view->surface() == nullptr) return FullscreenWindow{};
+            return FullscreenWindow{view->surface(), view->app_id()};
+          },
+      .destroyed = [this](Output& output) { output_destroyed(output); },
+  });
+  desktop_context_ = std::make_unique<DesktopContext>(DesktopContext{
+      .config = config_,
+      .outputs = *outputs_,
+      .layers = layers_,
+      .cursor = cursor_,
+      .session = session_,
+      .foreign_toplevels = wlr_foreign_toplevel_manager_v1_create(display_),
+      .toplevel_list = wlr_ext_foreign_toplevel_list_v1_create(display_, 1),
+  });
+  windows_ = std::make_unique<Windows>(*desktop_context_);
+  layer_shell_ = std::make_unique<LayerShell>(display_, wlr_seat_, *outputs_, layers_, *windows_);
+  protocols_ = std::make_unique<DesktopProtocols>(display_, event_loop_, wlr_seat_, config_,
+                                                  *outputs_, *windows_);
+  session_lock_ = std::make_unique<SessionLock>(display_, wlr_seat_, *outputs_, layers_, *windows_,
+                                                *layer_shell_);
+  seat_ = std::make_unique<Seat>(SeatContext{
+      .display = display_,
+      .seat = wlr_seat_,
+      .cursor = cursor_,
+      .session = session_,
+      .config = config_,
+      .outputs = *outputs_,
+      .windows = *windows_,
+      .layer_shell = *layer_shell_,
+      .session_lock = *session_lock_,
+      .protocols = *protocols_,
+      .actions = ServerActions{
+          .spawn = [this](const std::string& command) { return spawn(command); },
+          .terminate = [this](int exit_code) { terminate(exit_code); },
+          .reload_config = [this] { return reload_config(); },
+      },
+  });
+  virtual_input_ = std::make_unique<VirtualInput>(display_, *seat_);
 }
 
 int Server::sync_drm_fd() {
@@ -301,18 +364,13 @@ int Server::spawn(const std::string& command) {
                           {{"XDG_ACTIVATION_TOKEN", token}, {"DESKTOP_STARTUP_ID", token}});
 }
 
+Workspaces& Server::workspaces() { return windows_->workspaces(); }
+
 std::vector<Output*> Server::outputs() const {
-  std::vector<Output*> result;
-  for (const auto& output : outputs_) result.push_back(output.get());
-  return result;
+  return outputs_ ? outputs_->all() : std::vector<Output*>{};
 }
 
-Output* Server::output_at(double lx, double ly) const {
-  wlr_output* output = wlr_output_layout_output_at(output_layout_, lx, ly);
-  for (const auto& o : outputs_)
-    if (o->wlr() == output) return o.get();
-  return outputs_.empty() ? nullptr : outputs_.front().get();
-}
+Output* Server::output_at(double lx, double ly) const { return outputs_->at(lx, ly); }
 
 void Server::load_config() {
   config_path_ = options_.config_path ? *options_.config_path : default_config_path();
@@ -339,8 +397,9 @@ bool Server::reload_config() {
 }
 
 void Server::apply_config() {
-  events_.config_applied.emit();
-  events_.layout_changed.emit();
+  seat_->reapply_input_config();
+  for (Output* output : outputs_->all()) output->apply_config();
+  outputs_->layout_changed.emit();
 }
 
 void Server::handle_session_active(bool active) {
@@ -349,7 +408,7 @@ void Server::handle_session_active(bool active) {
     return;
   }
   LOG_INFO("session resumed; re-enabling outputs");
-  events_.session_resumed.emit();
+  for (Output* output : outputs_->all()) output->session_resumed();
 }
 
 void Server::update_activation_environment() {
@@ -379,20 +438,17 @@ void Server::update_activation_environment() {
 }
 
 void Server::handle_new_output(wlr_output* output) {
-  outputs_.push_back(std::make_unique<Output>(*this, output));
-  apply_output_config(*this, output);
-  events_.output_added.emit(*outputs_.back());
-  events_.layout_changed.emit();
+  auto added = std::make_unique<Output>(*output_context_, output);
+  apply_output_config(config_, output_layout_, output);
+  outputs_->add(std::move(added));
 }
 
 void Server::output_destroyed(Output& output) {
-  events_.output_removed.emit(output);
-  std::erase_if(outputs_, [&](const auto& o) { return o.get() == &output; });
-  events_.layout_changed.emit();
+  outputs_->remove(output);
   // Closing the last window of a nested baton ends it, as closing a nested
   // sway or weston does.
   bool nested = backend_kind_ == BackendChoice::wayland || backend_kind_ == BackendChoice::x11;
-  if (nested && outputs_.empty() && !terminated_) {
+  if (nested && outputs_->empty() && !terminated_) {
     LOG_INFO("the last nested output was closed; shutting down");
     terminate(0);
   }
@@ -409,7 +465,7 @@ void Server::handle_renderer_rebuilt(wlr_renderer* renderer, wlr_allocator* allo
   wlr_compositor_set_renderer(compositor_, renderer);
   // Imports are checked against the new renderer's formats from now on.
   if (linux_dmabuf_) linux_dmabuf_->renderer_changed(renderer);
-  events_.renderer_rebuilt.emit();
+  for (Output* output : outputs_->all()) output->renderer_rebuilt();
 }
 
 }  // namespace baton

@@ -1,7 +1,9 @@
 // The compositor: one Server owns everything baton runs.
 //
 // Nothing in baton is global; a test can build as many Servers in one process
-// as it likes. Subsystems get a reference to the Server that owns them.
+// as it likes. The Server builds the subsystems bottom up (config < output <
+// desktop < shell < input), hands each what it uses from the layers below,
+// and wires the signals that go back up; no subsystem sees the Server.
 #pragma once
 
 #include <sys/types.h>
@@ -13,10 +15,11 @@
 
 #include "compositor/config/config.hpp"
 #include "compositor/config/options.hpp"
-#include "compositor/server_events.hpp"
+#include "compositor/output/scene_layers.hpp"
 #include "util/event_source.hpp"
 #include "util/image.hpp"
 #include "util/listener.hpp"
+#include "util/signal.hpp"
 #include "util/unique_fd.hpp"
 #include "util/weak.hpp"
 
@@ -39,10 +42,16 @@ struct wlr_xdg_popup;
 struct wlr_input_device;
 struct wlr_xwayland_surface;
 struct wlr_tearing_control_manager_v1;
+struct wlr_cursor;
+struct wlr_seat;
 
 namespace baton {
 
 class Output;
+class Outputs;
+struct OutputContext;
+struct DesktopContext;
+class VirtualInput;
 class View;
 class Popup;
 class Seat;
@@ -96,10 +105,7 @@ class Server {
   [[nodiscard]] wlr_scene* scene() const { return scene_; }
   [[nodiscard]] wlr_output_layout* output_layout() const { return output_layout_; }
   [[nodiscard]] wlr_scene_output_layout* scene_layout() const { return scene_layout_; }
-  [[nodiscard]] wlr_scene_tree* background_layer() const { return background_layer_; }
-  [[nodiscard]] wlr_scene_tree* view_layer() const { return view_layer_; }
-  /// Above all windows: X11 override-redirect menus and tooltips.
-  [[nodiscard]] wlr_scene_tree* unmanaged_layer() const { return unmanaged_layer_; }
+  [[nodiscard]] const SceneLayers& layers() const { return layers_; }
   [[nodiscard]] wlr_compositor* compositor() const { return compositor_; }
   /// Null when Xwayland is off or could not be set up.
   [[nodiscard]] Xwayland* xwayland() const { return xwayland_.get(); }
@@ -118,6 +124,8 @@ class Server {
 
   /// Outputs in creation order.
   [[nodiscard]] std::vector<Output*> outputs() const;
+  /// The outputs and their signals (added, removed, layout changed).
+  [[nodiscard]] Outputs& output_set() { return *outputs_; }
   /// Every window, focus and hit-testing.
   [[nodiscard]] Windows& windows() { return *windows_; }
   [[nodiscard]] const Windows& windows() const { return *windows_; }
@@ -134,7 +142,7 @@ class Server {
   /// colours (startup commands run once). Returns whether it was error-free.
   bool reload_config();
 
-  Workspaces& workspaces() { return *workspaces_; }
+  Workspaces& workspaces();
   LayerShell& layer_shell() { return *layer_shell_; }
   DesktopProtocols& protocols() { return *protocols_; }
   SessionLock& session_lock() { return *session_lock_; }
@@ -143,15 +151,12 @@ class Server {
   /// an activation token of its own.
   int spawn(const std::string& command);
 
-  /// What happens here, for subsystems to subscribe to.
-  [[nodiscard]] ServerEvents& events() { return events_; }
-
-  /// Called by outputs: lifecycle steps the server owns (the list) before it
-  /// tells the subscribers.
-  void output_destroyed(Output& output);
-
  private:
+  /// An output's wlr_output is being destroyed.
+  void output_destroyed(Output& output);
   Status create_globals();
+  /// The desktop, bottom up: outputs, windows, shell, seat.
+  void create_desktop();
   /// The DRM fd for explicit sync: the backend's, the renderer's, or
   /// --drm-device's; -1 when there is none.
   int sync_drm_fd();
@@ -187,9 +192,7 @@ class Server {
   wlr_scene* scene_ = nullptr;
   wlr_output_layout* output_layout_ = nullptr;
   wlr_scene_output_layout* scene_layout_ = nullptr;
-  wlr_scene_tree* background_layer_ = nullptr;
-  wlr_scene_tree* view_layer_ = nullptr;
-  wlr_scene_tree* unmanaged_layer_ = nullptr;
+  SceneLayers layers_;
   wlr_xdg_shell* xdg_shell_ = nullptr;
   bool advertises_dmabuf_ = false;
   wlr_tearing_control_manager_v1* tearing_control_ = nullptr;
@@ -201,18 +204,22 @@ class Server {
   std::unique_ptr<ReadinessGate> gate_;
   std::unique_ptr<Fifo> fifo_;
   std::unique_ptr<CommitTiming> commit_timing_;
-  std::unique_ptr<Seat> seat_;
-  std::unique_ptr<Launcher> launcher_;
-  std::unique_ptr<Xwayland> xwayland_;
-  std::unique_ptr<ScreenshotWriter> screenshot_writer_;
-  std::unique_ptr<Workspaces> workspaces_;
+  wlr_seat* wlr_seat_ = nullptr;
+  wlr_cursor* cursor_ = nullptr;  // destroyed after the Seat that listens to it
+  std::unique_ptr<Outputs> outputs_;
+  std::unique_ptr<OutputContext> output_context_;    // shared by every Output
+  std::unique_ptr<DesktopContext> desktop_context_;  // shared by every window
+  std::unique_ptr<Windows> windows_;
   std::unique_ptr<LayerShell> layer_shell_;
   std::unique_ptr<DesktopProtocols> protocols_;
   std::unique_ptr<SessionLock> session_lock_;
+  std::unique_ptr<Seat> seat_;
+  std::unique_ptr<VirtualInput> virtual_input_;
+  std::unique_ptr<Launcher> launcher_;
+  std::unique_ptr<Xwayland> xwayland_;
+  std::unique_ptr<ScreenshotWriter> screenshot_writer_;
+  Connection screenshot_on_map_;
   pid_t session_pid_ = -1;
-  std::vector<std::unique_ptr<Output>> outputs_;
-  ServerEvents events_;
-  std::unique_ptr<Windows> windows_;
 
   Listener<void> backend_destroy_;
   Listener<wlr_output> new_output_;
@@ -220,7 +227,6 @@ class Server {
   Listener<wlr_xdg_toplevel> new_toplevel_;
   Listener<wlr_xdg_popup> new_popup_;
   Listener<void> session_active_;
-  Listener<void> layout_change_;
 };
 
 }  // namespace baton

@@ -3,7 +3,6 @@
 #include <libinput.h>
 
 #include "compositor/config/config.hpp"
-#include "compositor/server.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
 
@@ -71,8 +70,8 @@ void apply_libinput(wlr_input_device* device, const std::vector<const InputConfi
 
 }  // namespace
 
-bool apply_output_config(Server& server, wlr_output* output) {
-  auto configs = server.config().outputs_for(output->name);
+bool apply_output_config(const Config& config, wlr_output_layout* layout, wlr_output* output) {
+  auto configs = config.outputs_for(output->name);
   if (configs.empty()) return true;
   wlr_output_state state;
   wlr_output_state_init(&state);
@@ -116,13 +115,12 @@ bool apply_output_config(Server& server, wlr_output* output) {
   wlr_output_state_finish(&state);
   if (!ok)
     LOG_ERROR("output %s: the configured state was refused; keeping the current one", output->name);
-  if (position)
-    wlr_output_layout_add(server.output_layout(), output, position->first, position->second);
+  if (position) wlr_output_layout_add(layout, output, position->first, position->second);
   return ok;
 }
 
-void apply_input_config(Server& server, wlr_input_device* device) {
-  auto configs = server.config().inputs_for(device_type(device), device->name ? device->name : "");
+void apply_input_config(const Config& config, wlr_input_device* device) {
+  auto configs = config.inputs_for(device_type(device), device->name ? device->name : "");
   if (device->type == WLR_INPUT_DEVICE_KEYBOARD) {
     wlr_keyboard* keyboard = wlr_keyboard_from_input_device(device);
     if (wlr_input_device_get_virtual_keyboard(device) == nullptr) apply_keyboard(keyboard, configs);

@@ -7,8 +7,6 @@
 #include "compositor/desktop/title_text.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/xdg_view.hpp"
-#include "compositor/server.hpp"
-#include "compositor/shell/desktop_protocols.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
@@ -97,8 +95,9 @@ TitleButton Decoration::button_at(double x, double y) const {
   return TitleButton::none;
 }
 
-XdgDecoration::XdgDecoration(Server& server, wlr_xdg_toplevel_decoration_v1* decoration)
-    : server_(server), decoration_(decoration) {
+XdgDecoration::XdgDecoration(const Windows& windows, wlr_xdg_toplevel_decoration_v1* decoration,
+                             std::function<void(XdgDecoration&)> destroyed)
+    : windows_(windows), decoration_(decoration), destroyed_(std::move(destroyed)) {
   request_mode_.connect(&decoration->events.request_mode, [this](void*) {
     if (decoration_->toplevel->base->initialized) apply();
   });
@@ -109,12 +108,12 @@ XdgDecoration::XdgDecoration(Server& server, wlr_xdg_toplevel_decoration_v1* dec
   });
   destroy_.connect(&decoration->events.destroy, [this](void*) {
     if (View* v = view()) v->set_server_decorated(false);
-    server_.protocols().decoration_destroyed(*this);
+    destroyed_(*this);
   });
 }
 
 View* XdgDecoration::view() const {
-  for (const auto& v : server_.windows().views())
+  for (const auto& v : windows_.views())
     if (auto* xdg = dynamic_cast<XdgView*>(v.get());
         xdg != nullptr && xdg->toplevel() == decoration_->toplevel)
       return xdg;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "compositor/desktop/view.hpp"
@@ -17,7 +18,7 @@ struct wlr_xdg_toplevel_decoration_v1;
 
 namespace baton {
 
-class Server;
+class Windows;
 struct Config;
 
 /// The frame drawn around one View; lives in the View's scene tree.
@@ -65,7 +66,9 @@ class Decoration {
 /// decorations keep them; everyone else gets the server's title bar.
 class XdgDecoration {
  public:
-  XdgDecoration(Server& server, wlr_xdg_toplevel_decoration_v1* decoration);
+  /// `destroyed` runs when the client destroys it: its owner frees it.
+  XdgDecoration(const Windows& windows, wlr_xdg_toplevel_decoration_v1* decoration,
+                std::function<void(XdgDecoration&)> destroyed);
   XdgDecoration(const XdgDecoration&) = delete;
   XdgDecoration& operator=(const XdgDecoration&) = delete;
 
@@ -73,8 +76,9 @@ class XdgDecoration {
   void apply();
   View* view() const;
 
-  Server& server_;
+  const Windows& windows_;
   wlr_xdg_toplevel_decoration_v1* decoration_;
+  std::function<void(XdgDecoration&)> destroyed_;
   Listener<void> request_mode_;
   Listener<void> commit_;
   Listener<void> destroy_;

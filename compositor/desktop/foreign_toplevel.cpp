@@ -5,25 +5,22 @@
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
-#include "compositor/server.hpp"
-#include "compositor/shell/desktop_protocols.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
 
-ForeignToplevel::ForeignToplevel(Server& server, View& view)
-    : server_(server),
+ForeignToplevel::ForeignToplevel(Windows& windows, View& view)
+    : windows_(windows),
       view_(view),
-      handle_(wlr_foreign_toplevel_handle_v1_create(server.protocols().foreign_toplevels())) {
+      handle_(wlr_foreign_toplevel_handle_v1_create(windows.context().foreign_toplevels)) {
   const std::string title = view.title();
   const std::string app_id = view.app_id();
   const wlr_ext_foreign_toplevel_handle_v1_state state{title.c_str(), app_id.c_str()};
-  ext_handle_ =
-      wlr_ext_foreign_toplevel_handle_v1_create(server.protocols().toplevel_list(), &state);
+  ext_handle_ = wlr_ext_foreign_toplevel_handle_v1_create(windows.context().toplevel_list, &state);
   activate_.connect(&handle_->events.request_activate,
                     [this](wlr_foreign_toplevel_handle_v1_activated_event*) {
-                      server_.workspaces().show(view_);
-                      server_.windows().focus(&view_);
+                      windows_.workspaces().show(view_);
+                      windows_.focus(&view_);
                     });
   maximize_.connect(&handle_->events.request_maximize,
                     [this](wlr_foreign_toplevel_handle_v1_maximized_event* event) {

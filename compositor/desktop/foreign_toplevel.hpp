@@ -14,12 +14,12 @@ struct wlr_foreign_toplevel_handle_v1_activated_event;
 
 namespace baton {
 
-class Server;
 class View;
+class Windows;
 
 class ForeignToplevel {
  public:
-  ForeignToplevel(Server& server, View& view);
+  ForeignToplevel(Windows& windows, View& view);
   ~ForeignToplevel();
   ForeignToplevel(const ForeignToplevel&) = delete;
   ForeignToplevel& operator=(const ForeignToplevel&) = delete;
@@ -28,7 +28,7 @@ class ForeignToplevel {
   void update();
 
  private:
-  Server& server_;
+  Windows& windows_;
   View& view_;
   wlr_foreign_toplevel_handle_v1* handle_;
   wlr_ext_foreign_toplevel_handle_v1* ext_handle_;

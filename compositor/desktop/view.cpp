@@ -1,8 +1,9 @@
 #include "compositor/desktop/view.hpp"
 
+#include "compositor/desktop/windows.hpp"
 #include "compositor/output/output.hpp"
-#include "compositor/server.hpp"
-#include "compositor/shell/layer_shell.hpp"
+#include "compositor/output/outputs.hpp"
+#include "compositor/output/scene_layers.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
@@ -27,12 +28,12 @@ void View::attach_to_surface(wlr_surface* surface) {
   addon_.view = nullptr;
   if (surface == nullptr) return;
   addon_.view = this;
-  wlr_addon_init(&addon_.base, &surface->addons, &server_, &kViewAddon);
+  wlr_addon_init(&addon_.base, &surface->addons, &windows_, &kViewAddon);
 }
 
-View* View::on_surface(const Server& server, wlr_surface* surface) {
+View* View::on_surface(const Windows& windows, wlr_surface* surface) {
   if (surface == nullptr) return nullptr;
-  wlr_addon* addon = wlr_addon_find(&surface->addons, &server, &kViewAddon);
+  wlr_addon* addon = wlr_addon_find(&surface->addons, &windows, &kViewAddon);
   return addon != nullptr ? reinterpret_cast<SurfaceAddon*>(addon)->view : nullptr;
 }
 
@@ -44,13 +45,13 @@ bool View::visible() const { return tree()->node.enabled; }
 
 Output* View::output_under_frame() const {
   Rect f = frame();
-  return server_.output_at(f.x + f.width / 2.0, f.y + f.height / 2.0);
+  return windows_.context().outputs.at(f.x + f.width / 2.0, f.y + f.height / 2.0);
 }
 
 void View::fill_usable_area() {
   Output* output = output_under_frame();
   if (output == nullptr) return;
-  wlr_box area = server_.layer_shell().usable_area(output->wlr());
+  wlr_box area = output->usable_area();
   int title = title_bar_height();
   move_frame_to(area.x, area.y + title);
   request_size(area.width, area.height - title);
@@ -92,17 +93,17 @@ void View::set_fullscreen(bool fullscreen) {
       Output* output = output_under_frame();
       remember_floating_box();
       fullscreen_ = true;
-      wlr_scene_node_reparent(&tree()->node, server_.layer_shell().fullscreen_tree());
+      wlr_scene_node_reparent(&tree()->node, windows_.context().layers.fullscreen);
       send_fullscreen(true);
       if (output != nullptr) {
         wlr_box box{};
-        wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &box);
+        wlr_output_layout_get_box(windows_.context().outputs.layout(), output->wlr(), &box);
         move_frame_to(box.x, box.y);
         request_size(box.width, box.height);
       }
     } else {
       fullscreen_ = false;
-      wlr_scene_node_reparent(&tree()->node, server_.view_layer());
+      wlr_scene_node_reparent(&tree()->node, windows_.context().layers.windows);
       send_fullscreen(false);
       if (maximized_)
         fill_usable_area();

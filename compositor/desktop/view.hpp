@@ -16,7 +16,7 @@ struct wlr_xdg_toplevel_icon_v1;
 namespace baton {
 
 class Output;
-class Server;
+class Windows;
 
 /// The buttons of a server-side title bar.
 enum class TitleButton { none, close, maximize };
@@ -35,9 +35,9 @@ class View : public Weakable<View> {
 
   /// The main surface (keyboard focus target); null while unassociated.
   [[nodiscard]] virtual wlr_surface* surface() const = 0;
-  /// The view of `server` whose main surface is `surface`, or null: found on
-  /// the surface itself (a wlr_addon), not by a search.
-  [[nodiscard]] static View* on_surface(const Server& server, wlr_surface* surface);
+  /// The view of `windows` whose main surface is `surface`, or null: found
+  /// on the surface itself (a wlr_addon), not by a search.
+  [[nodiscard]] static View* on_surface(const Windows& windows, wlr_surface* surface);
   /// The scene tree holding the window; its node's data points at this View.
   [[nodiscard]] virtual wlr_scene_tree* tree() const = 0;
   [[nodiscard]] virtual bool mapped() const = 0;
@@ -102,7 +102,7 @@ class View : public Weakable<View> {
   }
 
  protected:
-  explicit View(Server& server) : server_(server) {}
+  explicit View(Windows& windows) : windows_(windows) {}
 
   /// Whether the window takes maximize/fullscreen now (configured, mapped,
   /// managed); requests before that are ignored.
@@ -119,7 +119,7 @@ class View : public Weakable<View> {
   /// Hangs this view on its main surface (null: takes it off), for on_surface().
   void attach_to_surface(wlr_surface* surface);
 
-  Server& server_;
+  Windows& windows_;
   bool activated_ = false;
   bool urgent_ = false;
 

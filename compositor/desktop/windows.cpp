@@ -7,15 +7,15 @@
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/desktop/xdg_view.hpp"
 #include "compositor/desktop/xwayland_view.hpp"
-#include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
-#include "compositor/server.hpp"
-#include "compositor/shell/layer_shell.hpp"
+#include "compositor/output/outputs.hpp"
+#include "compositor/output/scene_layers.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
 
-Windows::Windows(Server& server) : server_(server) {}
+Windows::Windows(const DesktopContext& context)
+    : context_(context), workspaces_(std::make_unique<Workspaces>(*this)) {}
 
 Windows::~Windows() { clear(); }
 
@@ -29,21 +29,21 @@ View* Windows::fullscreen_on(const Output& output) const {
     if (!v->fullscreen() || !v->visible()) continue;
     wlr_surface* surface = v->surface();
     if (surface == nullptr) continue;
-    if (server_.output_at(v->x() + surface->current.width / 2.0,
-                          v->y() + surface->current.height / 2.0) == &output)
+    if (context_.outputs.at(v->x() + surface->current.width / 2.0,
+                            v->y() + surface->current.height / 2.0) == &output)
       return v.get();
   }
   return nullptr;
 }
 
 View* Windows::view_for_surface(wlr_surface* surface) const {
-  return View::on_surface(server_, surface);
+  return View::on_surface(*this, surface);
 }
 
 View* Windows::view_at(double lx, double ly, wlr_surface** surface, double* sx, double* sy) const {
   *surface = nullptr;
   // The whole scene: panels and fullscreen windows take input too.
-  wlr_scene_node* node = wlr_scene_node_at(&server_.scene()->tree.node, lx, ly, sx, sy);
+  wlr_scene_node* node = wlr_scene_node_at(&context_.layers.scene->tree.node, lx, ly, sx, sy);
   if (node == nullptr) return nullptr;
   if (node->type == WLR_SCENE_NODE_BUFFER) {
     wlr_scene_surface* scene_surface =
@@ -70,23 +70,21 @@ void Windows::focus(View* view) {
   if (focused_ && focused_.get() != view) focused_->set_activated(false);
   focused_ = view;
   if (view == nullptr) {
-    server_.seat().focus_keyboard(nullptr);
+    focused_changed.emit(nullptr);
     return;
   }
   wlr_scene_node_raise_to_top(&view->tree()->node);
-  server_.workspaces().focus_output(view->output());
+  workspaces_->focus_output(view->output());
   auto it =
       std::find_if(views_.begin(), views_.end(), [view](const auto& v) { return v.get() == view; });
   if (it != views_.end()) std::rotate(views_.begin(), it, it + 1);
   if (view->urgent()) view->set_urgent(false);
   view->set_activated(true);
-  // A lock screen or launcher that asked for the keyboard keeps it.
-  wlr_surface* exclusive = server_.layer_shell().exclusive_focus();
-  server_.seat().focus_keyboard(exclusive != nullptr ? exclusive : view->surface());
+  focused_changed.emit(view);
 }
 
 void Windows::cycle_focus(bool forward) {
-  Workspaces& workspaces = server_.workspaces();
+  Workspaces& workspaces = *workspaces_;
   std::vector<View*> candidates;
   Output* output = workspaces.focused_output();
   for (const auto& v : views_)
@@ -109,15 +107,15 @@ void Windows::cycle_focus(bool forward) {
 }
 
 void Windows::add_xdg_toplevel(wlr_xdg_toplevel* toplevel) {
-  views_.push_back(std::make_unique<XdgView>(server_, toplevel));
+  views_.push_back(std::make_unique<XdgView>(*this, toplevel));
 }
 
 void Windows::add_xdg_popup(wlr_xdg_popup* popup) {
-  popups_.push_back(std::make_unique<Popup>(server_, popup));
+  popups_.push_back(std::make_unique<Popup>(*this, popup));
 }
 
 void Windows::add_xwayland(wlr_xwayland_surface* surface) {
-  views_.push_back(std::make_unique<XwaylandView>(server_, surface));
+  views_.push_back(std::make_unique<XwaylandView>(*this, surface));
 }
 
 void Windows::popup_destroyed(Popup& popup) {
@@ -126,10 +124,10 @@ void Windows::popup_destroyed(Popup& popup) {
 
 void Windows::mapped(View& view) {
   if (view.managed()) {
-    server_.workspaces().place(view);
+    workspaces_->place(view);
     if (view.visible()) focus(&view);
   }
-  server_.events().view_mapped.emit(view);
+  view_mapped.emit(view);
 }
 
 void Windows::unmapped(View& view) {
@@ -137,13 +135,13 @@ void Windows::unmapped(View& view) {
     focused_.reset();
     // Focus passes to the most recently focused window still mapped on
     // this workspace.
-    focus(server_.workspaces().most_recent(view.output(), &view));
+    focus(workspaces_->most_recent(view.output(), &view));
   }
-  server_.events().view_unmapped.emit(view);
+  view_unmapped.emit(view);
 }
 
 void Windows::destroyed(View& view) {
-  server_.events().view_destroyed.emit(view);
+  view_destroyed.emit(view);
   // focused_ is a Weak: it reads null once the view is freed.
   std::erase_if(views_, [&](const auto& v) { return v.get() == &view; });
 }
@@ -166,10 +164,10 @@ Rect decorated_frame(const View& view) {
 
 std::optional<Rect> Windows::placement_for(const View& view, int width, int height,
                                            const View* parent) const {
-  Workspaces& workspaces = server_.workspaces();
+  const Workspaces& workspaces = *workspaces_;
   Output* output = workspaces.focused_output();
   if (output == nullptr) return std::nullopt;
-  const wlr_box area = server_.layer_shell().usable_area(output->wlr());
+  const wlr_box area = output->usable_area();
   const Rect usable{area.x, area.y, area.width, area.height};
   if (parent != nullptr && parent->mapped()) {
     const Rect p = decorated_frame(*parent);

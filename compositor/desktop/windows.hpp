@@ -1,13 +1,17 @@
-// The windows of one Server: it owns every View and xdg popup, keeps them in
-// focus order, gives the keyboard to one of them, and finds the window at a
-// point or on a surface. The Server owns this; views report their life here.
+// The windows of one Server: it owns every View and xdg popup and the
+// workspaces they are on, keeps them in focus order, picks the one with
+// focus, and finds the window at a point or on a surface. Views report their
+// life here; what the rest of the compositor should do about it (the seat's
+// keyboard and grabs, task bars) goes out through the signals below.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "compositor/desktop/desktop_context.hpp"
 #include "compositor/desktop/view.hpp"
+#include "util/signal.hpp"
 #include "util/weak.hpp"
 
 struct wlr_surface;
@@ -19,15 +23,19 @@ namespace baton {
 
 class Output;
 class Popup;
-class Server;
 class View;
+class Workspaces;
 
 class Windows {
  public:
-  explicit Windows(Server& server);
+  explicit Windows(const DesktopContext& context);
   ~Windows();
   Windows(const Windows&) = delete;
   Windows& operator=(const Windows&) = delete;
+
+  [[nodiscard]] const DesktopContext& context() const { return context_; }
+  [[nodiscard]] Workspaces& workspaces() { return *workspaces_; }
+  [[nodiscard]] const Workspaces& workspaces() const { return *workspaces_; }
 
   /// Mapped and unmapped toplevels, most recently focused first.
   [[nodiscard]] const std::vector<std::unique_ptr<View>>& views() const { return views_; }
@@ -56,7 +64,7 @@ class Windows {
   void add_xdg_popup(wlr_xdg_popup* popup);
   void add_xwayland(wlr_xwayland_surface* surface);
 
-  /// Called by views and popups: placing and focus, then the Server's events.
+  /// Called by views and popups: placing and focus, then the signals.
   void mapped(View& view);
   void unmapped(View& view);
   void destroyed(View& view);
@@ -65,8 +73,26 @@ class Windows {
   /// Frees every window (Server teardown, after the backend went).
   void clear();
 
+  /// The focused window changed (null: none has focus); the seat gives it
+  /// the keyboard unless a panel or lock screen holds it.
+  Signal<View*> focused_changed;
+  /// A surface that is no managed window asks for the keyboard (an X11
+  /// menu that wants focus).
+  Signal<wlr_surface*> keyboard_requested;
+  /// A window mapped (placed and focused already).
+  Signal<View&> view_mapped;
+  /// A window unmapped (focus has moved on already).
+  Signal<View&> view_unmapped;
+  /// A window is about to be freed.
+  Signal<View&> view_destroyed;
+  /// A client asks to move or resize its window with the pointer (the
+  /// button it holds): the seat starts the grab.
+  Signal<View&> move_requested;
+  Signal<View&, uint32_t> resize_requested;
+
  private:
-  Server& server_;
+  const DesktopContext& context_;
+  std::unique_ptr<Workspaces> workspaces_;
   std::vector<std::unique_ptr<View>> views_;
   std::vector<std::unique_ptr<Popup>> popups_;
   Weak<View> focused_;

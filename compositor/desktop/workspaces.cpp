@@ -1,26 +1,24 @@
 #include "compositor/desktop/workspaces.hpp"
 
 #include <algorithm>
-#include <ctime>
 
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
-#include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
-#include "compositor/server.hpp"
-#include "util/clock.hpp"
+#include "compositor/output/outputs.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
 
-Workspaces::Workspaces(Server& server)
-    : server_(server),
-      output_added_(server.events().output_added.connect([this](Output& o) { output_added(o); })),
+Workspaces::Workspaces(Windows& windows)
+    : windows_(windows),
+      output_added_(
+          windows.context().outputs.added.connect([this](Output& o) { output_added(o); })),
       output_removed_(
-          server.events().output_removed.connect([this](Output& o) { output_removed(o); })),
+          windows.context().outputs.removed.connect([this](Output& o) { output_removed(o); })),
       output_disabled_(
-          server.events().output_disabled.connect([this](Output& o) { evacuate(o); })) {}
+          windows.context().outputs.disabled.connect([this](Output& o) { evacuate(o); })) {}
 
 int Workspaces::current(const Output* output) const {
   for (const auto& [o, n] : current_)
@@ -30,7 +28,8 @@ int Workspaces::current(const Output* output) const {
 
 Output* Workspaces::focused_output() const {
   if (focused_output_) return focused_output_.get();
-  return server_.output_at(server_.seat().cursor_x(), server_.seat().cursor_y());
+  const wlr_cursor* cursor = windows_.context().cursor;
+  return windows_.context().outputs.at(cursor->x, cursor->y);
 }
 
 void Workspaces::focus_output(Output* output) {
@@ -57,7 +56,7 @@ void Workspaces::switch_to(Output& output, int n) {
     current_.emplace_back(&output, n);
   else
     it->second = n;
-  for (const auto& v : server_.windows().views())
+  for (const auto& v : windows_.views())
     if (v->output() == &output) v->set_visible(v->workspace() == n);
   focused_output_ = &output;
   LOG_DEBUG("workspace %d on %s", n, output.wlr()->name);
@@ -73,24 +72,24 @@ void Workspaces::move_view(View& view, int n) {
   if (n < 1 || n > kCount) return;
   view.set_workspace(n);
   view.set_visible(n == current(view.output()));
-  if (!view.visible() && server_.windows().focused() == &view) refocus(view.output());
+  if (!view.visible() && windows_.focused() == &view) refocus(view.output());
 }
 
 void Workspaces::place(View& view) {
   Rect f = view.frame();
-  Output* output = server_.output_at(f.x + f.width / 2.0, f.y + f.height / 2.0);
+  Output* output = windows_.context().outputs.at(f.x + f.width / 2.0, f.y + f.height / 2.0);
   if (output == nullptr) return;
   if (output != view.output()) {
     view.set_output(output);
     view.set_workspace(current(output));
-    if (server_.windows().focused() == &view) focused_output_ = output;
+    if (windows_.focused() == &view) focused_output_ = output;
   }
   // A window mapped again on a workspace not shown stays hidden.
   view.set_visible(view.workspace() == current(output));
 }
 
 View* Workspaces::most_recent(const Output* output, const View* except) const {
-  for (const auto& v : server_.windows().views())
+  for (const auto& v : windows_.views())
     if (v.get() != except && v->mapped() && v->managed() && v->output() == output &&
         v->workspace() == current(output))
       return v.get();
@@ -106,8 +105,8 @@ void Workspaces::output_added(Output& output) {
   // Windows left without an output (the last one went away) come here, and
   // stay where they were if that is on this output.
   wlr_box box{};
-  wlr_output_layout_get_box(server_.output_layout(), output.wlr(), &box);
-  for (const auto& v : server_.windows().views()) {
+  wlr_output_layout_get_box(windows_.context().outputs.layout(), output.wlr(), &box);
+  for (const auto& v : windows_.views()) {
     if (!v->mapped() || v->output() != nullptr) continue;
     const Rect frame = v->frame();
     const bool inside = frame.x >= box.x && frame.y >= box.y &&
@@ -124,8 +123,8 @@ void Workspaces::output_removed(Output& output) {
   std::erase_if(current_, [&](const auto& entry) { return entry.first == &output; });
   // A VT switch away takes every output and brings them back after it: the
   // windows wait where they are instead of crowding onto the last output.
-  if (wlr_session* session = server_.session(); session != nullptr && !session->active) {
-    for (const auto& v : server_.windows().views())
+  if (wlr_session* session = windows_.context().session; session != nullptr && !session->active) {
+    for (const auto& v : windows_.views())
       if (v->output() == &output) v->set_output(nullptr);
     if (focused_output_ == &output) focused_output_ = nullptr;
     if (pointer_output_ == &output) pointer_output_ = nullptr;
@@ -137,38 +136,38 @@ void Workspaces::output_removed(Output& output) {
 void Workspaces::evacuate(Output& output) {
   // Another output, one that is on if there is one.
   Output* target = nullptr;
-  for (Output* o : server_.outputs())
+  for (Output* o : windows_.context().outputs.all())
     if (o != &output && (target == nullptr || (!target->wlr()->enabled && o->wlr()->enabled)))
       target = o;
   if (focused_output_ == &output) focused_output_ = target;
   if (pointer_output_ == &output) pointer_output_ = target;
   wlr_box box{};
-  if (target != nullptr) wlr_output_layout_get_box(server_.output_layout(), target->wlr(), &box);
+  if (target != nullptr)
+    wlr_output_layout_get_box(windows_.context().outputs.layout(), target->wlr(), &box);
   bool lost_focus = false;
-  for (const auto& v : server_.windows().views()) {
+  for (const auto& v : windows_.views()) {
     if (v->output() != &output) continue;
     v->set_output(target);
     if (target == nullptr) continue;
     // Its workspace number stays; it shows if that is current there.
     v->move_frame_to(box.x, box.y + v->title_bar_height());
     v->set_visible(v->workspace() == current(target));
-    lost_focus |= server_.windows().focused() == v.get() && !v->visible();
+    lost_focus |= windows_.focused() == v.get() && !v->visible();
   }
   if (lost_focus) refocus(target);
+  wlr_cursor* cursor = windows_.context().cursor;
   // A pointer left over the dark output goes where the windows went.
-  if (target != nullptr &&
-      server_.output_at(server_.seat().cursor_x(), server_.seat().cursor_y()) == &output) {
+  if (target != nullptr && windows_.context().outputs.at(cursor->x, cursor->y) == &output) {
     wlr_box box{};
-    wlr_output_layout_get_box(server_.output_layout(), target->wlr(), &box);
-    wlr_cursor_warp(server_.seat().cursor(), nullptr, box.x + box.width / 2.0,
-                    box.y + box.height / 2.0);
-    server_.seat().refresh_pointer_focus(monotonic_msec());
+    wlr_output_layout_get_box(windows_.context().outputs.layout(), target->wlr(), &box);
+    wlr_cursor_warp(cursor, nullptr, box.x + box.width / 2.0, box.y + box.height / 2.0);
+    rearranged.emit();
   }
 }
 
 void Workspaces::refocus(const Output* output) {
-  server_.windows().focus(most_recent(output));
-  server_.seat().refresh_pointer_focus(monotonic_msec());
+  windows_.focus(most_recent(output));
+  rearranged.emit();
 }
 
 }  // namespace baton

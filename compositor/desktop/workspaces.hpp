@@ -15,15 +15,15 @@
 
 namespace baton {
 
-class Server;
 class Output;
 class View;
+class Windows;
 
 class Workspaces {
  public:
   static constexpr int kCount = 10;
 
-  explicit Workspaces(Server& server);
+  explicit Workspaces(Windows& windows);
   Workspaces(const Workspaces&) = delete;
   Workspaces& operator=(const Workspaces&) = delete;
 
@@ -60,10 +60,14 @@ class Workspaces {
   /// Windows on `output` move to another output that is on.
   void evacuate(Output& output);
 
+  /// Windows were shown, hidden or moved to another output: what lies
+  /// under the pointer may have changed.
+  Signal<> rearranged;
+
  private:
   void refocus(const Output* output);
 
-  Server& server_;
+  Windows& windows_;
   std::vector<std::pair<const Output*, int>> current_;
   // The workspace each output showed when it went away, by connector name:
   // wlroots destroys DRM outputs on a VT switch and makes new ones after it.

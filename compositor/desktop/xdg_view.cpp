@@ -7,19 +7,18 @@
 #include "compositor/desktop/toplevel_icon.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
-#include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
-#include "compositor/server.hpp"
-#include "compositor/shell/layer_shell.hpp"
+#include "compositor/output/outputs.hpp"
+#include "compositor/output/scene_layers.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
 
-XdgView::XdgView(Server& server, wlr_xdg_toplevel* toplevel)
-    : View(server),
+XdgView::XdgView(Windows& windows, wlr_xdg_toplevel* toplevel)
+    : View(windows),
       toplevel_(toplevel),
-      tree_(wlr_scene_xdg_surface_create(server.view_layer(), toplevel->base)) {
+      tree_(wlr_scene_xdg_surface_create(windows.context().layers.windows, toplevel->base)) {
   // Popups find their parent's scene tree through the xdg surface's data,
   // and view_at() finds the View through the tree node's data.
   toplevel->base->data = tree_;
@@ -31,11 +30,10 @@ XdgView::XdgView(Server& server, wlr_xdg_toplevel* toplevel)
   unmap_.connect(&base->surface->events.unmap, [this](void*) {
     mapped_ = false;
     foreign_.reset();
-    server_.windows().unmapped(*this);
+    windows_.unmapped(*this);
   });
   commit_.connect(&base->surface->events.commit, [this](void*) { handle_commit(); });
-  destroy_.connect(&toplevel->events.destroy,
-                   [this](void*) { server_.windows().destroyed(*this); });
+  destroy_.connect(&toplevel->events.destroy, [this](void*) { windows_.destroyed(*this); });
   // Before the first map the request is remembered by wlroots (requested.*)
   // and applied in handle_map; the protocol still wants a configure now.
   request_maximize_.connect(&toplevel->events.request_maximize, [this](void*) {
@@ -51,11 +49,11 @@ XdgView::XdgView(Server& server, wlr_xdg_toplevel* toplevel)
       wlr_xdg_surface_schedule_configure(toplevel_->base);
   });
   request_move_.connect(&toplevel->events.request_move, [this](void*) {
-    if (mapped_) server_.seat().begin_move(*this);
+    if (mapped_) windows_.move_requested.emit(*this);
   });
   request_resize_.connect(&toplevel->events.request_resize,
                           [this](wlr_xdg_toplevel_resize_event* event) {
-                            if (mapped_) server_.seat().begin_resize(*this, event->edges);
+                            if (mapped_) windows_.resize_requested.emit(*this, event->edges);
                           });
   set_title_.connect(&toplevel->events.set_title, [this](void*) {
     update_decoration();
@@ -130,7 +128,7 @@ void XdgView::set_icon(wlr_xdg_toplevel_icon_v1* icon) {
 
 void XdgView::set_server_decorated(bool decorated) {
   if (decorated && !decoration_) {
-    decoration_ = std::make_unique<Decoration>(*this, server_.config());
+    decoration_ = std::make_unique<Decoration>(*this, windows_.context().config);
     decoration_->set_icon(icon_);
   }
   if (!decorated) decoration_.reset();
@@ -168,10 +166,10 @@ void XdgView::handle_commit() {
     // A window that asked for fullscreen before its first buffer learns its
     // size now, so its first frame already covers the output (and can be
     // scanned out as it is); map applies the state.
-    Output* output = server_.workspaces().focused_output();
+    Output* output = windows_.workspaces().focused_output();
     if (toplevel_->requested.fullscreen && output != nullptr) {
       wlr_box box{};
-      wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &box);
+      wlr_output_layout_get_box(windows_.context().outputs.layout(), output->wlr(), &box);
       wlr_xdg_toplevel_set_fullscreen(toplevel_, true);
       wlr_xdg_toplevel_set_size(toplevel_, box.width, box.height);
       return;
@@ -184,13 +182,13 @@ void XdgView::handle_commit() {
   // the client's geometry (shadows, size) settles.
   if (fullscreen() || maximized()) {
     Rect f = frame();
-    Output* output = server_.output_at(f.x + f.width / 2.0, f.y + f.height / 2.0);
+    Output* output = windows_.context().outputs.at(f.x + f.width / 2.0, f.y + f.height / 2.0);
     if (output != nullptr) {
       wlr_box box{};
       if (fullscreen())
-        wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &box);
+        wlr_output_layout_get_box(windows_.context().outputs.layout(), output->wlr(), &box);
       else
-        box = server_.layer_shell().usable_area(output->wlr());
+        box = output->usable_area();
       move_frame_to(box.x, box.y + title_bar_height());
     }
   }
@@ -200,8 +198,8 @@ void XdgView::handle_commit() {
 void XdgView::handle_map() {
   mapped_ = true;
   if (!placed_) place();
-  foreign_ = std::make_unique<ForeignToplevel>(server_, *this);
-  server_.windows().mapped(*this);
+  foreign_ = std::make_unique<ForeignToplevel>(windows_, *this);
+  windows_.mapped(*this);
   if (toplevel_->requested.fullscreen)
     set_fullscreen(true);
   else if (toplevel_->requested.maximized)
@@ -216,10 +214,10 @@ void XdgView::place() {
   const wlr_box& geometry = toplevel_->base->geometry;
   const int bar = title_bar_height();
   View* parent = toplevel_->parent != nullptr
-                     ? server_.windows().view_for_surface(toplevel_->parent->base->surface)
+                     ? windows_.view_for_surface(toplevel_->parent->base->surface)
                      : nullptr;
   std::optional<Rect> frame =
-      server_.windows().placement_for(*this, geometry.width, geometry.height + bar, parent);
+      windows_.placement_for(*this, geometry.width, geometry.height + bar, parent);
   if (!frame) return;
   // Too large for the area: it was shrunk to fit; the client follows.
   if (frame->width < geometry.width || frame->height < geometry.height + bar)
@@ -227,7 +225,7 @@ void XdgView::place() {
   move_to(frame->x - geometry.x, frame->y + bar - geometry.y);
 }
 
-Popup::Popup(Server& server, wlr_xdg_popup* popup) : server_(server), popup_(popup) {
+Popup::Popup(Windows& windows, wlr_xdg_popup* popup) : windows_(windows), popup_(popup) {
   // A panel's popup is created without a parent and gets one from
   // zwlr_layer_surface_v1.get_popup: it joins the scene at its first commit,
   // when the protocol guarantees the parent.
@@ -236,8 +234,7 @@ Popup::Popup(Server& server, wlr_xdg_popup* popup) : server_(server), popup_(pop
     if (popup_->base->data == nullptr) attach();
     unconstrain();
   });
-  destroy_.connect(&popup->events.destroy,
-                   [this](void*) { server_.windows().popup_destroyed(*this); });
+  destroy_.connect(&popup->events.destroy, [this](void*) { windows_.popup_destroyed(*this); });
 }
 
 void Popup::attach() {
@@ -277,8 +274,8 @@ void Popup::unconstrain() {
   wlr_output* output = nullptr;
   if (layer_root != nullptr) {
     output = layer_root->output;
-  } else if (Output* o = server_.output_at(lx + popup_->scheduled.geometry.x,
-                                           ly + popup_->scheduled.geometry.y)) {
+  } else if (Output* o = windows_.context().outputs.at(lx + popup_->scheduled.geometry.x,
+                                                       ly + popup_->scheduled.geometry.y)) {
     output = o->wlr();
   }
   if (output == nullptr) {
@@ -286,7 +283,7 @@ void Popup::unconstrain() {
     return;
   }
   wlr_box box{};
-  wlr_output_layout_get_box(server_.output_layout(), output, &box);
+  wlr_output_layout_get_box(windows_.context().outputs.layout(), output, &box);
   box.x -= lx;
   box.y -= ly;
   wlr_xdg_popup_unconstrain_from_box(popup_, &box);

@@ -15,13 +15,12 @@ struct wlr_xdg_toplevel_resize_event;
 
 namespace baton {
 
-class Server;
 class Decoration;
 class ForeignToplevel;
 
 class XdgView final : public View {
  public:
-  XdgView(Server& server, wlr_xdg_toplevel* toplevel);
+  XdgView(Windows& windows, wlr_xdg_toplevel* toplevel);
   ~XdgView() override;
 
   [[nodiscard]] wlr_xdg_toplevel* toplevel() const { return toplevel_; }
@@ -82,7 +81,7 @@ class XdgView final : public View {
 /// scene tree and kept on its output.
 class Popup {
  public:
-  Popup(Server& server, wlr_xdg_popup* popup);
+  Popup(Windows& windows, wlr_xdg_popup* popup);
   Popup(const Popup&) = delete;
   Popup& operator=(const Popup&) = delete;
 
@@ -90,7 +89,7 @@ class Popup {
   void attach();
   void unconstrain();
 
-  Server& server_;
+  Windows& windows_;
   wlr_xdg_popup* popup_;
   Listener<void> commit_;
   Listener<void> destroy_;

@@ -1,33 +1,32 @@
 #include "compositor/desktop/xwayland.hpp"
 
 #include "compositor/desktop/windows.hpp"
-#include "compositor/input/seat.hpp"
-#include "compositor/server.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
 
-std::unique_ptr<Xwayland> Xwayland::create(Server& server, bool lazy) {
-  wlr_xwayland* xwayland = wlr_xwayland_create(server.display(), server.compositor(), lazy);
+std::unique_ptr<Xwayland> Xwayland::create(wl_display* display, wlr_compositor* compositor,
+                                           wlr_seat* seat, Windows& windows, bool lazy) {
+  wlr_xwayland* xwayland = wlr_xwayland_create(display, compositor, lazy);
   if (xwayland == nullptr) {
     LOG_ERROR(
         "Xwayland could not be set up (is the xwayland package installed?); X11 clients will not "
         "run");
     return nullptr;
   }
-  return std::unique_ptr<Xwayland>(new Xwayland(server, xwayland));
+  return std::unique_ptr<Xwayland>(new Xwayland(xwayland, seat, windows));
 }
 
-Xwayland::Xwayland(Server& server, wlr_xwayland* xwayland) : server_(server), xwayland_(xwayland) {
+Xwayland::Xwayland(wlr_xwayland* xwayland, wlr_seat* seat, Windows& windows)
+    : seat_(seat), windows_(windows), xwayland_(xwayland) {
   ready_listener_.connect(&xwayland->events.ready, [this](void*) {
     ready_ = true;
-    wlr_xwayland_set_seat(xwayland_, server_.seat().wlr());
+    wlr_xwayland_set_seat(xwayland_, seat_);
     LOG_INFO("Xwayland is ready on DISPLAY=%s", xwayland_->display_name);
   });
-  new_surface_.connect(&xwayland->events.new_surface, [this](wlr_xwayland_surface* surface) {
-    server_.windows().add_xwayland(surface);
-  });
+  new_surface_.connect(&xwayland->events.new_surface,
+                       [this](wlr_xwayland_surface* surface) { windows_.add_xwayland(surface); });
   LOG_INFO("Xwayland listening on DISPLAY=%s", xwayland->display_name);
 }
 

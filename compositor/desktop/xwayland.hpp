@@ -7,17 +7,22 @@
 
 #include "util/listener.hpp"
 
+struct wl_display;
+struct wlr_compositor;
+struct wlr_seat;
 struct wlr_xwayland;
 struct wlr_xwayland_surface;
 
 namespace baton {
 
-class Server;
+class Windows;
 
 class Xwayland {
  public:
   /// Returns null (logged) when Xwayland cannot be set up.
-  static std::unique_ptr<Xwayland> create(Server& server, bool lazy);
+  /// Its windows join `windows`; its clients' input comes from `seat`.
+  static std::unique_ptr<Xwayland> create(wl_display* display, wlr_compositor* compositor,
+                                          wlr_seat* seat, Windows& windows, bool lazy);
   ~Xwayland();
   Xwayland(const Xwayland&) = delete;
   Xwayland& operator=(const Xwayland&) = delete;
@@ -28,9 +33,10 @@ class Xwayland {
   [[nodiscard]] wlr_xwayland* wlr() const { return xwayland_; }
 
  private:
-  Xwayland(Server& server, wlr_xwayland* xwayland);
+  Xwayland(wlr_xwayland* xwayland, wlr_seat* seat, Windows& windows);
 
-  Server& server_;
+  wlr_seat* seat_;
+  Windows& windows_;
   wlr_xwayland* xwayland_;
   bool ready_ = false;
   Listener<void> ready_listener_;

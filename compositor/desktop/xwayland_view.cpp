@@ -2,21 +2,21 @@
 
 #include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
-#include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
-#include "compositor/server.hpp"
-#include "compositor/shell/layer_shell.hpp"
+#include "compositor/output/scene_layers.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
 
-XwaylandView::XwaylandView(Server& server, wlr_xwayland_surface* surface)
-    : View(server), xsurface_(surface), tree_(wlr_scene_tree_create(server.view_layer())) {
+XwaylandView::XwaylandView(Windows& windows, wlr_xwayland_surface* surface)
+    : View(windows),
+      xsurface_(surface),
+      tree_(wlr_scene_tree_create(windows.context().layers.windows)) {
   tree_->node.data = static_cast<View*>(this);
   wlr_scene_node_set_enabled(&tree_->node, false);
 
-  destroy_.connect(&surface->events.destroy, [this](void*) { server_.windows().destroyed(*this); });
+  destroy_.connect(&surface->events.destroy, [this](void*) { windows_.destroyed(*this); });
   associate_.connect(&surface->events.associate, [this](void*) { handle_associate(); });
   dissociate_.connect(&surface->events.dissociate, [this](void*) {
     attach_to_surface(nullptr);
@@ -29,7 +29,7 @@ XwaylandView::XwaylandView(Server& server, wlr_xwayland_surface* surface)
       &surface->events.request_configure,
       [this](wlr_xwayland_surface_configure_event* e) { handle_request_configure(*e); });
   request_activate_.connect(&surface->events.request_activate, [this](void*) {
-    if (mapped_ && managed()) server_.windows().focus(this);
+    if (mapped_ && managed()) windows_.focus(this);
   });
   request_fullscreen_.connect(&surface->events.request_fullscreen,
                               [this](void*) { handle_fullscreen(); });
@@ -37,7 +37,7 @@ XwaylandView::XwaylandView(Server& server, wlr_xwayland_surface* surface)
     if (mapped_ && managed()) set_maximized(xsurface_->maximized_horz || xsurface_->maximized_vert);
   });
   request_move_.connect(&surface->events.request_move, [this](void*) {
-    if (mapped_ && managed()) server_.seat().begin_move(*this);
+    if (mapped_ && managed()) windows_.move_requested.emit(*this);
   });
   // Override-redirect windows position themselves.
   set_geometry_.connect(&surface->events.set_geometry, [this](void*) {
@@ -102,8 +102,8 @@ void XwaylandView::handle_map() {
       surface_tree_ = nullptr;
     });
   }
-  wlr_scene_node_reparent(&tree_->node,
-                          managed() ? server_.view_layer() : server_.unmanaged_layer());
+  wlr_scene_node_reparent(&tree_->node, managed() ? windows_.context().layers.windows
+                                                  : windows_.context().layers.unmanaged);
   wlr_scene_node_set_enabled(&tree_->node, true);
   if (!managed()) {
     wlr_scene_node_set_position(&tree_->node, xsurface_->x, xsurface_->y);
@@ -113,16 +113,16 @@ void XwaylandView::handle_map() {
   }
   // A window that asked for fullscreen before mapping (as games do) gets it now.
   if (managed() && xsurface_->fullscreen) handle_fullscreen();
-  server_.windows().mapped(*this);
+  windows_.mapped(*this);
   if (!managed() && wlr_xwayland_surface_override_redirect_wants_focus(xsurface_))
-    server_.seat().focus_keyboard(xsurface_->surface);
+    windows_.keyboard_requested.emit(xsurface_->surface);
 }
 
 void XwaylandView::handle_unmap() {
   mapped_ = false;
   forget_fullscreen();
   wlr_scene_node_set_enabled(&tree_->node, false);
-  server_.windows().unmapped(*this);
+  windows_.unmapped(*this);
 }
 
 void XwaylandView::drop_surface_tree() {
@@ -146,10 +146,10 @@ void XwaylandView::place() {
   placed_ = true;
   // A transient (dialog) opens centred on the window it belongs to.
   View* parent = xsurface_->parent != nullptr && xsurface_->parent->surface != nullptr
-                     ? server_.windows().view_for_surface(xsurface_->parent->surface)
+                     ? windows_.view_for_surface(xsurface_->parent->surface)
                      : nullptr;
   std::optional<Rect> frame =
-      server_.windows().placement_for(*this, xsurface_->width, xsurface_->height, parent);
+      windows_.placement_for(*this, xsurface_->width, xsurface_->height, parent);
   if (!frame) return;
   if (frame->width < xsurface_->width || frame->height < xsurface_->height)
     request_size(frame->width, frame->height);
@@ -185,7 +185,7 @@ void XwaylandView::handle_fullscreen() {
   const bool was_fullscreen = fullscreen();
   set_fullscreen(xsurface_->fullscreen);
   // A window going fullscreen on its own (a game) gets the keyboard.
-  if (fullscreen() && !was_fullscreen) server_.windows().focus(this);
+  if (fullscreen() && !was_fullscreen) windows_.focus(this);
 }
 
 }  // namespace baton

@@ -13,11 +13,9 @@ struct wlr_scene_tree;
 
 namespace baton {
 
-class Server;
-
 class XwaylandView final : public View {
  public:
-  XwaylandView(Server& server, wlr_xwayland_surface* surface);
+  XwaylandView(Windows& windows, wlr_xwayland_surface* surface);
   ~XwaylandView() override;
 
   [[nodiscard]] wlr_surface* surface() const override;

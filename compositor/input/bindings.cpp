@@ -4,7 +4,7 @@
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
-#include "compositor/server.hpp"
+#include "compositor/input/seat.hpp"
 #include "compositor/shell/desktop_protocols.hpp"
 #include "compositor/shell/session_lock.hpp"
 #include "util/log.hpp"
@@ -12,10 +12,10 @@
 
 namespace baton {
 
-bool handle_key_binding(Server& server, wlr_keyboard* keyboard, uint32_t keycode) {
-  if (keyboard->xkb_state == nullptr || server.protocols().shortcuts_inhibited()) return false;
+bool handle_key_binding(const SeatContext& seat, wlr_keyboard* keyboard, uint32_t keycode) {
+  if (keyboard->xkb_state == nullptr || seat.protocols.shortcuts_inhibited()) return false;
   // A locked session runs no bindings: the lock screen gets every key.
-  if (server.session_lock().locked()) return false;
+  if (seat.session_lock.locked()) return false;
   // Caps Lock and Num Lock do not change which binding a key means.
   uint32_t modifiers =
       wlr_keyboard_get_modifiers(keyboard) & ~(WLR_MODIFIER_CAPS | WLR_MODIFIER_MOD2);
@@ -27,36 +27,36 @@ bool handle_key_binding(Server& server, wlr_keyboard* keyboard, uint32_t keycode
   int count = xkb_keymap_key_get_syms_by_level(keymap, keycode + 8, layout, 0, &syms);
   for (int i = 0; i < count; ++i) {
     xkb_keysym_t sym = xkb_keysym_to_lower(syms[i]);
-    for (const KeyBinding& binding : server.config().bindings) {
+    for (const KeyBinding& binding : seat.config.bindings) {
       if (binding.keysym != sym || binding.modifiers != modifiers) continue;
       LOG_DEBUG("binding %s", binding.text.c_str());
       // Copy: reload replaces the binding list under us.
       Action action = binding.action;
-      run_action(server, action);
+      run_action(seat, action);
       return true;
     }
   }
   return false;
 }
 
-void run_action(Server& server, const Action& action) {
-  View* view = server.windows().focused();
+void run_action(const SeatContext& seat, const Action& action) {
+  View* view = seat.windows.focused();
   switch (action.kind) {
     case ActionKind::exec:
-      server.spawn(action.command);
+      seat.actions.spawn(action.command);
       break;
     case ActionKind::close:
       if (view != nullptr) view->close();
       break;
     case ActionKind::focus_next:
     case ActionKind::focus_prev:
-      server.windows().cycle_focus(action.kind == ActionKind::focus_next);
+      seat.windows.cycle_focus(action.kind == ActionKind::focus_next);
       break;
     case ActionKind::workspace:
-      server.workspaces().switch_to(action.number);
+      seat.windows.workspaces().switch_to(action.number);
       break;
     case ActionKind::move_to_workspace:
-      if (view != nullptr) server.workspaces().move_view(*view, action.number);
+      if (view != nullptr) seat.windows.workspaces().move_view(*view, action.number);
       break;
     case ActionKind::fullscreen:
       if (view != nullptr) view->set_fullscreen(!view->fullscreen());
@@ -69,7 +69,7 @@ void run_action(Server& server, const Action& action) {
         if (view->maximized()) view->set_maximized(false);
         Rect f = view->frame();
         view->move_frame_to(f.x + action.dx, f.y + action.dy);
-        server.workspaces().place(*view);
+        seat.windows.workspaces().place(*view);
       }
       break;
     case ActionKind::resize:
@@ -81,10 +81,10 @@ void run_action(Server& server, const Action& action) {
       break;
     case ActionKind::exit:
       LOG_INFO("exit binding: shutting down");
-      server.terminate(0);
+      seat.actions.terminate(0);
       break;
     case ActionKind::reload:
-      server.reload_config();
+      seat.actions.reload_config();
       break;
   }
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "compositor/input/seat.hpp"
-#include "compositor/server.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
 
@@ -14,10 +13,10 @@ extern "C" {
 
 namespace baton {
 
-PointerConstraints::PointerConstraints(Seat& seat)
+PointerConstraints::PointerConstraints(Seat& seat, wl_display* display)
     : seat_(seat),
-      constraints_(wlr_pointer_constraints_v1_create(seat.server().display())),
-      relative_(wlr_relative_pointer_manager_v1_create(seat.server().display())) {
+      constraints_(wlr_pointer_constraints_v1_create(display)),
+      relative_(wlr_relative_pointer_manager_v1_create(display)) {
   new_constraint_.connect(
       &constraints_->events.new_constraint, [this](wlr_pointer_constraint_v1* c) {
         auto tracked = std::make_unique<Tracked>();

@@ -9,6 +9,7 @@
 
 #include "util/listener.hpp"
 
+struct wl_display;
 struct wlr_pointer_constraints_v1;
 struct wlr_pointer_constraint_v1;
 struct wlr_relative_pointer_manager_v1;
@@ -20,7 +21,7 @@ class Seat;
 
 class PointerConstraints {
  public:
-  explicit PointerConstraints(Seat& seat);
+  PointerConstraints(Seat& seat, wl_display* display);
   ~PointerConstraints();
   PointerConstraints(const PointerConstraints&) = delete;
   PointerConstraints& operator=(const PointerConstraints&) = delete;

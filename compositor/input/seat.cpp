@@ -10,7 +10,8 @@
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/input/bindings.hpp"
 #include "compositor/input/pointer_constraints.hpp"
-#include "compositor/server.hpp"
+#include "compositor/output/output.hpp"
+#include "compositor/output/outputs.hpp"
 #include "compositor/shell/desktop_protocols.hpp"
 #include "compositor/shell/layer_shell.hpp"
 #include "compositor/shell/session_lock.hpp"
@@ -23,14 +24,14 @@ namespace baton {
 Keyboard::Keyboard(Seat& seat, wlr_keyboard* keyboard) : seat_(seat), keyboard_(keyboard) {
   // The keymap comes from the config's [[input]] entries, then from
   // XKB_DEFAULT_{RULES,MODEL,LAYOUT,VARIANT,OPTIONS}.
-  apply_input_config(seat.server(), &keyboard->base);
+  apply_input_config(seat.context().config, &keyboard->base);
 
   modifiers_.connect(&keyboard->events.modifiers, [this](void*) {
     wlr_seat_set_keyboard(seat_.wlr(), keyboard_);
     wlr_seat_keyboard_notify_modifiers(seat_.wlr(), &keyboard_->modifiers);
   });
   key_.connect(&keyboard->events.key, [this](wlr_keyboard_key_event* event) {
-    seat_.server().protocols().notify_activity();
+    seat_.context().protocols.notify_activity();
     // A key that runs a binding belongs to baton: no client sees its press
     // or its release, nor sees it held when the binding moves focus (so it
     // counts as swallowed while the binding runs).
@@ -65,22 +66,22 @@ bool Keyboard::handle_binding(uint32_t keycode) {
   for (int i = 0; i < count; ++i) {
     xkb_keysym_t sym = syms[i];
     if (sym >= XKB_KEY_XF86Switch_VT_1 && sym <= XKB_KEY_XF86Switch_VT_12) {
-      if (wlr_session* session = seat_.server().session(); session != nullptr)
+      if (wlr_session* session = seat_.context().session; session != nullptr)
         wlr_session_change_vt(session, sym - XKB_KEY_XF86Switch_VT_1 + 1);
       return true;
     }
   }
-  return handle_key_binding(seat_.server(), keyboard_, keycode);
+  return handle_key_binding(seat_.context(), keyboard_, keycode);
 }
 
-Seat::Seat(Server& server)
-    : server_(server),
-      seat_(wlr_seat_create(server.display(), "seat0")),
-      cursor_(wlr_cursor_create()),
+Seat::Seat(SeatContext context)
+    : context_(std::move(context)),
+      seat_(context_.seat),
+      cursor_(context_.cursor),
       cursor_theme_(wlr_xcursor_manager_create(nullptr, 24)) {
-  wlr_cursor_attach_output_layout(cursor_, server.output_layout());
+  wlr_cursor_attach_output_layout(cursor_, context_.outputs.layout());
 
-  constraints_ = std::make_unique<PointerConstraints>(*this);
+  constraints_ = std::make_unique<PointerConstraints>(*this, context_.display);
   // Input is dispatched as it arrives, never batched to the next frame.
   motion_.connect(&cursor_->events.motion, [this](wlr_pointer_motion_event* event) {
     handle_motion(&event->pointer->base, event->time_msec, event->delta_x, event->delta_y,
@@ -119,15 +120,36 @@ Seat::Seat(Server& server)
 
   // Windows that go lose the grab and the pressed title button; the pointer
   // focus follows what is now under the cursor.
-  ServerEvents& events = server.events();
+  Windows& windows = context_.windows;
   view_mapped_ =
-      events.view_mapped.connect([this](View&) { refresh_pointer_focus(monotonic_msec()); });
-  view_unmapped_ = events.view_unmapped.connect([this](View& view) {
+      windows.view_mapped.connect([this](View&) { refresh_pointer_focus(monotonic_msec()); });
+  view_unmapped_ = windows.view_unmapped.connect([this](View& view) {
     forget(view);
     refresh_pointer_focus(monotonic_msec());
   });
-  view_destroyed_ = events.view_destroyed.connect([this](View& view) { forget(view); });
-  config_applied_ = events.config_applied.connect([this] { reapply_input_config(); });
+  view_destroyed_ = windows.view_destroyed.connect([this](View& view) { forget(view); });
+  rearranged_ =
+      windows.workspaces().rearranged.connect([this] { refresh_pointer_focus(monotonic_msec()); });
+  move_requested_ = windows.move_requested.connect([this](View& view) { begin_move(view); });
+  resize_requested_ = windows.resize_requested.connect(
+      [this](View& view, uint32_t edges) { begin_resize(view, edges); });
+
+  // Keyboard focus: the focused window's, unless a panel or lock screen
+  // that asked for the keyboard holds it.
+  focused_changed_ = windows.focused_changed.connect([this](View* view) {
+    if (view == nullptr) {
+      focus_keyboard(nullptr);
+      return;
+    }
+    wlr_surface* exclusive = context_.layer_shell.exclusive_focus();
+    focus_keyboard(exclusive != nullptr ? exclusive : view->surface());
+  });
+  keyboard_requested_ =
+      windows.keyboard_requested.connect([this](wlr_surface* s) { focus_keyboard(s); });
+  layer_keyboard_wanted_ =
+      context_.layer_shell.keyboard_wanted.connect([this](wlr_surface* s) { focus_keyboard(s); });
+  lock_keyboard_wanted_ =
+      context_.session_lock.keyboard_wanted.connect([this](wlr_surface* s) { focus_keyboard(s); });
 }
 
 Seat::~Seat() {
@@ -153,7 +175,7 @@ void Seat::add_input(wlr_input_device* device) {
     }
     case WLR_INPUT_DEVICE_POINTER: {
       wlr_cursor_attach_input_device(cursor_, device);
-      apply_input_config(server_, device);
+      apply_input_config(context_.config, device);
       ++pointers_;
       pointer_devices_.push_back(device);
       auto listener = std::make_unique<Listener<void>>();
@@ -185,15 +207,16 @@ void Seat::keyboard_destroyed(Keyboard& keyboard) {
 void Seat::stop_keyboards() { keyboards_.clear(); }
 
 void Seat::reapply_input_config() {
-  for (const auto& keyboard : keyboards_) apply_input_config(server_, &keyboard->wlr()->base);
-  for (wlr_input_device* device : pointer_devices_) apply_input_config(server_, device);
+  for (const auto& keyboard : keyboards_)
+    apply_input_config(context_.config, &keyboard->wlr()->base);
+  for (wlr_input_device* device : pointer_devices_) apply_input_config(context_.config, device);
 }
 
 void Seat::set_cursor_name(const char* name) {
   if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, name);
 }
 
-void Seat::activity() { server_.protocols().notify_activity(); }
+void Seat::activity() { context_.protocols.notify_activity(); }
 
 void Seat::forget(const View& view) {
   grab_.forget(view);
@@ -221,7 +244,7 @@ void Seat::handle_motion(wlr_input_device* device, uint32_t time_msec, double dx
   // No wl_pointer.motion without motion: a locked pointer must send none.
   if (dx == 0 && dy == 0) return;
   wlr_cursor_move(cursor_, device, dx, dy);
-  server_.workspaces().pointer_on(server_.output_at(cursor_->x, cursor_->y));
+  context_.windows.workspaces().pointer_on(context_.outputs.at(cursor_->x, cursor_->y));
   if (grab_.active()) {
     grab_.motion(cursor_->x, cursor_->y);
     return;
@@ -239,9 +262,9 @@ void Seat::update_capabilities() {
 
 void Seat::focus_keyboard(wlr_surface* surface) {
   // While locked, only the lock screen may have the keyboard.
-  if (server_.session_lock().locked() &&
+  if (context_.session_lock.locked() &&
       (surface == nullptr || wlr_session_lock_surface_v1_try_from_wlr_surface(surface) == nullptr))
-    surface = server_.session_lock().focus_surface();
+    surface = context_.session_lock.focus_surface();
   if (surface == nullptr) {
     wlr_seat_keyboard_notify_clear_focus(seat_);
     return;
@@ -267,7 +290,7 @@ void Seat::refresh_pointer_focus(uint32_t time_msec) {
   double sx = 0;
   double sy = 0;
   if (grab_.active()) return;
-  server_.windows().view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
+  context_.windows.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
   pointer_sx_ = sx;
   pointer_sy_ = sy;
   if (surface != pointer_surface_) {
@@ -290,7 +313,7 @@ bool Seat::handle_title_button(const wlr_pointer_button_event& event, View* view
       view != nullptr ? view->title_button_at(cursor_->x, cursor_->y) : TitleButton::none;
   if (event.state == WL_POINTER_BUTTON_STATE_PRESSED) {
     if (under == TitleButton::none) return false;
-    server_.windows().focus(view);
+    context_.windows.focus(view);
     pressed_view_ = view;
     pressed_button_ = under;
     return true;
@@ -318,7 +341,7 @@ void Seat::handle_button(const wlr_pointer_button_event& event) {
       // A window dragged onto another output joins its workspace.
       View* view = grab_.view();
       grab_.end();
-      if (view != nullptr) server_.workspaces().place(*view);
+      if (view != nullptr) context_.windows.workspaces().place(*view);
       grab_button_ = 0;
       refresh_pointer_focus(event.time_msec);
     }
@@ -327,7 +350,7 @@ void Seat::handle_button(const wlr_pointer_button_event& event) {
   wlr_surface* surface = nullptr;
   double sx = 0;
   double sy = 0;
-  View* view = server_.windows().view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
+  View* view = context_.windows.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
   if (handle_title_button(event, view)) return;
   if (event.state == WL_POINTER_BUTTON_STATE_PRESSED && view != nullptr) {
     // Super+left drag moves, Super+right drag resizes; a press on the
@@ -337,7 +360,7 @@ void Seat::handle_button(const wlr_pointer_button_event& event) {
         keyboard != nullptr && (wlr_keyboard_get_modifiers(keyboard) & WLR_MODIFIER_LOGO) != 0;
     bool title_bar = surface == nullptr && event.button == BTN_LEFT;
     if ((super && (event.button == BTN_LEFT || event.button == BTN_RIGHT)) || title_bar) {
-      server_.windows().focus(view);
+      context_.windows.focus(view);
       if (event.button == BTN_RIGHT)
         begin_resize(*view, 0);
       else
@@ -351,12 +374,12 @@ void Seat::handle_button(const wlr_pointer_button_event& event) {
   // Click to focus: the window under the pointer is raised and focused; a
   // panel that takes keyboard input on demand gets it when clicked.
   if (view != nullptr) {
-    server_.windows().focus(view);
+    context_.windows.focus(view);
   } else if (surface != nullptr) {
     wlr_layer_surface_v1* layer = wlr_layer_surface_v1_try_from_wlr_surface(surface);
     if (layer != nullptr &&
         layer->current.keyboard_interactive != ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE &&
-        server_.layer_shell().exclusive_focus() == nullptr)
+        context_.layer_shell.exclusive_focus() == nullptr)
       focus_keyboard(surface);
   }
 }

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "compositor/input/grab.hpp"
@@ -25,13 +27,44 @@ struct wlr_pointer_axis_event;
 struct wlr_seat_pointer_request_set_cursor_event;
 struct wlr_seat_request_set_selection_event;
 struct wlr_surface;
+struct wl_display;
+struct wlr_session;
 
 namespace baton {
 
-class Server;
-class Seat;
+class DesktopProtocols;
+class LayerShell;
+class Outputs;
 class PointerConstraints;
+class Seat;
+class SessionLock;
 class View;
+class Windows;
+struct Config;
+
+/// What bindings ask of the server itself.
+struct ServerActions {
+  /// Starts a command with the server's environment; its pid, or -1.
+  std::function<int(const std::string&)> spawn;
+  std::function<void(int exit_code)> terminate;
+  /// Re-reads the config file; whether it was error-free.
+  std::function<bool()> reload_config;
+};
+
+/// What the seat routes input between: every part of the desktop below it.
+struct SeatContext {
+  wl_display* display;
+  wlr_seat* seat;
+  wlr_cursor* cursor;
+  wlr_session* session;  // null when nested or headless: no VT switching
+  const Config& config;
+  Outputs& outputs;
+  Windows& windows;
+  LayerShell& layer_shell;
+  SessionLock& session_lock;
+  DesktopProtocols& protocols;
+  ServerActions actions;
+};
 
 class Keyboard {
  public:
@@ -56,7 +89,7 @@ class Keyboard {
 
 class Seat {
  public:
-  explicit Seat(Server& server);
+  explicit Seat(SeatContext context);
   ~Seat();
   Seat(const Seat&) = delete;
   Seat& operator=(const Seat&) = delete;
@@ -65,7 +98,7 @@ class Seat {
   [[nodiscard]] wlr_cursor* cursor() const { return cursor_; }
   [[nodiscard]] double cursor_x() const;
   [[nodiscard]] double cursor_y() const;
-  [[nodiscard]] Server& server() { return server_; }
+  [[nodiscard]] const SeatContext& context() const { return context_; }
 
   /// Adopts a keyboard or pointer (from the backend, or synthetic in tests).
   void add_input(wlr_input_device* device);
@@ -103,10 +136,9 @@ class Seat {
                      double unaccel_dx, double unaccel_dy);
   void activity();
 
-  Server& server_;
+  SeatContext context_;
   wlr_seat* seat_;
-  // Owned, so destroyed after the Listeners below (declared later) let go.
-  Owned<wlr_cursor, wlr_cursor_destroy> cursor_;
+  wlr_cursor* cursor_;  // the Server's: it outlives the Listeners below
   Owned<wlr_xcursor_manager, wlr_xcursor_manager_destroy> cursor_theme_;
   std::vector<std::unique_ptr<Keyboard>> keyboards_;
   std::vector<wlr_input_device*> pointer_devices_;
@@ -133,7 +165,13 @@ class Seat {
   Connection view_mapped_;
   Connection view_unmapped_;
   Connection view_destroyed_;
-  Connection config_applied_;
+  Connection focused_changed_;
+  Connection keyboard_requested_;
+  Connection move_requested_;
+  Connection resize_requested_;
+  Connection rearranged_;
+  Connection layer_keyboard_wanted_;
+  Connection lock_keyboard_wanted_;
 };
 
 }  // namespace baton

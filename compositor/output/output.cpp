@@ -8,11 +8,10 @@
 
 #include "compositor/config/apply.hpp"
 #include "compositor/config/config.hpp"
-#include "compositor/desktop/view.hpp"
-#include "compositor/desktop/windows.hpp"
-#include "compositor/server.hpp"
+#include "compositor/config/options.hpp"
 #include "protocols/commit_timing.hpp"
 #include "protocols/fifo.hpp"
+#include "renderer/render_stack.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
@@ -42,20 +41,20 @@ Image read_buffer(wlr_renderer* renderer, wlr_buffer* buffer) {
 
 }  // namespace
 
-Output::Output(Server& server, wlr_output* output)
-    : server_(server),
+Output::Output(const OutputContext& context, wlr_output* output)
+    : context_(context),
       output_(output),
       cadence_(CadenceMode::automatic, 30),
-      fence_(output, wl_display_get_event_loop(server.display()), server.trace()),
+      fence_(output, context.event_loop, context.trace),
       render_loop_(
-          output, wl_display_get_event_loop(server.display()), server.trace(),
+          output, context.event_loop, context.trace,
           [this](const RenderLoop::FrameTiming&) { return render_frame(); },
           [this] {
             return scene_output_ != nullptr &&
                    (wlr_scene_output_needs_frame(scene_output_) || !captures_.empty());
           }) {
   apply_games_policy();
-  wlr_output_init_render(output, server.allocator(), server.renderer());
+  wlr_output_init_render(output, context.render.allocator(), context.render.renderer());
 
   wlr_output_state state;
   wlr_output_state_init(&state);
@@ -63,7 +62,7 @@ Output::Output(Server& server, wlr_output* output)
   if (wlr_output_mode* mode = wlr_output_preferred_mode(output); mode != nullptr) {
     wlr_output_state_set_mode(&state, mode);
   } else if (wlr_output_is_headless(output)) {
-    const OutputSize& size = server.options().headless_size;
+    const OutputSize& size = context.options.headless_size;
     wlr_output_state_set_custom_mode(&state, size.width, size.height, size.refresh_mhz);
   }
   // Nested outputs keep the size of their window; they have no refresh rate.
@@ -71,16 +70,15 @@ Output::Output(Server& server, wlr_output* output)
     LOG_ERROR("output %s: the initial mode could not be set", output->name);
   wlr_output_state_finish(&state);
 
-  wlr_output_layout_output* layout_output =
-      wlr_output_layout_add_auto(server.output_layout(), output);
-  scene_output_ = wlr_scene_output_create(server.scene(), output);
+  wlr_output_layout_output* layout_output = wlr_output_layout_add_auto(context.layout, output);
+  scene_output_ = wlr_scene_output_create(context.scene, output);
   fence_.set_scene_output(scene_output_);
-  wlr_scene_output_layout_add_output(server.scene_layout(), layout_output, scene_output_);
-  const uint32_t rgb = server.options().background;
+  wlr_scene_output_layout_add_output(context.scene_layout, layout_output, scene_output_);
+  const uint32_t rgb = context.options.background;
   const float colour[4] = {static_cast<float>((rgb >> 16) & 0xff) / 255.0f,
                            static_cast<float>((rgb >> 8) & 0xff) / 255.0f,
                            static_cast<float>(rgb & 0xff) / 255.0f, 1.0f};
-  background_ = wlr_scene_rect_create(server.background_layer(), 0, 0, colour);
+  background_ = wlr_scene_rect_create(context.background_layer, 0, 0, colour);
   update_background();
 
   frame_.connect(&output->events.frame, [this](void*) { render_loop_.frame_event(); });
@@ -100,16 +98,8 @@ Output::Output(Server& server, wlr_output* output)
       event->refresh = static_cast<int>(1000000000000LL / output_->refresh);
     render_loop_.presented(*event);
   });
-  destroy_.connect(&output->events.destroy, [this](void*) { server_.output_destroyed(*this); });
-  ServerEvents& events = server.events();
-  config_applied_ = events.config_applied.connect([this] {
-    apply_output_config(server_, output_);
-    set_background(server_.options().background);
-    apply_games_policy();
-  });
-  session_resumed_ = events.session_resumed.connect([this] { session_resumed(); });
-  connect_timing_protocols(server.fifo(), server.commit_timing());
-  renderer_rebuilt_ = events.renderer_rebuilt.connect([this] { renderer_rebuilt(); });
+  destroy_.connect(&output->events.destroy, [this](void*) { context_.destroyed(*this); });
+  connect_timing_protocols(context.fifo, context.commit_timing);
 
   LOG_INFO("output %s: %dx%d@%.2fHz", output->name, output->width, output->height,
            output->refresh / 1000.0);
@@ -140,9 +130,15 @@ void Output::connect_timing_protocols(Fifo& fifo, CommitTiming& commit_timing) {
   });
 }
 
+void Output::apply_config() {
+  apply_output_config(context_.config, context_.layout, output_);
+  set_background(context_.options.background);
+  apply_games_policy();
+}
+
 void Output::apply_games_policy() {
-  const Options& options = server_.options();
-  const Config& config = server_.config();
+  const Options& options = context_.options;
+  const Config& config = context_.config;
   std::optional<CadenceMode> cadence;
   std::optional<bool> tearing_here;
   for (const OutputConfig* c : config.outputs_for(output_->name)) {
@@ -170,6 +166,19 @@ Output::~Output() {
   if (background_ != nullptr) wlr_scene_node_destroy(&background_->node);
 }
 
+wlr_box Output::usable_area() const {
+  if (usable_area_) return *usable_area_;
+  wlr_box box{};
+  wlr_output_layout_get_box(context_.layout, output_, &box);
+  return box;
+}
+
+bool Output::set_usable_area(const wlr_box& area) {
+  const bool changed = !usable_area_ || !wlr_box_equal(&*usable_area_, &area);
+  usable_area_ = area;
+  return changed;
+}
+
 void Output::set_background(uint32_t rgb) {
   const float colour[4] = {static_cast<float>((rgb >> 16) & 0xff) / 255.0f,
                            static_cast<float>((rgb >> 8) & 0xff) / 255.0f,
@@ -179,7 +188,7 @@ void Output::set_background(uint32_t rgb) {
 
 void Output::update_background() {
   wlr_box box{};
-  wlr_output_layout_get_box(server_.output_layout(), output_, &box);
+  wlr_output_layout_get_box(context_.layout, output_, &box);
   wlr_scene_node_set_position(&background_->node, box.x, box.y);
   wlr_scene_rect_set_size(background_, box.width, box.height);
 }
@@ -189,9 +198,8 @@ bool Output::render_frame() {
   update_background();
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
-  View* fullscreen = server_.windows().fullscreen_on(*this);
-  cadence_.sample(fullscreen != nullptr ? fullscreen->surface() : nullptr,
-                  int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
+  const FullscreenWindow fullscreen = context_.fullscreen_on(*this);
+  cadence_.sample(fullscreen.surface, int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
   const bool committing = commit_frame(fullscreen);
   // A frame held for render-done is not on its way yet: clients hear "draw
   // the next one" once it is committed, not before.
@@ -204,7 +212,7 @@ bool Output::render_frame() {
   return committing;
 }
 
-bool Output::commit_frame(View* fullscreen) {
+bool Output::commit_frame(const FullscreenWindow& fullscreen) {
   if (fence_.holding()) {
     // The last frame waits for render-done: this one follows it.
     frame_wanted_ = true;
@@ -221,14 +229,13 @@ bool Output::commit_frame(View* fullscreen) {
   // tearing-control: a fullscreen surface asking for async presentation is
   // flipped without waiting for vblank where the backend can do it (DRM with
   // async page flips); elsewhere the request is kept and not applied.
-  const auto& denied = server_.config().games.no_tearing_apps;
-  tearing_requested_ =
-      fullscreen != nullptr && tearing_policy_ == TearingPolicy::fullscreen &&
-      tearing_allowed_here_ && fullscreen->surface() != nullptr &&
-      std::find(denied.begin(), denied.end(), fullscreen->app_id()) == denied.end() &&
-      wlr_tearing_control_manager_v1_surface_hint_from_surface(server_.tearing_control(),
-                                                               fullscreen->surface()) ==
-          WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC;
+  const auto& denied = context_.config.games.no_tearing_apps;
+  tearing_requested_ = fullscreen.surface != nullptr &&
+                       tearing_policy_ == TearingPolicy::fullscreen && tearing_allowed_here_ &&
+                       std::find(denied.begin(), denied.end(), fullscreen.app_id) == denied.end() &&
+                       wlr_tearing_control_manager_v1_surface_hint_from_surface(
+                           context_.tearing_control, fullscreen.surface) ==
+                           WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC;
   tearing_active_ = false;
   render_loop_.set_immediate(tearing_requested_);
   // A frame committed after the loop waited for render-done has its GPU time
@@ -259,7 +266,7 @@ void Output::commit_failed() {
              output_->name);
   retry_ms_ = retry_ms_ == 0 ? 16 : std::min(retry_ms_ * 2, 1000);
   if (!retry_)
-    retry_ = EventSource::timer(wl_display_get_event_loop(server_.display()), [this] {
+    retry_ = EventSource::timer(context_.event_loop, [this] {
       backing_off_ = false;
       wlr_output_schedule_frame(output_);
     });
@@ -279,7 +286,7 @@ void Output::handle_commit(const wlr_output_event_commit& event) {
   ++frames_;
   vulkan::slot_presented(event.state->buffer);  // the swapchain tracks what is on screen
   if (captures_.empty()) return;
-  Image image = read_buffer(server_.renderer(), event.state->buffer);
+  Image image = read_buffer(context_.render.renderer(), event.state->buffer);
   // Callbacks may capture again; run the ones pending now.
   auto callbacks = std::move(captures_);
   captures_.clear();
@@ -296,7 +303,7 @@ void Output::session_resumed() {
   wlr_output_state_set_enabled(&state, true);
   wlr_output_commit_state(output_, &state);
   wlr_output_state_finish(&state);
-  apply_output_config(server_, output_);
+  apply_output_config(context_.config, context_.layout, output_);
   wlr_damage_ring_add_whole(&scene_output_->damage_ring);
   wlr_output_schedule_frame(output_);
 }
@@ -304,7 +311,7 @@ void Output::session_resumed() {
 void Output::renderer_rebuilt() {
   fence_.drop();  // drawn by the lost device
   render_loop_.renderer_changed();
-  if (!wlr_output_init_render(output_, server_.allocator(), server_.renderer()))
+  if (!wlr_output_init_render(output_, context_.render.allocator(), context_.render.renderer()))
     LOG_ERROR("output %s: the rebuilt renderer cannot drive it", output_->name);
   // The new swapchain starts empty: repaint everything.
   wlr_damage_ring_add_whole(&scene_output_->damage_ring);

@@ -1,8 +1,14 @@
 // One output: its scene output, background, frame loop and pixel capture.
 #pragma once
 
+extern "C" {
+#include <wlr/util/box.h>
+}
+
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "compositor/output/frame_cadence.hpp"
@@ -14,7 +20,14 @@
 #include "util/signal.hpp"
 #include "util/weak.hpp"
 
+struct wl_event_loop;
 struct wlr_output;
+struct wlr_output_layout;
+struct wlr_scene;
+struct wlr_scene_output_layout;
+struct wlr_scene_tree;
+struct wlr_surface;
+struct wlr_tearing_control_manager_v1;
 struct wlr_output_event_commit;
 struct wlr_output_event_present;
 struct wlr_output_event_request_state;
@@ -25,14 +38,45 @@ namespace baton {
 
 class CommitTiming;
 class Fifo;
-class Server;
-class View;
+class Output;
+class RenderStack;
+class Trace;
+struct Config;
+struct Options;
+
+/// The window covering an output: its main surface and app id (null and
+/// empty when none). Output asks desktop/ for it through OutputContext.
+struct FullscreenWindow {
+  wlr_surface* surface = nullptr;
+  std::string app_id;
+};
+
+/// What every Output uses of the compositor around it; the Server fills it
+/// in once, and it outlives every Output.
+struct OutputContext {
+  wl_event_loop* event_loop;
+  Trace* trace;  // null when not tracing
+  const Options& options;
+  const Config& config;
+  const RenderStack& render;
+  wlr_output_layout* layout;
+  wlr_scene* scene;
+  wlr_scene_output_layout* scene_layout;
+  wlr_scene_tree* background_layer;
+  wlr_tearing_control_manager_v1* tearing_control;
+  Fifo& fifo;
+  CommitTiming& commit_timing;
+  /// Asked each frame: cadence and tearing follow the fullscreen window.
+  std::function<FullscreenWindow(const Output&)> fullscreen_on;
+  /// The wlr_output is being destroyed: the owner drops this Output.
+  std::function<void(Output&)> destroyed;
+};
 
 class Output : public Weakable<Output> {
  public:
   using CaptureCallback = std::function<void(const Image&)>;
 
-  Output(Server& server, wlr_output* output);
+  Output(const OutputContext& context, wlr_output* output);
   ~Output();
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
@@ -41,6 +85,12 @@ class Output : public Weakable<Output> {
   [[nodiscard]] wlr_scene_output* scene_output() const { return scene_output_; }
   /// Frames committed so far.
   [[nodiscard]] uint64_t frames() const { return frames_; }
+
+  /// The output's box in the layout less the panels' exclusive zones (the
+  /// layer shell sets it); the whole box until it has.
+  [[nodiscard]] wlr_box usable_area() const;
+  /// Returns whether the area changed.
+  bool set_usable_area(const wlr_box& area);
 
   /// Solid background colour, 0xRRGGBB (config reload).
   void set_background(uint32_t rgb);
@@ -58,6 +108,12 @@ class Output : public Weakable<Output> {
   /// Re-reads cadence and tearing policy (command line, then config, then
   /// defaults); called at creation and on config reload.
   void apply_games_policy();
+  /// The config was (re)read: mode, position, background, games policy.
+  void apply_config();
+  /// Back on our VT: enabled again as we left it, or as configured, repainted.
+  void session_resumed();
+  /// The renderer was rebuilt (GPU loss): render with the new one.
+  void renderer_rebuilt();
   /// When this output renders (its render deadline, prediction, counts).
   [[nodiscard]] RenderLoop& render_loop() { return render_loop_; }
   [[nodiscard]] const RenderLoop& render_loop() const { return render_loop_; }
@@ -69,22 +125,19 @@ class Output : public Weakable<Output> {
   /// apply in the frame presented at or after them.
   void connect_timing_protocols(Fifo& fifo, CommitTiming& commit_timing);
   void lock_for_capture(bool lock);
-  /// The server's renderer was rebuilt (GPU loss): render with the new one.
-  void renderer_rebuilt();
-  /// Back on our VT: enabled again as we left it, or as configured, repainted.
-  void session_resumed();
   /// The render loop's frame: builds and commits; whether a buffer went out.
   bool render_frame();
-  bool commit_frame(View* fullscreen);
+  bool commit_frame(const FullscreenWindow& fullscreen);
   void commit_failed();
   void reset_back_off();
   void handle_commit(const wlr_output_event_commit& event);
   void update_background();
 
-  Server& server_;
+  const OutputContext& context_;
   wlr_output* output_;
   wlr_scene_output* scene_output_ = nullptr;
   wlr_scene_rect* background_ = nullptr;
+  std::optional<wlr_box> usable_area_;
   uint64_t frames_ = 0;
   FrameCadence cadence_;
   TearingPolicy tearing_policy_ = TearingPolicy::fullscreen;
@@ -109,9 +162,6 @@ class Output : public Weakable<Output> {
   Listener<wlr_output_event_request_state> request_state_;
   Listener<wlr_output_event_present> present_;
   Listener<void> destroy_;
-  Connection config_applied_;
-  Connection session_resumed_;
-  Connection renderer_rebuilt_;
   Connection frame_starting_;
   Connection latched_;
   Connection latch_wanted_;

@@ -3,17 +3,22 @@
 #include <csignal>
 
 #include "compositor/output/output.hpp"
-#include "compositor/server.hpp"
+#include "compositor/output/outputs.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
 
-ScreenshotWriter::ScreenshotWriter(Server& server, std::string path, int delay_ms, bool exit_after)
-    : server_(server), path_(std::move(path)), delay_ms_(delay_ms), exit_after_(exit_after) {
-  timer_ = EventSource::timer(server.event_loop(), [this]() { capture_all(); });
-  on_signal_ = EventSource::signal(server.event_loop(), SIGUSR1, [this]() { capture_all(); });
-  view_mapped_ = server.events().view_mapped.connect([this](View&) { window_mapped(); });
+ScreenshotWriter::ScreenshotWriter(wl_event_loop* loop, const Outputs& outputs, std::string path,
+                                   int delay_ms, bool exit_after,
+                                   std::function<void(int)> terminate)
+    : outputs_(outputs),
+      terminate_(std::move(terminate)),
+      path_(std::move(path)),
+      delay_ms_(delay_ms),
+      exit_after_(exit_after) {
+  timer_ = EventSource::timer(loop, [this]() { capture_all(); });
+  on_signal_ = EventSource::signal(loop, SIGUSR1, [this]() { capture_all(); });
 }
 
 std::string ScreenshotWriter::path_for_output(const std::string& path, size_t index) {
@@ -32,7 +37,7 @@ void ScreenshotWriter::window_mapped() {
 }
 
 void ScreenshotWriter::capture_all() {
-  std::vector<Output*> outputs = server_.outputs();
+  std::vector<Output*> outputs = outputs_.all();
   pending_ = outputs.size();
   for (size_t i = 0; i < outputs.size(); ++i) {
     std::string path = path_for_output(path_, i);
@@ -46,7 +51,7 @@ void ScreenshotWriter::capture_all() {
         LOG_INFO("screenshot of %s (%dx%d) written to %s", name.c_str(), image.width, image.height,
                  path.c_str());
       }
-      if (--pending_ == 0 && exit_after_) server_.terminate(image.empty() ? 1 : 0);
+      if (--pending_ == 0 && exit_after_) terminate_(image.empty() ? 1 : 0);
     });
   }
 }

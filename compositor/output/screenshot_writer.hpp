@@ -3,31 +3,38 @@
 // takes another one at once (tests that know when their frame is up).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "util/event_source.hpp"
-#include "util/signal.hpp"
+
+struct wl_event_loop;
 
 namespace baton {
 
-class Server;
+class Outputs;
 
 class ScreenshotWriter {
  public:
-  ScreenshotWriter(Server& server, std::string path, int delay_ms, bool exit_after);
+  /// `terminate` ends the server with an exit code (after the shots, when
+  /// `exit_after`).
+  ScreenshotWriter(wl_event_loop* loop, const Outputs& outputs, std::string path, int delay_ms,
+                   bool exit_after, std::function<void(int)> terminate);
   ScreenshotWriter(const ScreenshotWriter&) = delete;
   ScreenshotWriter& operator=(const ScreenshotWriter&) = delete;
 
   /// Output N's file: PATH for output 0, PATH with -N before .png after.
   [[nodiscard]] static std::string path_for_output(const std::string& path, size_t index);
 
- private:
   /// Any window mapped; the first one starts the countdown.
   void window_mapped();
+
+ private:
   void capture_all();
 
-  Server& server_;
+  const Outputs& outputs_;
+  std::function<void(int)> terminate_;
   std::string path_;
   int delay_ms_;
   bool exit_after_;
@@ -35,7 +42,6 @@ class ScreenshotWriter {
   size_t pending_ = 0;
   std::unique_ptr<EventSource> timer_;
   std::unique_ptr<EventSource> on_signal_;
-  Connection view_mapped_;
 };
 
 }  // namespace baton

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "compositor/config/config.hpp"
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
-#include "compositor/server.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
 
@@ -17,8 +17,12 @@ constexpr int kStaleGraceMs = 60'000;
 
 }  // namespace
 
-Activation::Activation(Server& server)
-    : server_(server), activation_(wlr_xdg_activation_v1_create(server.display())) {
+Activation::Activation(wl_display* display, wl_event_loop* loop, const Config& config,
+                       Windows& windows)
+    : loop_(loop),
+      config_(config),
+      windows_(windows),
+      activation_(wlr_xdg_activation_v1_create(display)) {
   // Expiry is ours (see Token::expiry): wlroots would forget tokens the
   // moment they go stale, and a stale request would pass unnoticed.
   activation_->token_timeout_msec = 0;
@@ -51,9 +55,8 @@ void Activation::track(wlr_xdg_activation_token_v1* token, bool trusted) {
   raw->destroy.connect(&token->events.destroy, [this, raw](void*) {
     std::erase_if(tokens_, [raw](const auto& t) { return t.get() == raw; });
   });
-  raw->expiry = EventSource::timer(server_.event_loop(),
-                                   [token] { wlr_xdg_activation_token_v1_destroy(token); });
-  if (raw->expiry) raw->expiry->arm_ms(server_.config().activation_timeout_ms + kStaleGraceMs);
+  raw->expiry = EventSource::timer(loop_, [token] { wlr_xdg_activation_token_v1_destroy(token); });
+  if (raw->expiry) raw->expiry->arm_ms(config_.activation_timeout_ms + kStaleGraceMs);
   LOG_DEBUG("xdg-activation: token %s (%s)", wlr_xdg_activation_token_v1_get_name(token),
             trusted ? "trusted" : "not trusted");
   tokens_.push_back(std::move(record));
@@ -85,22 +88,22 @@ const Activation::Token* Activation::find(const wlr_xdg_activation_token_v1* tok
 }
 
 void Activation::handle_request(const wlr_xdg_activation_v1_request_activate_event& event) {
-  View* view = server_.windows().view_for_surface(event.surface);
+  View* view = windows_.view_for_surface(event.surface);
   if (view == nullptr || !view->mapped()) {
     LOG_DEBUG("xdg-activation: request for a surface that is not a mapped window; ignored");
     return;
   }
   const Token* token = find(event.token);
   auto age = token != nullptr ? Clock::now() - token->created : Clock::duration::max();
-  bool fresh = age <= std::chrono::milliseconds(server_.config().activation_timeout_ms);
+  bool fresh = age <= std::chrono::milliseconds(config_.activation_timeout_ms);
   if (token != nullptr && token->trusted && fresh) {
-    server_.workspaces().show(*view);
-    server_.windows().focus(view);
+    windows_.workspaces().show(*view);
+    windows_.focus(view);
     return;
   }
   LOG_INFO("xdg-activation: '%s' asked for focus with a %s token; marked urgent instead",
            view->title().c_str(), token == nullptr || !token->trusted ? "untrusted" : "stale");
-  if (server_.windows().focused() != view) view->set_urgent(true);
+  if (windows_.focused() != view) view->set_urgent(true);
 }
 
 }  // namespace baton

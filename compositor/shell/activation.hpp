@@ -15,17 +15,20 @@
 #include "util/event_source.hpp"
 #include "util/listener.hpp"
 
+struct wl_display;
+struct wl_event_loop;
 struct wlr_xdg_activation_v1;
 struct wlr_xdg_activation_token_v1;
 struct wlr_xdg_activation_v1_request_activate_event;
 
 namespace baton {
 
-class Server;
+class Windows;
+struct Config;
 
 class Activation {
  public:
-  explicit Activation(Server& server);
+  Activation(wl_display* display, wl_event_loop* loop, const Config& config, Windows& windows);
   ~Activation();
   Activation(const Activation&) = delete;
   Activation& operator=(const Activation&) = delete;
@@ -52,7 +55,9 @@ class Activation {
   [[nodiscard]] const Token* find(const wlr_xdg_activation_token_v1* token) const;
   void handle_request(const wlr_xdg_activation_v1_request_activate_event& event);
 
-  Server& server_;
+  wl_event_loop* loop_;
+  const Config& config_;
+  Windows& windows_;
   wlr_xdg_activation_v1* activation_;
   std::vector<std::unique_ptr<Token>> tokens_;
   Listener<wlr_xdg_activation_token_v1> new_token_;

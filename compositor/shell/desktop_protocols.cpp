@@ -6,27 +6,22 @@
 #include "compositor/desktop/decorations.hpp"
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
-#include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
-#include "compositor/server.hpp"
+#include "compositor/output/outputs.hpp"
 #include "compositor/shell/activation.hpp"
-#include "compositor/shell/layer_shell.hpp"
 #include "compositor/shell/sandbox.hpp"
-#include "compositor/shell/session_lock.hpp"
 #include "util/log.hpp"
 
 namespace baton {
 
-DesktopProtocols::DesktopProtocols(Server& server)
-    : server_(server),
-      foreign_(wlr_foreign_toplevel_manager_v1_create(server.display())),
-      toplevel_list_(wlr_ext_foreign_toplevel_list_v1_create(server.display(), 1)),
-      output_manager_(wlr_output_manager_v1_create(server.display())),
-      idle_notifier_(wlr_idle_notifier_v1_create(server.display())),
-      shortcuts_inhibit_(wlr_keyboard_shortcuts_inhibit_v1_create(server.display())) {
-  wl_display* display = server.display();
-  wlr_seat* seat = server.seat().wlr();
-
+DesktopProtocols::DesktopProtocols(wl_display* display, wl_event_loop* loop, wlr_seat* seat,
+                                   const Config& config, Outputs& outputs, Windows& windows)
+    : seat_(seat),
+      outputs_(outputs),
+      windows_(windows),
+      output_manager_(wlr_output_manager_v1_create(display)),
+      idle_notifier_(wlr_idle_notifier_v1_create(display)),
+      shortcuts_inhibit_(wlr_keyboard_shortcuts_inhibit_v1_create(display)) {
   wlr_primary_selection_v1_device_manager_create(display);
   set_primary_.connect(&seat->events.request_set_primary_selection,
                        [seat](wlr_seat_request_set_primary_selection_event* event) {
@@ -48,7 +43,7 @@ DesktopProtocols::DesktopProtocols(Server& server)
   output_test_.connect(&output_manager_->events.test, [this](wlr_output_configuration_v1* c) {
     apply_output_configuration(c, true);
   });
-  layout_changed_ = server.events().layout_changed.connect([this] { outputs_changed(); });
+  layout_changed_ = outputs.layout_changed.connect([this] { outputs_changed(); });
 
   wlr_output_power_manager_v1* power = wlr_output_power_manager_v1_create(display);
   power_set_mode_.connect(
@@ -74,31 +69,10 @@ DesktopProtocols::DesktopProtocols(Server& server)
         wlr_output_state_finish(&state);
       });
 
-  wlr_cursor_shape_manager_v1* shapes = wlr_cursor_shape_manager_v1_create(display, 1);
-  set_shape_.connect(&shapes->events.request_set_shape,
-                     [this](wlr_cursor_shape_manager_v1_request_set_shape_event* event) {
-                       // As with wl_pointer.set_cursor: only the focused client.
-                       if (event->seat_client == server_.seat().wlr()->pointer_state.focused_client)
-                         server_.seat().set_cursor_name(wlr_cursor_shape_v1_name(event->shape));
-                     });
-
   new_shortcuts_inhibitor_.connect(&shortcuts_inhibit_->events.new_inhibitor,
                                    [](wlr_keyboard_shortcuts_inhibitor_v1* inhibitor) {
                                      wlr_keyboard_shortcuts_inhibitor_v1_activate(inhibitor);
                                    });
-
-  wlr_virtual_keyboard_manager_v1* vk = wlr_virtual_keyboard_manager_v1_create(display);
-  new_virtual_keyboard_.connect(
-      &vk->events.new_virtual_keyboard,
-      [this](wlr_virtual_keyboard_v1* k) { server_.seat().add_input(&k->keyboard.base); });
-  wlr_virtual_pointer_manager_v1* vp = wlr_virtual_pointer_manager_v1_create(display);
-  new_virtual_pointer_.connect(
-      &vp->events.new_virtual_pointer, [this](wlr_virtual_pointer_v1_new_pointer_event* event) {
-        wlr_input_device* device = &event->new_pointer->pointer.base;
-        server_.seat().add_input(device);
-        if (event->suggested_output != nullptr)
-          wlr_cursor_map_input_to_output(server_.seat().cursor(), device, event->suggested_output);
-      });
 
   wlr_idle_inhibit_manager_v1* idle_inhibit = wlr_idle_inhibit_v1_create(display);
   new_idle_inhibitor_.connect(
@@ -115,15 +89,14 @@ DesktopProtocols::DesktopProtocols(Server& server)
         inhibitor_destroys_.push_back(std::move(listener));
       });
 
-  activation_ = std::make_unique<Activation>(server);
-  sandbox_ = std::make_unique<Sandbox>(server);
+  activation_ = std::make_unique<Activation>(display, loop, config, windows);
+  sandbox_ = std::make_unique<Sandbox>(display);
 
   // A bell rung for a window that is not focused marks it urgent (its title
   // bar, task bars); a bell without a window has nothing to mark.
   wlr_xdg_system_bell_v1* bell = wlr_xdg_system_bell_v1_create(display, 1);
   bell_.connect(&bell->events.ring, [this](wlr_xdg_system_bell_v1_ring_event* event) {
-    View* view =
-        event->surface != nullptr ? server_.windows().view_for_surface(event->surface) : nullptr;
+    View* view = event->surface != nullptr ? windows_.view_for_surface(event->surface) : nullptr;
     if (view != nullptr && !view->activated()) view->set_urgent(true);
   });
 
@@ -131,11 +104,11 @@ DesktopProtocols::DesktopProtocols(Server& server)
   wlr_xdg_toplevel_icon_manager_v1* icons = wlr_xdg_toplevel_icon_manager_v1_create(display, 1);
   std::array<int, 2> icon_sizes{24, 48};
   wlr_xdg_toplevel_icon_manager_v1_set_sizes(icons, icon_sizes.data(), icon_sizes.size());
-  set_icon_.connect(
-      &icons->events.set_icon, [this](wlr_xdg_toplevel_icon_manager_v1_set_icon_event* event) {
-        if (View* view = server_.windows().view_for_surface(event->toplevel->base->surface))
-          view->set_icon(event->icon);
-      });
+  set_icon_.connect(&icons->events.set_icon,
+                    [this](wlr_xdg_toplevel_icon_manager_v1_set_icon_event* event) {
+                      if (View* view = windows_.view_for_surface(event->toplevel->base->surface))
+                        view->set_icon(event->icon);
+                    });
 
   // Dialogs are read where they matter: Windows::focus passes a parent's
   // focus to its modal dialog (View::modal_for); placement centres child
@@ -146,18 +119,21 @@ DesktopProtocols::DesktopProtocols(Server& server)
   new_decoration_.connect(
       &decorations->events.new_toplevel_decoration,
       [this](wlr_xdg_toplevel_decoration_v1* decoration) {
-        decorations_.push_back(std::make_unique<XdgDecoration>(server_, decoration));
+        decorations_.push_back(
+            std::make_unique<XdgDecoration>(windows_, decoration, [this](XdgDecoration& gone) {
+              std::erase_if(decorations_, [&](const auto& d) { return d.get() == &gone; });
+            }));
       });
 }
 
 DesktopProtocols::~DesktopProtocols() = default;
 
 void DesktopProtocols::notify_activity() {
-  wlr_idle_notifier_v1_notify_activity(idle_notifier_, server_.seat().wlr());
+  wlr_idle_notifier_v1_notify_activity(idle_notifier_, seat_);
 }
 
 bool DesktopProtocols::shortcuts_inhibited() const {
-  wlr_surface* focused = server_.seat().wlr()->keyboard_state.focused_surface;
+  wlr_surface* focused = seat_->keyboard_state.focused_surface;
   if (focused == nullptr) return false;
   wlr_keyboard_shortcuts_inhibitor_v1* inhibitor;
   wl_list_for_each(inhibitor, &shortcuts_inhibit_->inhibitors, link) {
@@ -168,11 +144,11 @@ bool DesktopProtocols::shortcuts_inhibited() const {
 
 void DesktopProtocols::outputs_changed() {
   wlr_output_configuration_v1* config = wlr_output_configuration_v1_create();
-  for (Output* output : server_.outputs()) {
+  for (Output* output : outputs_.all()) {
     wlr_output_configuration_head_v1* head =
         wlr_output_configuration_head_v1_create(config, output->wlr());
     wlr_box box{};
-    wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &box);
+    wlr_output_layout_get_box(outputs_.layout(), output->wlr(), &box);
     head->state.x = box.x;
     head->state.y = box.y;
   }
@@ -193,22 +169,17 @@ void DesktopProtocols::apply_output_configuration(wlr_output_configuration_v1* c
     // A disabled output keeps its layout entry: removing it would take its
     // scene output with it.
     if (ok && !test_only && head->state.enabled)
-      wlr_output_layout_add(server_.output_layout(), head->state.output, head->state.x,
-                            head->state.y);
+      wlr_output_layout_add(outputs_.layout(), head->state.output, head->state.x, head->state.y);
     if (ok && !test_only && !head->state.enabled)
-      for (Output* output : server_.outputs())
-        if (output->wlr() == head->state.output) server_.events().output_disabled.emit(*output);
+      for (Output* output : outputs_.all())
+        if (output->wlr() == head->state.output) outputs_.disabled.emit(*output);
   }
   if (ok)
     wlr_output_configuration_v1_send_succeeded(config);
   else
     wlr_output_configuration_v1_send_failed(config);
   wlr_output_configuration_v1_destroy(config);
-  if (!test_only) server_.events().layout_changed.emit();
-}
-
-void DesktopProtocols::decoration_destroyed(XdgDecoration& decoration) {
-  std::erase_if(decorations_, [&](const auto& d) { return d.get() == &decoration; });
+  if (!test_only) outputs_.layout_changed.emit();
 }
 
 }  // namespace baton

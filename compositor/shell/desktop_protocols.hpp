@@ -1,12 +1,11 @@
 // The desktop's protocol globals that wlroots implements and baton only
 // wires up: selections and data control (wlr and ext), screen capture
 // (wlr-screencopy, ext-image-copy-capture), output management and power,
-// gamma, content type, cursor shape, shortcut inhibitors, virtual input, idle,
-// foreign toplevels (wlr and ext list), xdg-decoration, xdg-toplevel-icon,
-// xdg-system-bell, xdg-dialog and alpha-modifier; it owns Activation
-// (xdg-activation) and the Sandbox (security-context).
-// (Pointer constraints and relative motion live in PointerConstraints, next
-// to the seat.)
+// gamma, content type, shortcut inhibitors, idle, xdg-decoration,
+// xdg-toplevel-icon, xdg-system-bell, xdg-dialog and alpha-modifier; it owns
+// Activation (xdg-activation) and the Sandbox (security-context).
+// (Pointer constraints, relative motion, virtual input and cursor shape live
+// next to the seat, in input/; the foreign-toplevel lists with the windows.)
 #pragma once
 
 #include <memory>
@@ -18,35 +17,36 @@
 
 namespace baton {
 
-class Server;
+class Outputs;
+class Windows;
+struct Config;
 class XdgDecoration;
 class Activation;
 class Sandbox;
 
 class DesktopProtocols {
  public:
-  explicit DesktopProtocols(Server& server);
+  DesktopProtocols(wl_display* display, wl_event_loop* loop, wlr_seat* seat, const Config& config,
+                   Outputs& outputs, Windows& windows);
   ~DesktopProtocols();
   DesktopProtocols(const DesktopProtocols&) = delete;
   DesktopProtocols& operator=(const DesktopProtocols&) = delete;
 
-  [[nodiscard]] wlr_foreign_toplevel_manager_v1* foreign_toplevels() const { return foreign_; }
-  [[nodiscard]] wlr_ext_foreign_toplevel_list_v1* toplevel_list() const { return toplevel_list_; }
   [[nodiscard]] Activation& activation() { return *activation_; }
+  [[nodiscard]] Sandbox& sandbox() { return *sandbox_; }
   /// Input happened: resets idle timers (idle-notify).
   void notify_activity();
   /// Whether the focused surface asked for compositor shortcuts to be off.
   [[nodiscard]] bool shortcuts_inhibited() const;
   /// Republishes the output configuration (output-management clients).
   void outputs_changed();
-  void decoration_destroyed(XdgDecoration& decoration);
 
  private:
   void apply_output_configuration(wlr_output_configuration_v1* config, bool test_only);
 
-  Server& server_;
-  wlr_foreign_toplevel_manager_v1* foreign_;
-  wlr_ext_foreign_toplevel_list_v1* toplevel_list_;
+  wlr_seat* seat_;
+  Outputs& outputs_;
+  Windows& windows_;
   wlr_output_manager_v1* output_manager_;
   wlr_idle_notifier_v1* idle_notifier_;
   wlr_keyboard_shortcuts_inhibit_manager_v1* shortcuts_inhibit_;
@@ -62,10 +62,7 @@ class DesktopProtocols {
   Connection layout_changed_;
   Listener<wlr_output_power_v1_set_mode_event> power_set_mode_;
   Listener<wlr_gamma_control_manager_v1_set_gamma_event> set_gamma_;
-  Listener<wlr_cursor_shape_manager_v1_request_set_shape_event> set_shape_;
   Listener<wlr_keyboard_shortcuts_inhibitor_v1> new_shortcuts_inhibitor_;
-  Listener<wlr_virtual_keyboard_v1> new_virtual_keyboard_;
-  Listener<wlr_virtual_pointer_v1_new_pointer_event> new_virtual_pointer_;
   Listener<wlr_idle_inhibitor_v1> new_idle_inhibitor_;
   Listener<wlr_xdg_toplevel_decoration_v1> new_decoration_;
   Listener<wlr_xdg_system_bell_v1_ring_event> bell_;

@@ -5,9 +5,9 @@
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
-#include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
-#include "compositor/server.hpp"
+#include "compositor/output/outputs.hpp"
+#include "compositor/output/scene_layers.hpp"
 #include "util/log.hpp"
 
 namespace baton {
@@ -42,29 +42,16 @@ LayerSurface::LayerSurface(LayerShell& shell, wlr_layer_surface_v1* surface)
   destroy_.connect(&surface->events.destroy, [this](void*) { shell_.surface_destroyed(*this); });
 }
 
-LayerShell::LayerShell(Server& server)
-    : server_(server), shell_(wlr_layer_shell_v1_create(server.display(), 4)) {
-  // Stacking, bottom to top: background, bottom, windows, top, fullscreen,
-  // overlay, lock.
-  wlr_scene_tree* root = &server.scene()->tree;
-  for (auto& layer : layers_) layer = wlr_scene_tree_create(root);
-  fullscreen_ = wlr_scene_tree_create(root);
-  lock_ = wlr_scene_tree_create(root);
-  wlr_scene_node_place_above(&layers_[ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND]->node,
-                             &server.background_layer()->node);
-  wlr_scene_node_place_above(&layers_[ZWLR_LAYER_SHELL_V1_LAYER_BOTTOM]->node,
-                             &layers_[ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND]->node);
-  wlr_scene_node_place_above(&server.view_layer()->node,
-                             &layers_[ZWLR_LAYER_SHELL_V1_LAYER_BOTTOM]->node);
-  wlr_scene_node_place_above(&layers_[ZWLR_LAYER_SHELL_V1_LAYER_TOP]->node,
-                             &server.view_layer()->node);
-  wlr_scene_node_place_above(&fullscreen_->node, &layers_[ZWLR_LAYER_SHELL_V1_LAYER_TOP]->node);
-  wlr_scene_node_place_above(&layers_[ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY]->node, &fullscreen_->node);
-  wlr_scene_node_raise_to_top(&lock_->node);
-
+LayerShell::LayerShell(wl_display* display, wlr_seat* seat, Outputs& outputs,
+                       const SceneLayers& layers, Windows& windows)
+    : seat_(seat),
+      outputs_(outputs),
+      layers_(layers),
+      windows_(windows),
+      shell_(wlr_layer_shell_v1_create(display, 4)) {
   new_surface_.connect(&shell_->events.new_surface, [this](wlr_layer_surface_v1* surface) {
     if (surface->output == nullptr) {
-      Output* output = server_.workspaces().focused_output();
+      Output* output = windows_.workspaces().focused_output();
       if (output == nullptr) {
         LOG_INFO("layer surface '%s' with no output to show it on", surface->namespace_);
         wlr_layer_surface_v1_destroy(surface);
@@ -74,24 +61,25 @@ LayerShell::LayerShell(Server& server)
     }
     surfaces_.push_back(std::make_unique<LayerSurface>(*this, surface));
   });
-  output_removed_ = server.events().output_removed.connect(
-      [this](Output& output) { output_removed(output.wlr()); });
-  layout_changed_ = server.events().layout_changed.connect([this] { arrange_all(); });
+  output_removed_ =
+      outputs.removed.connect([this](Output& output) { output_removed(output.wlr()); });
+  layout_changed_ = outputs.layout_changed.connect([this] { arrange_all(); });
 }
+
+wlr_scene_tree* LayerShell::tree(uint32_t layer) const { return layers_.shell[layer]; }
 
 LayerShell::~LayerShell() = default;
 
 wlr_box LayerShell::usable_area(wlr_output* output) const {
-  for (const Area& area : areas_)
-    if (area.output == output) return area.box;
+  if (const Output* o = outputs_.find(output)) return o->usable_area();
   wlr_box box{};
-  wlr_output_layout_get_box(server_.output_layout(), output, &box);
+  wlr_output_layout_get_box(outputs_.layout(), output, &box);
   return box;
 }
 
 void LayerShell::arrange(wlr_output* output) {
   wlr_box full{};
-  wlr_output_layout_get_box(server_.output_layout(), output, &full);
+  wlr_output_layout_get_box(outputs_.layout(), output, &full);
   if (wlr_box_empty(&full)) return;
   wlr_box usable = full;
   // Exclusive zones first (they shrink the area for later ones), then the
@@ -107,33 +95,21 @@ void LayerShell::arrange(wlr_output* output) {
       }
     }
   }
-  auto it =
-      std::find_if(areas_.begin(), areas_.end(), [&](const Area& a) { return a.output == output; });
-  bool changed = it == areas_.end() || memcmp(&it->box, &usable, sizeof(usable)) != 0;
-  if (it == areas_.end())
-    areas_.push_back({output, usable});
-  else
-    it->box = usable;
-  if (!changed) return;
-  for (const auto& v : server_.windows().views()) {
+  Output* shell_output = outputs_.find(output);
+  if (shell_output == nullptr || !shell_output->set_usable_area(usable)) return;
+  for (const auto& v : windows_.views()) {
     if (!v->mapped() || !v->maximized() || v->fullscreen()) continue;
     Rect f = v->frame();
-    Output* on = server_.output_at(f.x + f.width / 2.0, f.y + f.height / 2.0);
+    Output* on = outputs_.at(f.x + f.width / 2.0, f.y + f.height / 2.0);
     if (on != nullptr && on->wlr() == output) v->set_maximized(true);
   }
 }
 
 void LayerShell::arrange_all() {
-  std::erase_if(areas_, [this](const Area& a) {
-    auto outputs = server_.outputs();
-    return std::none_of(outputs.begin(), outputs.end(),
-                        [&](Output* o) { return o->wlr() == a.output; });
-  });
-  for (Output* output : server_.outputs()) arrange(output->wlr());
+  for (Output* output : outputs_.all()) arrange(output->wlr());
 }
 
 void LayerShell::output_removed(wlr_output* output) {
-  std::erase_if(areas_, [output](const Area& a) { return a.output == output; });
   std::vector<wlr_layer_surface_v1*> doomed;
   for (const auto& s : surfaces_)
     if (s->wlr()->output == output) doomed.push_back(s->wlr());
@@ -158,12 +134,12 @@ wlr_surface* LayerShell::exclusive_focus() const {
 
 void LayerShell::update_keyboard_focus() {
   if (wlr_surface* surface = exclusive_focus()) {
-    server_.seat().focus_keyboard(surface);
+    keyboard_wanted.emit(surface);
     return;
   }
   // Nothing holds it exclusively: focus returns to the window, unless an
   // on-demand surface (clicked) still has it.
-  wlr_surface* current = server_.seat().wlr()->keyboard_state.focused_surface;
+  wlr_surface* current = seat_->keyboard_state.focused_surface;
   if (current != nullptr) {
     for (const auto& s : surfaces_)
       if (s->wlr()->surface == current && s->mapped() &&
@@ -171,8 +147,8 @@ void LayerShell::update_keyboard_focus() {
               ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE)
         return;
   }
-  View* view = server_.windows().focused();
-  server_.seat().focus_keyboard(view != nullptr ? view->surface() : nullptr);
+  View* view = windows_.focused();
+  keyboard_wanted.emit(view != nullptr ? view->surface() : nullptr);
 }
 
 void LayerShell::surface_mapped_changed(LayerSurface& surface) {

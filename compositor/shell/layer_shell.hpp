@@ -1,7 +1,7 @@
-// wlr-layer-shell: panels, docks, wallpapers and overlays. Owns the scene
-// layers around the windows (background, bottom, windows, top, fullscreen,
-// overlay, lock), lays out layer surfaces per output and keeps each output's
-// usable area: what is left after exclusive zones, used by maximize.
+// wlr-layer-shell: panels, docks, wallpapers and overlays. Puts layer
+// surfaces into their scene layers (SceneLayers), lays them out per output
+// and sets each output's usable area: what is left after exclusive zones,
+// used by maximize.
 #pragma once
 
 #include <memory>
@@ -13,7 +13,9 @@
 
 namespace baton {
 
-class Server;
+class Outputs;
+class Windows;
+struct SceneLayers;
 class LayerShell;
 
 class LayerSurface {
@@ -40,18 +42,14 @@ class LayerSurface {
 
 class LayerShell {
  public:
-  explicit LayerShell(Server& server);
+  LayerShell(wl_display* display, wlr_seat* seat, Outputs& outputs, const SceneLayers& layers,
+             Windows& windows);
   ~LayerShell();
   LayerShell(const LayerShell&) = delete;
   LayerShell& operator=(const LayerShell&) = delete;
 
-  [[nodiscard]] Server& server() { return server_; }
   /// The scene tree of a zwlr_layer_shell_v1 layer.
-  [[nodiscard]] wlr_scene_tree* tree(uint32_t layer) const { return layers_[layer]; }
-  /// Fullscreen windows: above panels (top), below overlays.
-  [[nodiscard]] wlr_scene_tree* fullscreen_tree() const { return fullscreen_; }
-  /// Lock surfaces: above everything.
-  [[nodiscard]] wlr_scene_tree* lock_tree() const { return lock_; }
+  [[nodiscard]] wlr_scene_tree* tree(uint32_t layer) const;
 
   /// The output's box minus exclusive zones (layout coordinates).
   [[nodiscard]] wlr_box usable_area(wlr_output* output) const;
@@ -73,18 +71,16 @@ class LayerShell {
     return surfaces_;
   }
 
- private:
-  struct Area {
-    wlr_output* output;
-    wlr_box box;
-  };
+  /// Keyboard focus should go to this surface now (null: nobody): a panel
+  /// that asks for it, or the focused window once none does. The seat gives it.
+  Signal<wlr_surface*> keyboard_wanted;
 
-  Server& server_;
+ private:
+  wlr_seat* seat_;
+  Outputs& outputs_;
+  const SceneLayers& layers_;
+  Windows& windows_;
   wlr_layer_shell_v1* shell_;
-  wlr_scene_tree* layers_[4] = {};
-  wlr_scene_tree* fullscreen_ = nullptr;
-  wlr_scene_tree* lock_ = nullptr;
-  std::vector<Area> areas_;
   std::vector<std::unique_ptr<LayerSurface>> surfaces_;
   Listener<wlr_layer_surface_v1> new_surface_;
   Connection output_removed_;

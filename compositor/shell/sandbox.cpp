@@ -3,7 +3,6 @@
 #include <array>
 
 #include "compositor/desktop/xwayland.hpp"
-#include "compositor/server.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
 
@@ -43,10 +42,10 @@ bool Sandbox::privileged(std::string_view interface) {
   return false;
 }
 
-Sandbox::Sandbox(Server& server)
-    : server_(server), manager_(wlr_security_context_manager_v1_create(server.display())) {
+Sandbox::Sandbox(wl_display* display)
+    : display_(display), manager_(wlr_security_context_manager_v1_create(display)) {
   wl_display_set_global_filter(
-      server.display(),
+      display,
       [](const wl_client* client, const wl_global* global, void* data) {
         return static_cast<const Sandbox*>(data)->visible(client, global);
       },
@@ -60,14 +59,13 @@ Sandbox::Sandbox(Server& server)
   });
 }
 
-Sandbox::~Sandbox() { wl_display_set_global_filter(server_.display(), nullptr, nullptr); }
+Sandbox::~Sandbox() { wl_display_set_global_filter(display_, nullptr, nullptr); }
 
 bool Sandbox::visible(const wl_client* client, const wl_global* global) const {
   const std::string_view interface = wl_global_get_interface(global)->name;
   if (interface == "xwayland_shell_v1") {
-    const Xwayland* xwayland = server_.xwayland();
-    return xwayland != nullptr && xwayland->wlr()->server != nullptr &&
-           client == xwayland->wlr()->server->client;
+    return xwayland_ != nullptr && xwayland_->wlr()->server != nullptr &&
+           client == xwayland_->wlr()->server->client;
   }
   auto* mutable_client = const_cast<wl_client*>(client);  // wlroots' lookup takes non-const
   const bool sandboxed =

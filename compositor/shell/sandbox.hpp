@@ -18,14 +18,17 @@ struct wlr_security_context_v1_commit_event;
 
 namespace baton {
 
-class Server;
+class Xwayland;
 
 class Sandbox {
  public:
-  explicit Sandbox(Server& server);
+  explicit Sandbox(wl_display* display);
   ~Sandbox();
   Sandbox(const Sandbox&) = delete;
   Sandbox& operator=(const Sandbox&) = delete;
+
+  /// xwayland_shell_v1 is for this Xwayland's X server alone (null: nobody).
+  void set_xwayland(const Xwayland* xwayland) { xwayland_ = xwayland; }
 
   /// Globals a sandboxed client never sees, by interface name.
   [[nodiscard]] static bool privileged(std::string_view interface);
@@ -33,7 +36,8 @@ class Sandbox {
  private:
   [[nodiscard]] bool visible(const wl_client* client, const wl_global* global) const;
 
-  Server& server_;
+  wl_display* display_;
+  const Xwayland* xwayland_ = nullptr;
   wlr_security_context_manager_v1* manager_;
   Listener<wlr_security_context_v1_commit_event> commit_;
 };

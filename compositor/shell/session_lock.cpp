@@ -2,18 +2,24 @@
 
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
-#include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
-#include "compositor/server.hpp"
+#include "compositor/output/outputs.hpp"
+#include "compositor/output/scene_layers.hpp"
 #include "compositor/shell/layer_shell.hpp"
 #include "util/log.hpp"
 
 namespace baton {
 
-SessionLock::SessionLock(Server& server) : server_(server) {
-  wlr_session_lock_manager_v1* manager = wlr_session_lock_manager_v1_create(server.display());
+SessionLock::SessionLock(wl_display* display, wlr_seat* seat, Outputs& outputs,
+                         const SceneLayers& layers, Windows& windows, LayerShell& layer_shell)
+    : seat_(seat),
+      outputs_(outputs),
+      layers_(layers),
+      windows_(windows),
+      layer_shell_(layer_shell) {
+  wlr_session_lock_manager_v1* manager = wlr_session_lock_manager_v1_create(display);
   new_lock_.connect(&manager->events.new_lock, [this](wlr_session_lock_v1* l) { lock(l); });
-  layout_changed_ = server.events().layout_changed.connect([this] { arrange(); });
+  layout_changed_ = outputs.layout_changed.connect([this] { arrange(); });
 }
 
 SessionLock::~SessionLock() {
@@ -45,8 +51,8 @@ void SessionLock::lock(wlr_session_lock_v1* lock) {
     lock_destroy_.disconnect();
   });
   arrange();
-  server_.seat().focus_keyboard(nullptr);
-  wlr_seat_pointer_clear_focus(server_.seat().wlr());
+  keyboard_wanted.emit(nullptr);
+  wlr_seat_pointer_clear_focus(seat_);
   // The covers are in the scene before the next frame: nothing unlocked is
   // shown from here on.
   wlr_session_lock_v1_send_locked(lock);
@@ -63,9 +69,9 @@ void SessionLock::unlock() {
   surfaces_.clear();
   for (wlr_scene_rect* cover : covers_) wlr_scene_node_destroy(&cover->node);
   covers_.clear();
-  View* view = server_.windows().focused();
-  server_.windows().focus(view);
-  if (view == nullptr) server_.layer_shell().update_keyboard_focus();
+  View* view = windows_.focused();
+  windows_.focus(view);
+  if (view == nullptr) layer_shell_.update_keyboard_focus();
 }
 
 void SessionLock::arrange() {
@@ -73,18 +79,17 @@ void SessionLock::arrange() {
   for (wlr_scene_rect* cover : covers_) wlr_scene_node_destroy(&cover->node);
   covers_.clear();
   static const float kBlack[4] = {0, 0, 0, 1};
-  for (Output* output : server_.outputs()) {
+  for (Output* output : outputs_.all()) {
     wlr_box box{};
-    wlr_output_layout_get_box(server_.output_layout(), output->wlr(), &box);
-    wlr_scene_rect* cover =
-        wlr_scene_rect_create(server_.layer_shell().lock_tree(), box.width, box.height, kBlack);
+    wlr_output_layout_get_box(outputs_.layout(), output->wlr(), &box);
+    wlr_scene_rect* cover = wlr_scene_rect_create(layers_.lock, box.width, box.height, kBlack);
     wlr_scene_node_set_position(&cover->node, box.x, box.y);
     wlr_scene_node_lower_to_bottom(&cover->node);
     covers_.push_back(cover);
   }
   for (const auto& s : surfaces_) {
     wlr_box box{};
-    wlr_output_layout_get_box(server_.output_layout(), s->lock_surface->output, &box);
+    wlr_output_layout_get_box(outputs_.layout(), s->lock_surface->output, &box);
     wlr_scene_node_set_position(&s->tree->node, box.x, box.y);
     wlr_session_lock_surface_v1_configure(s->lock_surface, box.width, box.height);
   }
@@ -96,18 +101,18 @@ void SessionLock::add_surface(wlr_session_lock_surface_v1* lock_surface) {
   s->lock_surface = lock_surface;
   // Our own tree around wlroots' surface tree: that one destroys itself with
   // the surface, ours is destroyed by us, whichever goes first.
-  s->tree = wlr_scene_tree_create(server_.layer_shell().lock_tree());
+  s->tree = wlr_scene_tree_create(layers_.lock);
   wlr_scene_subsurface_tree_create(s->tree, lock_surface->surface);
   s->map.connect(&lock_surface->surface->events.map, [this, raw](void*) {
-    if (server_.seat().wlr()->keyboard_state.focused_surface == nullptr ||
-        wlr_session_lock_surface_v1_try_from_wlr_surface(
-            server_.seat().wlr()->keyboard_state.focused_surface) == nullptr)
-      server_.seat().focus_keyboard(raw->lock_surface->surface);
+    if (seat_->keyboard_state.focused_surface == nullptr ||
+        wlr_session_lock_surface_v1_try_from_wlr_surface(seat_->keyboard_state.focused_surface) ==
+            nullptr)
+      keyboard_wanted.emit(raw->lock_surface->surface);
   });
   s->destroy.connect(&lock_surface->events.destroy, [this, raw](void*) {
     wlr_scene_node_destroy(&raw->tree->node);
     std::erase_if(surfaces_, [raw](const auto& p) { return p.get() == raw; });
-    if (locked_) server_.seat().focus_keyboard(focus_surface());
+    if (locked_) keyboard_wanted.emit(focus_surface());
   });
   surfaces_.push_back(std::move(s));
   arrange();

@@ -12,11 +12,15 @@
 
 namespace baton {
 
-class Server;
+class LayerShell;
+class Outputs;
+class Windows;
+struct SceneLayers;
 
 class SessionLock {
  public:
-  explicit SessionLock(Server& server);
+  SessionLock(wl_display* display, wlr_seat* seat, Outputs& outputs, const SceneLayers& layers,
+              Windows& windows, LayerShell& layer_shell);
   ~SessionLock();
   SessionLock(const SessionLock&) = delete;
   SessionLock& operator=(const SessionLock&) = delete;
@@ -26,6 +30,10 @@ class SessionLock {
   [[nodiscard]] wlr_surface* focus_surface() const;
   /// Outputs changed: covers and lock surfaces follow.
   void arrange();
+
+  /// Keyboard focus should go to this surface now (null: nobody): a lock
+  /// surface while locked. The seat gives it.
+  Signal<wlr_surface*> keyboard_wanted;
 
  private:
   struct Surface {
@@ -38,7 +46,11 @@ class SessionLock {
   void unlock();
   void add_surface(wlr_session_lock_surface_v1* surface);
 
-  Server& server_;
+  wlr_seat* seat_;
+  Outputs& outputs_;
+  const SceneLayers& layers_;
+  Windows& windows_;
+  LayerShell& layer_shell_;
   bool locked_ = false;
   wlr_session_lock_v1* active_ = nullptr;
   std::vector<wlr_scene_rect*> covers_;
