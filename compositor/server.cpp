@@ -46,46 +46,28 @@
 namespace baton {
 Server::Server(Options options) : options_(std::move(options)) {}
 
+void destroy_scene(wlr_scene* scene) { wlr_scene_node_destroy(&scene->tree.node); }
+void destroy_cursor(wlr_cursor* cursor) { wlr_cursor_destroy(cursor); }
+void destroy_backend(wlr_backend* backend) { wlr_backend_destroy(backend); }
+
 Server::~Server() {
+  // What goes when follows from member order (server.hpp). Before anything
+  // goes: keys released as the backend goes must not reach a half torn-down
+  // server, outputs going change no layout anyone still cares about, and the
+  // sandbox forgets Xwayland.
   if (seat_ != nullptr) seat_->stop_keyboards();
-  screenshot_on_map_.disconnect();
-  screenshot_writer_.reset();
-  launcher_.reset();
-  // Xwayland's windows go first, while the scene and seat still exist.
+  if (outputs_ != nullptr) outputs_->stop_layout_events();
   if (protocols_ != nullptr) protocols_->sandbox().set_xwayland(nullptr);
-  xwayland_.reset();
-  if (display_ != nullptr) wl_display_destroy_clients(display_);
-  commit_timing_.reset();
-  fifo_.reset();
-  gate_.reset();
-  buffer_fences_.reset();
-  syncobj_.reset();
-  backend_destroy_.disconnect();
-  new_output_.disconnect();
-  new_input_.disconnect();
-  new_toplevel_.disconnect();
-  new_popup_.disconnect();
-  session_active_.disconnect();
-  if (outputs_) outputs_->stop_layout_events();
-  virtual_input_.reset();
-  session_lock_.reset();
-  protocols_.reset();
-  // Destroying the backend destroys its outputs and input devices, whose
-  // shadows (Output, Keyboard) unhook themselves through destroy signals.
-  if (backend_ != nullptr) wlr_backend_destroy(backend_);
-  if (windows_) windows_->clear();
-  if (outputs_) outputs_->clear();
-  layer_shell_.reset();
-  seat_.reset();
-  if (cursor_ != nullptr) wlr_cursor_destroy(cursor_);
-  if (scene_ != nullptr) wlr_scene_node_destroy(&scene_->tree.node);
-  render_.reset();
-  if (display_ != nullptr) wl_display_destroy(display_);
+}
+
+Server::ClientsGoFirst::~ClientsGoFirst() {
+  if (display != nullptr) wl_display_destroy_clients(display);
 }
 
 Status Server::start() {
-  display_ = wl_display_create();
+  display_ = Owned<wl_display, wl_display_destroy>(wl_display_create());
   if (display_ == nullptr) return failure("wl_display_create", "out of memory");
+  clients_.display = display_;
   event_loop_ = wl_display_get_event_loop(display_);
   if (options_.trace_path) {
     auto trace = Trace::open(*options_.trace_path);
@@ -96,7 +78,7 @@ Status Server::start() {
 
   auto backend = create_backend(event_loop_, backend_options(options_));
   if (!backend) return backend.error();
-  backend_ = backend->backend;
+  backend_ = Owned<wlr_backend, destroy_backend>(backend->backend);
   backend_kind_ = backend->kind;
   session_ = backend->session;
 
@@ -166,7 +148,7 @@ Status Server::create_globals() {
   wlr_data_device_manager_create(display_);
 
   output_layout_ = wlr_output_layout_create(display_);
-  scene_ = wlr_scene_create();
+  scene_ = Owned<wlr_scene, destroy_scene>(wlr_scene_create());
   scene_layout_ = wlr_scene_attach_output_layout(scene_, output_layout_);
   layers_ = SceneLayers::create(scene_);
 
@@ -190,7 +172,7 @@ Status Server::create_globals() {
     backend_destroy_.disconnect();
     new_output_.disconnect();
     new_input_.disconnect();
-    backend_ = nullptr;
+    backend_.release();  // wlroots is destroying it
     LOG_INFO("the backend was closed (parent display gone?); shutting down");
     terminate(0);
   });
@@ -208,7 +190,7 @@ Status Server::create_globals() {
 
 void Server::create_desktop() {
   wlr_seat_ = wlr_seat_create(display_, "seat0");
-  cursor_ = wlr_cursor_create();
+  cursor_ = Owned<wlr_cursor, destroy_cursor>(wlr_cursor_create());
   outputs_ = std::make_unique<Outputs>(output_layout_);
   output_context_ = std::make_unique<OutputContext>(OutputContext{
       .event_loop = event_loop_,

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <wayland-server-core.h>
 
 #include <functional>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "util/event_source.hpp"
 #include "util/image.hpp"
 #include "util/listener.hpp"
+#include "util/owned.hpp"
 #include "util/signal.hpp"
 #include "util/unique_fd.hpp"
 #include "util/weak.hpp"
@@ -46,6 +48,11 @@ struct wlr_cursor;
 struct wlr_seat;
 
 namespace baton {
+
+// Destroy functions for the wlroots objects the Server owns (Owned<>).
+void destroy_scene(wlr_scene* scene);
+void destroy_cursor(wlr_cursor* cursor);
+void destroy_backend(wlr_backend* backend);
 
 class Output;
 class Outputs;
@@ -91,10 +98,10 @@ class Server {
   [[nodiscard]] bool terminated() const { return terminated_; }
 
   [[nodiscard]] const Options& options() const { return options_; }
-  [[nodiscard]] wl_display* display() const { return display_; }
+  [[nodiscard]] wl_display* display() const { return display_.get(); }
   [[nodiscard]] wl_event_loop* event_loop() const { return event_loop_; }
   [[nodiscard]] const std::string& socket_name() const { return socket_name_; }
-  [[nodiscard]] wlr_backend* backend() const { return backend_; }
+  [[nodiscard]] wlr_backend* backend() const { return backend_.get(); }
   [[nodiscard]] BackendChoice backend_kind() const { return backend_kind_; }
   [[nodiscard]] wlr_session* session() const { return session_; }
   [[nodiscard]] wlr_renderer* renderer() const { return renderer_; }
@@ -102,7 +109,7 @@ class Server {
   [[nodiscard]] wlr_allocator* allocator() const { return allocator_; }
   /// Renderer rebuilds after GPU losses so far (renderer() changed each time).
   [[nodiscard]] int renderer_rebuilds() const;
-  [[nodiscard]] wlr_scene* scene() const { return scene_; }
+  [[nodiscard]] wlr_scene* scene() const { return scene_.get(); }
   [[nodiscard]] wlr_output_layout* output_layout() const { return output_layout_; }
   [[nodiscard]] wlr_scene_output_layout* scene_layout() const { return scene_layout_; }
   [[nodiscard]] const SceneLayers& layers() const { return layers_; }
@@ -171,55 +178,49 @@ class Server {
   void handle_renderer_rebuilt(wlr_renderer* renderer, wlr_allocator* allocator);
 
   Options options_;
-  std::unique_ptr<Trace> trace_;  // declared early: everything tracing dies first
+  std::unique_ptr<Trace> trace_;  // everything that traces is declared below it
   Config config_;
   std::vector<ConfigError> config_errors_;
   std::string config_path_;
   bool terminated_ = false;
   int exit_code_ = 0;
+  UniqueFd drm_device_;  // --drm-device, when opened; closed after the display
 
-  wl_display* display_ = nullptr;
+  // Teardown is member order: what is declared below goes first. So the
+  // display goes last, then the renderer, the scene, the seat, the shell,
+  // outputs and windows; before them the backend (its outputs and input
+  // devices unhook their shadows), and before it the protocols, the
+  // listeners, the timing protocols, the clients and Xwayland.
+  Owned<wl_display, wl_display_destroy> display_;
   wl_event_loop* event_loop_ = nullptr;
   std::string socket_name_;
-  wlr_backend* backend_ = nullptr;
   BackendChoice backend_kind_ = BackendChoice::headless;
-  wlr_session* session_ = nullptr;
   std::unique_ptr<RenderStack> render_;  // owns renderer_ and allocator_
   wlr_renderer* renderer_ = nullptr;
   const char* renderer_name_ = "";
   wlr_allocator* allocator_ = nullptr;
+  std::unique_ptr<LinuxDmabuf> linux_dmabuf_;
+  bool advertises_dmabuf_ = false;
+  Owned<wlr_scene, destroy_scene> scene_;
   wlr_compositor* compositor_ = nullptr;
-  wlr_scene* scene_ = nullptr;
   wlr_output_layout* output_layout_ = nullptr;
   wlr_scene_output_layout* scene_layout_ = nullptr;
   SceneLayers layers_;
   wlr_xdg_shell* xdg_shell_ = nullptr;
-  bool advertises_dmabuf_ = false;
   wlr_tearing_control_manager_v1* tearing_control_ = nullptr;
-
-  UniqueFd drm_device_;  // --drm-device, when opened
-  std::unique_ptr<LinuxDmabuf> linux_dmabuf_;
-  std::unique_ptr<LinuxDrmSyncobj> syncobj_;
-  std::unique_ptr<BufferFences> buffer_fences_;  // what the gate's commits wait for
-  std::unique_ptr<ReadinessGate> gate_;
-  std::unique_ptr<Fifo> fifo_;
-  std::unique_ptr<CommitTiming> commit_timing_;
   wlr_seat* wlr_seat_ = nullptr;
-  wlr_cursor* cursor_ = nullptr;  // destroyed after the Seat that listens to it
-  std::unique_ptr<Outputs> outputs_;
+  Owned<wlr_cursor, destroy_cursor> cursor_;  // after the Seat that listens to it
   std::unique_ptr<OutputContext> output_context_;    // shared by every Output
   std::unique_ptr<DesktopContext> desktop_context_;  // shared by every window
-  std::unique_ptr<Windows> windows_;
+  std::unique_ptr<Seat> seat_;
   std::unique_ptr<LayerShell> layer_shell_;
+  std::unique_ptr<Outputs> outputs_;
+  std::unique_ptr<Windows> windows_;
+  Owned<wlr_backend, destroy_backend> backend_;
+  wlr_session* session_ = nullptr;  // the backend's
   std::unique_ptr<DesktopProtocols> protocols_;
   std::unique_ptr<SessionLock> session_lock_;
-  std::unique_ptr<Seat> seat_;
   std::unique_ptr<VirtualInput> virtual_input_;
-  std::unique_ptr<Launcher> launcher_;
-  std::unique_ptr<Xwayland> xwayland_;
-  std::unique_ptr<ScreenshotWriter> screenshot_writer_;
-  Connection screenshot_on_map_;
-  pid_t session_pid_ = -1;
 
   Listener<void> backend_destroy_;
   Listener<wlr_output> new_output_;
@@ -227,6 +228,26 @@ class Server {
   Listener<wlr_xdg_toplevel> new_toplevel_;
   Listener<wlr_xdg_popup> new_popup_;
   Listener<void> session_active_;
+
+  std::unique_ptr<LinuxDrmSyncobj> syncobj_;
+  std::unique_ptr<BufferFences> buffer_fences_;  // what the gate's commits wait for
+  std::unique_ptr<ReadinessGate> gate_;
+  std::unique_ptr<Fifo> fifo_;
+  std::unique_ptr<CommitTiming> commit_timing_;
+  /// The clients go before the protocols they use: their surfaces, held
+  /// commits and timelines are freed while those still exist.
+  struct ClientsGoFirst {
+    wl_display* display = nullptr;
+    ClientsGoFirst() = default;
+    ClientsGoFirst(const ClientsGoFirst&) = delete;
+    ClientsGoFirst& operator=(const ClientsGoFirst&) = delete;
+    ~ClientsGoFirst();
+  } clients_;
+  std::unique_ptr<Xwayland> xwayland_;  // its windows go while the scene and seat exist
+  std::unique_ptr<Launcher> launcher_;
+  std::unique_ptr<ScreenshotWriter> screenshot_writer_;
+  Connection screenshot_on_map_;
+  pid_t session_pid_ = -1;
 };
 
 }  // namespace baton

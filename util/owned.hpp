@@ -28,6 +28,8 @@ class Owned {
     return *this;
   }
 
+  /// Gives the object up without destroying it (it was destroyed elsewhere).
+  T* release() { return std::exchange(object_, nullptr); }
   void reset() {
     if (object_ != nullptr) Destroy(std::exchange(object_, nullptr));
   }
