@@ -541,41 +541,35 @@ bool renderer_can_share_memory(wlr_renderer* renderer) {
          Renderer::from(renderer)->device().features().host_memory_import;
 }
 
-wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer, const SwapchainOptions& options) {
-  if (!is_vulkan_renderer(renderer)) return nullptr;
+Result<wlr_allocator*> create_swapchain_allocator(wlr_renderer* renderer,
+                                                  const SwapchainOptions& options) {
+  if (!is_vulkan_renderer(renderer))
+    return failure("the swapchain allocator", "the renderer is not baton's Vulkan renderer");
   auto alloc = std::make_unique<SwapchainAllocator>();
   alloc->device = Renderer::from(renderer)->shared_device();
   alloc->counts = std::make_shared<SlotCounts>();
   alloc->slots = std::max(1, options.slots);
   alloc->shm = options.shm && renderer_can_share_memory(renderer);
-  if (options.shm && !alloc->shm) {
-    LOG_ERROR("vulkan swapchain: wl_shm slots need VK_EXT_external_memory_host");
-    return nullptr;
-  }
+  if (options.shm && !alloc->shm)
+    return failure("vulkan swapchain", "wl_shm slots need VK_EXT_external_memory_host");
   alloc->host_visible = options.host_visible || alloc->shm;
   alloc->storage = Renderer::from(renderer)->composites_with_compute();
   if (options.kms_fd >= 0) {
-    if (!Renderer::from(renderer)->device().features().dmabuf_import) {
-      LOG_ERROR(
-          "vulkan swapchain: DRM slots need dma-buf import (VK_EXT_image_drm_format_modifier)");
-      return nullptr;
-    }
+    if (!Renderer::from(renderer)->device().features().dmabuf_import)
+      return failure("vulkan swapchain",
+                     "DRM slots need dma-buf import (VK_EXT_image_drm_format_modifier)");
     // An open file of our own, not a dup: GEM handles are per open file, and
     // the DRM backend closes the handles it gets importing our dma-bufs.
     MallocPtr<char> path(drmGetDeviceNameFromFd2(options.kms_fd));
     alloc->kms = std::make_shared<UniqueFd>(path ? open(path.get(), O_RDWR | O_CLOEXEC) : -1);
-    if (!*alloc->kms) {
-      LOG_ERROR("vulkan swapchain: cannot open the DRM device %s again: %m",
-                path ? path.get() : "?");
-      return nullptr;
-    }
+    if (!*alloc->kms)
+      return last_error(std::string("vulkan swapchain: opening the DRM device ") +
+                        (path ? path.get() : "?") + " again");
     alloc->host_visible = false;
   }
   if (options.dmabuf_parent) {
-    if (!renderer_can_export_dmabuf(renderer)) {
-      LOG_ERROR("vulkan swapchain: slots for a dma-buf parent need dma-buf export");
-      return nullptr;
-    }
+    if (!renderer_can_export_dmabuf(renderer))
+      return failure("vulkan swapchain", "slots for a dma-buf parent need dma-buf export");
     alloc->dmabuf_parent = true;
     alloc->host_visible = false;
   }
