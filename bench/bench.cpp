@@ -333,8 +333,12 @@ int main(int argc, char** argv) {
         return 1;
       }
       // Device-local slots: what a GPU renders into when it scans out or exports.
-      wlr_allocator* alloc = baton::vulkan::create_swapchain_allocator(*created, {8, false});
-      targets.push_back({*created, alloc, true, name, true});
+      auto alloc = baton::vulkan::create_swapchain_allocator(*created, {8, false});
+      if (!alloc) {
+        std::fprintf(stderr, "vulkan (%s): %s\n", name, alloc.error().describe().c_str());
+        return 1;
+      }
+      targets.push_back({*created, *alloc, true, name, true});
       std::printf("# %s: vulkan device %s\n", name,
                   baton::vulkan::renderer_device_name(*created).c_str());
     }

@@ -22,7 +22,7 @@ Launcher::~Launcher() = default;
 pid_t Launcher::spawn(const std::string& command, const Env& extra) {
   pid_t pid = fork();
   if (pid < 0) {
-    LOG_ERROR("cannot start '%s': fork: %s", command.c_str(), std::strerror(errno));
+    LOG_ERROR("cannot start '%s': %s", command.c_str(), last_error("fork").describe().c_str());
     return -1;
   }
   if (pid == 0) {
@@ -53,7 +53,7 @@ pid_t Launcher::spawn(const std::string& command, const Env& extra) {
   child->pidfd = UniqueFd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
   if (!child->pidfd) {
     LOG_ERROR("pidfd_open for '%s' failed: %s; its exit will not be noticed", command.c_str(),
-              std::strerror(errno));
+              last_error("").describe().c_str());
   } else {
     child->watch = EventSource::fd(loop_, child->pidfd.get(), WL_EVENT_READABLE,
                                    [this, pid](uint32_t) { reap(pid); });

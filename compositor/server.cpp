@@ -309,7 +309,7 @@ void Server::run_loop() {
     if (terminated_) break;
     pollfd ready{loop_fd, POLLIN, 0};
     if (poll(&ready, 1, -1) < 0 && errno != EINTR) {
-      LOG_ERROR("main loop: poll: %s", std::strerror(errno));
+      LOG_ERROR("main loop: %s", last_error("poll").describe().c_str());
       break;
     }
     const int64_t begin = Trace::now();

@@ -68,7 +68,7 @@ Result<UniqueFd> open_session_log(const std::string& path) {
   // The last run's log is what a user reads after a crash: keep it.
   std::filesystem::rename(path, path + ".old", ec);
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600));
-  if (!fd) return failure("session log", path + ": " + std::strerror(errno));
+  if (!fd) return last_error("session log: " + path);
   return fd;
 }
 

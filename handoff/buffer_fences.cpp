@@ -1,38 +1,34 @@
 #include "handoff/buffer_fences.hpp"
 
+#include <optional>
 #include <string>
 
 #include "handoff/explicit_sync.hpp"
 #include "sync/sync_file.hpp"
 #include "util/log.hpp"
+#include "util/result.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
 namespace {
 
 // The fence a reader of `buffer` must wait for: its writers' implicit fences,
-// merged over its planes. Nothing when the kernel cannot export them.
-std::optional<sync::SyncFile> implicit_fence(wlr_buffer* buffer) {
+// merged over its planes; nothing for a buffer that is no dma-buf. An error
+// when the kernel cannot export or merge them.
+Result<std::optional<sync::SyncFile>> implicit_fence(wlr_buffer* buffer) {
   wlr_dmabuf_attributes attribs{};
-  if (!wlr_buffer_get_dmabuf(buffer, &attribs)) return std::nullopt;
+  if (!wlr_buffer_get_dmabuf(buffer, &attribs)) return std::optional<sync::SyncFile>();
   std::optional<sync::SyncFile> merged;
   for (int i = 0; i < attribs.n_planes; ++i) {
     if (i > 0 && attribs.fd[i] == attribs.fd[i - 1]) continue;
     auto fence = sync::SyncFile::export_from_dmabuf(attribs.fd[i], sync::Access::read);
-    if (!fence) {
-      LOG_ERROR("readiness gate: %s; showing the buffer unwaited",
-                fence.error().describe().c_str());
-      return std::nullopt;
-    }
+    if (!fence) return fence.error();
     if (!merged) {
       merged.emplace(std::move(*fence));
       continue;
     }
     auto both = sync::SyncFile::merge(*merged, *fence);
-    if (!both) {
-      LOG_ERROR("readiness gate: %s", both.error().describe().c_str());
-      return std::nullopt;
-    }
+    if (!both) return both.error();
     merged.emplace(std::move(*both));
   }
   return merged;
@@ -84,9 +80,14 @@ std::optional<CommitFence> BufferFences::fence_for(wlr_surface* surface) {
   if ((pending.committed & WLR_SURFACE_STATE_BUFFER) == 0 || pending.buffer == nullptr)
     return std::nullopt;
   if (latch_ == Latch::at_materialize) return std::nullopt;  // the render waits for it
-  std::optional<sync::SyncFile> sync_file = implicit_fence(pending.buffer);
-  if (!sync_file) return std::nullopt;
-  return CommitFence{sync_file->release(), "implicit fence of its dma-buf", {}};
+  auto sync_file = implicit_fence(pending.buffer);
+  if (!sync_file) {
+    LOG_ERROR("readiness gate: %s; showing the buffer unwaited",
+              sync_file.error().describe().c_str());
+    return std::nullopt;
+  }
+  if (!*sync_file) return std::nullopt;
+  return CommitFence{(*sync_file)->release(), "implicit fence of its dma-buf", {}};
 }
 
 }  // namespace baton

@@ -25,10 +25,12 @@ Status RenderStack::create(const char* backend_label) {
   if (!created) return failure("renderer unavailable", created.error().describe());
   renderer_ = created->renderer;
   name_ = created->name;
-  allocator_ = create_allocator(backend_, renderer_, options_);
-  if (allocator_ == nullptr)
+  auto allocator = create_allocator(backend_, renderer_, options_);
+  if (!allocator)
     return failure("the buffer allocator", std::string("none fits the ") + backend_label +
-                                               " backend and the " + name_ + " renderer");
+                                               " backend and the " + name_ + " renderer (" +
+                                               allocator.error().describe() + ")");
+  allocator_ = *allocator;
   watch(renderer_);
   return {};
 }
@@ -67,12 +69,14 @@ void RenderStack::rebuild() {
               created.error().describe().c_str());
     return;
   }
-  wlr_allocator* allocator = create_allocator(backend_, created->renderer, options_);
-  if (allocator == nullptr) {
-    LOG_ERROR("renderer: no allocator for the new %s renderer; outputs stay dark", created->name);
+  auto made = create_allocator(backend_, created->renderer, options_);
+  if (!made) {
+    LOG_ERROR("renderer: no allocator for the new %s renderer (%s); outputs stay dark",
+              created->name, made.error().describe().c_str());
     wlr_renderer_destroy(created->renderer);
     return;
   }
+  wlr_allocator* allocator = *made;
 
   // Nothing draws between here and the callback, so wlroots objects that
   // still point at the old pair (outputs) are moved over before they use it.

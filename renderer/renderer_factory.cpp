@@ -135,9 +135,13 @@ Result<CreatedRenderer> create_renderer(wlr_backend* backend, const RenderOption
   return create_pixman();
 }
 
-wlr_allocator* create_allocator(wlr_backend* backend, wlr_renderer* renderer,
-                                const RenderOptions& options) {
-  if (!vulkan::is_vulkan_renderer(renderer)) return wlr_allocator_autocreate(backend, renderer);
+Result<wlr_allocator*> create_allocator(wlr_backend* backend, wlr_renderer* renderer,
+                                        const RenderOptions& options) {
+  if (!vulkan::is_vulkan_renderer(renderer)) {
+    wlr_allocator* allocator = wlr_allocator_autocreate(backend, renderer);
+    if (allocator == nullptr) return failure("wlr_allocator_autocreate", "no allocator fits");
+    return allocator;
+  }
   vulkan::SwapchainOptions swapchain;
   // Outputs of one size share the allocator's per-size slot budget.
   swapchain.slots = options.swapchain_slots * std::max(1, options.outputs);

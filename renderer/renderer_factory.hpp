@@ -45,8 +45,8 @@ struct CreatedRenderer {
                                                       wl_event_loop* loop);
 
 /// baton's swapchain allocator for the Vulkan renderer, wlroots' choice for
-/// any other renderer. Null when none fits.
-[[nodiscard]] wlr_allocator* create_allocator(wlr_backend* backend, wlr_renderer* renderer,
-                                              const RenderOptions& options);
+/// any other renderer; an error when none fits.
+[[nodiscard]] Result<wlr_allocator*> create_allocator(wlr_backend* backend, wlr_renderer* renderer,
+                                                      const RenderOptions& options);
 
 }  // namespace baton

@@ -1,14 +1,12 @@
 #include "util/trace.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <ctime>
 
 namespace baton {
 
 Result<std::unique_ptr<Trace>> Trace::open(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "we");
-  if (file == nullptr) return failure("--trace " + path, std::strerror(errno));
+  if (file == nullptr) return last_error("--trace " + path);
   // Whole lines reach the file in large writes; the closing bracket is
   // optional in this format, so an unfinished trace still loads.
   std::setvbuf(file, nullptr, _IOFBF, 1 << 16);

@@ -45,13 +45,19 @@ int timer_duration(wlr_render_timer* base) {
   auto* timer = reinterpret_cast<Timer*>(base);
   if (timer->point == 0 || timer->renderer == nullptr) return -1;
   Device& device = timer->renderer->device();
-  if (!device.wait(timer->point)) return -1;
+  if (Status waited = device.wait(timer->point); !waited) {
+    LOG_ERROR("vulkan: render timer: %s", waited.error().describe().c_str());
+    return -1;
+  }
   // Query 2 (when written) starts the uploads submitted ahead of the pass.
   uint64_t stamps[3] = {};
   const uint32_t count = timer->uploads_stamped ? 3 : 2;
   VkResult result = vkGetQueryPoolResults(device.get(), timer->pool.get(), 0, count, sizeof(stamps),
                                           stamps, sizeof(uint64_t), VK_QUERY_RESULT_64_BIT);
-  if (!device.check(result, "vkGetQueryPoolResults")) return -1;
+  if (Status read = device.check(result, "vkGetQueryPoolResults"); !read) {
+    LOG_ERROR("vulkan: render timer: %s", read.error().describe().c_str());
+    return -1;
+  }
   const uint64_t start = count == 3 ? std::min(stamps[0], stamps[2]) : stamps[0];
   double ns = double(stamps[1] - start) * device.properties().limits.timestampPeriod;
   return static_cast<int>(ns);
@@ -75,12 +81,15 @@ wlr_render_timer* render_timer_create(wlr_renderer* r) {
   Renderer* self = get(r);
   Device& device = self->device();
   if (device.properties().limits.timestampComputeAndGraphics == VK_FALSE) return nullptr;
-  UniqueQueryPool pool = self->take_query_pool();
-  if (!pool) return nullptr;
+  auto pool = self->take_query_pool();
+  if (!pool) {
+    LOG_ERROR("vulkan: no render timer: %s", pool.error().describe().c_str());
+    return nullptr;
+  }
   auto* timer = new Timer();  // freed by timer_destroy
   timer->base.impl = &kTimerImpl;
   timer->renderer = self;
-  timer->pool = std::move(pool);
+  timer->pool = std::move(*pool);
   self->track_timer(timer);
   return &timer->base;
 }
@@ -129,16 +138,17 @@ CompletionWatch* Renderer::completion() {
   return completion_.get();
 }
 
-bool Renderer::init(const std::string& pipeline_cache_path, Compositing compositing) {
+Status Renderer::init(const std::string& pipeline_cache_path, Compositing compositing) {
   VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool_info.queueFamilyIndex = device_->queue_family();
   VkCommandPool pool = VK_NULL_HANDLE;
-  if (!device_->check(vkCreateCommandPool(device_->get(), &pool_info, nullptr, &pool),
-                      "vkCreateCommandPool"))
-    return false;
+  if (Status s = device_->check(vkCreateCommandPool(device_->get(), &pool_info, nullptr, &pool),
+                                "vkCreateCommandPool");
+      !s)
+    return s;
   pool_ = UniqueCommandPool(device_->get(), pool);
-  if (!pipelines_.create(pipeline_cache_path)) return false;
+  if (Status s = pipelines_.create(pipeline_cache_path); !s) return s;
   // Measured (bench/): on a discrete GPU the compute path spares the ROPs; on
   // lavapipe it is 10-20 times slower than llvmpipe's tiled rasterizer.
   if (compositing == Compositing::automatic &&
@@ -146,16 +156,15 @@ bool Renderer::init(const std::string& pipeline_cache_path, Compositing composit
     compositing = Compositing::raster;
   if (compositing != Compositing::raster) {
     if (!device_->features().compute_composite) {
-      if (compositing == Compositing::compute) {
-        LOG_ERROR(
-            "vulkan: compute compositing needs format-less storage images, non-uniformly "
-            "indexed sampler arrays and partially bound descriptors; '%s' lacks one",
-            device_->name().c_str());
-        return false;
-      }
-    } else if (!compute_.create(pipelines_.cache())) {
-      if (compositing == Compositing::compute) return false;
-      LOG_INFO("vulkan: the compute compositor failed to build; compositing with raster draws");
+      if (compositing == Compositing::compute)
+        return failure("compute compositing",
+                       "it needs format-less storage images, non-uniformly indexed sampler "
+                       "arrays and partially bound descriptors; '" +
+                           device_->name() + "' lacks one");
+    } else if (Status built = compute_.create(pipelines_.cache()); !built) {
+      if (compositing == Compositing::compute) return built;
+      LOG_INFO("vulkan: the compute compositor failed to build (%s); compositing with raster draws",
+               built.error().describe().c_str());
     } else {
       compute_enabled_ = true;
     }
@@ -164,8 +173,11 @@ bool Renderer::init(const std::string& pipeline_cache_path, Compositing composit
   // Small uploads by dispatch where the GPU pays per transfer command (the
   // devices the compute path is for); where they cannot, copies still work.
   if (compute_enabled_ && device_->features().compute_upload) {
-    uploads_by_dispatch_ = uploader_.create(pipelines_.cache());
-    if (!uploads_by_dispatch_) LOG_INFO("vulkan: the upload dispatch failed to build; copying");
+    Status built = uploader_.create(pipelines_.cache());
+    uploads_by_dispatch_ = built.ok();
+    if (!built)
+      LOG_INFO("vulkan: the upload dispatch failed to build (%s); copying",
+               built.error().describe().c_str());
     ring_.set_placement(HostBuffer::Placement::device_local);
   }
   build_format_sets();
@@ -174,7 +186,7 @@ bool Renderer::init(const std::string& pipeline_cache_path, Compositing composit
   uint32_t caps = WLR_BUFFER_CAP_DATA_PTR;
   if (device_->features().dmabuf_import) caps |= WLR_BUFFER_CAP_DMABUF;
   wlr_renderer_init(&wlr_.base, &kRendererImpl, caps);
-  return true;
+  return {};
 }
 
 Renderer::~Renderer() {
@@ -231,7 +243,7 @@ void Renderer::build_format_sets() {
            device_->features().dmabuf_import ? "" : " (the device lacks dma-buf import)");
 }
 
-VkCommandBuffer Renderer::begin_commands() {
+Result<VkCommandBuffer> Renderer::begin_commands() {
   uint64_t done = device_->completed();
   Recorder* free = nullptr;
   for (Recorder& r : recorders_) {
@@ -246,29 +258,36 @@ VkCommandBuffer Renderer::begin_commands() {
     info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     info.commandBufferCount = 1;
     VkCommandBuffer cb = VK_NULL_HANDLE;
-    if (!device_->check(vkAllocateCommandBuffers(device_->get(), &info, &cb),
-                        "vkAllocateCommandBuffers"))
-      return VK_NULL_HANDLE;
+    if (Status s = device_->check(vkAllocateCommandBuffers(device_->get(), &info, &cb),
+                                  "vkAllocateCommandBuffers");
+        !s)
+      return s.error();
     recorders_.push_back({cb, 0, false});
     free = &recorders_.back();
   }
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  if (!device_->check(vkBeginCommandBuffer(free->cb, &begin), "vkBeginCommandBuffer"))
-    return VK_NULL_HANDLE;
+  if (Status s = device_->check(vkBeginCommandBuffer(free->cb, &begin), "vkBeginCommandBuffer"); !s)
+    return s.error();
   free->recording = true;
   return free->cb;
 }
 
-uint64_t Renderer::submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits,
-                          Timer* timer, VkSemaphore also_signal) {
+Result<uint64_t> Renderer::submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits,
+                                  Timer* timer, VkSemaphore also_signal) {
   VkCommandBuffer cbs[2]{};
   uint32_t count = 0;
-  bool ok = true;
-  VkCommandBuffer uploads = record_uploads(timer);
+  Status ok;
+  // Uploads that could not be recorded stay pending for the next submission.
+  Result<VkCommandBuffer> recorded = record_uploads(timer);
+  if (!recorded)
+    LOG_ERROR("vulkan: uploads wait for a later submission: %s",
+              recorded.error().describe().c_str());
+  const VkCommandBuffer uploads = recorded ? *recorded : VK_NULL_HANDLE;
   for (VkCommandBuffer c : {uploads, cb}) {
     if (c == VK_NULL_HANDLE) continue;
-    ok = device_->check(vkEndCommandBuffer(c), "vkEndCommandBuffer") && ok;
+    if (Status ended = device_->check(vkEndCommandBuffer(c), "vkEndCommandBuffer"); !ended && ok)
+      ok = ended;
     cbs[count++] = c;
   }
   const uint64_t point = device_->next_point();
@@ -310,18 +329,16 @@ uint64_t Renderer::submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitI
   }
   if (!ok) {
     check_lost();
-    return 0;
+    return ok.error();
   }
   device_->advance();
   ring_.commit(point);
   return point;
 }
 
-VkSemaphore Renderer::import_fence(UniqueFd sync_file) {
-  if (!device_->features().semaphore_sync_fd || device_->import_semaphore_fd == nullptr) {
-    LOG_ERROR("vulkan: a fence cannot be waited on the GPU (no VK_KHR_external_semaphore_fd)");
-    return VK_NULL_HANDLE;
-  }
+Result<VkSemaphore> Renderer::import_fence(UniqueFd sync_file) {
+  if (!device_->features().semaphore_sync_fd || device_->import_semaphore_fd == nullptr)
+    return failure("a fence cannot be waited on the GPU", "no VK_KHR_external_semaphore_fd");
   const uint64_t done = device_->completed();
   FenceSemaphore* slot = nullptr;
   for (FenceSemaphore& f : fence_semaphores_)
@@ -329,9 +346,10 @@ VkSemaphore Renderer::import_fence(UniqueFd sync_file) {
   if (slot == nullptr) {
     VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
     VkSemaphore semaphore = VK_NULL_HANDLE;
-    if (!device_->check(vkCreateSemaphore(device_->get(), &info, nullptr, &semaphore),
-                        "vkCreateSemaphore (release fence)"))
-      return VK_NULL_HANDLE;
+    if (Status s = device_->check(vkCreateSemaphore(device_->get(), &info, nullptr, &semaphore),
+                                  "vkCreateSemaphore (release fence)");
+        !s)
+      return s.error();
     fence_semaphores_.push_back({UniqueSemaphore(device_->get(), semaphore), 0, false});
     slot = &fence_semaphores_.back();
   }
@@ -340,9 +358,10 @@ VkSemaphore Renderer::import_fence(UniqueFd sync_file) {
   import.flags = VK_SEMAPHORE_IMPORT_TEMPORARY_BIT;  // SYNC_FD requires temporary
   import.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT;
   import.fd = sync_file.get();
-  if (!device_->check(device_->import_semaphore_fd(device_->get(), &import),
-                      "vkImportSemaphoreFdKHR (SYNC_FD)"))
-    return VK_NULL_HANDLE;
+  if (Status s = device_->check(device_->import_semaphore_fd(device_->get(), &import),
+                                "vkImportSemaphoreFdKHR (SYNC_FD)");
+      !s)
+    return s.error();
   (void)sync_file.release();  // Vulkan owns it now
   slot->in_use = true;
   return slot->semaphore.get();
@@ -402,7 +421,7 @@ std::shared_ptr<const OpenPasses> Renderer::open_passes() {
   return open_passes_end_;
 }
 
-UniqueQueryPool Renderer::take_query_pool() {
+Result<UniqueQueryPool> Renderer::take_query_pool() {
   const uint64_t done = device_->completed();
   for (auto it = spare_query_pools_.begin(); it != spare_query_pools_.end(); ++it) {
     if (it->point > done) continue;
@@ -414,9 +433,10 @@ UniqueQueryPool Renderer::take_query_pool() {
   info.queryType = VK_QUERY_TYPE_TIMESTAMP;
   info.queryCount = 3;  // pass start, pass end, uploads start
   VkQueryPool pool = VK_NULL_HANDLE;
-  if (!device_->check(vkCreateQueryPool(device_->get(), &info, nullptr, &pool),
-                      "vkCreateQueryPool"))
-    return {};
+  if (Status s = device_->check(vkCreateQueryPool(device_->get(), &info, nullptr, &pool),
+                                "vkCreateQueryPool");
+      !s)
+    return s.error();
   return UniqueQueryPool(device_->get(), pool);
 }
 
@@ -461,9 +481,9 @@ Result<wlr_renderer*> create_renderer(const RendererOptions& options) {
   auto device = Device::create(device_options);
   if (!device) return device.error();
   auto renderer = std::make_unique<Renderer>(std::move(*device));
-  if (!renderer->init(options.pipeline_cache_path, options.compositing))
+  if (Status init = renderer->init(options.pipeline_cache_path, options.compositing); !init)
     return failure("the Vulkan renderer on '" + renderer->device().name() + "'",
-                   "it failed to initialise (see the log above)");
+                   "it failed to initialise: " + init.error().describe());
   renderer->set_event_loop(options.loop);
   // Render-done reaches a signal point from the event loop at worst, so
   // this needs the loop, not a sync_file export.
@@ -527,7 +547,8 @@ void renderer_simulate_device_lost(wlr_renderer* renderer) {
 void renderer_finish(wlr_renderer* renderer) {
   if (!is_vulkan_renderer(renderer)) return;
   Device& device = Renderer::from(renderer)->device();
-  device.wait(device.submitted());
+  if (Status waited = device.wait(device.submitted()); !waited && !device.lost())
+    LOG_ERROR("vulkan: finishing the renderer's work: %s", waited.error().describe().c_str());
 }
 
 }  // namespace baton::vulkan

@@ -119,7 +119,7 @@ class Renderer {
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
 
-  bool init(const std::string& pipeline_cache_path, Compositing compositing);
+  [[nodiscard]] Status init(const std::string& pipeline_cache_path, Compositing compositing);
   static Renderer* from(wlr_renderer* renderer);
   wlr_renderer* wlr() { return &wlr_.base; }
   Device& device() { return *device_; }
@@ -139,7 +139,7 @@ class Renderer {
 
   // Command buffers and submission.
   /// A command buffer in the recording state, reused once its work is done.
-  VkCommandBuffer begin_commands();
+  [[nodiscard]] Result<VkCommandBuffer> begin_commands();
   /// Queues a staging-ring -> texture upload; every queued upload is recorded
   /// (with one barrier batch before and one after) ahead of the next
   /// submission, as a transfer command or by dispatch (uploads.cpp).
@@ -155,15 +155,17 @@ class Renderer {
   /// for them: one fewer to begin, end and submit per frame.
   void record_uploads_into(VkCommandBuffer cb);
   /// Submits the pending uploads (if any) on their own, now.
-  void flush_uploads();
+  [[nodiscard]] Status flush_uploads();
   /// Ends `cb` and submits it (after pending uploads) signalling the next
   /// timeline point (and `also_signal`, a binary semaphore, when given),
-  /// waiting on `waits` first; returns the point or 0.
-  uint64_t submit(VkCommandBuffer cb, std::span<const VkSemaphoreSubmitInfo> waits = {},
-                  Timer* timer = nullptr, VkSemaphore also_signal = VK_NULL_HANDLE);
+  /// waiting on `waits` first; returns the point.
+  [[nodiscard]] Result<uint64_t> submit(VkCommandBuffer cb,
+                                        std::span<const VkSemaphoreSubmitInfo> waits = {},
+                                        Timer* timer = nullptr,
+                                        VkSemaphore also_signal = VK_NULL_HANDLE);
   /// A binary semaphore holding `sync_file` (imported, temporary), for one
-  /// submission to wait on; null (logged) when the device cannot import.
-  VkSemaphore import_fence(UniqueFd sync_file);
+  /// submission to wait on; an error when the device cannot import it.
+  [[nodiscard]] Result<VkSemaphore> import_fence(UniqueFd sync_file);
   /// The submission that waited on `semaphore` got `point` (0: none); it is
   /// reused once that point completed.
   void fence_waited(VkSemaphore semaphore, uint64_t point);
@@ -180,8 +182,8 @@ class Renderer {
   /// Shared with TextureReads while passes are open; null when none is.
   std::shared_ptr<const OpenPasses> open_passes();
   /// A timestamp query pool for a new render timer: a destroyed timer's whose
-  /// submission finished, else a new one (null handle: none could be made).
-  UniqueQueryPool take_query_pool();
+  /// submission finished, else a new one.
+  [[nodiscard]] Result<UniqueQueryPool> take_query_pool();
   /// A destroyed timer's pool: kept for as long as the renderer (command
   /// buffers recorded with it may still exist, and lavapipe crashes freeing
   /// them once their pool is gone) and reused once `point` completed.
@@ -195,9 +197,11 @@ class Renderer {
   // Textures.
   wlr_texture* texture_from_buffer(wlr_buffer* buffer);
   wlr_texture* texture_from_dmabuf(wlr_buffer* buffer, const wlr_dmabuf_attributes& attribs);
-  bool upload(Texture& texture, const void* data, size_t stride, const pixman_region32_t* region);
+  [[nodiscard]] Status upload(Texture& texture, const void* data, size_t stride,
+                              const pixman_region32_t* region);
   void forget(Texture* texture) { textures_.erase(texture); }
-  bool read_pixels(Texture& texture, const wlr_texture_read_pixels_options& options);
+  [[nodiscard]] Status read_pixels(Texture& texture,
+                                   const wlr_texture_read_pixels_options& options);
 
   // Passes.
   wlr_render_pass* begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_options* options);
@@ -241,7 +245,7 @@ class Renderer {
   };
   std::vector<FenceSemaphore> fence_semaphores_;
   /// A command buffer with the pending uploads (null: none); `timer` times them too.
-  VkCommandBuffer record_uploads(Timer* timer = nullptr);
+  Result<VkCommandBuffer> record_uploads(Timer* timer = nullptr);
   /// Picks the uploads that go by dispatch and builds their jobs.
   void plan_upload_dispatch();
   struct PendingImage {

@@ -134,7 +134,7 @@ bool when_rendered(wlr_renderer* renderer, wlr_buffer* buffer, std::function<voi
 [[nodiscard]] bool renderer_can_share_memory(wlr_renderer* renderer);
 
 /// The core-owned swapchain allocator: its buffers are this renderer's images.
-[[nodiscard]] wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer,
-                                                        const SwapchainOptions& options);
+[[nodiscard]] Result<wlr_allocator*> create_swapchain_allocator(wlr_renderer* renderer,
+                                                                const SwapchainOptions& options);
 
 }  // namespace baton::vulkan

@@ -138,7 +138,8 @@ GoldenHarness::GoldenHarness() {
   } else {
     vulkan_.renderer = *created;
     vulkan_.vulkan = true;
-    vulkan_.allocator = vulkan::create_swapchain_allocator(*created, {8, true});
+    auto allocator = vulkan::create_swapchain_allocator(*created, {8, true});
+    vulkan_.allocator = allocator ? *allocator : nullptr;
   }
   pixman_.renderer = wlr_pixman_renderer_create();
   pixman_.allocator = wlr_allocator_autocreate(backend_, pixman_.renderer);

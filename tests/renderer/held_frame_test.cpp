@@ -54,7 +54,9 @@ TEST(HeldFrame, DamageThatArrivesWhileAFrameIsHeldGoesWithTheNextCommit) {
   // consumer takes no fence, so each frame is held until the GPU is done.
   vulkan::SwapchainOptions shm_slots;
   shm_slots.shm = true;
-  wlr_allocator* allocator = vulkan::create_swapchain_allocator(server.renderer(), shm_slots);
+  auto made = vulkan::create_swapchain_allocator(server.renderer(), shm_slots);
+  ASSERT_TRUE(made.ok()) << made.error().describe();
+  wlr_allocator* allocator = *made;
   ASSERT_NE(allocator, nullptr);
   ASSERT_TRUE(wlr_output_init_render(output.wlr(), allocator, server.renderer()));
   wlr_damage_ring_add_whole(&output.scene_output()->damage_ring);

@@ -55,8 +55,9 @@ void start(Vulkan& vk, const vulkan::SwapchainOptions& swapchain) {
   auto created = vulkan::create_renderer(options);
   vk.renderer = created ? *created : nullptr;
   vk.error = created ? "" : created.error().describe();
-  if (vk.renderer != nullptr)
-    vk.allocator = vulkan::create_swapchain_allocator(vk.renderer, swapchain);
+  if (vk.renderer == nullptr) return;
+  auto allocator = vulkan::create_swapchain_allocator(vk.renderer, swapchain);
+  vk.allocator = allocator ? *allocator : nullptr;
 }
 
 wlr_buffer* new_slot(Vulkan& vk, int size) {
@@ -269,7 +270,9 @@ TEST(SlotFence, AClientDmabufIsReleasedOnlyAfterTheGpuReadIt) {
     auto created = vulkan::create_renderer(options);
     if (!created) SKIP_UNLESS_REQUIRED("no Vulkan device: " + created.error().describe());
     vk.renderer = *created;
-    vk.allocator = vulkan::create_swapchain_allocator(vk.renderer, swapchain);
+    auto allocator = vulkan::create_swapchain_allocator(vk.renderer, swapchain);
+    ASSERT_TRUE(allocator.ok()) << allocator.error().describe();
+    vk.allocator = *allocator;
     ASSERT_NE(vk.allocator, nullptr);
     wlr_buffer* slot = new_slot(vk, 64);
     ASSERT_NE(slot, nullptr);

@@ -37,7 +37,9 @@ TEST_F(RingFixture, InFlightStretchesAreNeverHandedOutAgain) {
   VkBuffer steady = VK_NULL_HANDLE;
   for (uint64_t point = 1; point <= 1200; ++point) {
     for (int i = 0; i < kUploadsPerFrame; ++i) {
-      StagingRing::Span span = ring->allocate(kUpload);
+      auto allocated = ring->allocate(kUpload);
+      ASSERT_TRUE(allocated.ok()) << allocated.error().describe();
+      StagingRing::Span span = *allocated;
       ASSERT_NE(span.data, nullptr);
       for (const Live& l : live) {
         if (l.buffer != span.buffer) continue;
@@ -66,19 +68,21 @@ TEST_F(RingFixture, InFlightStretchesAreNeverHandedOutAgain) {
 }
 
 TEST_F(RingFixture, BigFirstUploadsDoNotGrowTheRing) {
-  const VkBuffer before = ring->allocate(kUpload).buffer;
+  const VkBuffer before = ring->allocate(kUpload)->buffer;
   ring->commit(1);
   // 32 new 1280x720 windows at once.
   std::vector<VkBuffer> big;
   for (int i = 0; i < 32; ++i) {
-    StagingRing::Span span = ring->allocate(VkDeviceSize{1280} * 720 * 4);
+    auto allocated = ring->allocate(VkDeviceSize{1280} * 720 * 4);
+    ASSERT_TRUE(allocated.ok()) << allocated.error().describe();
+    StagingRing::Span span = *allocated;
     ASSERT_NE(span.data, nullptr);
     span.data[1280 * 720 * 4 - 1] = 1;  // all of it is writable
     big.push_back(span.buffer);
   }
   ring->commit(2);
   EXPECT_EQ(std::count(big.begin(), big.end(), before), 0) << "a big upload went into the ring";
-  const VkBuffer after = ring->allocate(kUpload).buffer;
+  const VkBuffer after = ring->allocate(kUpload)->buffer;
   EXPECT_EQ(after, before) << "the ring was replaced by a bigger one";
   ring->commit(3);
   ring->reclaim(3);
@@ -91,7 +95,9 @@ TEST_F(RingFixture, DeviceLocalPlacementHandsOutWritableSpans) {
   ring->set_placement(HostBuffer::Placement::device_local);
   VkBuffer first = VK_NULL_HANDLE;
   for (uint64_t point = 1; point <= 600; ++point) {
-    StagingRing::Span span = ring->allocate(kUpload);
+    auto allocated = ring->allocate(kUpload);
+    ASSERT_TRUE(allocated.ok()) << allocated.error().describe();
+    StagingRing::Span span = *allocated;
     ASSERT_NE(span.data, nullptr);
     std::fill_n(span.data, kUpload, static_cast<unsigned char>(point));
     if (first == VK_NULL_HANDLE) first = span.buffer;

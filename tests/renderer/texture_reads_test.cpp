@@ -121,7 +121,9 @@ TEST_F(TextureReadsTest, DoneOnceTheRendererIsGone) {
   vulkan::RendererOptions options;
   auto created = vulkan::create_renderer(options);
   ASSERT_TRUE(created.ok()) << created.error().describe();
-  wlr_allocator* allocator = vulkan::create_swapchain_allocator(*created, {2, true});
+  auto made = vulkan::create_swapchain_allocator(*created, {2, true});
+  ASSERT_TRUE(made.ok()) << made.error().describe();
+  wlr_allocator* allocator = *made;
   ASSERT_NE(allocator, nullptr);
   RendererUnderTest own{*created, allocator, true};
   MemoryBuffer* source = MemoryBuffer::create(64, 64, DRM_FORMAT_ARGB8888);

@@ -5,6 +5,8 @@
 #   - no naked close() of an fd (util/unique_fd owns that);
 #   - no mutable globals: no `static` variable at namespace scope that is not
 #     const/constexpr (function-local constants are fine);
+#   - no strerror() by hand: errors are util/result.hpp's Error (last_error(),
+#     Error::describe()), and util/result.cpp is the one place that calls it;
 #   - includes point down the layers (tools/lint/layers.py; the build runs it too).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,6 +29,8 @@ report "close() of an fd by hand (use UniqueFd)" < <(
     grep -v '^util/unique_fd\.')
 report "a mutable global (the Server owns everything)" < <(
   grep -nE '^(static|namespace \{ static) [^(]*[=;]' "${files[@]}" | grep -vE '\b(const|constexpr)\b')
+report "strerror() by hand (use last_error() / Error::describe())" < <(
+  grep -nE '\bstrerror(_r|name_np)?\(' "${files[@]}" | grep -v '^util/result\.cpp:')
 python3 tools/lint/layers.py . || broken=1
 if [ $broken = 1 ]; then exit 1; fi
 echo "house rules: ${#files[@]} files keep them"

@@ -131,30 +131,37 @@ VKAPI_ATTR VkBool32 VKAPI_CALL Device::on_debug_message(
   return VK_FALSE;
 }
 
-bool Device::check(VkResult result, const char* call) {
+Status Device::check(VkResult result, const char* call) {
   if (result == VK_ERROR_DEVICE_LOST) lost_ = true;
-  return vulkan::check(result, call);
+  return vk_status(result, call);
 }
 
 uint64_t Device::completed() {
   if (completed_ >= submitted_ || lost_) return completed_;
   uint64_t value = 0;
-  if (check(vkGetSemaphoreCounterValue(device_, timeline_, &value), "vkGetSemaphoreCounterValue"))
+  // On failure the last known point stands (a lost device completes nothing).
+  Status read =
+      check(vkGetSemaphoreCounterValue(device_, timeline_, &value), "vkGetSemaphoreCounterValue");
+  if (read)
     completed_ = value;
+  else
+    LOG_ERROR("vulkan: %s", read.error().describe().c_str());
   return completed_;
 }
 
-bool Device::wait(uint64_t point) {
-  if (completed() >= point) return true;
-  if (lost_) return false;
+Status Device::wait(uint64_t point) {
+  if (completed() >= point) return {};
+  if (lost_) return failure("waiting for point " + std::to_string(point), "the device was lost");
   VkSemaphoreWaitInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
   info.semaphoreCount = 1;
   info.pSemaphores = &timeline_;
   info.pValues = &point;
   // Bounded so a hung GPU turns into an error instead of a frozen compositor.
-  if (!check(vkWaitSemaphores(device_, &info, 5'000'000'000ull), "vkWaitSemaphores")) return false;
+  if (Status waited = check(vkWaitSemaphores(device_, &info, 5'000'000'000ull), "vkWaitSemaphores");
+      !waited)
+    return waited;
   completed_ = std::max(completed_, point);
-  return true;
+  return {};
 }
 
 int Device::memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const {
@@ -201,14 +208,18 @@ Result<std::shared_ptr<Device>> Device::create(const DeviceOptions& options) {
   }
   VkResult result = vkCreateInstance(&instance_info, nullptr, &self->instance_);
   if (result != VK_SUCCESS) {
-    return failure("vkCreateInstance", result_name(result));
+    return vk_error("vkCreateInstance", result);
   }
   if (debug_utils) {
     auto create_messenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
         vkGetInstanceProcAddr(self->instance_, "vkCreateDebugUtilsMessengerEXT"));
-    if (create_messenger != nullptr)
-      vulkan::check(create_messenger(self->instance_, &messenger_info, nullptr, &self->messenger_),
+    // Without it validation messages go uncounted; rendering is unaffected.
+    if (create_messenger != nullptr) {
+      Status created =
+          vk_status(create_messenger(self->instance_, &messenger_info, nullptr, &self->messenger_),
                     "vkCreateDebugUtilsMessengerEXT");
+      if (!created) LOG_ERROR("vulkan: %s", created.error().describe().c_str());
+    }
   }
 
   count = 0;
@@ -291,7 +302,7 @@ Result<std::shared_ptr<Device>> Device::create(const DeviceOptions& options) {
   device_info.ppEnabledExtensionNames = enable.data();
   result = vkCreateDevice(self->physical_, &device_info, nullptr, &self->device_);
   if (result != VK_SUCCESS) {
-    return failure("vkCreateDevice on '" + self->name_ + "'", result_name(result));
+    return vk_error("vkCreateDevice on '" + self->name_ + "'", result);
   }
   vkGetDeviceQueue(self->device_, self->queue_family_, 0, &self->queue_);
   VkSemaphoreTypeCreateInfo timeline_type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
@@ -299,7 +310,7 @@ Result<std::shared_ptr<Device>> Device::create(const DeviceOptions& options) {
   VkSemaphoreCreateInfo semaphore_info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &timeline_type};
   result = vkCreateSemaphore(self->device_, &semaphore_info, nullptr, &self->timeline_);
   if (result != VK_SUCCESS) {
-    return failure("vkCreateSemaphore (timeline)", result_name(result));
+    return vk_error("vkCreateSemaphore (timeline)", result);
   }
   self->push_descriptor = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
       vkGetDeviceProcAddr(self->device_, "vkCmdPushDescriptorSetKHR"));

@@ -80,10 +80,11 @@ class Device {
   uint64_t submitted() const { return submitted_; }
   /// The last point the GPU finished (0 on a lost device: nothing completes).
   uint64_t completed();
-  /// CPU-waits for `point` (read-back and teardown only, never the frame loop).
-  bool wait(uint64_t point);
-  /// Logs a failed call and notes a lost device; true on VK_SUCCESS.
-  bool check(VkResult result, const char* call);
+  /// CPU-waits for `point` (read-back and teardown only, never the frame
+  /// loop); an error when the wait failed or the device is lost.
+  [[nodiscard]] Status wait(uint64_t point);
+  /// vk_status() of a call, noting a lost device; logs nothing.
+  [[nodiscard]] Status check(VkResult result, const char* call);
 
   /// Warnings and errors the debug messenger saw (tests assert zero).
   int debug_messages() const { return debug_messages_.load(); }

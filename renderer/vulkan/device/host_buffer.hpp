@@ -19,9 +19,9 @@ struct HostBuffer {
   /// reads back; memory the GPU reads often and latency-bound (the compute
   /// compositor's draw lists) belongs in device-local memory the CPU can map.
   enum class Placement { host_cached, device_local };
-  /// Creates a mapped buffer of `size` bytes; false (logged) on failure.
-  bool create(Device& device, VkDeviceSize size, VkBufferUsageFlags usage,
-              Placement placement = Placement::host_cached);
+  /// Creates a mapped buffer of `size` bytes.
+  [[nodiscard]] Status create(Device& device, VkDeviceSize size, VkBufferUsageFlags usage,
+                              Placement placement = Placement::host_cached);
 };
 
 }  // namespace baton::vulkan

@@ -1,6 +1,6 @@
 #include "renderer/vulkan/device/vk_util.hpp"
 
-#include "util/log.hpp"
+#include <string>
 
 namespace baton::vulkan {
 
@@ -34,47 +34,55 @@ const char* result_name(VkResult result) {
   }
 }
 
-bool check(VkResult result, const char* call) {
-  if (result == VK_SUCCESS) return true;
-  LOG_ERROR("vulkan: %s failed: %s (%d)", call, result_name(result), static_cast<int>(result));
-  return false;
+Error vk_error(std::string_view call, VkResult result) {
+  return failure(std::string(call), std::string(result_name(result)) + " (" +
+                                        std::to_string(static_cast<int>(result)) + ")");
 }
 
-UniqueShaderModule make_shader_module(VkDevice device, const uint32_t* code, size_t bytes) {
+Status vk_status(VkResult result, std::string_view call) {
+  if (result == VK_SUCCESS) return {};
+  return vk_error(call, result);
+}
+
+Result<UniqueShaderModule> make_shader_module(VkDevice device, const uint32_t* code, size_t bytes) {
   VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   info.codeSize = bytes;
   info.pCode = code;
   VkShaderModule module = VK_NULL_HANDLE;
-  if (!check(vkCreateShaderModule(device, &info, nullptr, &module), "vkCreateShaderModule"))
-    return {};
+  if (VkResult r = vkCreateShaderModule(device, &info, nullptr, &module); r != VK_SUCCESS)
+    return vk_error("vkCreateShaderModule", r);
   return UniqueShaderModule(device, module);
 }
 
-UniquePipelineLayout make_pipeline_layout(VkDevice device, VkDescriptorSetLayout set_layout,
-                                          const VkPushConstantRange& push, const char* what) {
+Result<UniquePipelineLayout> make_pipeline_layout(VkDevice device, VkDescriptorSetLayout set_layout,
+                                                  const VkPushConstantRange& push,
+                                                  const char* what) {
   VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   info.setLayoutCount = 1;
   info.pSetLayouts = &set_layout;
   info.pushConstantRangeCount = 1;
   info.pPushConstantRanges = &push;
   VkPipelineLayout layout = VK_NULL_HANDLE;
-  if (!check(vkCreatePipelineLayout(device, &info, nullptr, &layout), what)) return {};
+  if (VkResult r = vkCreatePipelineLayout(device, &info, nullptr, &layout); r != VK_SUCCESS)
+    return vk_error(what, r);
   return UniquePipelineLayout(device, layout);
 }
 
-UniquePipeline make_compute_pipeline(VkDevice device, VkPipelineCache cache, const uint32_t* code,
-                                     size_t bytes, VkPipelineLayout layout, const char* what) {
-  UniqueShaderModule module = make_shader_module(device, code, bytes);
-  if (!module) return {};
+Result<UniquePipeline> make_compute_pipeline(VkDevice device, VkPipelineCache cache,
+                                             const uint32_t* code, size_t bytes,
+                                             VkPipelineLayout layout, const char* what) {
+  auto module = make_shader_module(device, code, bytes);
+  if (!module) return module.error();
   VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  info.stage.module = module.get();
+  info.stage.module = module->get();
   info.stage.pName = "main";
   info.layout = layout;
   VkPipeline pipeline = VK_NULL_HANDLE;
-  if (!check(vkCreateComputePipelines(device, cache, 1, &info, nullptr, &pipeline), what))
-    return {};
+  if (VkResult r = vkCreateComputePipelines(device, cache, 1, &info, nullptr, &pipeline);
+      r != VK_SUCCESS)
+    return vk_error(what, r);
   return UniquePipeline(device, pipeline);
 }
 

@@ -1,10 +1,13 @@
-// Small helpers shared by the Vulkan renderer: error logging and RAII owners
-// for device-level handles.
+// Small helpers shared by the Vulkan renderer: VkResults as Errors and RAII
+// owners for device-level handles.
 #pragma once
 
 #include <vulkan/vulkan.h>
 
+#include <string_view>
 #include <utility>
+
+#include "util/result.hpp"
 
 namespace baton::vulkan {
 
@@ -20,8 +23,12 @@ inline constexpr VkAccessFlags2 kTargetWriteAccess =
 /// The name of a VkResult for log lines ("VK_ERROR_DEVICE_LOST").
 [[nodiscard]] const char* result_name(VkResult result);
 
-/// Logs a failed Vulkan call with its VkResult; returns true when `result` is VK_SUCCESS.
-bool check(VkResult result, const char* call);
+/// A failed Vulkan call as an Error whose reason names its VkResult
+/// ("vkCreateImage: VK_ERROR_OUT_OF_DEVICE_MEMORY").
+[[nodiscard]] Error vk_error(std::string_view call, VkResult result);
+/// Ok when `result` is VK_SUCCESS, else vk_error(call, result). Logs nothing:
+/// whoever handles the failure does.
+[[nodiscard]] Status vk_status(VkResult result, std::string_view call);
 
 /// Owns one handle created from a VkDevice; destroys it with `Destroy`.
 template <typename T, void (*Destroy)(VkDevice, T, const VkAllocationCallbacks*)>
@@ -71,19 +78,20 @@ using UniqueQueryPool = DeviceHandle<VkQueryPool, vkDestroyQueryPool>;
 using UniqueFence = DeviceHandle<VkFence, vkDestroyFence>;
 using UniqueDescriptorPool = DeviceHandle<VkDescriptorPool, vkDestroyDescriptorPool>;
 
-/// A shader module of SPIR-V `code`; empty (logged) on failure.
-[[nodiscard]] UniqueShaderModule make_shader_module(VkDevice device, const uint32_t* code,
-                                                    size_t bytes);
-/// A pipeline layout of one descriptor set and one push-constant range;
-/// empty (logged, naming `what`) on failure.
-[[nodiscard]] UniquePipelineLayout make_pipeline_layout(VkDevice device,
-                                                        VkDescriptorSetLayout set_layout,
-                                                        const VkPushConstantRange& push,
-                                                        const char* what);
-/// A compute pipeline running `main` of SPIR-V `code` with `layout`; empty
-/// (logged, naming `what`) on failure.
-[[nodiscard]] UniquePipeline make_compute_pipeline(VkDevice device, VkPipelineCache cache,
-                                                   const uint32_t* code, size_t bytes,
-                                                   VkPipelineLayout layout, const char* what);
+/// A shader module of SPIR-V `code`.
+[[nodiscard]] Result<UniqueShaderModule> make_shader_module(VkDevice device, const uint32_t* code,
+                                                            size_t bytes);
+/// A pipeline layout of one descriptor set and one push-constant range; an
+/// error names `what`.
+[[nodiscard]] Result<UniquePipelineLayout> make_pipeline_layout(VkDevice device,
+                                                                VkDescriptorSetLayout set_layout,
+                                                                const VkPushConstantRange& push,
+                                                                const char* what);
+/// A compute pipeline running `main` of SPIR-V `code` with `layout`; an
+/// error names `what`.
+[[nodiscard]] Result<UniquePipeline> make_compute_pipeline(VkDevice device, VkPipelineCache cache,
+                                                           const uint32_t* code, size_t bytes,
+                                                           VkPipelineLayout layout,
+                                                           const char* what);
 
 }  // namespace baton::vulkan

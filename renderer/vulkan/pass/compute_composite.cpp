@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "renderer/vulkan/shaders/composite_comp.h"
-#include "util/log.hpp"
 
 namespace baton::vulkan {
 namespace {
@@ -60,7 +59,7 @@ int CompositeList::image_index(const VkDescriptorImageInfo& image) {
   return static_cast<int>(images.size() - 1);
 }
 
-bool ComputeCompositor::create(VkPipelineCache cache) {
+Status ComputeCompositor::create(VkPipelineCache cache) {
   VkDevice dev = device_.get();
   VkDescriptorSetLayoutBinding bindings[kBindings]{};
   for (uint32_t i = 0; i < kBindings; ++i) {
@@ -84,20 +83,24 @@ bool ComputeCompositor::create(VkPipelineCache cache) {
   set_info.bindingCount = kBindings;
   set_info.pBindings = bindings;
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
-  if (!device_.check(vkCreateDescriptorSetLayout(dev, &set_info, nullptr, &set_layout),
-                     "vkCreateDescriptorSetLayout (composite)"))
-    return false;
+  if (Status s = device_.check(vkCreateDescriptorSetLayout(dev, &set_info, nullptr, &set_layout),
+                               "vkCreateDescriptorSetLayout (composite)");
+      !s)
+    return s;
   set_layout_ = UniqueDescriptorSetLayout(dev, set_layout);
 
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(RegionConstants)};
-  layout_ = make_pipeline_layout(dev, set_layout, range, "vkCreatePipelineLayout (composite)");
-  if (!layout_) return false;
-  pipeline_ = make_compute_pipeline(dev, cache, composite_comp, sizeof(composite_comp),
-                                    layout_.get(), "vkCreateComputePipelines (composite)");
-  return static_cast<bool>(pipeline_);
+  auto layout = make_pipeline_layout(dev, set_layout, range, "vkCreatePipelineLayout (composite)");
+  if (!layout) return layout.error();
+  layout_ = std::move(*layout);
+  auto pipeline = make_compute_pipeline(dev, cache, composite_comp, sizeof(composite_comp),
+                                        layout_.get(), "vkCreateComputePipelines (composite)");
+  if (!pipeline) return pipeline.error();
+  pipeline_ = std::move(*pipeline);
+  return {};
 }
 
-ComputeCompositor::Frame* ComputeCompositor::acquire(VkDeviceSize bytes) {
+Result<ComputeCompositor::Frame*> ComputeCompositor::acquire(VkDeviceSize bytes) {
   const uint64_t done = device_.completed();
   Frame* frame = nullptr;
   for (auto& f : frames_)
@@ -118,18 +121,20 @@ ComputeCompositor::Frame* ComputeCompositor::acquire(VkDeviceSize bytes) {
     pool_info.poolSizeCount = 3;
     pool_info.pPoolSizes = sizes;
     VkDescriptorPool pool = VK_NULL_HANDLE;
-    if (!device_.check(vkCreateDescriptorPool(dev, &pool_info, nullptr, &pool),
-                       "vkCreateDescriptorPool (composite)"))
-      return nullptr;
+    if (Status s = device_.check(vkCreateDescriptorPool(dev, &pool_info, nullptr, &pool),
+                                 "vkCreateDescriptorPool (composite)");
+        !s)
+      return s.error();
     fresh->pool = UniqueDescriptorPool(dev, pool);
     VkDescriptorSetLayout set_layout = set_layout_.get();
     VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     alloc.descriptorPool = pool;
     alloc.descriptorSetCount = 1;
     alloc.pSetLayouts = &set_layout;
-    if (!device_.check(vkAllocateDescriptorSets(dev, &alloc, &fresh->set),
-                       "vkAllocateDescriptorSets (composite)"))
-      return nullptr;
+    if (Status s = device_.check(vkAllocateDescriptorSets(dev, &alloc, &fresh->set),
+                                 "vkAllocateDescriptorSets (composite)");
+        !s)
+      return s.error();
     frames_.push_back(std::move(fresh));
     frame = frames_.back().get();
   }
@@ -140,9 +145,10 @@ ComputeCompositor::Frame* ComputeCompositor::acquire(VkDeviceSize bytes) {
     HostBuffer grown;
     // Every invocation reads these lists: over PCIe, small dispatches would
     // wait on each read.
-    if (!grown.create(device_, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                      HostBuffer::Placement::device_local))
-      return nullptr;
+    if (Status s = grown.create(device_, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                HostBuffer::Placement::device_local);
+        !s)
+      return s.error();
     frame->buffer = std::move(grown);
   }
   frame->in_use = true;
@@ -197,9 +203,9 @@ void ComputeCompositor::plan_regions(const CompositeList& list) {
   }
 }
 
-bool ComputeCompositor::record(VkCommandBuffer cb, const Slot& target, const CompositeList& list,
-                               bool after_batch) {
-  if (list.empty()) return true;
+Status ComputeCompositor::record(VkCommandBuffer cb, const Slot& target, const CompositeList& list,
+                                 bool after_batch) {
+  if (list.empty()) return {};
   plan_regions(list);
   const VkDeviceSize align =
       std::max<VkDeviceSize>(device_.properties().limits.minStorageBufferOffsetAlignment, 16);
@@ -210,8 +216,9 @@ bool ComputeCompositor::record(VkCommandBuffer cb, const Slot& target, const Com
   const VkDeviceSize rects_bytes = std::max<size_t>(list.rects.size(), 1) * sizeof(ClipRect);
   const VkDeviceSize lists_offset = align_up(rects_offset + rects_bytes, align);
   const VkDeviceSize lists_bytes = std::max<size_t>(region_ops_.size(), 1) * sizeof(uint32_t);
-  Frame* frame = acquire(lists_offset + lists_bytes);
-  if (frame == nullptr) return false;
+  auto acquired = acquire(lists_offset + lists_bytes);
+  if (!acquired) return acquired.error();
+  Frame* frame = *acquired;
   auto* base = static_cast<unsigned char*>(frame->buffer.mapped);
   copy_into(base, list.ops);
   copy_into(base + rects_offset, list.rects);
@@ -272,7 +279,7 @@ bool ComputeCompositor::record(VkCommandBuffer cb, const Slot& target, const Com
     vkCmdDispatch(cb, (uint32_t(constants.size[0]) + kWorkgroup - 1) / kWorkgroup,
                   (uint32_t(constants.size[1]) + kWorkgroup - 1) / kWorkgroup, 1);
   }
-  return true;
+  return {};
 }
 
 void ComputeCompositor::submitted(uint64_t point) {

@@ -55,14 +55,15 @@ class ComputeCompositor {
   ComputeCompositor(const ComputeCompositor&) = delete;
   ComputeCompositor& operator=(const ComputeCompositor&) = delete;
 
-  /// Builds the pipeline; false (logged) when the device cannot run it.
-  bool create(VkPipelineCache cache);
+  /// Builds the pipeline; an error when the device cannot run it.
+  [[nodiscard]] Status create(VkPipelineCache cache);
   bool available() const { return static_cast<bool>(pipeline_); }
 
   /// Records the dispatches that composite `list` into `target` (in layout
   /// GENERAL, created with STORAGE usage), over an earlier batch of the same
-  /// pass if `after_batch`; false (logged) on failure.
-  bool record(VkCommandBuffer cb, const Slot& target, const CompositeList& list, bool after_batch);
+  /// pass if `after_batch`.
+  [[nodiscard]] Status record(VkCommandBuffer cb, const Slot& target, const CompositeList& list,
+                              bool after_batch);
   /// The work recorded since the last call was submitted as `point` (0: not submitted).
   void submitted(uint64_t point);
 
@@ -81,7 +82,7 @@ class ComputeCompositor {
     uint32_t count;
     bool direct;  // every op, in order (first is 0): region_ops_ holds nothing for it
   };
-  Frame* acquire(VkDeviceSize bytes);
+  Result<Frame*> acquire(VkDeviceSize bytes);
   void plan_regions(const CompositeList& list);
 
   Device& device_;

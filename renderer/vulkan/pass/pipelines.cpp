@@ -9,7 +9,6 @@
 #include "renderer/vulkan/shaders/quad_vert.h"
 #include "renderer/vulkan/shaders/solid_frag.h"
 #include "renderer/vulkan/shaders/texture_frag.h"
-#include "util/log.hpp"
 
 namespace baton::vulkan {
 namespace {
@@ -40,7 +39,7 @@ void Pipelines::save_cache() {
   std::filesystem::rename(temp, cache_path_, ec);
 }
 
-bool Pipelines::create(std::string cache_path) {
+Status Pipelines::create(std::string cache_path) {
   VkDevice dev = device_.get();
   cache_path_ = std::move(cache_path);
 
@@ -50,9 +49,10 @@ bool Pipelines::create(std::string cache_path) {
   cache_info.initialDataSize = initial.size();
   cache_info.pInitialData = initial.empty() ? nullptr : initial.data();
   VkPipelineCache cache = VK_NULL_HANDLE;
-  if (!device_.check(vkCreatePipelineCache(dev, &cache_info, nullptr, &cache),
-                     "vkCreatePipelineCache"))
-    return false;
+  if (Status s = device_.check(vkCreatePipelineCache(dev, &cache_info, nullptr, &cache),
+                               "vkCreatePipelineCache");
+      !s)
+    return s;
   cache_ = UniquePipelineCache(dev, cache);
 
   for (Filter filter : {Filter::linear, Filter::nearest}) {
@@ -66,8 +66,9 @@ bool Pipelines::create(std::string cache_path) {
     info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
     info.maxLod = 0.25f;
     VkSampler sampler = VK_NULL_HANDLE;
-    if (!device_.check(vkCreateSampler(dev, &info, nullptr, &sampler), "vkCreateSampler"))
-      return false;
+    if (Status s = device_.check(vkCreateSampler(dev, &info, nullptr, &sampler), "vkCreateSampler");
+        !s)
+      return s;
     samplers_[static_cast<int>(filter)] = UniqueSampler(dev, sampler);
   }
 
@@ -82,37 +83,41 @@ bool Pipelines::create(std::string cache_path) {
   set_info.bindingCount = 1;
   set_info.pBindings = &binding;
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
-  if (!device_.check(vkCreateDescriptorSetLayout(dev, &set_info, nullptr, &set_layout),
-                     "vkCreateDescriptorSetLayout"))
-    return false;
+  if (Status s = device_.check(vkCreateDescriptorSetLayout(dev, &set_info, nullptr, &set_layout),
+                               "vkCreateDescriptorSetLayout");
+      !s)
+    return s;
   set_layout_ = UniqueDescriptorSetLayout(dev, set_layout);
 
   VkPushConstantRange range{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
                             sizeof(QuadConstants)};
-  layout_ = make_pipeline_layout(dev, set_layout, range, "vkCreatePipelineLayout");
-  if (!layout_) return false;
+  auto layout = make_pipeline_layout(dev, set_layout, range, "vkCreatePipelineLayout");
+  if (!layout) return layout.error();
+  layout_ = std::move(*layout);
 
-  UniqueShaderModule vert = make_shader_module(dev, quad_vert, sizeof(quad_vert));
-  UniqueShaderModule tex_frag = make_shader_module(dev, texture_frag, sizeof(texture_frag));
-  UniqueShaderModule solid = make_shader_module(dev, solid_frag, sizeof(solid_frag));
-  if (!vert || !tex_frag || !solid) return false;
+  auto vert = make_shader_module(dev, quad_vert, sizeof(quad_vert));
+  if (!vert) return vert.error();
+  auto tex_frag = make_shader_module(dev, texture_frag, sizeof(texture_frag));
+  if (!tex_frag) return tex_frag.error();
+  auto solid = make_shader_module(dev, solid_frag, sizeof(solid_frag));
+  if (!solid) return solid.error();
 
   for (size_t f = 0; f < kTargetFormats.size(); ++f) {
     for (DrawKind kind : {DrawKind::texture, DrawKind::solid}) {
       for (Blend blend : {Blend::premultiplied, Blend::none}) {
-        VkShaderModule frag = kind == DrawKind::texture ? tex_frag.get() : solid.get();
-        VkPipeline p = build(kTargetFormats[f], kind, blend, vert.get(), frag);
-        if (p == VK_NULL_HANDLE) return false;
-        pipelines_[f][static_cast<int>(kind)][static_cast<int>(blend)] = UniquePipeline(dev, p);
+        VkShaderModule frag = kind == DrawKind::texture ? tex_frag->get() : solid->get();
+        auto p = build(kTargetFormats[f], kind, blend, vert->get(), frag);
+        if (!p) return p.error();
+        pipelines_[f][static_cast<int>(kind)][static_cast<int>(blend)] = std::move(*p);
       }
     }
   }
   save_cache();
-  return true;
+  return {};
 }
 
-VkPipeline Pipelines::build(VkFormat format, DrawKind kind, Blend blend, VkShaderModule vert,
-                            VkShaderModule frag) {
+Result<UniquePipeline> Pipelines::build(VkFormat format, DrawKind kind, Blend blend,
+                                        VkShaderModule vert, VkShaderModule frag) {
   VkPipelineShaderStageCreateInfo stages[2]{};
   stages[0].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
@@ -179,10 +184,12 @@ VkPipeline Pipelines::build(VkFormat format, DrawKind kind, Blend blend, VkShade
   info.layout = layout_.get();
   (void)kind;
   VkPipeline pipeline = VK_NULL_HANDLE;
-  device_.check(
-      vkCreateGraphicsPipelines(device_.get(), cache_.get(), 1, &info, nullptr, &pipeline),
-      "vkCreateGraphicsPipelines");
-  return pipeline;
+  if (Status s = device_.check(
+          vkCreateGraphicsPipelines(device_.get(), cache_.get(), 1, &info, nullptr, &pipeline),
+          "vkCreateGraphicsPipelines");
+      !s)
+    return s.error();
+  return UniquePipeline(device_.get(), pipeline);
 }
 
 VkPipeline Pipelines::get(VkFormat format, DrawKind kind, Blend blend) const {

@@ -32,9 +32,9 @@ class Pipelines {
   Pipelines(const Pipelines&) = delete;
   Pipelines& operator=(const Pipelines&) = delete;
 
-  /// Builds layouts, samplers and every pipeline; false (logged) on failure.
-  /// `cache_path` may be empty: then the cache lives in memory only.
-  [[nodiscard]] bool create(std::string cache_path);
+  /// Builds layouts, samplers and every pipeline. `cache_path` may be
+  /// empty: then the cache lives in memory only.
+  [[nodiscard]] Status create(std::string cache_path);
 
   /// The pipeline for drawing `kind` with `blend` into a target of `format`,
   /// or null when the format cannot be rendered to.
@@ -46,8 +46,8 @@ class Pipelines {
  private:
   static constexpr std::array<VkFormat, 2> kTargetFormats = {VK_FORMAT_B8G8R8A8_UNORM,
                                                              VK_FORMAT_R8G8B8A8_UNORM};
-  VkPipeline build(VkFormat format, DrawKind kind, Blend blend, VkShaderModule vert,
-                   VkShaderModule frag);
+  Result<UniquePipeline> build(VkFormat format, DrawKind kind, Blend blend, VkShaderModule vert,
+                               VkShaderModule frag);
   void save_cache();
 
   Device& device_;

@@ -2,8 +2,6 @@
 
 #include <xf86drm.h>
 
-#include <cstring>
-
 #include "renderer/vulkan/device/completion_watch.hpp"
 #include "renderer/vulkan/device/device.hpp"
 #include "util/log.hpp"
@@ -23,51 +21,50 @@ struct TimelineRef {
 
 }  // namespace
 
-VkSemaphore RenderDone::signal_semaphore() {
+Result<VkSemaphore> RenderDone::signal_semaphore() {
   const Device::Features& features = device_.features();
-  if (!features.sync_fd_export || features.sync_fd_export_waits) return VK_NULL_HANDLE;
+  if (!features.sync_fd_export || features.sync_fd_export_waits) return VkSemaphore{VK_NULL_HANDLE};
   if (!semaphore_) {
     VkExportSemaphoreCreateInfo exportable{VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
     exportable.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT;
     VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &exportable};
     VkSemaphore semaphore = VK_NULL_HANDLE;
-    if (!device_.check(vkCreateSemaphore(device_.get(), &info, nullptr, &semaphore),
-                       "vkCreateSemaphore (render-done)"))
-      return VK_NULL_HANDLE;
+    if (Status s = device_.check(vkCreateSemaphore(device_.get(), &info, nullptr, &semaphore),
+                                 "vkCreateSemaphore (render-done)");
+        !s)
+      return s.error();
     semaphore_ = UniqueSemaphore(device_.get(), semaphore);
   }
   armed_ = true;
   return semaphore_.get();
 }
 
-UniqueFd RenderDone::export_fence() {
+Result<UniqueFd> RenderDone::export_fence() {
   if (!armed_) return UniqueFd();
   armed_ = false;
   VkSemaphoreGetFdInfoKHR info{VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
   info.semaphore = semaphore_.get();
   info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT;
   int fd = -1;
-  if (!device_.check(device_.get_semaphore_fd(device_.get(), &info, &fd),
-                     "vkGetSemaphoreFdKHR (render-done)")) {
+  if (Status s = device_.check(device_.get_semaphore_fd(device_.get(), &info, &fd),
+                               "vkGetSemaphoreFdKHR (render-done)");
+      !s) {
     // Its signal is still pending: a fresh one for the next pass.
     semaphore_ = UniqueSemaphore();
-    return UniqueFd();
+    return s.error();
   }
   // Exporting a SYNC_FD resets the semaphore: it is ready for the next pass.
   return UniqueFd(fd);
 }
 
-bool RenderDone::hand_over(UniqueFd fence, uint64_t point, wlr_drm_syncobj_timeline* timeline,
-                           uint64_t signal_point, CompletionWatch* watch) {
+Status RenderDone::hand_over(UniqueFd fence, uint64_t point, wlr_drm_syncobj_timeline* timeline,
+                             uint64_t signal_point, CompletionWatch* watch) {
   if (fence) {
-    if (wlr_drm_syncobj_timeline_import_sync_file(timeline, signal_point, fence.get())) return true;
-    LOG_ERROR("vulkan: render-done could not be imported into the output's timeline");
-    return false;
+    if (wlr_drm_syncobj_timeline_import_sync_file(timeline, signal_point, fence.get())) return {};
+    return failure("render-done", "it could not be imported into the output's timeline");
   }
-  if (watch == nullptr) {
-    LOG_ERROR("vulkan: nothing can signal render-done (no event loop watches the GPU)");
-    return false;
-  }
+  if (watch == nullptr)
+    return failure("render-done", "nothing can signal it (no event loop watches the GPU)");
   auto ref = std::make_shared<TimelineRef>(timeline);
   // Also runs when the device was lost: nothing of the pass will run then,
   // and a point never signalled would hold the output forever.
@@ -76,9 +73,9 @@ bool RenderDone::hand_over(UniqueFd fence, uint64_t point, wlr_drm_syncobj_timel
     uint64_t value = signal_point;
     if (drmSyncobjTimelineSignal(ref->timeline->drm_fd, &handle, &value, 1) != 0)
       LOG_ERROR("vulkan: signalling render-done on the output's timeline: %s",
-                std::strerror(errno));
+                last_error("drmSyncobjTimelineSignal").describe().c_str());
   });
-  return true;
+  return {};
 }
 
 }  // namespace baton::vulkan

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "renderer/vulkan/device/vk_util.hpp"
+#include "util/result.hpp"
 #include "util/unique_fd.hpp"
 
 struct wlr_drm_syncobj_timeline;
@@ -31,16 +32,17 @@ class RenderDone {
   /// The binary semaphore the next submission should signal so its
   /// completion can be exported at once; null where exporting would wait
   /// for the GPU or the device cannot export sync_files.
-  [[nodiscard]] VkSemaphore signal_semaphore();
+  [[nodiscard]] Result<VkSemaphore> signal_semaphore();
   /// After the submission of `point` (which signalled signal_semaphore()):
-  /// render-done as a sync_file, pending while the GPU works. Empty when the
-  /// export failed (logged) or is not done on this device.
-  [[nodiscard]] UniqueFd export_fence();
+  /// render-done as a sync_file, pending while the GPU works; empty when it
+  /// is not exported on this device.
+  [[nodiscard]] Result<UniqueFd> export_fence();
   /// Puts render-done of `point` into `timeline` at `signal_point`: the
   /// exported `fence` when there is one, else signalled from the event loop
-  /// once `watch` reports the work done. False (logged): nothing will.
-  static bool hand_over(UniqueFd fence, uint64_t point, wlr_drm_syncobj_timeline* timeline,
-                        uint64_t signal_point, CompletionWatch* watch);
+  /// once `watch` reports the work done. An error: nothing will.
+  [[nodiscard]] static Status hand_over(UniqueFd fence, uint64_t point,
+                                        wlr_drm_syncobj_timeline* timeline, uint64_t signal_point,
+                                        CompletionWatch* watch);
 
  private:
   Device& device_;

@@ -112,12 +112,14 @@ void add_op(Pass& pass, const wlr_box& box, const pixman_region32_t* clip, Compo
 // second command buffer). For a batch in mid-pass they are submitted at once
 // on their own: their staging must belong to a submission already made, or
 // another pass submitted before this one would hand it back too early.
-bool dispatch_composite(Pass& pass, bool at_submit) {
+Status dispatch_composite(Pass& pass, bool at_submit) {
   Renderer& r = *pass.renderer;
-  if (at_submit)
+  if (at_submit) {
     r.record_uploads_into(pass.cb);
-  else
-    r.flush_uploads();
+  } else if (Status flushed = r.flush_uploads(); !flushed) {
+    // They stay pending and go with the pass's own submission.
+    LOG_ERROR("vulkan: uploads ahead of a composite batch: %s", flushed.error().describe().c_str());
+  }
   return r.compute().record(pass.cb, *pass.slot, pass.composite, pass.batches > 0);
 }
 
@@ -126,7 +128,9 @@ bool dispatch_composite(Pass& pass, bool at_submit) {
 int image_slot(Pass& pass, const VkDescriptorImageInfo& image) {
   int index = pass.composite.image_index(image);
   if (index >= 0) return index;
-  if (!dispatch_composite(pass, false)) LOG_ERROR("vulkan: a compute composite batch was dropped");
+  if (Status dispatched = dispatch_composite(pass, false); !dispatched)
+    LOG_ERROR("vulkan: a compute composite batch was dropped: %s",
+              dispatched.error().describe().c_str());
   ++pass.batches;
   pass.composite.clear();
   return pass.composite.image_index(image);
@@ -185,13 +189,18 @@ void wait_for_writers(Pass& pass, Texture& texture) {
   if (!wlr_buffer_get_dmabuf(texture.source.get(), &attribs)) return;
   for (int i = 0; i < attribs.n_planes; ++i) {
     if (i > 0 && attribs.fd[i] == attribs.fd[i - 1]) continue;
-    UniqueFd fence = pending_writers_fence(attribs.fd[i]);
-    if (!fence) continue;
-    VkSemaphore wait = pass.renderer->import_fence(std::move(fence));
-    if (wait == VK_NULL_HANDLE)
-      LOG_ERROR("vulkan: a client dma-buf is sampled while its writer may still be busy");
+    auto fence = pending_writers_fence(attribs.fd[i]);
+    if (!fence) {  // as if none were pending
+      LOG_ERROR("vulkan: %s", fence.error().describe().c_str());
+      continue;
+    }
+    if (!*fence) continue;
+    auto wait = pass.renderer->import_fence(std::move(*fence));
+    if (!wait)
+      LOG_ERROR("vulkan: a client dma-buf is sampled while its writer may still be busy: %s",
+                wait.error().describe().c_str());
     else
-      pass.texture_waits.push_back(wait);
+      pass.texture_waits.push_back(*wait);
   }
 }
 
@@ -283,8 +292,9 @@ bool submit(wlr_render_pass* base) {
   Renderer& r = *pass.renderer;
   VkCommandBuffer cb = pass.cb;
   if (pass.compute) {
-    if (!dispatch_composite(pass, true))
-      LOG_ERROR("vulkan: the pass's compute composite could not be recorded");
+    if (Status dispatched = dispatch_composite(pass, true); !dispatched)
+      LOG_ERROR("vulkan: the pass's compute composite could not be recorded: %s",
+                dispatched.error().describe().c_str());
     pass.composite.clear();
   } else {
     vkCmdEndRendering(cb);
@@ -312,10 +322,19 @@ bool submit(wlr_render_pass* base) {
     waits.push_back({VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO});
     waits.back().semaphore = pass.release_wait;
   }
-  // Render-done is exported only for a consumer that asked for it.
-  VkSemaphore done_signal =
-      pass.signal_timeline != nullptr ? r.render_done().signal_semaphore() : VK_NULL_HANDLE;
-  uint64_t point = r.submit(cb, waits, pass.timer, done_signal);
+  // Render-done is exported only for a consumer that asked for it; without
+  // the semaphore it is signalled from the event loop.
+  VkSemaphore done_signal = VK_NULL_HANDLE;
+  if (pass.signal_timeline != nullptr) {
+    auto semaphore = r.render_done().signal_semaphore();
+    if (semaphore)
+      done_signal = *semaphore;
+    else
+      LOG_ERROR("vulkan: %s", semaphore.error().describe().c_str());
+  }
+  auto submitted = r.submit(cb, waits, pass.timer, done_signal);
+  if (!submitted) LOG_ERROR("vulkan: a pass: %s", submitted.error().describe().c_str());
+  const uint64_t point = submitted ? *submitted : 0;
   r.fence_waited(pass.release_wait, point);
   for (VkSemaphore semaphore : pass.texture_waits) r.fence_waited(semaphore, point);
   pass.texture_waits.clear();
@@ -330,10 +349,21 @@ bool submit(wlr_render_pass* base) {
     // No CPU wait here: the output's wait point carries render-done (the
     // plane's IN_FENCE_FD), and consumers without one (a wl_shm parent, KMS
     // without timelines) are committed by the output once the GPU is done.
-    if (pass.signal_timeline != nullptr)
-      handed_over = RenderDone::hand_over(
-          done_signal != VK_NULL_HANDLE ? r.render_done().export_fence() : UniqueFd(), point,
-          pass.signal_timeline, pass.signal_point, r.completion());
+    if (pass.signal_timeline != nullptr) {
+      // Without an exported fence, render-done is signalled from the event loop.
+      UniqueFd fence;
+      if (done_signal != VK_NULL_HANDLE) {
+        auto exported = r.render_done().export_fence();
+        if (exported)
+          fence = std::move(*exported);
+        else
+          LOG_ERROR("vulkan: %s", exported.error().describe().c_str());
+      }
+      Status handed = RenderDone::hand_over(std::move(fence), point, pass.signal_timeline,
+                                            pass.signal_point, r.completion());
+      if (!handed) LOG_ERROR("vulkan: %s", handed.error().describe().c_str());
+      handed_over = handed.ok();
+    }
   } else {
     target.step(SlotEvent::submit_failed);
   }
@@ -371,14 +401,20 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
   // The slot's last consumer may still read it: the GPU waits, not the CPU.
   VkSemaphore release_wait = VK_NULL_HANDLE;
   if (target->release_fence) {
-    release_wait = import_fence(std::move(target->release_fence));
-    if (release_wait == VK_NULL_HANDLE) {
-      LOG_ERROR("vulkan: refusing to draw over a slot its consumer may still read");
+    auto imported = import_fence(std::move(target->release_fence));
+    if (!imported) {
+      LOG_ERROR("vulkan: refusing to draw over a slot its consumer may still read: %s",
+                imported.error().describe().c_str());
       return nullptr;
     }
+    release_wait = *imported;
   }
-  VkCommandBuffer cb = begin_commands();
-  if (cb == VK_NULL_HANDLE) return nullptr;
+  auto begun = begin_commands();
+  if (!begun) {
+    LOG_ERROR("vulkan: no pass: %s", begun.error().describe().c_str());
+    return nullptr;
+  }
+  VkCommandBuffer cb = *begun;
 
   if (free_passes_.empty()) {
     passes_.push_back(std::make_unique<Pass>());

@@ -4,15 +4,15 @@
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
-#include <cerrno>
-#include <cstring>
+#include <string>
 
 #include "util/log.hpp"
 
 namespace baton::vulkan {
 
-std::unique_ptr<DumbBuffer> DumbBuffer::create(std::shared_ptr<UniqueFd> kms, uint32_t width,
-                                               uint32_t height, uint32_t bpp) {
+Result<std::unique_ptr<DumbBuffer>> DumbBuffer::create(std::shared_ptr<UniqueFd> kms,
+                                                       uint32_t width, uint32_t height,
+                                                       uint32_t bpp) {
   std::unique_ptr<DumbBuffer> buffer(new DumbBuffer());
   buffer->kms_ = std::move(kms);
   const int fd = buffer->kms_->get();
@@ -20,18 +20,14 @@ std::unique_ptr<DumbBuffer> DumbBuffer::create(std::shared_ptr<UniqueFd> kms, ui
   create.width = width;
   create.height = height;
   create.bpp = bpp;
-  if (drmIoctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &create) != 0) {
-    LOG_ERROR("vulkan swapchain: DRM_IOCTL_MODE_CREATE_DUMB %ux%u: %s", width, height,
-              std::strerror(errno));
-    return nullptr;
-  }
+  if (drmIoctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &create) != 0)
+    return last_error("DRM_IOCTL_MODE_CREATE_DUMB " + std::to_string(width) + "x" +
+                      std::to_string(height));
   buffer->handle_ = create.handle;
   buffer->pitch_ = create.pitch;
   int prime = -1;
-  if (drmPrimeHandleToFD(fd, create.handle, DRM_CLOEXEC | DRM_RDWR, &prime) != 0) {
-    LOG_ERROR("vulkan swapchain: drmPrimeHandleToFD of a dumb buffer: %s", std::strerror(errno));
-    return nullptr;
-  }
+  if (drmPrimeHandleToFD(fd, create.handle, DRM_CLOEXEC | DRM_RDWR, &prime) != 0)
+    return last_error("drmPrimeHandleToFD of a dumb buffer");
   buffer->dmabuf_ = UniqueFd(prime);
   return buffer;
 }
@@ -41,7 +37,7 @@ DumbBuffer::~DumbBuffer() {
   drm_mode_destroy_dumb destroy{};
   destroy.handle = handle_;
   if (drmIoctl(kms_->get(), DRM_IOCTL_MODE_DESTROY_DUMB, &destroy) != 0)
-    LOG_ERROR("vulkan swapchain: DRM_IOCTL_MODE_DESTROY_DUMB: %s", std::strerror(errno));
+    LOG_ERROR("vulkan swapchain: %s", last_error("DRM_IOCTL_MODE_DESTROY_DUMB").describe().c_str());
 }
 
 }  // namespace baton::vulkan

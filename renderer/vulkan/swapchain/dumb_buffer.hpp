@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "util/result.hpp"
 #include "util/unique_fd.hpp"
 
 namespace baton::vulkan {
@@ -15,9 +16,10 @@ namespace baton::vulkan {
 class DumbBuffer {
  public:
   /// `kms` is the display device, opened for the allocator alone (handles
-  /// live as long as it). Null (logged) on failure.
-  static std::unique_ptr<DumbBuffer> create(std::shared_ptr<UniqueFd> kms, uint32_t width,
-                                            uint32_t height, uint32_t bpp);
+  /// live as long as it).
+  [[nodiscard]] static Result<std::unique_ptr<DumbBuffer>> create(std::shared_ptr<UniqueFd> kms,
+                                                                  uint32_t width, uint32_t height,
+                                                                  uint32_t bpp);
   ~DumbBuffer();
   DumbBuffer(const DumbBuffer&) = delete;
   DumbBuffer& operator=(const DumbBuffer&) = delete;

@@ -5,7 +5,6 @@
 #include <xf86drmMode.h>
 
 #include <cerrno>
-#include <cstring>
 #include <vector>
 
 #include "renderer/vulkan/texture/dmabuf_import.hpp"
@@ -18,23 +17,21 @@ bool dmabuf_exportable(Device& device, VkFormat format, uint64_t modifier,
           VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) != 0;
 }
 
-bool create_exported_image(Device& device, const FormatInfo& format, uint32_t width,
-                           uint32_t height, const wlr_drm_format& offered, VkImageUsageFlags usage,
-                           ExportedImage& out, std::string& why) {
-  if (device.get_memory_fd == nullptr || device.get_image_modifier == nullptr) {
-    why = "the device cannot export dma-bufs";
-    return false;
-  }
+Result<ExportedImage> create_exported_image(Device& device, const FormatInfo& format,
+                                            uint32_t width, uint32_t height,
+                                            const wlr_drm_format& offered,
+                                            VkImageUsageFlags usage) {
+  if (device.get_memory_fd == nullptr || device.get_image_modifier == nullptr)
+    return failure("dma-buf export", "the device cannot export dma-bufs");
   // The plane's explicit modifiers that the device renders into and exports.
   std::vector<uint64_t> modifiers;
   for (size_t i = 0; i < offered.len; ++i)
     if (offered.modifiers[i] != DRM_FORMAT_MOD_INVALID &&
         dmabuf_exportable(device, format.vk, offered.modifiers[i], usage))
       modifiers.push_back(offered.modifiers[i]);
-  if (modifiers.empty()) {
-    why = "no modifier the plane offers can be rendered into and exported";
-    return false;
-  }
+  if (modifiers.empty())
+    return failure("dma-buf export",
+                   "no modifier the plane offers can be rendered into and exported");
   VkDevice dev = device.get();
   VkImageDrmFormatModifierListCreateInfoEXT modifier_list{
       VK_STRUCTURE_TYPE_IMAGE_DRM_FORMAT_MODIFIER_LIST_CREATE_INFO_EXT};
@@ -53,20 +50,18 @@ bool create_exported_image(Device& device, const FormatInfo& format, uint32_t wi
   info.tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT;
   info.usage = usage;
   info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  ExportedImage out;
   VkImage image = VK_NULL_HANDLE;
-  if (!device.check(vkCreateImage(dev, &info, nullptr, &image), "vkCreateImage (exported)")) {
-    why = "vkCreateImage failed";
-    return false;
-  }
+  if (Status s =
+          device.check(vkCreateImage(dev, &info, nullptr, &image), "vkCreateImage (exported)");
+      !s)
+    return s.error();
   out.image = UniqueImage(dev, image);
 
   VkMemoryRequirements req{};
   vkGetImageMemoryRequirements(dev, image, &req);
   const int type = device.memory_type(req.memoryTypeBits, 0);
-  if (type < 0) {
-    why = "no memory type fits the image";
-    return false;
-  }
+  if (type < 0) return failure("vkAllocateMemory (exported)", "no memory type fits the image");
   VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
   dedicated.image = image;
   VkExportMemoryAllocateInfo export_info{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO, &dedicated};
@@ -75,49 +70,43 @@ bool create_exported_image(Device& device, const FormatInfo& format, uint32_t wi
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex = static_cast<uint32_t>(type);
   VkDeviceMemory memory = VK_NULL_HANDLE;
-  if (!device.check(vkAllocateMemory(dev, &alloc, nullptr, &memory),
-                    "vkAllocateMemory (exported)")) {
-    why = "vkAllocateMemory failed";
-    return false;
-  }
+  if (Status s = device.check(vkAllocateMemory(dev, &alloc, nullptr, &memory),
+                              "vkAllocateMemory (exported)");
+      !s)
+    return s.error();
   out.memory = UniqueMemory(dev, memory);
-  if (!device.check(vkBindImageMemory(dev, image, memory, 0), "vkBindImageMemory (exported)")) {
-    why = "vkBindImageMemory failed";
-    return false;
-  }
+  if (Status s =
+          device.check(vkBindImageMemory(dev, image, memory, 0), "vkBindImageMemory (exported)");
+      !s)
+    return s.error();
 
   VkMemoryGetFdInfoKHR get_fd{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
   get_fd.memory = memory;
   get_fd.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
   int fd = -1;
-  if (!device.check(device.get_memory_fd(dev, &get_fd, &fd), "vkGetMemoryFdKHR")) {
-    why = "vkGetMemoryFdKHR failed";
-    return false;
-  }
+  if (Status s = device.check(device.get_memory_fd(dev, &get_fd, &fd), "vkGetMemoryFdKHR"); !s)
+    return s.error();
   out.dmabuf = UniqueFd(fd);
   VkImageDrmFormatModifierPropertiesEXT chosen{
       VK_STRUCTURE_TYPE_IMAGE_DRM_FORMAT_MODIFIER_PROPERTIES_EXT};
-  if (!device.check(device.get_image_modifier(dev, image, &chosen),
-                    "vkGetImageDrmFormatModifierPropertiesEXT")) {
-    why = "the image's modifier is unknown";
-    return false;
-  }
+  if (Status s = device.check(device.get_image_modifier(dev, image, &chosen),
+                              "vkGetImageDrmFormatModifierPropertiesEXT");
+      !s)
+    return s.error();
   out.modifier = chosen.drmFormatModifier;
   VkImageSubresource plane{VK_IMAGE_ASPECT_MEMORY_PLANE_0_BIT_EXT, 0, 0};
   VkSubresourceLayout layout{};
   vkGetImageSubresourceLayout(dev, image, &plane, &layout);
   out.offset = static_cast<uint32_t>(layout.offset);
   out.stride = static_cast<uint32_t>(layout.rowPitch);
-  return true;
+  return out;
 }
 
-bool kms_takes(int kms_fd, const ExportedImage& image, uint32_t width, uint32_t height,
-               uint32_t drm_format, std::string& why) {
+Status kms_takes(int kms_fd, const ExportedImage& image, uint32_t width, uint32_t height,
+                 uint32_t drm_format) {
   uint32_t handle = 0;
-  if (drmPrimeFDToHandle(kms_fd, image.dmabuf.get(), &handle) != 0) {
-    why = std::string("PRIME import: ") + std::strerror(errno);
-    return false;
-  }
+  if (drmPrimeFDToHandle(kms_fd, image.dmabuf.get(), &handle) != 0)
+    return last_error("PRIME import");
   uint32_t handles[4] = {handle, 0, 0, 0};
   uint32_t pitches[4] = {image.stride, 0, 0, 0};
   uint32_t offsets[4] = {image.offset, 0, 0, 0};
@@ -136,14 +125,11 @@ bool kms_takes(int kms_fd, const ExportedImage& image, uint32_t width, uint32_t 
     ret = -EINVAL;
     errno = EINVAL;
   }
-  const int err = errno;
+  const Error refused = last_error("adding a framebuffer");  // before the calls below
   if (ret == 0) drmModeRmFB(kms_fd, fb);
   drmCloseBufferHandle(kms_fd, handle);
-  if (ret != 0) {
-    why = std::string("adding a framebuffer: ") + std::strerror(err);
-    return false;
-  }
-  return true;
+  if (ret != 0) return refused;
+  return {};
 }
 
 }  // namespace baton::vulkan

@@ -7,11 +7,11 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 
 #include "renderer/vulkan/device/device.hpp"
 #include "renderer/vulkan/device/formats.hpp"
 #include "renderer/vulkan/device/vk_util.hpp"
+#include "util/result.hpp"
 #include "util/unique_fd.hpp"
 #include "util/wlr.hpp"
 
@@ -31,15 +31,16 @@ struct ExportedImage {
 bool dmabuf_exportable(Device& device, VkFormat format, uint64_t modifier, VkImageUsageFlags usage);
 
 /// Allocates `width`x`height` of `format` for `usage` with a modifier from
-/// `offered` that the device can render into and export. False (with `why`)
-/// when none fits or the device cannot export.
-bool create_exported_image(Device& device, const FormatInfo& format, uint32_t width,
-                           uint32_t height, const wlr_drm_format& offered, VkImageUsageFlags usage,
-                           ExportedImage& out, std::string& why);
+/// `offered` that the device can render into and export; an error when none
+/// fits or the device cannot export.
+[[nodiscard]] Result<ExportedImage> create_exported_image(Device& device, const FormatInfo& format,
+                                                          uint32_t width, uint32_t height,
+                                                          const wlr_drm_format& offered,
+                                                          VkImageUsageFlags usage);
 
 /// Whether the display device `kms_fd` takes `image` as a framebuffer (tried:
-/// imported, added and removed again). False with the kernel's answer in `why`.
-bool kms_takes(int kms_fd, const ExportedImage& image, uint32_t width, uint32_t height,
-               uint32_t drm_format, std::string& why);
+/// imported, added and removed again); the kernel's answer when it does not.
+[[nodiscard]] Status kms_takes(int kms_fd, const ExportedImage& image, uint32_t width,
+                               uint32_t height, uint32_t drm_format);
 
 }  // namespace baton::vulkan

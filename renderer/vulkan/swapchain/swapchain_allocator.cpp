@@ -6,7 +6,9 @@
 #include <unistd.h>
 #include <xf86drm.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <utility>
 
 #include "renderer/vulkan/device/formats.hpp"
@@ -27,8 +29,11 @@ void buffer_destroy(wlr_buffer* base) {
   buffer->release.disconnect();  // wlr_buffer_finish asserts nobody listens
   wlr_buffer_finish(base);
   // wlroots destroys a buffer once nobody holds it; the GPU may still be
-  // writing it if the last pass was just submitted.
-  buffer->device->wait(buffer->slot.last_point);
+  // writing it if the last pass was just submitted. (A lost device runs
+  // nothing more: its image is free to go.)
+  if (Status waited = buffer->device->wait(buffer->slot.last_point);
+      !waited && !buffer->device->lost())
+    LOG_ERROR("vulkan swapchain: freeing a slot: %s", waited.error().describe().c_str());
   if (auto it = buffer->counts->live.find(buffer->key); it != buffer->counts->live.end()) {
     if (--it->second <= 0) buffer->counts->live.erase(it);
   }
@@ -41,7 +46,10 @@ bool begin_data_ptr_access(wlr_buffer* base, uint32_t /*flags*/, void** data, ui
   if (buffer->mapped == nullptr) return false;
   // The CPU reads what the last pass wrote: wait for that pass (not a frame-loop wait:
   // only CPU consumers of the pixels come here).
-  if (!buffer->device->wait(buffer->slot.last_point)) return false;
+  if (Status waited = buffer->device->wait(buffer->slot.last_point); !waited) {
+    LOG_ERROR("vulkan swapchain: reading a slot's pixels: %s", waited.error().describe().c_str());
+    return false;
+  }
   *data = buffer->mapped;
   *format = buffer->slot.drm_format;
   *stride = buffer->stride;
@@ -106,24 +114,24 @@ bool offers(const wlr_drm_format* format, uint64_t modifier) {
 SwapchainAllocator* get(wlr_allocator* a) { return reinterpret_cast<SwapchainAllocator*>(a); }
 
 // Allocates the image's memory as a memfd and imports it (external_memory_host).
-bool import_shared_memory(SlotBuffer& buffer, const VkMemoryRequirements& req,
-                          VkDeviceMemory& memory) {
+Status import_shared_memory(SlotBuffer& buffer, const VkMemoryRequirements& req,
+                            VkDeviceMemory& memory) {
   Device& device = *buffer.device;
   const VkDeviceSize align = device.host_pointer_alignment;
   const size_t size = static_cast<size_t>((req.size + align - 1) / align * align);
-  if (!buffer.shared.create(size)) return false;
+  if (Status s = buffer.shared.create(size); !s) return s;
   VkMemoryHostPointerPropertiesEXT host{VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
-  if (!device.check(device.get_host_pointer_properties(
-                        device.get(), VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
-                        buffer.shared.data, &host),
-                    "vkGetMemoryHostPointerPropertiesEXT"))
-    return false;
+  if (Status s =
+          device.check(device.get_host_pointer_properties(
+                           device.get(), VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+                           buffer.shared.data, &host),
+                       "vkGetMemoryHostPointerPropertiesEXT");
+      !s)
+    return s;
   int type = device.memory_type(req.memoryTypeBits & host.memoryTypeBits,
                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
-  if (type < 0) {
-    LOG_ERROR("vulkan: no memory type can import a memfd for a swapchain image");
-    return false;
-  }
+  if (type < 0)
+    return failure("importing a memfd for a swapchain image", "no memory type can import it");
   VkImportMemoryHostPointerInfoEXT import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT};
   import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
   import.pHostPointer = buffer.shared.data;
@@ -134,7 +142,7 @@ bool import_shared_memory(SlotBuffer& buffer, const VkMemoryRequirements& req,
                       "vkAllocateMemory (host pointer)");
 }
 
-bool create_view(SlotBuffer& buffer, const FormatInfo& format) {
+Status create_view(SlotBuffer& buffer, const FormatInfo& format) {
   Device& device = *buffer.device;
   VkImageViewCreateInfo view_info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
   view_info.image = buffer.image.get();
@@ -142,21 +150,23 @@ bool create_view(SlotBuffer& buffer, const FormatInfo& format) {
   view_info.format = format.vk;
   view_info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
   VkImageView view = VK_NULL_HANDLE;
-  if (!device.check(vkCreateImageView(device.get(), &view_info, nullptr, &view),
-                    "vkCreateImageView"))
-    return false;
+  if (Status s = device.check(vkCreateImageView(device.get(), &view_info, nullptr, &view),
+                              "vkCreateImageView");
+      !s)
+    return s;
   buffer.view = UniqueImageView(device.get(), view);
   buffer.slot.image = buffer.image.get();
   buffer.slot.view = view;
   buffer.slot.format = format.vk;
-  return true;
+  return {};
 }
 
 // A DRM slot: a dumb buffer of the display device, drawn into through Vulkan.
-bool create_dumb_image(SlotBuffer& buffer, const FormatInfo& format,
-                       const std::shared_ptr<UniqueFd>& kms, bool storage) {
-  buffer.dumb = DumbBuffer::create(kms, buffer.slot.width, buffer.slot.height, 32);
-  if (!buffer.dumb) return false;
+Status create_dumb_image(SlotBuffer& buffer, const FormatInfo& format,
+                         const std::shared_ptr<UniqueFd>& kms, bool storage) {
+  auto dumb = DumbBuffer::create(kms, buffer.slot.width, buffer.slot.height, 32);
+  if (!dumb) return dumb.error();
+  buffer.dumb = std::move(*dumb);
   wlr_dmabuf_attributes attribs{};
   attribs.width = static_cast<int>(buffer.slot.width);
   attribs.height = static_cast<int>(buffer.slot.height);
@@ -165,24 +175,23 @@ bool create_dumb_image(SlotBuffer& buffer, const FormatInfo& format,
   attribs.n_planes = 1;
   attribs.stride[0] = buffer.dumb->pitch();
   attribs.fd[0] = buffer.dumb->dmabuf();
-  ImportedImage imported;
   const VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
                                   VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
   // Storage where the device allows it on this layout; else raster draws only.
   buffer.slot.storage =
       storage && dmabuf_usage_supported(*buffer.device, format.vk, DRM_FORMAT_MOD_LINEAR,
                                         usage | VK_IMAGE_USAGE_STORAGE_BIT);
-  if (!import_dmabuf(*buffer.device, attribs, format, imported,
-                     buffer.slot.storage ? usage | VK_IMAGE_USAGE_STORAGE_BIT : usage))
-    return false;
-  buffer.image = std::move(imported.image);
-  buffer.memory = std::move(imported.memory);
-  if (!create_view(buffer, format)) return false;
+  auto imported = import_dmabuf(*buffer.device, attribs, format,
+                                buffer.slot.storage ? usage | VK_IMAGE_USAGE_STORAGE_BIT : usage);
+  if (!imported) return imported.error();
+  buffer.image = std::move(imported->image);
+  buffer.memory = std::move(imported->memory);
+  if (Status s = create_view(buffer, format); !s) return s;
   buffer.slot.host_visible = false;
   // virtio-gpu ignores implicit fences at scanout: without IN_FENCE_FD (the
   // output's wait point) the output commits only once the GPU is done.
   buffer.slot.fenceless_consumer = true;
-  return true;
+  return {};
 }
 
 // Exported slots are drawn with raster draws only (no storage usage asked for).
@@ -202,68 +211,84 @@ void adopt_exported(SlotBuffer& buffer, ExportedImage exported) {
 }
 
 // A DRM slot Vulkan allocated, exported as a dma-buf the display device
-// imports. The first one is tried on the display device; a refusal turns the
-// allocator to dumb buffers for good, logged once with the reason.
-bool create_exported_slot(SlotBuffer& buffer, const FormatInfo& format,
-                          const wlr_drm_format& offered, SwapchainAllocator& alloc) {
-  ExportedImage exported;
-  std::string why;
-  bool ok = create_exported_image(*buffer.device, format, buffer.slot.width, buffer.slot.height,
-                                  offered, kExportedUsage, exported, why);
-  if (ok && alloc.kms_slots == SwapchainAllocator::KmsSlots::untried)
-    ok = kms_takes(alloc.kms->get(), exported, buffer.slot.width, buffer.slot.height, format.drm,
-                   why);
-  if (!ok) {
-    if (alloc.kms_slots == SwapchainAllocator::KmsSlots::untried)
-      LOG_INFO(
-          "vulkan swapchain: a slot allocated by Vulkan cannot be scanned out (%s): slots "
-          "are the display device's dumb buffers",
-          why.c_str());
-    else
-      LOG_ERROR("vulkan swapchain: exporting a slot failed (%s); using a dumb buffer", why.c_str());
-    if (alloc.kms_slots == SwapchainAllocator::KmsSlots::untried)
-      alloc.kms_slots = SwapchainAllocator::KmsSlots::dumb;
-    return false;
-  }
+// imports. The first one is tried on the display device (kms_takes); the
+// caller turns the allocator to dumb buffers for good when that fails.
+Status create_exported_slot(SlotBuffer& buffer, const FormatInfo& format,
+                            const wlr_drm_format& offered, SwapchainAllocator& alloc) {
+  auto exported = create_exported_image(*buffer.device, format, buffer.slot.width,
+                                        buffer.slot.height, offered, kExportedUsage);
+  if (!exported) return exported.error();
   if (alloc.kms_slots == SwapchainAllocator::KmsSlots::untried) {
+    if (Status s = kms_takes(alloc.kms->get(), *exported, buffer.slot.width, buffer.slot.height,
+                             format.drm);
+        !s)
+      return s;
     LOG_INFO(
         "vulkan swapchain: slots are Vulkan images exported as dma-bufs (modifier 0x%llx) "
         "that the display device scans out",
-        static_cast<unsigned long long>(exported.modifier));
+        static_cast<unsigned long long>(exported->modifier));
     alloc.kms_slots = SwapchainAllocator::KmsSlots::exported;
   }
-  adopt_exported(buffer, std::move(exported));
-  if (!create_view(buffer, format)) return false;
+  adopt_exported(buffer, std::move(*exported));
+  if (Status s = create_view(buffer, format); !s) return s;
   // As for dumb buffers: without IN_FENCE_FD the output commits once the GPU is done.
   buffer.slot.fenceless_consumer = true;
-  return true;
+  return {};
+}
+
+// A DRM slot: exported where the display device takes those, else (and for
+// good once it refused one) its dumb buffer.
+Status create_kms_slot(SlotBuffer& buffer, const FormatInfo& format, const wlr_drm_format& offered,
+                       SwapchainAllocator& alloc) {
+  if (alloc.kms_slots != SwapchainAllocator::KmsSlots::dumb) {
+    Status exported = create_exported_slot(buffer, format, offered, alloc);
+    if (exported) return exported;
+    if (alloc.kms_slots == SwapchainAllocator::KmsSlots::untried) {
+      LOG_INFO(
+          "vulkan swapchain: a slot allocated by Vulkan cannot be scanned out (%s): slots "
+          "are the display device's dumb buffers",
+          exported.error().describe().c_str());
+      alloc.kms_slots = SwapchainAllocator::KmsSlots::dumb;
+    } else {
+      LOG_ERROR("vulkan swapchain: exporting a slot failed (%s); using a dumb buffer",
+                exported.error().describe().c_str());
+    }
+    buffer.image = {};
+    buffer.memory = {};
+    buffer.exported = {};
+  }
+  return create_dumb_image(buffer, format, alloc.kms, alloc.storage);
 }
 
 // A nested output's slot for a parent that takes dma-bufs with explicit
 // sync: exported as the DRM slots are; the parent waits for render-done (the
 // acquire point) itself, so the commit need not wait for the GPU.
-bool create_parent_slot(SlotBuffer& buffer, const FormatInfo& format, const wlr_drm_format& offered,
-                        SwapchainAllocator& alloc) {
-  ExportedImage exported;
-  std::string why;
-  if (!create_exported_image(*buffer.device, format, buffer.slot.width, buffer.slot.height, offered,
-                             kExportedUsage, exported, why)) {
-    LOG_ERROR("vulkan swapchain: no slot for the parent compositor: %s", why.c_str());
-    return false;
-  }
+Status create_parent_slot(SlotBuffer& buffer, const FormatInfo& format,
+                          const wlr_drm_format& offered, SwapchainAllocator& alloc) {
+  auto exported = create_exported_image(*buffer.device, format, buffer.slot.width,
+                                        buffer.slot.height, offered, kExportedUsage);
+  if (!exported) return exported.error();
   if (!std::exchange(alloc.dmabuf_parent_logged, true))
     LOG_INFO(
         "vulkan swapchain: slots are Vulkan images exported as dma-bufs (modifier 0x%llx) "
         "for the parent compositor, with render-done as their acquire point",
-        static_cast<unsigned long long>(exported.modifier));
-  adopt_exported(buffer, std::move(exported));
-  if (!create_view(buffer, format)) return false;
+        static_cast<unsigned long long>(exported->modifier));
+  adopt_exported(buffer, std::move(*exported));
+  if (Status s = create_view(buffer, format); !s) return s;
   buffer.slot.fenceless_consumer = false;
-  return true;
+  return {};
 }
 
-bool create_image(SlotBuffer& buffer, const FormatInfo& format, bool host_visible, bool shm,
-                  bool storage) {
+// "linear 640x480 image of format 0x34325241", for errors.
+std::string describe_image(bool linear, uint32_t width, uint32_t height, uint32_t drm_format) {
+  char text[96];
+  std::snprintf(text, sizeof(text), "%s %ux%u image of format 0x%08x",
+                linear ? "linear" : "optimal", width, height, drm_format);
+  return text;
+}
+
+Status create_image(SlotBuffer& buffer, const FormatInfo& format, bool host_visible, bool shm,
+                    bool storage) {
   Device& device = *buffer.device;
   VkDevice dev = device.get();
   VkExternalMemoryImageCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO};
@@ -294,21 +319,21 @@ bool create_image(SlotBuffer& buffer, const FormatInfo& format, bool host_visibl
   }
   buffer.slot.storage = (info.usage & VK_IMAGE_USAGE_STORAGE_BIT) != 0;
   if (supported != VK_SUCCESS || props.maxExtent.width < info.extent.width ||
-      props.maxExtent.height < info.extent.height) {
-    LOG_ERROR("vulkan: the device cannot render into a %s %ux%u image of format 0x%08x (%s)",
-              host_visible ? "linear" : "optimal", info.extent.width, info.extent.height,
-              format.drm, result_name(supported));
-    return false;
-  }
+      props.maxExtent.height < info.extent.height)
+    return failure(
+        "the device cannot render into a " +
+            describe_image(host_visible, info.extent.width, info.extent.height, format.drm),
+        result_name(supported));
   VkImage image = VK_NULL_HANDLE;
-  if (!device.check(vkCreateImage(dev, &info, nullptr, &image), "vkCreateImage")) return false;
+  if (Status s = device.check(vkCreateImage(dev, &info, nullptr, &image), "vkCreateImage"); !s)
+    return s;
   buffer.image = UniqueImage(dev, image);
 
   VkMemoryRequirements req{};
   vkGetImageMemoryRequirements(dev, image, &req);
   VkDeviceMemory memory = VK_NULL_HANDLE;
   if (shm) {
-    if (!import_shared_memory(buffer, req, memory)) return false;
+    if (Status s = import_shared_memory(buffer, req, memory); !s) return s;
   } else {
     VkMemoryPropertyFlags want = host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                                     VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
@@ -319,36 +344,42 @@ bool create_image(SlotBuffer& buffer, const FormatInfo& format, bool host_visibl
       type = device.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                                         VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
     if (type < 0 && !host_visible) type = device.memory_type(req.memoryTypeBits, 0);
-    if (type < 0) {
-      LOG_ERROR("vulkan: no memory type fits a %s swapchain image",
-                host_visible ? "host-visible" : "device-local");
-      return false;
-    }
+    if (type < 0)
+      return failure("vkAllocateMemory", std::string("no memory type fits a ") +
+                                             (host_visible ? "host-visible" : "device-local") +
+                                             " swapchain image");
     VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     alloc.allocationSize = req.size;
     alloc.memoryTypeIndex = static_cast<uint32_t>(type);
-    if (!device.check(vkAllocateMemory(dev, &alloc, nullptr, &memory), "vkAllocateMemory"))
-      return false;
+    if (Status s =
+            device.check(vkAllocateMemory(dev, &alloc, nullptr, &memory), "vkAllocateMemory");
+        !s)
+      return s;
   }
   buffer.memory = UniqueMemory(dev, memory);
-  if (!device.check(vkBindImageMemory(dev, image, memory, 0), "vkBindImageMemory")) return false;
+  if (Status s = device.check(vkBindImageMemory(dev, image, memory, 0), "vkBindImageMemory"); !s)
+    return s;
 
   if (host_visible) {
     VkImageSubresource sub{VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
     VkSubresourceLayout layout{};
     vkGetImageSubresourceLayout(dev, image, &sub, &layout);
     void* ptr = buffer.shared.data;
-    if (!shm && !device.check(vkMapMemory(dev, memory, 0, VK_WHOLE_SIZE, 0, &ptr), "vkMapMemory"))
-      return false;
+    if (!shm) {
+      if (Status s =
+              device.check(vkMapMemory(dev, memory, 0, VK_WHOLE_SIZE, 0, &ptr), "vkMapMemory");
+          !s)
+        return s;
+    }
     buffer.mapped = static_cast<unsigned char*>(ptr) + layout.offset;
     buffer.offset = layout.offset;
     buffer.stride = layout.rowPitch;
   }
 
-  if (!create_view(buffer, format)) return false;
+  if (Status s = create_view(buffer, format); !s) return s;
   buffer.slot.host_visible = host_visible;
   buffer.slot.fenceless_consumer = shm;
-  return true;
+  return {};
 }
 
 // A DRM slot whose reader (the display) may still be busy with it. It goes
@@ -362,7 +393,12 @@ void slot_unlocked(SlotBuffer& buffer) {
   UniqueFd& fence = buffer.slot.release_fence;
   if (fence && readable_now(fence.get())) fence.reset();
   // Else whatever the scanout left on the dma-buf (drivers with implicit sync).
-  if (!fence) fence = pending_write_fence(slot_dmabuf(buffer));
+  if (fence) return;
+  auto pending = pending_write_fence(slot_dmabuf(buffer));
+  if (pending)
+    fence = std::move(*pending);
+  else  // the next pass draws unwaited
+    LOG_ERROR("vulkan swapchain: %s", pending.error().describe().c_str());
 }
 
 wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
@@ -398,22 +434,19 @@ wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
   buffer->slot.width = static_cast<uint32_t>(width);
   buffer->slot.height = static_cast<uint32_t>(height);
   buffer->slot.drm_format = drm_format->format;
-  bool created = false;
-  if (alloc->dmabuf_parent) {
+  Status created;
+  if (alloc->dmabuf_parent)
     created = create_parent_slot(*buffer, *format, *drm_format, *alloc);
-  } else if (alloc->kms) {
-    created = alloc->kms_slots != SwapchainAllocator::KmsSlots::dumb &&
-              create_exported_slot(*buffer, *format, *drm_format, *alloc);
-    if (!created) {
-      buffer->image = {};
-      buffer->memory = {};
-      buffer->exported = {};
-      created = create_dumb_image(*buffer, *format, alloc->kms, alloc->storage);
-    }
-  } else {
+  else if (alloc->kms)
+    created = create_kms_slot(*buffer, *format, *drm_format, *alloc);
+  else
     created = create_image(*buffer, *format, alloc->host_visible, alloc->shm, alloc->storage);
+  if (!created) {
+    LOG_ERROR("vulkan swapchain: no slot%s: %s",
+              alloc->dmabuf_parent ? " for the parent compositor" : "",
+              created.error().describe().c_str());
+    return nullptr;
   }
-  if (!created) return nullptr;
   wlr_buffer_init(&buffer->base, &kBufferImpl, width, height);
   SlotBuffer* raw = buffer.get();
   buffer->release.connect(&buffer->base.events.release, [raw](void*) { slot_unlocked(*raw); });
@@ -458,7 +491,9 @@ bool when_rendered(wlr_renderer* renderer, wlr_buffer* buffer, std::function<voi
   CompletionWatch* watch = r.completion();
   if (watch == nullptr) {
     // Nothing can wake the loop: the one CPU wait left, logged by completion().
-    r.device().wait(target->last_point);
+    if (Status waited = r.device().wait(target->last_point); !waited)
+      LOG_ERROR("vulkan swapchain: waiting for a slot's render: %s",
+                waited.error().describe().c_str());
     return false;
   }
   watch->when_done(target->last_point, std::move(done));
@@ -469,22 +504,17 @@ SharedMemory::~SharedMemory() {
   if (data != nullptr) munmap(data, size);
 }
 
-bool SharedMemory::create(size_t bytes) {
+Status SharedMemory::create(size_t bytes) {
   fd = UniqueFd(memfd_create("baton-swapchain", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-  if (!fd || ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0) {
-    LOG_ERROR("vulkan swapchain: memfd of %zu bytes: %m", bytes);
-    return false;
-  }
+  if (!fd || ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0)
+    return last_error("memfd of " + std::to_string(bytes) + " bytes");
   // The consumer maps it too: it must not be able to shrink it under us.
   fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL);
   void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
-  if (mapped == MAP_FAILED) {
-    LOG_ERROR("vulkan swapchain: mmap of the slot memfd: %m");
-    return false;
-  }
+  if (mapped == MAP_FAILED) return last_error("mmap of the slot memfd");
   data = mapped;
   size = bytes;
-  return true;
+  return {};
 }
 
 Slot* slot_of(wlr_buffer* buffer) {
@@ -511,41 +541,35 @@ bool renderer_can_share_memory(wlr_renderer* renderer) {
          Renderer::from(renderer)->device().features().host_memory_import;
 }
 
-wlr_allocator* create_swapchain_allocator(wlr_renderer* renderer, const SwapchainOptions& options) {
-  if (!is_vulkan_renderer(renderer)) return nullptr;
+Result<wlr_allocator*> create_swapchain_allocator(wlr_renderer* renderer,
+                                                  const SwapchainOptions& options) {
+  if (!is_vulkan_renderer(renderer))
+    return failure("the swapchain allocator", "the renderer is not baton's Vulkan renderer");
   auto alloc = std::make_unique<SwapchainAllocator>();
   alloc->device = Renderer::from(renderer)->shared_device();
   alloc->counts = std::make_shared<SlotCounts>();
   alloc->slots = std::max(1, options.slots);
   alloc->shm = options.shm && renderer_can_share_memory(renderer);
-  if (options.shm && !alloc->shm) {
-    LOG_ERROR("vulkan swapchain: wl_shm slots need VK_EXT_external_memory_host");
-    return nullptr;
-  }
+  if (options.shm && !alloc->shm)
+    return failure("vulkan swapchain", "wl_shm slots need VK_EXT_external_memory_host");
   alloc->host_visible = options.host_visible || alloc->shm;
   alloc->storage = Renderer::from(renderer)->composites_with_compute();
   if (options.kms_fd >= 0) {
-    if (!Renderer::from(renderer)->device().features().dmabuf_import) {
-      LOG_ERROR(
-          "vulkan swapchain: DRM slots need dma-buf import (VK_EXT_image_drm_format_modifier)");
-      return nullptr;
-    }
+    if (!Renderer::from(renderer)->device().features().dmabuf_import)
+      return failure("vulkan swapchain",
+                     "DRM slots need dma-buf import (VK_EXT_image_drm_format_modifier)");
     // An open file of our own, not a dup: GEM handles are per open file, and
     // the DRM backend closes the handles it gets importing our dma-bufs.
     MallocPtr<char> path(drmGetDeviceNameFromFd2(options.kms_fd));
     alloc->kms = std::make_shared<UniqueFd>(path ? open(path.get(), O_RDWR | O_CLOEXEC) : -1);
-    if (!*alloc->kms) {
-      LOG_ERROR("vulkan swapchain: cannot open the DRM device %s again: %m",
-                path ? path.get() : "?");
-      return nullptr;
-    }
+    if (!*alloc->kms)
+      return last_error(std::string("vulkan swapchain: opening the DRM device ") +
+                        (path ? path.get() : "?") + " again");
     alloc->host_visible = false;
   }
   if (options.dmabuf_parent) {
-    if (!renderer_can_export_dmabuf(renderer)) {
-      LOG_ERROR("vulkan swapchain: slots for a dma-buf parent need dma-buf export");
-      return nullptr;
-    }
+    if (!renderer_can_export_dmabuf(renderer))
+      return failure("vulkan swapchain", "slots for a dma-buf parent need dma-buf export");
     alloc->dmabuf_parent = true;
     alloc->host_visible = false;
   }

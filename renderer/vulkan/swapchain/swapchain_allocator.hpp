@@ -48,7 +48,7 @@ struct SharedMemory {
   ~SharedMemory();
   SharedMemory(const SharedMemory&) = delete;
   SharedMemory& operator=(const SharedMemory&) = delete;
-  [[nodiscard]] bool create(size_t bytes);
+  [[nodiscard]] Status create(size_t bytes);
 };
 
 struct SlotBuffer {

@@ -4,9 +4,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <string>
 #include <vector>
 
-#include "util/log.hpp"
 #include "util/unique_fd.hpp"
 
 namespace baton::vulkan {
@@ -87,17 +87,13 @@ bool dmabuf_usage_supported(Device& device, VkFormat format, uint64_t modifier,
   return importable_for(device, format, modifier, usage);
 }
 
-bool import_dmabuf(Device& device, const wlr_dmabuf_attributes& attribs, const FormatInfo& format,
-                   ImportedImage& out, VkImageUsageFlags usage) {
-  if (attribs.modifier == DRM_FORMAT_MOD_INVALID) {
-    LOG_ERROR("vulkan: dma-buf with an implicit modifier cannot be imported");
-    return false;
-  }
-  if (attribs.n_planes != 1) {
-    LOG_ERROR("vulkan: dma-buf with %d planes: only single-plane formats are imported",
-              attribs.n_planes);
-    return false;
-  }
+Result<ImportedImage> import_dmabuf(Device& device, const wlr_dmabuf_attributes& attribs,
+                                    const FormatInfo& format, VkImageUsageFlags usage) {
+  if (attribs.modifier == DRM_FORMAT_MOD_INVALID)
+    return failure("dma-buf import", "a dma-buf with an implicit modifier cannot be imported");
+  if (attribs.n_planes != 1)
+    return failure("dma-buf import", "a dma-buf with " + std::to_string(attribs.n_planes) +
+                                         " planes: only single-plane formats are imported");
   VkDevice dev = device.get();
   VkSubresourceLayout plane{};
   plane.offset = attribs.offset[0];
@@ -121,29 +117,27 @@ bool import_dmabuf(Device& device, const wlr_dmabuf_attributes& attribs, const F
   info.usage = usage;
   info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   VkImage image = VK_NULL_HANDLE;
-  if (!device.check(vkCreateImage(dev, &info, nullptr, &image), "vkCreateImage (dma-buf)"))
-    return false;
+  if (Status s =
+          device.check(vkCreateImage(dev, &info, nullptr, &image), "vkCreateImage (dma-buf)");
+      !s)
+    return s.error();
   UniqueImage owned_image(dev, image);
 
   // Vulkan owns the fd once the import succeeds; until then we do.
   auto duplicated = UniqueFd::duplicate_of(attribs.fd[0]);
-  if (!duplicated) {
-    LOG_ERROR("vulkan: dma-buf import: %s", duplicated.error().describe().c_str());
-    return false;
-  }
+  if (!duplicated) return duplicated.error();
   UniqueFd fd = std::move(*duplicated);
   VkMemoryFdPropertiesKHR fd_props{VK_STRUCTURE_TYPE_MEMORY_FD_PROPERTIES_KHR};
-  if (!device.check(device.get_memory_fd_properties(
-                        dev, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, fd.get(), &fd_props),
-                    "vkGetMemoryFdPropertiesKHR"))
-    return false;
+  if (Status s = device.check(
+          device.get_memory_fd_properties(dev, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT,
+                                          fd.get(), &fd_props),
+          "vkGetMemoryFdPropertiesKHR");
+      !s)
+    return s.error();
   VkMemoryRequirements req{};
   vkGetImageMemoryRequirements(dev, image, &req);
   int type = device.memory_type(req.memoryTypeBits & fd_props.memoryTypeBits, 0);
-  if (type < 0) {
-    LOG_ERROR("vulkan: no memory type can hold this dma-buf");
-    return false;
-  }
+  if (type < 0) return failure("dma-buf import", "no memory type can hold this dma-buf");
   VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
   dedicated.image = image;
   VkImportMemoryFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR, &dedicated};
@@ -153,15 +147,17 @@ bool import_dmabuf(Device& device, const wlr_dmabuf_attributes& attribs, const F
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex = static_cast<uint32_t>(type);
   VkDeviceMemory memory = VK_NULL_HANDLE;
-  if (!device.check(vkAllocateMemory(dev, &alloc, nullptr, &memory), "vkAllocateMemory (dma-buf)"))
-    return false;
+  if (Status s = device.check(vkAllocateMemory(dev, &alloc, nullptr, &memory),
+                              "vkAllocateMemory (dma-buf)");
+      !s)
+    return s.error();
   (void)fd.release();  // the driver owns it now
   UniqueMemory owned_memory(dev, memory);
-  if (!device.check(vkBindImageMemory(dev, image, memory, 0), "vkBindImageMemory (dma-buf)"))
-    return false;
-  out.image = std::move(owned_image);
-  out.memory = std::move(owned_memory);
-  return true;
+  if (Status s =
+          device.check(vkBindImageMemory(dev, image, memory, 0), "vkBindImageMemory (dma-buf)");
+      !s)
+    return s.error();
+  return ImportedImage{std::move(owned_image), std::move(owned_memory)};
 }
 
 }  // namespace baton::vulkan

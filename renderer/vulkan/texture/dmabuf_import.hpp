@@ -12,6 +12,7 @@
 #include "renderer/vulkan/device/device.hpp"
 #include "renderer/vulkan/device/formats.hpp"
 #include "renderer/vulkan/device/vk_util.hpp"
+#include "util/result.hpp"
 #include "util/wlr.hpp"
 
 namespace baton::vulkan {
@@ -40,8 +41,10 @@ bool dmabuf_usage_supported(Device& device, VkFormat format, uint64_t modifier,
 /// Whether images of `format` with `modifier` may be sampled with a LINEAR filter.
 bool dmabuf_filters_linearly(Device& device, VkFormat format, uint64_t modifier);
 
-/// Imports `attribs` as an image with `usage`; false (logged) when it cannot.
-bool import_dmabuf(Device& device, const wlr_dmabuf_attributes& attribs, const FormatInfo& format,
-                   ImportedImage& out, VkImageUsageFlags usage = kSampledUsage);
+/// Imports `attribs` as an image with `usage`.
+[[nodiscard]] Result<ImportedImage> import_dmabuf(Device& device,
+                                                  const wlr_dmabuf_attributes& attribs,
+                                                  const FormatInfo& format,
+                                                  VkImageUsageFlags usage = kSampledUsage);
 
 }  // namespace baton::vulkan

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "renderer/vulkan/renderer.hpp"
@@ -44,42 +45,48 @@ void write_solid(const float color[4], uint32_t format, unsigned char* dst, uint
     for (int x = 0; x < w; ++x) std::memcpy(dst + size_t(y) * stride + size_t(x) * 4, px, 4);
 }
 
+Error unsupported(uint32_t from, uint32_t to) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "from 0x%08x into 0x%08x is not supported", from, to);
+  return failure("read-back", text);
+}
+
 }  // namespace
 
-bool Renderer::read_pixels(Texture& texture, const wlr_texture_read_pixels_options& options) {
+Status Renderer::read_pixels(Texture& texture, const wlr_texture_read_pixels_options& options) {
   wlr_box box{};
   wlr_texture_read_pixels_options_get_src_box(&options, &texture.base, &box);
   auto* dst = static_cast<unsigned char*>(wlr_texture_read_pixel_options_get_data(&options));
   const int dst_blue = blue_byte(options.format);
 
   if (texture.solid) {
-    if (dst_blue < 0) return false;
+    if (dst_blue < 0) return unsupported(DRM_FORMAT_ARGB8888, options.format);
     write_solid(texture.color, options.format, dst, options.stride, box.width, box.height);
-    return true;
+    return {};
   }
   const uint32_t src_format = texture.format->drm;
   const int src_blue = blue_byte(src_format);
   // Same bytes, or 8888 formats that differ in R/B order or alpha padding.
   bool direct = options.format == src_format;
-  if (!direct && (src_blue < 0 || dst_blue < 0)) {
-    LOG_ERROR("vulkan: read-back from 0x%08x into 0x%08x is not supported", src_format,
-              options.format);
-    return false;
-  }
+  if (!direct && (src_blue < 0 || dst_blue < 0)) return unsupported(src_format, options.format);
 
   const uint32_t bpp = texture.format->bytes_per_pixel;
   const VkDeviceSize bytes = VkDeviceSize(box.width) * box.height * bpp;
   if (readback_.size < bytes) {
     HostBuffer bigger;
-    device_->wait(device_->submitted());  // the old buffer may be in use by a read-back
-    if (!bigger.create(*device_, std::max(bytes, VkDeviceSize(4u << 20)),
-                       VK_BUFFER_USAGE_TRANSFER_DST_BIT))
-      return false;
+    // The old buffer may be in use by a read-back.
+    if (Status idle = device_->wait(device_->submitted()); !idle && !device_->lost())
+      LOG_ERROR("vulkan: replacing the read-back buffer: %s", idle.error().describe().c_str());
+    if (Status s = bigger.create(*device_, std::max(bytes, VkDeviceSize(4u << 20)),
+                                 VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+        !s)
+      return s;
     readback_ = std::move(bigger);
   }
 
-  VkCommandBuffer cb = begin_commands();
-  if (cb == VK_NULL_HANDLE) return false;
+  auto begun = begin_commands();
+  if (!begun) return begun.error();
+  VkCommandBuffer cb = *begun;
   const bool in_target = texture.slot != nullptr;
   // Slots live in GENERAL; uploaded textures move to TRANSFER_SRC and back.
   VkImageLayout copy_layout =
@@ -128,10 +135,12 @@ bool Renderer::read_pixels(Texture& texture, const wlr_texture_read_pixels_optio
   else
     texture.layout = rest_layout;
 
-  uint64_t point = submit(cb);
-  if (point == 0 || !device_->wait(point)) {
+  auto submitted = submit(cb);
+  if (!submitted) return submitted.error();  // submit() saw to a lost device
+  const uint64_t point = *submitted;
+  if (Status done = device_->wait(point); !done) {
     check_lost();
-    return false;
+    return done;
   }
   texture.last_used = point;
   if (in_target) texture.slot->last_point = point;
@@ -155,7 +164,7 @@ bool Renderer::read_pixels(Texture& texture, const wlr_texture_read_pixels_optio
       q[3] = fill_alpha ? 0xff : p[3];
     }
   }
-  return true;
+  return {};
 }
 
 }  // namespace baton::vulkan

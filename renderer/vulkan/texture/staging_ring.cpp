@@ -9,27 +9,32 @@ namespace {
 constexpr VkDeviceSize kMinimumSize = 8u << 20;
 }
 
-bool StagingRing::grow(VkDeviceSize at_least) {
+Status StagingRing::grow(VkDeviceSize at_least) {
   VkDeviceSize size = std::max({kMinimumSize, current_.size * 2, at_least * 2});
   HostBuffer fresh;
   // Copies read it, and so does the upload dispatch (as a storage buffer).
   const VkBufferUsageFlags usage =
       VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-  bool made = placement_ == HostBuffer::Placement::device_local &&
-              fresh.create(device_, size, usage, HostBuffer::Placement::device_local);
-  if (!made && placement_ == HostBuffer::Placement::device_local)
-    LOG_INFO("vulkan: no device-local staging of %llu KiB; staging in host memory",
-             static_cast<unsigned long long>(size >> 10));
-  if (!made && !fresh.create(device_, size, usage)) return false;
+  bool made = false;
+  if (placement_ == HostBuffer::Placement::device_local) {
+    Status local = fresh.create(device_, size, usage, HostBuffer::Placement::device_local);
+    made = local.ok();
+    if (!made)
+      LOG_INFO("vulkan: no device-local staging of %llu KiB (%s); staging in host memory",
+               static_cast<unsigned long long>(size >> 10), local.error().describe().c_str());
+  }
+  if (!made) {
+    if (Status s = fresh.create(device_, size, usage); !s) return s;
+  }
   if (current_.buffer) retired_.emplace_back(device_.next_point(), std::move(current_));
   LOG_DEBUG("vulkan: staging ring grew to %llu KiB", static_cast<unsigned long long>(size >> 10));
   current_ = std::move(fresh);
   in_flight_.clear();  // the retired buffer's point covers them
   head_ = tail_ = 0;
-  return true;
+  return {};
 }
 
-StagingRing::Span StagingRing::allocate(VkDeviceSize size) {
+Result<StagingRing::Span> StagingRing::allocate(VkDeviceSize size) {
   size = (size + 15) & ~VkDeviceSize(15);
   // A whole new window's first upload gets a buffer of its own, freed after
   // the submission that reads it: growing the ring for such bursts would
@@ -37,7 +42,8 @@ StagingRing::Span StagingRing::allocate(VkDeviceSize size) {
   // (3-6 us of faults per 64x64 update, measured on the H100 machine).
   if (size > kMinimumSize / 4) {
     HostBuffer own;
-    if (!own.create(device_, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT)) return {};
+    if (Status s = own.create(device_, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT); !s)
+      return s.error();
     Span span{own.buffer.get(), 0, static_cast<unsigned char*>(own.mapped)};
     retired_.emplace_back(device_.next_point(), std::move(own));
     return span;
@@ -66,13 +72,13 @@ StagingRing::Span StagingRing::allocate(VkDeviceSize size) {
     fits = true;
   }
   if (!fits) {
-    if (!grow(size)) return {};
+    if (Status s = grow(size); !s) return s.error();
     offset = 0;
   }
   head_ = offset + size;
   pending_ += size;
   pending_any_ = true;
-  return {current_.buffer.get(), offset, static_cast<unsigned char*>(current_.mapped) + offset};
+  return Span{current_.buffer.get(), offset, static_cast<unsigned char*>(current_.mapped) + offset};
 }
 
 void StagingRing::commit(uint64_t point) {

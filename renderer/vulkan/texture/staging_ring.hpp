@@ -30,8 +30,8 @@ class StagingRing {
   /// least as fast as cached host memory (measured on the H100 machine:
   /// 16 moving windows' uploads 46.5 -> 27.4 us of GPU, 26 -> 18 us of CPU).
   void set_placement(HostBuffer::Placement placement) { placement_ = placement; }
-  /// `size` bytes, aligned to 16; read by the next submission. Empty on failure.
-  [[nodiscard]] Span allocate(VkDeviceSize size);
+  /// `size` bytes, aligned to 16; read by the next submission.
+  [[nodiscard]] Result<Span> allocate(VkDeviceSize size);
   /// Everything handed out since the last call is read by the submission
   /// that signals `point`.
   void commit(uint64_t point);
@@ -47,7 +47,7 @@ class StagingRing {
     VkDeviceSize end;
     uint64_t point;
   };
-  bool grow(VkDeviceSize at_least);
+  Status grow(VkDeviceSize at_least);
 
   Device& device_;
   HostBuffer::Placement placement_ = HostBuffer::Placement::host_cached;

@@ -30,8 +30,12 @@ bool update_from_buffer(wlr_texture* base, wlr_buffer* buffer, const pixman_regi
   if (!wlr_buffer_begin_data_ptr_access(buffer, WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &format,
                                         &stride))
     return false;
-  bool ok =
-      format == texture->format->drm && texture->renderer->upload(*texture, data, stride, damage);
+  bool ok = format == texture->format->drm;
+  if (ok) {
+    Status uploaded = texture->renderer->upload(*texture, data, stride, damage);
+    if (!uploaded) LOG_ERROR("vulkan: updating a texture: %s", uploaded.error().describe().c_str());
+    ok = uploaded.ok();
+  }
   wlr_buffer_end_data_ptr_access(buffer);
   return ok;
 }
@@ -49,7 +53,9 @@ void unpack_pixel(const void* data, float color[4]) {
 bool read_pixels(wlr_texture* base, const wlr_texture_read_pixels_options* options) {
   Texture* texture = get(base);
   if (texture->renderer == nullptr) return false;
-  return texture->renderer->read_pixels(*texture, *options);
+  Status read = texture->renderer->read_pixels(*texture, *options);
+  if (!read) LOG_ERROR("vulkan: reading a texture back: %s", read.error().describe().c_str());
+  return read.ok();
 }
 
 uint32_t preferred_read_format(wlr_texture* base) {
@@ -89,8 +95,8 @@ const wlr_texture_impl kTextureImpl = {
 
 // `sample_only`: the image has usages (storage, through another view's
 // format) this view's format may not support; the view is only sampled.
-VkImageView make_view(Device& device, VkImage image, const FormatInfo& format,
-                      bool sample_only = false) {
+Result<UniqueImageView> make_view(Device& device, VkImage image, const FormatInfo& format,
+                                  bool sample_only = false) {
   VkImageViewCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
   VkImageViewUsageCreateInfo usage{VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO};
   usage.usage = VK_IMAGE_USAGE_SAMPLED_BIT;
@@ -102,13 +108,16 @@ VkImageView make_view(Device& device, VkImage image, const FormatInfo& format,
   info.components.a = format.has_alpha ? VK_COMPONENT_SWIZZLE_IDENTITY : VK_COMPONENT_SWIZZLE_ONE;
   info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
   VkImageView view = VK_NULL_HANDLE;
-  device.check(vkCreateImageView(device.get(), &info, nullptr, &view), "vkCreateImageView");
-  return view;
+  if (Status s =
+          device.check(vkCreateImageView(device.get(), &info, nullptr, &view), "vkCreateImageView");
+      !s)
+    return s.error();
+  return UniqueImageView(device.get(), view);
 }
 
 // The 32-bit word view upload.comp stores texels through (identity swizzle,
 // as storage views must have).
-VkImageView make_storage_view(Device& device, VkImage image) {
+Result<UniqueImageView> make_storage_view(Device& device, VkImage image) {
   VkImageViewCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
   VkImageViewUsageCreateInfo usage{VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO};
   usage.usage = VK_IMAGE_USAGE_STORAGE_BIT;
@@ -118,9 +127,34 @@ VkImageView make_storage_view(Device& device, VkImage image) {
   info.format = VK_FORMAT_R32_UINT;
   info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
   VkImageView view = VK_NULL_HANDLE;
-  device.check(vkCreateImageView(device.get(), &info, nullptr, &view),
-               "vkCreateImageView (upload words)");
-  return view;
+  if (Status s = device.check(vkCreateImageView(device.get(), &info, nullptr, &view),
+                              "vkCreateImageView (upload words)");
+      !s)
+    return s.error();
+  return UniqueImageView(device.get(), view);
+}
+
+// Creates the texture's own image and its memory.
+Status create_owned_image(Device& device, const VkImageCreateInfo& info, Texture& texture) {
+  VkImage image = VK_NULL_HANDLE;
+  if (Status s = device.check(vkCreateImage(device.get(), &info, nullptr, &image), "vkCreateImage");
+      !s)
+    return s;
+  texture.owned_image = UniqueImage(device.get(), image);
+  VkMemoryRequirements req{};
+  vkGetImageMemoryRequirements(device.get(), image, &req);
+  int type = device.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  if (type < 0) type = device.memory_type(req.memoryTypeBits, 0);
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = static_cast<uint32_t>(type);
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  if (Status s = device.check(vkAllocateMemory(device.get(), &alloc, nullptr, &memory),
+                              "vkAllocateMemory");
+      !s)
+    return s;
+  texture.owned_memory = UniqueMemory(device.get(), memory);
+  return device.check(vkBindImageMemory(device.get(), image, memory, 0), "vkBindImageMemory");
 }
 
 bool storage_uploads_supported(Device& device, VkFormat format) {
@@ -144,14 +178,17 @@ wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
     // A swapchain slot: sample its image in place (screenshots, screencopy).
     const FormatInfo* format = find_format(target->drm_format);
     if (format == nullptr) return nullptr;
-    VkImageView view = make_view(*device_, target->image, *format);
-    if (view == VK_NULL_HANDLE) return nullptr;
-    texture->owned_view = UniqueImageView(device_->get(), view);
+    auto view = make_view(*device_, target->image, *format);
+    if (!view) {
+      LOG_ERROR("vulkan: no texture of a swapchain slot: %s", view.error().describe().c_str());
+      return nullptr;
+    }
+    texture->owned_view = std::move(*view);
     texture->format = format;
     texture->slot = target;
     texture->target_buffer = wlr_buffer_lock(buffer);
     texture->image = target->image;
-    texture->view = view;
+    texture->view = texture->owned_view.get();
     wlr_texture_init(&texture->base, wlr(), &kTextureImpl, target->width, target->height);
     textures_.insert(texture.get());
     return &texture.release()->base;
@@ -213,42 +250,32 @@ wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
     info.flags = VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
     info.usage |= VK_IMAGE_USAGE_STORAGE_BIT;
   }
-  VkImage image = VK_NULL_HANDLE;
-  bool ok = device_->check(vkCreateImage(device_->get(), &info, nullptr, &image), "vkCreateImage");
-  if (ok) {
-    texture->owned_image = UniqueImage(device_->get(), image);
-    VkMemoryRequirements req{};
-    vkGetImageMemoryRequirements(device_->get(), image, &req);
-    int type = device_->memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (type < 0) type = device_->memory_type(req.memoryTypeBits, 0);
-    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    alloc.allocationSize = req.size;
-    alloc.memoryTypeIndex = static_cast<uint32_t>(type);
-    VkDeviceMemory memory = VK_NULL_HANDLE;
-    ok = device_->check(vkAllocateMemory(device_->get(), &alloc, nullptr, &memory),
-                        "vkAllocateMemory");
-    if (ok) {
-      texture->owned_memory = UniqueMemory(device_->get(), memory);
-      ok = device_->check(vkBindImageMemory(device_->get(), image, memory, 0), "vkBindImageMemory");
+  Status ok = create_owned_image(*device_, info, *texture);
+  const VkImage image = texture->owned_image.get();
+  Result<UniqueImageView> view =
+      ok ? make_view(*device_, image, *format, storage) : Result<UniqueImageView>(ok.error());
+  if (view && storage) {
+    // Without it the texture's uploads are copies, as on the raster path.
+    auto words = make_storage_view(*device_, image);
+    if (words) {
+      texture->owned_storage_view = std::move(*words);
+      texture->storage_view = texture->owned_storage_view.get();
+    } else {
+      LOG_ERROR("vulkan: texture uploads are copies: %s", words.error().describe().c_str());
     }
   }
-  VkImageView view = ok ? make_view(*device_, image, *format, storage) : VK_NULL_HANDLE;
-  if (view != VK_NULL_HANDLE && storage) {
-    // Without it the texture's uploads are copies, as on the raster path.
-    VkImageView words = make_storage_view(*device_, image);
-    texture->owned_storage_view = UniqueImageView(device_->get(), words);
-    texture->storage_view = words;
-  }
-  if (view != VK_NULL_HANDLE) {
-    texture->owned_view = UniqueImageView(device_->get(), view);
+  if (view) {
+    texture->owned_view = std::move(*view);
     texture->image = image;
-    texture->view = view;
+    texture->view = texture->owned_view.get();
     ok = upload(*texture, data, stride, nullptr);
   } else {
-    ok = false;
+    ok = view.error();
   }
   wlr_buffer_end_data_ptr_access(buffer);
   if (!ok) {
+    LOG_ERROR("vulkan: no texture of a %dx%d buffer: %s", buffer->width, buffer->height,
+              ok.error().describe().c_str());
     check_lost();
     return nullptr;
   }
@@ -272,14 +299,18 @@ wlr_texture* Renderer::texture_from_dmabuf(wlr_buffer* buffer,
   if (import != nullptr) {
     ++imports_.counts().reuses;
   } else {
-    ImportedImage imported;
-    if (!import_dmabuf(*device_, attribs, *format, imported)) {
+    auto imported = import_dmabuf(*device_, attribs, *format);
+    if (!imported) {
+      LOG_ERROR("vulkan: %s", imported.error().describe().c_str());
       check_lost();
       return nullptr;
     }
-    VkImageView view = make_view(*device_, imported.image.get(), *format);
-    if (view == VK_NULL_HANDLE) return nullptr;
-    import = imports_.add(buffer, std::move(imported), UniqueImageView(device_->get(), view));
+    auto view = make_view(*device_, imported->image.get(), *format);
+    if (!view) {
+      LOG_ERROR("vulkan: no texture of a dma-buf: %s", view.error().describe().c_str());
+      return nullptr;
+    }
+    import = imports_.add(buffer, std::move(*imported), std::move(*view));
     import->filters_linearly = dmabuf_filters_linearly(*device_, format->vk, attribs.modifier);
   }
   auto texture = std::make_unique<Texture>();
@@ -299,11 +330,11 @@ wlr_texture* Renderer::texture_from_dmabuf(wlr_buffer* buffer,
   return &texture.release()->base;
 }
 
-bool Renderer::upload(Texture& texture, const void* data, size_t stride,
-                      const pixman_region32_t* region) {
+Status Renderer::upload(Texture& texture, const void* data, size_t stride,
+                        const pixman_region32_t* region) {
   if (texture.solid) {
     unpack_pixel(data, texture.color);
-    return true;
+    return {};
   }
   const uint32_t bpp = texture.format->bytes_per_pixel;
   pixman_box32_t full = {0, 0, static_cast<int32_t>(texture.base.width),
@@ -328,8 +359,9 @@ bool Renderer::upload(Texture& texture, const void* data, size_t stride,
     int32_t y1 = std::clamp(r.y1, 0, full.y2), y2 = std::clamp(r.y2, 0, full.y2);
     if (x2 <= x1 || y2 <= y1) continue;
     const uint32_t w = x2 - x1, h = y2 - y1, row = w * bpp;
-    StagingRing::Span span = ring_.allocate(VkDeviceSize(row) * h);
-    if (span.data == nullptr) return false;
+    auto staged = ring_.allocate(VkDeviceSize(row) * h);
+    if (!staged) return staged.error();
+    const StagingRing::Span span = *staged;
     const unsigned char* src = bytes + size_t(y1) * stride + size_t(x1) * bpp;
     if (row == stride) {
       std::memcpy(span.data, src, size_t(row) * h);
@@ -350,7 +382,7 @@ bool Renderer::upload(Texture& texture, const void* data, size_t stride,
                        ? VK_IMAGE_LAYOUT_GENERAL
                        : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
   texture.last_used = device_->next_point();
-  return true;
+  return {};
 }
 
 TextureReads texture_reads(wlr_texture* base) {

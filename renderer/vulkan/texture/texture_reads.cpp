@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "renderer/vulkan/renderer.hpp"
+#include "util/log.hpp"
 
 namespace baton::vulkan {
 
@@ -28,7 +29,9 @@ void TextureReads::wait() {
   if (!device || device->lost()) return;
   // Passes still being recorded were submitted by nobody yet: nothing to wait on.
   if (passes_ && !passes_->ended) return;
-  device->wait(std::max(point_, passes_ ? passes_->point : 0));
+  if (Status waited = device->wait(std::max(point_, passes_ ? passes_->point : 0));
+      !waited && !device->lost())
+    LOG_ERROR("vulkan: waiting for a texture's reads: %s", waited.error().describe().c_str());
 }
 
 }  // namespace baton::vulkan

@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "renderer/vulkan/shaders/upload_comp.h"
-#include "util/log.hpp"
 
 namespace baton::vulkan {
 namespace {
@@ -16,7 +15,7 @@ struct BatchConstants {
 
 }  // namespace
 
-bool TextureUploader::create(VkPipelineCache cache) {
+Status TextureUploader::create(VkPipelineCache cache) {
   VkDevice dev = device_.get();
   VkDescriptorSetLayoutBinding bindings[2]{};
   bindings[0].binding = 0;
@@ -33,16 +32,20 @@ bool TextureUploader::create(VkPipelineCache cache) {
   set_info.bindingCount = 2;
   set_info.pBindings = bindings;
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
-  if (!device_.check(vkCreateDescriptorSetLayout(dev, &set_info, nullptr, &set_layout),
-                     "vkCreateDescriptorSetLayout (upload)"))
-    return false;
+  if (Status s = device_.check(vkCreateDescriptorSetLayout(dev, &set_info, nullptr, &set_layout),
+                               "vkCreateDescriptorSetLayout (upload)");
+      !s)
+    return s;
   set_layout_ = UniqueDescriptorSetLayout(dev, set_layout);
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(BatchConstants)};
-  layout_ = make_pipeline_layout(dev, set_layout, range, "vkCreatePipelineLayout (upload)");
-  if (!layout_) return false;
-  pipeline_ = make_compute_pipeline(dev, cache, upload_comp, sizeof(upload_comp), layout_.get(),
-                                    "vkCreateComputePipelines (upload)");
-  return static_cast<bool>(pipeline_);
+  auto layout = make_pipeline_layout(dev, set_layout, range, "vkCreatePipelineLayout (upload)");
+  if (!layout) return layout.error();
+  layout_ = std::move(*layout);
+  auto pipeline = make_compute_pipeline(dev, cache, upload_comp, sizeof(upload_comp), layout_.get(),
+                                        "vkCreateComputePipelines (upload)");
+  if (!pipeline) return pipeline.error();
+  pipeline_ = std::move(*pipeline);
+  return {};
 }
 
 bool TextureUploader::can_read(VkDeviceSize size) const {

@@ -41,8 +41,8 @@ class TextureUploader {
   TextureUploader(const TextureUploader&) = delete;
   TextureUploader& operator=(const TextureUploader&) = delete;
 
-  /// Builds the pipeline; false (logged) when the device cannot run it.
-  bool create(VkPipelineCache cache);
+  /// Builds the pipeline; an error when the device cannot run it.
+  [[nodiscard]] Status create(VkPipelineCache cache);
   bool available() const { return static_cast<bool>(pipeline_); }
   /// Whether texels staged in `staging` (of `size` bytes) can be read by the shader.
   bool can_read(VkDeviceSize size) const;

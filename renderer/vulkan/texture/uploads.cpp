@@ -3,6 +3,7 @@
 // (big first uploads, other formats, the raster path) as transfer commands.
 // Also the queue-family acquires of imported dma-bufs.
 #include "renderer/vulkan/renderer.hpp"
+#include "util/log.hpp"
 
 namespace baton::vulkan {
 namespace {
@@ -56,10 +57,11 @@ void Renderer::queue_acquire(VkImage image, bool held) {
   acquire_barriers_.push_back(barrier);
 }
 
-VkCommandBuffer Renderer::record_uploads(Timer* timer) {
-  if (pending_copies_.empty() && acquire_barriers_.empty()) return VK_NULL_HANDLE;
-  VkCommandBuffer cb = begin_commands();
-  if (cb == VK_NULL_HANDLE) return VK_NULL_HANDLE;
+Result<VkCommandBuffer> Renderer::record_uploads(Timer* timer) {
+  if (pending_copies_.empty() && acquire_barriers_.empty()) return VkCommandBuffer{VK_NULL_HANDLE};
+  auto begun = begin_commands();
+  if (!begun) return begun.error();
+  VkCommandBuffer cb = *begun;
   if (timer != nullptr) {
     // The frame's GPU time includes its uploads, as on the compute path where
     // they are in the pass's own command buffer.
@@ -71,12 +73,14 @@ VkCommandBuffer Renderer::record_uploads(Timer* timer) {
   return cb;
 }
 
-void Renderer::flush_uploads() {
-  if (pending_copies_.empty() && acquire_barriers_.empty()) return;
-  VkCommandBuffer cb = begin_commands();
-  if (cb == VK_NULL_HANDLE) return;
-  record_uploads_into(cb);
-  submit(cb);
+Status Renderer::flush_uploads() {
+  if (pending_copies_.empty() && acquire_barriers_.empty()) return {};
+  auto cb = begin_commands();
+  if (!cb) return cb.error();
+  record_uploads_into(*cb);
+  auto point = submit(*cb);
+  if (!point) return point.error();
+  return {};
 }
 
 void Renderer::plan_upload_dispatch() {
@@ -100,7 +104,11 @@ void Renderer::plan_upload_dispatch() {
   size_t count = 0;
   for (const PendingCopy& c : pending_copies_) count += pending_images_[c.image].by_dispatch;
   if (count == 0) return;
-  upload_table_ = ring_.allocate(TextureUploader::table_bytes(count));
+  auto table = ring_.allocate(TextureUploader::table_bytes(count));
+  if (!table)
+    LOG_ERROR("vulkan: no staging for the upload table (%s); copying",
+              table.error().describe().c_str());
+  upload_table_ = table ? *table : StagingRing::Span{};
   if (upload_table_.buffer != staging || !uploader_.can_read(ring_.capacity())) {
     // The ring moved to a bigger buffer since these were staged: copy them.
     for (PendingImage& image : pending_images_) image.by_dispatch = false;
