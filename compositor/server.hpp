@@ -209,7 +209,7 @@ class Server {
   wlr_xdg_shell* xdg_shell_ = nullptr;
   wlr_tearing_control_manager_v1* tearing_control_ = nullptr;
   wlr_seat* wlr_seat_ = nullptr;
-  Owned<wlr_cursor, destroy_cursor> cursor_;  // after the Seat that listens to it
+  Owned<wlr_cursor, destroy_cursor> cursor_;         // after the Seat that listens to it
   std::unique_ptr<OutputContext> output_context_;    // shared by every Output
   std::unique_ptr<DesktopContext> desktop_context_;  // shared by every window
   std::unique_ptr<Seat> seat_;

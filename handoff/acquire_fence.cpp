@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "util/log.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
@@ -44,15 +43,12 @@ void attach_acquire_fence(wlr_buffer* buffer, sync::SyncFile fence) {
   wlr_addon_init(&kept->addon, &buffer->addons, &kAcquireFenceAddon, &kAcquireFenceAddon);
 }
 
-std::optional<sync::SyncFile> acquire_fence_of(wlr_buffer* buffer) {
+Result<std::optional<sync::SyncFile>> acquire_fence_of(wlr_buffer* buffer) {
   AcquireFence* kept = find(buffer);
-  if (kept == nullptr) return std::nullopt;
+  if (kept == nullptr) return std::optional<sync::SyncFile>{};
   auto copy = kept->fence.duplicate();
-  if (!copy) {
-    LOG_ERROR("acquire fence: %s", copy.error().describe().c_str());
-    return std::nullopt;
-  }
-  return std::move(*copy);
+  if (!copy) return copy.error();
+  return std::optional<sync::SyncFile>{std::move(*copy)};
 }
 
 }  // namespace baton

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "sync/sync_file.hpp"
+#include "util/result.hpp"
 
 struct wlr_buffer;
 
@@ -18,7 +19,8 @@ namespace baton {
 /// Keeps `fence` on `buffer`, replacing what an earlier commit left there.
 void attach_acquire_fence(wlr_buffer* buffer, sync::SyncFile fence);
 
-/// A duplicate of the fence kept on `buffer`; nothing when there is none.
-[[nodiscard]] std::optional<sync::SyncFile> acquire_fence_of(wlr_buffer* buffer);
+/// A duplicate of the fence kept on `buffer`; nothing when there is none,
+/// an Error when there is one and it could not be duplicated.
+[[nodiscard]] Result<std::optional<sync::SyncFile>> acquire_fence_of(wlr_buffer* buffer);
 
 }  // namespace baton

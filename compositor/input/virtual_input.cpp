@@ -19,14 +19,14 @@ VirtualInput::VirtualInput(wl_display* display, Seat& seat) : seat_(seat) {
       &keyboards->events.new_virtual_keyboard,
       [this](wlr_virtual_keyboard_v1* k) { seat_.add_input(&k->keyboard.base); });
   wlr_virtual_pointer_manager_v1* pointers = wlr_virtual_pointer_manager_v1_create(display);
-  new_virtual_pointer_.connect(
-      &pointers->events.new_virtual_pointer,
-      [this](wlr_virtual_pointer_v1_new_pointer_event* event) {
-        wlr_input_device* device = &event->new_pointer->pointer.base;
-        seat_.add_input(device);
-        if (event->suggested_output != nullptr)
-          wlr_cursor_map_input_to_output(seat_.cursor(), device, event->suggested_output);
-      });
+  new_virtual_pointer_.connect(&pointers->events.new_virtual_pointer,
+                               [this](wlr_virtual_pointer_v1_new_pointer_event* event) {
+                                 wlr_input_device* device = &event->new_pointer->pointer.base;
+                                 seat_.add_input(device);
+                                 if (event->suggested_output != nullptr)
+                                   wlr_cursor_map_input_to_output(seat_.cursor(), device,
+                                                                  event->suggested_output);
+                               });
 }
 
 }  // namespace baton

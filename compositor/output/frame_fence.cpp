@@ -170,7 +170,13 @@ void FrameFence::wait_for_client_acquire() {
     return;
   if (output_->swapchain != nullptr && wlr_swapchain_has_buffer(output_->swapchain, state.buffer))
     return;  // a composited frame: the render waited for its clients
-  std::optional<sync::SyncFile> fence = acquire_fence_of(state.buffer);
+  auto kept = acquire_fence_of(state.buffer);
+  if (!kept) {
+    LOG_ERROR("output %s: the client's acquire fence: %s; scanning out unwaited", output_->name,
+              kept.error().describe().c_str());
+    return;
+  }
+  std::optional<sync::SyncFile>& fence = *kept;
   if (!fence) return;
   if (!wlr_drm_syncobj_timeline_import_sync_file(acquire_timeline_, ++acquire_point_,
                                                  fence->fd())) {
