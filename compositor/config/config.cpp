@@ -131,24 +131,17 @@ void read_keybindings(Reader& r, const toml::table& table, Config& config) {
     std::string combo(key.str());
     KeyBinding binding;
     binding.text = combo;
-    auto keys = parse_key_combo(combo);
-    if (!keys) {
-      r.error(node,
-              std::string("key binding '").append(combo).append("': ").append(keys.error().reason));
+    std::string why;
+    if (!parse_key_combo(combo, &binding.modifiers, &binding.keysym, &why)) {
+      r.error(node, std::string("key binding '").append(combo).append("': ").append(why));
       continue;
     }
-    binding.modifiers = keys->modifiers;
-    binding.keysym = keys->keysym;
     auto text = r.string(node, combo);
     if (!text) continue;
-    auto action = parse_action(*text);
-    if (!action) {
-      r.error(
-          node,
-          std::string("key binding '").append(combo).append("': ").append(action.error().reason));
+    if (!parse_action(*text, &binding.action, &why)) {
+      r.error(node, std::string("key binding '").append(combo).append("': ").append(why));
       continue;
     }
-    binding.action = *action;
     // A later line for the same keys replaces the earlier one.
     std::erase_if(config.bindings, [&](const KeyBinding& b) {
       return b.modifiers == binding.modifiers && b.keysym == binding.keysym;
@@ -423,33 +416,36 @@ std::vector<const OutputConfig*> Config::outputs_for(std::string_view name) cons
   return result;
 }
 
-Result<KeyCombo> parse_key_combo(std::string_view text) {
+bool parse_key_combo(std::string_view text, uint32_t* modifiers, uint32_t* keysym,
+                     std::string* error) {
   static const std::map<std::string, uint32_t> mods = {
       {"super", WLR_MODIFIER_LOGO},  {"logo", WLR_MODIFIER_LOGO}, {"mod4", WLR_MODIFIER_LOGO},
       {"shift", WLR_MODIFIER_SHIFT}, {"ctrl", WLR_MODIFIER_CTRL}, {"control", WLR_MODIFIER_CTRL},
       {"alt", WLR_MODIFIER_ALT},     {"mod1", WLR_MODIFIER_ALT},  {"altgr", WLR_MODIFIER_MOD5},
       {"mod5", WLR_MODIFIER_MOD5}};
-  KeyCombo combo;
+  *modifiers = 0;
   auto parts = split(text, '+');
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
     auto it = mods.find(lower(trim(parts[i])));
     if (it == mods.end()) {
-      return failure("key combination", "unknown modifier '" + std::string(trim(parts[i])) + "'");
+      *error = "unknown modifier '" + std::string(trim(parts[i])) + "'";
+      return false;
     }
-    combo.modifiers |= it->second;
+    *modifiers |= it->second;
   }
   std::string name(trim(parts.back()));
   xkb_keysym_t sym = xkb_keysym_from_name(name.c_str(), XKB_KEYSYM_NO_FLAGS);
   if (sym == XKB_KEY_NoSymbol)
     sym = xkb_keysym_from_name(name.c_str(), XKB_KEYSYM_CASE_INSENSITIVE);
   if (sym == XKB_KEY_NoSymbol) {
-    return failure("key combination", "unknown key '" + name + "'");
+    *error = "unknown key '" + name + "'";
+    return false;
   }
-  combo.keysym = xkb_keysym_to_lower(sym);
-  return combo;
+  *keysym = xkb_keysym_to_lower(sym);
+  return true;
 }
 
-Result<Action> parse_action(std::string_view text) {
+bool parse_action(std::string_view text, Action* action, std::string* error) {
   text = trim(text);
   auto space = text.find(' ');
   std::string verb(text.substr(0, space));
@@ -459,30 +455,33 @@ Result<Action> parse_action(std::string_view text) {
       {"focus_prev", ActionKind::focus_prev}, {"fullscreen", ActionKind::fullscreen},
       {"maximize", ActionKind::maximize},     {"exit", ActionKind::exit},
       {"reload", ActionKind::reload}};
-  Action action;
+  *action = Action{};
   if (verb == "exec") {
     if (rest.empty()) {
-      return failure("action", "'exec' needs a command");
+      *error = "'exec' needs a command";
+      return false;
     }
-    action.kind = ActionKind::exec;
-    action.command = std::string(rest);
-    return action;
+    action->kind = ActionKind::exec;
+    action->command = std::string(rest);
+    return true;
   }
   if (auto it = simple.find(verb); it != simple.end()) {
     if (!rest.empty()) {
-      return failure("action", "'" + verb + "' takes no argument");
+      *error = "'" + verb + "' takes no argument";
+      return false;
     }
-    action.kind = it->second;
-    return action;
+    action->kind = it->second;
+    return true;
   }
   if (verb == "workspace" || verb == "move_to_workspace") {
     auto n = to_int(rest);
     if (!n || *n < 1 || *n > 10) {
-      return failure("action", "'" + verb + "' needs a workspace number 1..10");
+      *error = "'" + verb + "' needs a workspace number 1..10";
+      return false;
     }
-    action.kind = verb == "workspace" ? ActionKind::workspace : ActionKind::move_to_workspace;
-    action.number = *n;
-    return action;
+    action->kind = verb == "workspace" ? ActionKind::workspace : ActionKind::move_to_workspace;
+    action->number = *n;
+    return true;
   }
   if (verb == "move" || verb == "resize") {
     auto words = split(rest, ' ');
@@ -490,7 +489,8 @@ Result<Action> parse_action(std::string_view text) {
     if (words.size() == 2) {
       auto n = to_int(words[1]);
       if (!n || *n < 1 || *n > 10000) {
-        return failure("action", "'" + verb + "' step must be 1..10000 pixels");
+        *error = "'" + verb + "' step must be 1..10000 pixels";
+        return false;
       }
       step = *n;
     }
@@ -498,36 +498,37 @@ Result<Action> parse_action(std::string_view text) {
     bool ok = words.size() <= 2;
     if (verb == "move") {
       if (dir == "left")
-        action.dx = -step;
+        action->dx = -step;
       else if (dir == "right")
-        action.dx = step;
+        action->dx = step;
       else if (dir == "up")
-        action.dy = -step;
+        action->dy = -step;
       else if (dir == "down")
-        action.dy = step;
+        action->dy = step;
       else
         ok = false;
     } else {
       if (dir == "wider")
-        action.dx = step;
+        action->dx = step;
       else if (dir == "narrower")
-        action.dx = -step;
+        action->dx = -step;
       else if (dir == "taller")
-        action.dy = step;
+        action->dy = step;
       else if (dir == "shorter")
-        action.dy = -step;
+        action->dy = -step;
       else
         ok = false;
     }
     if (!ok) {
-      return failure("action", verb == "move"
-                                   ? "'move' needs left|right|up|down [pixels]"
-                                   : "'resize' needs wider|narrower|taller|shorter [pixels]");
+      *error = verb == "move" ? "'move' needs left|right|up|down [pixels]"
+                              : "'resize' needs wider|narrower|taller|shorter [pixels]";
+      return false;
     }
-    action.kind = verb == "move" ? ActionKind::move : ActionKind::resize;
-    return action;
+    action->kind = verb == "move" ? ActionKind::move : ActionKind::resize;
+    return true;
   }
-  return failure("action", "unknown action '" + verb + "'");
+  *error = "unknown action '" + verb + "'";
+  return false;
 }
 
 std::vector<KeyBinding> default_bindings() {
@@ -554,15 +555,12 @@ std::vector<KeyBinding> default_bindings() {
   }
   std::vector<KeyBinding> bindings;
   for (const auto& [keys, action] : table) {
-    auto combo = parse_key_combo(keys);
-    auto parsed = parse_action(action);
-    if (!combo || !parsed) continue;
     KeyBinding b;
+    std::string why;
     b.text = keys;
-    b.modifiers = combo->modifiers;
-    b.keysym = combo->keysym;
-    b.action = *parsed;
-    bindings.push_back(std::move(b));
+    if (parse_key_combo(keys, &b.modifiers, &b.keysym, &why) &&
+        parse_action(action, &b.action, &why))
+      bindings.push_back(std::move(b));
   }
   return bindings;
 }
