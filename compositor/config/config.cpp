@@ -131,17 +131,24 @@ void read_keybindings(Reader& r, const toml::table& table, Config& config) {
     std::string combo(key.str());
     KeyBinding binding;
     binding.text = combo;
-    std::string why;
-    if (!parse_key_combo(combo, &binding.modifiers, &binding.keysym, &why)) {
-      r.error(node, std::string("key binding '").append(combo).append("': ").append(why));
+    auto keys = parse_key_combo(combo);
+    if (!keys) {
+      r.error(node,
+              std::string("key binding '").append(combo).append("': ").append(keys.error().reason));
       continue;
     }
+    binding.modifiers = keys->modifiers;
+    binding.keysym = keys->keysym;
     auto text = r.string(node, combo);
     if (!text) continue;
-    if (!parse_action(*text, &binding.action, &why)) {
-      r.error(node, std::string("key binding '").append(combo).append("': ").append(why));
+    auto action = parse_action(*text);
+    if (!action) {
+      r.error(
+          node,
+          std::string("key binding '").append(combo).append("': ").append(action.error().reason));
       continue;
     }
+    binding.action = *action;
     // A later line for the same keys replaces the earlier one.
     std::erase_if(config.bindings, [&](const KeyBinding& b) {
       return b.modifiers == binding.modifiers && b.keysym == binding.keysym;
@@ -416,36 +423,33 @@ std::vector<const OutputConfig*> Config::outputs_for(std::string_view name) cons
   return result;
 }
 
-bool parse_key_combo(std::string_view text, uint32_t* modifiers, uint32_t* keysym,
-                     std::string* error) {
+Result<KeyCombo> parse_key_combo(std::string_view text) {
   static const std::map<std::string, uint32_t> mods = {
       {"super", WLR_MODIFIER_LOGO},  {"logo", WLR_MODIFIER_LOGO}, {"mod4", WLR_MODIFIER_LOGO},
       {"shift", WLR_MODIFIER_SHIFT}, {"ctrl", WLR_MODIFIER_CTRL}, {"control", WLR_MODIFIER_CTRL},
       {"alt", WLR_MODIFIER_ALT},     {"mod1", WLR_MODIFIER_ALT},  {"altgr", WLR_MODIFIER_MOD5},
       {"mod5", WLR_MODIFIER_MOD5}};
-  *modifiers = 0;
+  KeyCombo combo;
   auto parts = split(text, '+');
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
     auto it = mods.find(lower(trim(parts[i])));
     if (it == mods.end()) {
-      *error = "unknown modifier '" + std::string(trim(parts[i])) + "'";
-      return false;
+      return failure("key combination", "unknown modifier '" + std::string(trim(parts[i])) + "'");
     }
-    *modifiers |= it->second;
+    combo.modifiers |= it->second;
   }
   std::string name(trim(parts.back()));
   xkb_keysym_t sym = xkb_keysym_from_name(name.c_str(), XKB_KEYSYM_NO_FLAGS);
   if (sym == XKB_KEY_NoSymbol)
     sym = xkb_keysym_from_name(name.c_str(), XKB_KEYSYM_CASE_INSENSITIVE);
   if (sym == XKB_KEY_NoSymbol) {
-    *error = "unknown key '" + name + "'";
-    return false;
+    return failure("key combination", "unknown key '" + name + "'");
   }
-  *keysym = xkb_keysym_to_lower(sym);
-  return true;
+  combo.keysym = xkb_keysym_to_lower(sym);
+  return combo;
 }
 
-bool parse_action(std::string_view text, Action* action, std::string* error) {
+Result<Action> parse_action(std::string_view text) {
   text = trim(text);
   auto space = text.find(' ');
   std::string verb(text.substr(0, space));
@@ -455,33 +459,30 @@ bool parse_action(std::string_view text, Action* action, std::string* error) {
       {"focus_prev", ActionKind::focus_prev}, {"fullscreen", ActionKind::fullscreen},
       {"maximize", ActionKind::maximize},     {"exit", ActionKind::exit},
       {"reload", ActionKind::reload}};
-  *action = Action{};
+  Action action;
   if (verb == "exec") {
     if (rest.empty()) {
-      *error = "'exec' needs a command";
-      return false;
+      return failure("action", "'exec' needs a command");
     }
-    action->kind = ActionKind::exec;
-    action->command = std::string(rest);
-    return true;
+    action.kind = ActionKind::exec;
+    action.command = std::string(rest);
+    return action;
   }
   if (auto it = simple.find(verb); it != simple.end()) {
     if (!rest.empty()) {
-      *error = "'" + verb + "' takes no argument";
-      return false;
+      return failure("action", "'" + verb + "' takes no argument");
     }
-    action->kind = it->second;
-    return true;
+    action.kind = it->second;
+    return action;
   }
   if (verb == "workspace" || verb == "move_to_workspace") {
     auto n = to_int(rest);
     if (!n || *n < 1 || *n > 10) {
-      *error = "'" + verb + "' needs a workspace number 1..10";
-      return false;
+      return failure("action", "'" + verb + "' needs a workspace number 1..10");
     }
-    action->kind = verb == "workspace" ? ActionKind::workspace : ActionKind::move_to_workspace;
-    action->number = *n;
-    return true;
+    action.kind = verb == "workspace" ? ActionKind::workspace : ActionKind::move_to_workspace;
+    action.number = *n;
+    return action;
   }
   if (verb == "move" || verb == "resize") {
     auto words = split(rest, ' ');
@@ -489,8 +490,7 @@ bool parse_action(std::string_view text, Action* action, std::string* error) {
     if (words.size() == 2) {
       auto n = to_int(words[1]);
       if (!n || *n < 1 || *n > 10000) {
-        *error = "'" + verb + "' step must be 1..10000 pixels";
-        return false;
+        return failure("action", "'" + verb + "' step must be 1..10000 pixels");
       }
       step = *n;
     }
@@ -498,37 +498,36 @@ bool parse_action(std::string_view text, Action* action, std::string* error) {
     bool ok = words.size() <= 2;
     if (verb == "move") {
       if (dir == "left")
-        action->dx = -step;
+        action.dx = -step;
       else if (dir == "right")
-        action->dx = step;
+        action.dx = step;
       else if (dir == "up")
-        action->dy = -step;
+        action.dy = -step;
       else if (dir == "down")
-        action->dy = step;
+        action.dy = step;
       else
         ok = false;
     } else {
       if (dir == "wider")
-        action->dx = step;
+        action.dx = step;
       else if (dir == "narrower")
-        action->dx = -step;
+        action.dx = -step;
       else if (dir == "taller")
-        action->dy = step;
+        action.dy = step;
       else if (dir == "shorter")
-        action->dy = -step;
+        action.dy = -step;
       else
         ok = false;
     }
     if (!ok) {
-      *error = verb == "move" ? "'move' needs left|right|up|down [pixels]"
-                              : "'resize' needs wider|narrower|taller|shorter [pixels]";
-      return false;
+      return failure("action", verb == "move"
+                                   ? "'move' needs left|right|up|down [pixels]"
+                                   : "'resize' needs wider|narrower|taller|shorter [pixels]");
     }
-    action->kind = verb == "move" ? ActionKind::move : ActionKind::resize;
-    return true;
+    action.kind = verb == "move" ? ActionKind::move : ActionKind::resize;
+    return action;
   }
-  *error = "unknown action '" + verb + "'";
-  return false;
+  return failure("action", "unknown action '" + verb + "'");
 }
 
 std::vector<KeyBinding> default_bindings() {
@@ -555,12 +554,15 @@ std::vector<KeyBinding> default_bindings() {
   }
   std::vector<KeyBinding> bindings;
   for (const auto& [keys, action] : table) {
+    auto combo = parse_key_combo(keys);
+    auto parsed = parse_action(action);
+    if (!combo || !parsed) continue;
     KeyBinding b;
-    std::string why;
     b.text = keys;
-    if (parse_key_combo(keys, &b.modifiers, &b.keysym, &why) &&
-        parse_action(action, &b.action, &why))
-      bindings.push_back(std::move(b));
+    b.modifiers = combo->modifiers;
+    b.keysym = combo->keysym;
+    b.action = *parsed;
+    bindings.push_back(std::move(b));
   }
   return bindings;
 }

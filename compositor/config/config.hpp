@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compositor/config/options.hpp"
+#include "util/result.hpp"
 
 namespace baton {
 
@@ -125,10 +126,15 @@ ParsedConfig parse_config(std::string_view text, const std::string& file_name);
 ParsedConfig load_config(const std::string& path);
 /// $XDG_CONFIG_HOME/baton/config, else ~/.config/baton/config.
 std::string default_config_path();
-/// "Super+Shift+Return" into modifiers and keysym; false if unknown.
-bool parse_key_combo(std::string_view text, uint32_t* modifiers, uint32_t* keysym,
-                     std::string* error);
-/// "exec foot", "workspace 3", "move left 20", ... ; false with a reason.
-bool parse_action(std::string_view text, Action* action, std::string* error);
+/// Modifiers and the (lower-case) keysym of a key combination.
+struct KeyCombo {
+  uint32_t modifiers = 0;
+  uint32_t keysym = 0;
+};
+/// "Super+Shift+Return" into modifiers and keysym; an Error whose reason
+/// names the unknown part.
+[[nodiscard]] Result<KeyCombo> parse_key_combo(std::string_view text);
+/// "exec foot", "workspace 3", "move left 20", ...; an Error with the reason.
+[[nodiscard]] Result<Action> parse_action(std::string_view text);
 
 }  // namespace baton
