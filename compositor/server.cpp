@@ -37,6 +37,7 @@
 #include "protocols/fifo.hpp"
 #include "protocols/linux_dmabuf.hpp"
 #include "protocols/linux_drm_syncobj.hpp"
+#include "renderer/gpu_reads.hpp"
 #include "renderer/render_stack.hpp"
 #include "renderer/renderer_factory.hpp"
 #include "util/log.hpp"
@@ -265,7 +266,8 @@ void Server::create_sync_globals() {
     LOG_INFO("linux-dmabuf-v1 not advertised: %s", dmabuf.error().describe().c_str());
   // Explicit sync is about dma-bufs: without them a client could not use it.
   if (advertises_dmabuf_ && drm_fd >= 0) {
-    auto syncobj = LinuxDrmSyncobj::create(display_, drm_fd);
+    auto syncobj = LinuxDrmSyncobj::create(
+        display_, drm_fd, make_gpu_reads_watch(wl_display_get_event_loop(display_)));
     if (syncobj)
       syncobj_ = std::move(*syncobj);
     else

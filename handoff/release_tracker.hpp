@@ -1,20 +1,17 @@
 // Release points, signalled once baton no longer reads a client's buffer:
 // when the client buffer holding the commit's texture is gone, the GPU
-// finished every read of that texture (woken by a CompletionWatch of the
-// reads' device, no polling) and no scanout holds the client's buffer. The
-// point itself is a callback: a linux-drm-syncobj timeline point in baton, an
+// finished every read of that texture (the renderer's GpuReads wake the
+// loop, no polling) and no scanout holds the client's buffer. The point
+// itself is a callback: a linux-drm-syncobj timeline point in baton, an
 // eventfd in tests.
 #pragma once
 
 #include <functional>
 #include <list>
 #include <memory>
-#include <vector>
 
-#include "renderer/vulkan/device/completion_watch.hpp"
+#include "renderer/gpu_reads.hpp"
 
-struct wl_event_loop;
-struct wl_event_source;
 struct wlr_buffer;
 
 namespace baton {
@@ -23,7 +20,8 @@ class ReleaseWatch;
 
 class ReleaseTracker {
  public:
-  explicit ReleaseTracker(wl_event_loop* loop);
+  /// `gpu` says when the GPU's reads of a texture are done.
+  explicit ReleaseTracker(std::unique_ptr<GpuReadsWatch> gpu);
   /// Whatever is still held is never read again once the GPU's reads are
   /// over (the renderer outlives this): waits for them, then signals all.
   ~ReleaseTracker();
@@ -40,20 +38,11 @@ class ReleaseTracker {
   /// A watch that signalled by itself (a scanout let its buffer go).
   void forget(ReleaseWatch& watch);
   void wait_for_gpu(ReleaseWatch* watch);
-  void retry_unsubmitted();
-  vulkan::CompletionWatch* completion_for(const std::shared_ptr<vulkan::Device>& device);
 
-  wl_event_loop* loop_;
-  wl_event_source* retry_idle_ = nullptr;
-  bool retrying_ = false;                          // inside the idle retry of unsubmitted reads
-  std::list<std::unique_ptr<ReleaseWatch>> held_;  // buffers still held
+  // Before the watches: they ask it for their reads while they live.
+  std::unique_ptr<GpuReadsWatch> gpu_;
+  std::list<std::unique_ptr<ReleaseWatch>> held_;         // buffers still held
   std::list<std::unique_ptr<ReleaseWatch>> gpu_reading_;  // buffers gone, GPU still reading
-  // Buffers gone while a pass that reads them was still being recorded: their
-  // point is known once it is submitted, so they are looked at again when
-  // the loop goes idle.
-  std::list<std::unique_ptr<ReleaseWatch>> unsubmitted_;
-  // One per device that reads are pending on (a GPU loss makes a new one).
-  std::vector<std::unique_ptr<vulkan::CompletionWatch>> completions_;
 };
 
 }  // namespace baton

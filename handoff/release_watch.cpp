@@ -6,17 +6,21 @@ namespace baton {
 namespace {
 
 // The GPU reads a client buffer through its wlr_client_buffer's texture.
-vulkan::TextureReads reads_of(wlr_buffer* buffer) {
+std::unique_ptr<GpuReads> reads_of(GpuReadsWatch& gpu, wlr_buffer* buffer) {
   wlr_client_buffer* client = wlr_client_buffer_get(buffer);
-  return vulkan::texture_reads(client != nullptr ? client->texture : nullptr);
+  return gpu.reads_of(client != nullptr ? client->texture : nullptr);
 }
 
 }  // namespace
 
-ReleaseWatch::ReleaseWatch(wlr_buffer* buffer, std::function<void()> signal_release,
+ReleaseWatch::ReleaseWatch(wlr_buffer* buffer, GpuReadsWatch& gpu,
+                           std::function<void()> signal_release,
                            std::function<void(ReleaseWatch&)> buffer_gone,
                            std::function<void(ReleaseWatch&)> released)
-    : buffer_(buffer), signal_release_(std::move(signal_release)), released_(std::move(released)) {
+    : buffer_(buffer),
+      gpu_(gpu),
+      signal_release_(std::move(signal_release)),
+      released_(std::move(released)) {
   if (wlr_client_buffer* client = wlr_client_buffer_get(buffer); client != nullptr)
     source_ = client->source;
   if (source_ != nullptr) {
@@ -29,7 +33,7 @@ ReleaseWatch::ReleaseWatch(wlr_buffer* buffer, std::function<void()> signal_rele
   destroy_.connect(&buffer->events.destroy, [this, buffer_gone = std::move(buffer_gone)](void*) {
     // wlroots emits this before the client buffer frees its texture: the
     // texture still says which submitted work reads it.
-    reads_ = reads_of(buffer_);
+    reads_ = reads_of(gpu_, buffer_);
     buffer_ = nullptr;
     destroy_.disconnect();
     buffer_gone(*this);
@@ -38,26 +42,30 @@ ReleaseWatch::ReleaseWatch(wlr_buffer* buffer, std::function<void()> signal_rele
 
 bool ReleaseWatch::try_signal() {
   if (!signal_release_) return true;
-  if (buffer_ != nullptr || !reads_.done() || waits_for_scanout()) return false;
+  if (buffer_ != nullptr || !reads_done() || waits_for_scanout()) return false;
   signal();
   return true;
 }
 
 bool ReleaseWatch::waits_for_scanout() {
   // Our texture's lock on it is gone with the client buffer and its reads.
-  return buffer_ == nullptr && source_ != nullptr && source_->n_locks > 0 && reads_.done();
+  return buffer_ == nullptr && source_ != nullptr && source_->n_locks > 0 && reads_done();
 }
 
 void ReleaseWatch::source_let_go() {
-  if (!signal_release_ || buffer_ != nullptr || !reads_.done()) return;  // the usual path signals
+  if (!signal_release_ || buffer_ != nullptr || !reads_done()) return;  // the usual path signals
   signal();
   if (released_) released_(*this);
 }
 
 void ReleaseWatch::finish() {
-  if (buffer_ != nullptr) reads_ = reads_of(buffer_);
-  reads_.wait();
+  if (buffer_ != nullptr) reads_ = reads_of(gpu_, buffer_);
+  if (reads_ != nullptr) reads_->wait();
   signal();
+}
+
+bool ReleaseWatch::when_reads_done(std::function<void()> then) {
+  return reads_ != nullptr && reads_->when_done(std::move(then));
 }
 
 void ReleaseWatch::signal() {

@@ -7,8 +7,9 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 
-#include "renderer/vulkan/vulkan_renderer.hpp"
+#include "renderer/gpu_reads.hpp"
 #include "util/listener.hpp"
 
 struct wlr_buffer;
@@ -22,7 +23,8 @@ class ReleaseWatch {
   /// let the client's buffer go (the owner frees it there).
   /// `signal_release` signals the release point (a timeline point; in
   /// tests, an eventfd), once.
-  ReleaseWatch(wlr_buffer* buffer, std::function<void()> signal_release,
+  /// `gpu` says when the GPU's reads of the buffer's texture are done.
+  ReleaseWatch(wlr_buffer* buffer, GpuReadsWatch& gpu, std::function<void()> signal_release,
                std::function<void(ReleaseWatch&)> buffer_gone,
                std::function<void(ReleaseWatch&)> released);
   ReleaseWatch(const ReleaseWatch&) = delete;
@@ -36,17 +38,20 @@ class ReleaseWatch {
   [[nodiscard]] bool waits_for_scanout();
   /// Teardown: waits (bounded) for the GPU's reads, then signals regardless.
   void finish();
-  /// The GPU's reads of the buffer, as they stood when it was destroyed.
-  [[nodiscard]] const vulkan::TextureReads& reads() const { return reads_; }
+  /// Runs `then` from the loop once the GPU's reads (as they stood when the
+  /// buffer was destroyed) may be done; GpuReads::when_done.
+  [[nodiscard]] bool when_reads_done(std::function<void()> then);
 
  private:
   void signal();
+  [[nodiscard]] bool reads_done() const { return reads_ == nullptr || reads_->done(); }
 
   void source_let_go();
 
-  wlr_buffer* buffer_;                    // null once destroyed
-  wlr_buffer* source_ = nullptr;          // the client's buffer; null once destroyed
-  vulkan::TextureReads reads_;            // taken when the buffer is destroyed
+  wlr_buffer* buffer_;            // null once destroyed
+  wlr_buffer* source_ = nullptr;  // the client's buffer; null once destroyed
+  GpuReadsWatch& gpu_;
+  std::unique_ptr<GpuReads> reads_;       // taken when the buffer is destroyed
   std::function<void()> signal_release_;  // empty once signalled
   std::function<void(ReleaseWatch&)> released_;
   Listener<void> destroy_;

@@ -91,18 +91,20 @@ Status check_device(int drm_fd) {
 
 }  // namespace
 
-Result<std::unique_ptr<LinuxDrmSyncobj>> LinuxDrmSyncobj::create(wl_display* display, int drm_fd) {
+Result<std::unique_ptr<LinuxDrmSyncobj>> LinuxDrmSyncobj::create(
+    wl_display* display, int drm_fd, std::unique_ptr<GpuReadsWatch> gpu) {
   if (Status usable = check_device(drm_fd); !usable) return usable.error();
   auto drm = UniqueFd::duplicate_of(drm_fd);
   if (!drm) return drm.error();
-  std::unique_ptr<LinuxDrmSyncobj> self(
-      new LinuxDrmSyncobj(display, std::make_shared<const UniqueFd>(std::move(*drm))));
+  std::unique_ptr<LinuxDrmSyncobj> self(new LinuxDrmSyncobj(
+      display, std::make_shared<const UniqueFd>(std::move(*drm)), std::move(gpu)));
   if (self->global_ == nullptr) return failure("wl_global_create", "out of memory");
   return self;
 }
 
-LinuxDrmSyncobj::LinuxDrmSyncobj(wl_display* display, std::shared_ptr<const UniqueFd> drm)
-    : drm_(std::move(drm)), releases_(wl_display_get_event_loop(display)) {
+LinuxDrmSyncobj::LinuxDrmSyncobj(wl_display* display, std::shared_ptr<const UniqueFd> drm,
+                                 std::unique_ptr<GpuReadsWatch> gpu)
+    : drm_(std::move(drm)), releases_(std::move(gpu)) {
   global_ =
       wl_global_create(display, &wp_linux_drm_syncobj_manager_v1_interface, 1, this, bind_manager);
 }

@@ -50,9 +50,11 @@ struct TimelineResource {
 
 class LinuxDrmSyncobj final : public ExplicitSync, public Weakable<LinuxDrmSyncobj> {
  public:
-  /// The global on `drm_fd` (duplicated). An error when the DRM device lacks
+  /// The global on `drm_fd` (duplicated); `gpu` says when the GPU's reads
+  /// of a client's buffer are done. An error when the DRM device lacks
   /// timeline syncobjs or DRM_IOCTL_SYNCOBJ_EVENTFD.
-  static Result<std::unique_ptr<LinuxDrmSyncobj>> create(wl_display* display, int drm_fd);
+  static Result<std::unique_ptr<LinuxDrmSyncobj>> create(wl_display* display, int drm_fd,
+                                                         std::unique_ptr<GpuReadsWatch> gpu);
   ~LinuxDrmSyncobj() override;
   LinuxDrmSyncobj(const LinuxDrmSyncobj&) = delete;
   LinuxDrmSyncobj& operator=(const LinuxDrmSyncobj&) = delete;
@@ -76,7 +78,8 @@ class LinuxDrmSyncobj final : public ExplicitSync, public Weakable<LinuxDrmSynco
   static constexpr int kMaxTimelinesPerClient = 256;
 
  private:
-  LinuxDrmSyncobj(wl_display* display, std::shared_ptr<const UniqueFd> drm);
+  LinuxDrmSyncobj(wl_display* display, std::shared_ptr<const UniqueFd> drm,
+                  std::unique_ptr<GpuReadsWatch> gpu);
   std::shared_ptr<const UniqueFd> drm_;  // shared by every imported Timeline
   wl_global* global_ = nullptr;
   std::map<wl_client*, int> timelines_per_client_;
