@@ -1,11 +1,6 @@
 #include "protocols/linux_drm_syncobj.hpp"
 
-#include <fcntl.h>
-#include <sys/eventfd.h>
-#include <xf86drm.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 
 #include "linux-drm-syncobj-v1-server-protocol.h"
@@ -76,24 +71,11 @@ void bind_manager(wl_client* client, void* data, uint32_t version, uint32_t id) 
   wl_resource_set_implementation(resource, &kManagerImpl, data, nullptr);
 }
 
-// Timeline syncobjs, and waiting on them through an eventfd (kernel 6.6+).
-Status check_device(int drm_fd) {
-  uint64_t cap = 0;
-  if (drmGetCap(drm_fd, DRM_CAP_SYNCOBJ_TIMELINE, &cap) != 0 || cap == 0)
-    return failure("DRM_CAP_SYNCOBJ_TIMELINE", "the DRM device has no timeline syncobjs");
-  UniqueFd efd(::eventfd(0, EFD_CLOEXEC));
-  if (!efd) return last_error("eventfd");
-  // Handle 0 never exists: ENOENT means the ioctl itself is known.
-  if (drmSyncobjEventfd(drm_fd, 0, 0, efd.get(), 0) == 0 || errno != ENOENT)
-    return last_error("DRM_IOCTL_SYNCOBJ_EVENTFD (unsupported)");
-  return {};
-}
-
 }  // namespace
 
 Result<std::unique_ptr<LinuxDrmSyncobj>> LinuxDrmSyncobj::create(
     wl_display* display, int drm_fd, std::unique_ptr<GpuReadsWatch> gpu) {
-  if (Status usable = check_device(drm_fd); !usable) return usable.error();
+  if (Status usable = sync::check_timeline_support(drm_fd); !usable) return usable.error();
   auto drm = UniqueFd::duplicate_of(drm_fd);
   if (!drm) return drm.error();
   std::unique_ptr<LinuxDrmSyncobj> self(new LinuxDrmSyncobj(

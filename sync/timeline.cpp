@@ -91,11 +91,25 @@ Result<UniqueFd> Timeline::export_fd() const {
   return UniqueFd(fd);
 }
 
-Status Timeline::signal(uint64_t point) {
-  if (drmSyncobjTimelineSignal(drm_fd(), &handle_, &point, 1) < 0)
+Status check_timeline_support(int drm_fd) {
+  uint64_t cap = 0;
+  if (drmGetCap(drm_fd, DRM_CAP_SYNCOBJ_TIMELINE, &cap) != 0 || cap == 0)
+    return failure("DRM_CAP_SYNCOBJ_TIMELINE", "the DRM device has no timeline syncobjs");
+  UniqueFd efd(::eventfd(0, EFD_CLOEXEC));
+  if (!efd) return last_error("eventfd");
+  // Handle 0 never exists: ENOENT means the ioctl itself is known.
+  if (drmSyncobjEventfd(drm_fd, 0, 0, efd.get(), 0) == 0 || errno != ENOENT)
+    return last_error("DRM_IOCTL_SYNCOBJ_EVENTFD (unsupported)");
+  return {};
+}
+
+Status signal_point(int drm_fd, uint32_t handle, uint64_t point) {
+  if (drmSyncobjTimelineSignal(drm_fd, &handle, &point, 1) < 0)
     return last_error("DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL");
   return {};
 }
+
+Status Timeline::signal(uint64_t point) { return signal_point(drm_fd(), handle_, point); }
 
 Status Timeline::import_sync_file(uint64_t point, const SyncFile& sync_file) {
   BinarySyncobj binary(drm_fd());

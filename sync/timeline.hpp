@@ -17,6 +17,13 @@
 
 namespace baton::sync {
 
+/// Whether `drm_fd`'s device has timeline syncobjs and lets a waiter take an
+/// eventfd for a point (DRM_IOCTL_SYNCOBJ_EVENTFD, kernel 6.6+).
+[[nodiscard]] Status check_timeline_support(int drm_fd);
+/// DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL on a syncobj someone else owns (the
+/// output's wlroots timeline): `point` of `handle` on `drm_fd` signals now.
+[[nodiscard]] Status signal_point(int drm_fd, uint32_t handle, uint64_t point);
+
 class Timeline {
  public:
   /// DRM_IOCTL_SYNCOBJ_CREATE on `drm_fd` (any node of a driver with

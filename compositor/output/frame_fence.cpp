@@ -1,6 +1,5 @@
 #include "compositor/output/frame_fence.hpp"
 
-#include <fcntl.h>
 #include <xf86drm.h>
 
 #include <cstddef>
@@ -326,9 +325,9 @@ void FrameFence::finish_commit() {
       // then the previous frame's slot is no longer read.
       UniqueFd out_fence(wlr_drm_syncobj_timeline_export_sync_file(out_timeline_, out_point_));
       if (out_fence && trace_ != nullptr)
-        trace_when_signalled(
-            UniqueFd(fcntl(out_fence.get(), F_DUPFD_CLOEXEC, 0)),
-            "out-fence signalled (frame " + std::to_string(commits_) + " on screen)");
+        if (auto traced = out_fence.duplicate(); traced)
+          trace_when_signalled(std::move(*traced), "out-fence signalled (frame " +
+                                                       std::to_string(commits_) + " on screen)");
       if (out_fence && on_screen_ != nullptr) {
         vulkan::slot_set_release_fence(on_screen_, std::move(out_fence));
         ++counts_.out_fences;

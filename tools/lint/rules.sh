@@ -7,6 +7,8 @@
 #     const/constexpr (function-local constants are fine);
 #   - no strerror() by hand: errors are util/result.hpp's Error (last_error(),
 #     Error::describe()), and util/result.cpp is the one place that calls it;
+#   - kernel fence and timeline calls (dma-buf sync_file ioctls, SYNC_IOC_*,
+#     drmSyncobj*) only in sync/, for the client and the output side alike;
 #   - no header of handoff/ or protocols/ includes the Vulkan renderer: the
 #     hand-off asks renderer/gpu_reads.hpp whether the GPU's reads are done;
 #   - includes point down the layers (tools/lint/layers.py; the build runs it too).
@@ -33,6 +35,9 @@ report "a mutable global (the Server owns everything)" < <(
   grep -nE '^(static|namespace \{ static) [^(]*[=;]' "${files[@]}" | grep -vE '\b(const|constexpr)\b')
 report "strerror() by hand (use last_error() / Error::describe())" < <(
   grep -nE '\bstrerror(_r|name_np)?\(' "${files[@]}" | grep -v '^util/result\.cpp:')
+report "a kernel fence or timeline call outside sync/ (use sync::SyncFile, sync::Timeline)" < <(
+  grep -nE '\b(DMA_BUF_IOCTL_[A-Z_]+|SYNC_IOC_[A-Z_]+|drmSyncobj[A-Za-z]+)\b' "${files[@]}" |
+    grep -vE '^sync/|^[^:]*:[0-9]+: *//')
 report "a hand-off or protocol header includes the Vulkan renderer (use renderer/gpu_reads.hpp)" < <(
   grep -nE '#include [<"](renderer/vulkan/|vulkan/)' "${files[@]}" | grep -E '^(handoff|protocols)/[^:]*\.hpp:')
 python3 tools/lint/layers.py . || broken=1

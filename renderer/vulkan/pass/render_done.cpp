@@ -1,9 +1,8 @@
 #include "renderer/vulkan/pass/render_done.hpp"
 
-#include <xf86drm.h>
-
 #include "renderer/vulkan/device/completion_watch.hpp"
 #include "renderer/vulkan/device/device.hpp"
+#include "sync/timeline.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
 
@@ -69,11 +68,11 @@ Status RenderDone::hand_over(UniqueFd fence, uint64_t point, wlr_drm_syncobj_tim
   // Also runs when the device was lost: nothing of the pass will run then,
   // and a point never signalled would hold the output forever.
   watch->when_done(point, [ref, signal_point] {
-    uint32_t handle = ref->timeline->handle;
-    uint64_t value = signal_point;
-    if (drmSyncobjTimelineSignal(ref->timeline->drm_fd, &handle, &value, 1) != 0)
+    if (Status signalled =
+            sync::signal_point(ref->timeline->drm_fd, ref->timeline->handle, signal_point);
+        !signalled)
       LOG_ERROR("vulkan: signalling render-done on the output's timeline: %s",
-                last_error("drmSyncobjTimelineSignal").describe().c_str());
+                signalled.error().describe().c_str());
   });
   return {};
 }

@@ -189,7 +189,7 @@ void wait_for_writers(Pass& pass, Texture& texture) {
   if (!wlr_buffer_get_dmabuf(texture.source.get(), &attribs)) return;
   for (int i = 0; i < attribs.n_planes; ++i) {
     if (i > 0 && attribs.fd[i] == attribs.fd[i - 1]) continue;
-    auto fence = pending_writers_fence(attribs.fd[i]);
+    auto fence = unfinished_writes_fence(attribs.fd[i]);
     if (!fence) {  // as if none were pending
       LOG_ERROR("vulkan: %s", fence.error().describe().c_str());
       continue;

@@ -1,31 +1,28 @@
 #include "renderer/vulkan/swapchain/release_fence.hpp"
 
-#include <linux/dma-buf.h>
-#include <sys/ioctl.h>
+#include "sync/sync_file.hpp"
 
 namespace baton::vulkan {
 
 namespace {
 
-Result<UniqueFd> pending_fence(int dmabuf, uint32_t access) {
-  dma_buf_export_sync_file request{};
-  request.flags = access;
-  request.fd = -1;
-  if (ioctl(dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &request) != 0)
-    return last_error("DMA_BUF_IOCTL_EXPORT_SYNC_FILE");
-  UniqueFd fence(request.fd);
-  if (readable_now(fence.get())) return UniqueFd();  // already signalled
-  return fence;
+Result<UniqueFd> unfinished(int dmabuf, sync::Access access) {
+  auto fence = sync::SyncFile::export_from_dmabuf(dmabuf, access);
+  if (!fence) return fence.error();
+  auto signalled = fence->signalled();
+  if (!signalled) return signalled.error();
+  if (*signalled) return UniqueFd();  // nothing left to wait for
+  return fence->release();
 }
 
 }  // namespace
 
-Result<UniqueFd> pending_write_fence(int dmabuf) {
-  return pending_fence(dmabuf, DMA_BUF_SYNC_WRITE);
+Result<UniqueFd> unfinished_accesses_fence(int dmabuf) {
+  return unfinished(dmabuf, sync::Access::write);
 }
 
-Result<UniqueFd> pending_writers_fence(int dmabuf) {
-  return pending_fence(dmabuf, DMA_BUF_SYNC_READ);
+Result<UniqueFd> unfinished_writes_fence(int dmabuf) {
+  return unfinished(dmabuf, sync::Access::read);
 }
 
 }  // namespace baton::vulkan

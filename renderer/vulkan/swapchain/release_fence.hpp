@@ -1,5 +1,6 @@
 // A slot's release fence: what must finish before the slot is drawn into
-// again (the display or a parent compositor still reading it).
+// again (the display or a parent compositor still reading it), and what a
+// client dma-buf's writers have still to do before it is sampled.
 #pragma once
 
 #include "util/result.hpp"
@@ -7,12 +8,11 @@
 
 namespace baton::vulkan {
 
-/// DMA_BUF_IOCTL_EXPORT_SYNC_FILE(WRITE) on `dmabuf`: a sync_file that
-/// signals once every reader and writer of it finished; invalid when it has
-/// signalled already (nothing to wait for).
-[[nodiscard]] Result<UniqueFd> pending_write_fence(int dmabuf);
-/// DMA_BUF_IOCTL_EXPORT_SYNC_FILE(READ): what a reader must wait for (the
-/// dma-buf's writers), pending; invalid when none is.
-[[nodiscard]] Result<UniqueFd> pending_writers_fence(int dmabuf);
+/// The dma-buf's unfinished readers and writers (what a writer waits for),
+/// as a sync_file; invalid when they have all finished.
+[[nodiscard]] Result<UniqueFd> unfinished_accesses_fence(int dmabuf);
+/// The dma-buf's unfinished writers (what a reader waits for), as a
+/// sync_file; invalid when they have all finished.
+[[nodiscard]] Result<UniqueFd> unfinished_writes_fence(int dmabuf);
 
 }  // namespace baton::vulkan

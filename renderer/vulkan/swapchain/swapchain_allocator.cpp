@@ -394,7 +394,7 @@ void slot_unlocked(SlotBuffer& buffer) {
   if (fence && readable_now(fence.get())) fence.reset();
   // Else whatever the scanout left on the dma-buf (drivers with implicit sync).
   if (fence) return;
-  auto pending = pending_write_fence(slot_dmabuf(buffer));
+  auto pending = unfinished_accesses_fence(slot_dmabuf(buffer));
   if (pending)
     fence = std::move(*pending);
   else  // the next pass draws unwaited
