@@ -44,7 +44,7 @@ BufferFences::BufferFences(ExplicitSync* explicit_sync, Latch latch)
         "the render waits for it on the GPU, and every output waits for the slowest client");
 }
 
-std::optional<CommitFence> BufferFences::fence_for(wlr_surface* surface) {
+std::optional<CommitWait> BufferFences::wait_of(wlr_surface* surface) {
   wlr_surface_state& pending = surface->pending;
   PendingCommit commit =
       explicit_sync_ != nullptr ? explicit_sync_->pending_commit(surface) : PendingCommit{};
@@ -63,7 +63,7 @@ std::optional<CommitFence> BufferFences::fence_for(wlr_surface* surface) {
                                           efd.error().describe().c_str());
       return std::nullopt;
     }
-    CommitFence fence{std::move(*efd), "acquire point " + std::to_string(points.acquire_point), {}};
+    CommitWait fence{std::move(*efd), "acquire point " + std::to_string(points.acquire_point), {}};
     if (early && pending.buffer != nullptr) {
       // The acquire fence becomes the dma-buf's implicit write fence, which
       // the renderer waits for on the GPU before sampling it.
@@ -87,7 +87,7 @@ std::optional<CommitFence> BufferFences::fence_for(wlr_surface* surface) {
     return std::nullopt;
   }
   if (!*sync_file) return std::nullopt;
-  return CommitFence{(*sync_file)->release(), "implicit fence of its dma-buf", {}};
+  return CommitWait{(*sync_file)->release(), "implicit fence of its dma-buf", {}};
 }
 
 }  // namespace baton

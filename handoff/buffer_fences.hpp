@@ -10,17 +10,17 @@
 // never let through unwaited.
 #pragma once
 
-#include "handoff/commit_fence.hpp"
+#include "handoff/commit_wait.hpp"
 
 namespace baton {
 
 class ExplicitSync;
 
-class BufferFences final : public CommitFences {
+class BufferFences final : public CommitWaits {
  public:
   /// `explicit_sync` may be null (none advertised); it must outlive this.
   BufferFences(ExplicitSync* explicit_sync, Latch latch);
-  [[nodiscard]] std::optional<CommitFence> fence_for(wlr_surface* surface) override;
+  [[nodiscard]] std::optional<CommitWait> wait_of(wlr_surface* surface) override;
 
  private:
   ExplicitSync* explicit_sync_;

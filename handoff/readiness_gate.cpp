@@ -39,7 +39,7 @@ class ReadinessGate::SurfaceGate {
   };
 
   void on_commit() {
-    std::optional<CommitFence> fence = gate_.fences_.fence_for(surface_);
+    std::optional<CommitWait> fence = gate_.waits_.wait_of(surface_);
     if (fence)
       hold(std::move(fence->ready), std::move(fence->what), std::move(fence->before_apply));
   }
@@ -130,9 +130,9 @@ class ReadinessGate::SurfaceGate {
   Listener<void> destroy_;
 };
 
-ReadinessGate::ReadinessGate(wl_event_loop* loop, wlr_compositor* compositor, CommitFences& fences,
+ReadinessGate::ReadinessGate(wl_event_loop* loop, wlr_compositor* compositor, CommitWaits& waits,
                              std::chrono::milliseconds stuck_after, Trace* trace)
-    : loop_(loop), fences_(fences), stuck_after_(stuck_after), trace_(trace) {
+    : loop_(loop), waits_(waits), stuck_after_(stuck_after), trace_(trace) {
   new_surface_.connect(&compositor->events.new_surface, [this](wlr_surface* surface) {
     surfaces_.push_back(std::make_unique<SurfaceGate>(*this, surface));
   });

@@ -1,5 +1,5 @@
 // The readiness gate: a surface commit that carries a buffer is held
-// (wlr_surface_lock_pending) until what its CommitFences names has signalled
+// (wlr_surface_lock_pending) until what its CommitWaits names has signalled
 // (BufferFences: its acquire point, or its dma-buf's implicit fence). Every
 // wait is an fd in the event loop, never a blocking call. While a commit is
 // held the surface keeps showing its previous buffer; later commits of that
@@ -14,7 +14,7 @@
 #include <map>
 #include <memory>
 
-#include "handoff/commit_fence.hpp"
+#include "handoff/commit_wait.hpp"
 #include "util/event_source.hpp"
 #include "util/listener.hpp"
 
@@ -29,10 +29,10 @@ class Trace;
 
 class ReadinessGate {
  public:
-  /// `fences` says what each commit waits for; it must outlive the gate. A
+  /// `waits` says what each commit waits for; it must outlive the gate. A
   /// held commit is logged once after `stuck_after`. With `trace`, each held
   /// commit is a span on its surface's track.
-  ReadinessGate(wl_event_loop* loop, wlr_compositor* compositor, CommitFences& fences,
+  ReadinessGate(wl_event_loop* loop, wlr_compositor* compositor, CommitWaits& waits,
                 std::chrono::milliseconds stuck_after = std::chrono::milliseconds(1000),
                 Trace* trace = nullptr);
   ~ReadinessGate();
@@ -51,7 +51,7 @@ class ReadinessGate {
   friend class SurfaceGate;
 
   wl_event_loop* loop_;
-  CommitFences& fences_;
+  CommitWaits& waits_;
   std::chrono::milliseconds stuck_after_;
   Trace* trace_;
   uint64_t let_through_ = 0;

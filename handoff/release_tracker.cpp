@@ -9,30 +9,30 @@ namespace baton {
 ReleaseTracker::ReleaseTracker(std::unique_ptr<GpuReadsWatch> gpu) : gpu_(std::move(gpu)) {}
 
 ReleaseTracker::~ReleaseTracker() {
-  for (auto* list : {&held_, &gpu_reading_}) {
+  for (auto* list : {&in_use_, &gpu_reading_}) {
     for (auto& release : *list) release->finish();
     list->clear();
   }
 }
 
-size_t ReleaseTracker::pending() const { return held_.size() + gpu_reading_.size(); }
+size_t ReleaseTracker::pending() const { return in_use_.size() + gpu_reading_.size(); }
 
 void ReleaseTracker::release_when_done(wlr_buffer* buffer, std::function<void()> signal_release) {
-  held_.push_back(std::make_unique<ReleaseWatch>(
+  in_use_.push_back(std::make_unique<ReleaseWatch>(
       buffer, *gpu_, std::move(signal_release), [this](ReleaseWatch& gone) { buffer_gone(gone); },
       [this](ReleaseWatch& released) { forget(released); }));
 }
 
 void ReleaseTracker::buffer_gone(ReleaseWatch& watch) {
-  auto it =
-      std::find_if(held_.begin(), held_.end(), [&](const auto& r) { return r.get() == &watch; });
-  if (it == held_.end()) return;
+  auto it = std::find_if(in_use_.begin(), in_use_.end(),
+                         [&](const auto& r) { return r.get() == &watch; });
+  if (it == in_use_.end()) return;
   if (watch.try_signal()) {
-    held_.erase(it);
+    in_use_.erase(it);
     return;
   }
   // A submitted pass still samples the buffer: release it once that finished.
-  gpu_reading_.splice(gpu_reading_.end(), held_, it);
+  gpu_reading_.splice(gpu_reading_.end(), in_use_, it);
   wait_for_gpu(&watch);
 }
 
@@ -53,7 +53,7 @@ void ReleaseTracker::wait_for_gpu(ReleaseWatch* watch) {
 }
 
 void ReleaseTracker::forget(ReleaseWatch& watch) {
-  for (auto* list : {&held_, &gpu_reading_}) {
+  for (auto* list : {&in_use_, &gpu_reading_}) {
     auto it =
         std::find_if(list->begin(), list->end(), [&](const auto& r) { return r.get() == &watch; });
     if (it != list->end()) {

@@ -22,7 +22,7 @@ class ReleaseTracker {
  public:
   /// `gpu` says when the GPU's reads of a texture are done.
   explicit ReleaseTracker(std::unique_ptr<GpuReadsWatch> gpu);
-  /// Whatever is still held is never read again once the GPU's reads are
+  /// Whatever is still in use is never read again once the GPU's reads are
   /// over (the renderer outlives this): waits for them, then signals all.
   ~ReleaseTracker();
   ReleaseTracker(const ReleaseTracker&) = delete;
@@ -41,7 +41,7 @@ class ReleaseTracker {
 
   // Before the watches: they ask it for their reads while they live.
   std::unique_ptr<GpuReadsWatch> gpu_;
-  std::list<std::unique_ptr<ReleaseWatch>> held_;         // buffers still held
+  std::list<std::unique_ptr<ReleaseWatch>> in_use_;       // buffers baton still uses
   std::list<std::unique_ptr<ReleaseWatch>> gpu_reading_;  // buffers gone, GPU still reading
 };
 

@@ -33,7 +33,7 @@ int64_t now_ns() {
 class TimedSurface {
  public:
   TimedSurface(CommitTiming& timing, wlr_surface* surface) : timing_(timing), surface_(surface) {
-    timer_ = EventSource::timer(timing.loop_, [this] { release_due(now_ns()); });
+    timer_ = EventSource::timer(timing.loop_, [this] { let_through_due(now_ns()); });
     if (!timer_) LOG_ERROR("commit-timing: no timer; hidden surfaces wait for a frame");
     client_commit_.connect(&surface->events.client_commit, [this](void*) { committed(); });
     destroy_.connect(&surface->events.destroy, [this](void*) { surface_destroyed(); });
@@ -72,7 +72,7 @@ class TimedSurface {
   }
 
   /// Lets through every held commit whose target is not after `limit_ns`.
-  void release_due(int64_t limit_ns) {
+  void let_through_due(int64_t limit_ns) {
     std::vector<std::unique_ptr<HeldCommit>> due;
     for (auto it = holds_.begin(); it != holds_.end();) {
       if (it->target_ns <= limit_ns) {
@@ -84,7 +84,7 @@ class TimedSurface {
     }
     arm_timer();
     // Oldest first; each may apply now, with whatever is queued behind it.
-    for (auto& commit : due) commit->release();
+    for (auto& commit : due) commit->let_through();
   }
 
   /// The CommitTiming goes before the surface: nothing stays held by it.
@@ -94,7 +94,7 @@ class TimedSurface {
     timer_.reset();
     auto holds = std::move(holds_);
     holds_.clear();
-    for (Hold& h : holds) h.commit->release();
+    for (Hold& h : holds) h.commit->let_through();
   }
 
  private:
@@ -232,7 +232,7 @@ void CommitTiming::frame_starting(wlr_output* output, int64_t present_ns) {
     if (state->held() > 0 && state->shown_on(output)) shown.push_back(surface);
   for (wlr_surface* surface : shown) {
     auto it = surfaces_.find(surface);  // applying a commit may have destroyed one
-    if (it != surfaces_.end()) it->second->release_due(present_ns);
+    if (it != surfaces_.end()) it->second->let_through_due(present_ns);
   }
 }
 

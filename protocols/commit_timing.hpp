@@ -10,11 +10,11 @@
 // at its earliest target), and one whose target has passed already applies
 // at once. A shown surface's commit whose target has passed waits for the
 // next frame. The timer also keeps a shown surface going when its outputs
-// stop building frames: released at its target, a commit is still never
+// stop building frames: let through at its target, a commit is still never
 // presented before it.
 //
 // Commits keep their order (wlroots applies a surface's commits in order): a
-// commit released early still waits for those before it. A commit may carry
+// commit let through early still waits for those before it. A commit may carry
 // both a timestamp and a fifo wait; each protocol holds it on its own. The
 // per-surface state outlives the wp_commit_timer_v1 object: destroying it
 // stops future timestamps, and, as the protocol says, leaves the ones

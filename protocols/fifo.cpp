@@ -48,20 +48,20 @@ class FifoSurface {
     return false;
   }
 
-  /// A latch cleared the barrier: call release_ready() next.
+  /// A latch cleared the barrier: call let_through_ready() next.
   void clear_barrier() {
     barrier_ = false;
     if (fallback_) fallback_->arm_ms(0);
   }
 
   /// Lets through the held commits that no barrier stops any more, in order.
-  void release_ready() {
+  void let_through_ready() {
     while (!waiting_.empty() && !blocked_before(waiting_.front()->seq())) {
       std::unique_ptr<HeldCommit> hold = std::move(waiting_.front());
       waiting_.pop_front();
       // May apply it (and what is queued behind it) now: applied() runs
       // inside and may set the barrier again, which stops this loop.
-      hold->release();
+      hold->let_through();
     }
   }
 
@@ -73,7 +73,7 @@ class FifoSurface {
     fallback_.reset();
     auto waiting = std::move(waiting_);
     waiting_.clear();
-    for (auto& hold : waiting) hold->release();
+    for (auto& hold : waiting) hold->let_through();
   }
 
  private:
@@ -115,7 +115,7 @@ class FifoSurface {
     if (!barrier_) return;
     ++fifo_.fallback_clears_;
     clear_barrier();
-    release_ready();
+    let_through_ready();
   }
 
   // max(1/30 s, 1.25 refresh periods of the first output), rounded down to
@@ -230,7 +230,7 @@ size_t Fifo::held() const {
 }
 
 void Fifo::output_latched(wlr_output* output) {
-  // First every barrier this latch ends, then the releases: a commit let
+  // First every barrier this latch ends, then the let-throughs: a commit let
   // through here may set its surface's barrier again, for the next latch.
   std::vector<wlr_surface*> cleared;
   for (auto& [surface, state] : surfaces_) {
@@ -241,7 +241,7 @@ void Fifo::output_latched(wlr_output* output) {
   }
   for (wlr_surface* surface : cleared) {
     auto it = surfaces_.find(surface);  // applying a commit may have destroyed one
-    if (it != surfaces_.end()) it->second->release_ready();
+    if (it != surfaces_.end()) it->second->let_through_ready();
   }
 }
 

@@ -8,7 +8,7 @@
 // barrier is set or an earlier commit of the surface that sets it has not
 // been applied yet. The barrier clears when an output the surface is shown
 // on latches a frame (output_latched); the commits waiting for it are then
-// released, in order (wlroots never reorders a surface's commits).
+// let through, in order (wlroots never reorders a surface's commits).
 //
 // Forward progress: a hidden surface's barrier clears at 30 Hz at least.
 // Every barrier arms a fallback timer that clears it after
@@ -21,7 +21,7 @@
 // says so: its parent's commit applies it). The per-surface state outlives
 // the wp_fifo_v1 object: destroying it stops future barriers and waits but,
 // as the protocol says, changes nothing already committed (held commits
-// are released when the barrier clears, by a latch or the fallback timer).
+// are let through when the barrier clears, by a latch or the fallback timer).
 // Commits held here count towards the client's HeldCommits bound.
 #pragma once
 

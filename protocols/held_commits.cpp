@@ -38,7 +38,7 @@ HeldCommit::~HeldCommit() {
   if (counted_) counter_.remove(client_, {surface_, seq_});
 }
 
-void HeldCommit::release() {
+void HeldCommit::let_through() {
   if (!counted_) return;
   counted_ = false;
   counter_.remove(client_, {surface_, seq_});

@@ -4,8 +4,8 @@
 // counts once (wlroots counts the locks on it; this counts commits).
 //
 // A HeldCommit is one hold: it locks the commit being made
-// (wlr_surface_lock_pending) and counts it; release() lets it apply. Its
-// destructor only uncounts: a hold destroyed without release() belongs to a
+// (wlr_surface_lock_pending) and counts it; let_through() lets it apply. Its
+// destructor only uncounts: a hold destroyed without let_through() belongs to a
 // surface being destroyed, whose cached commits die with it.
 #pragma once
 
@@ -57,7 +57,7 @@ class HeldCommit {
   [[nodiscard]] uint32_t seq() const { return seq_; }
   /// Unlocks the commit: it and the commits queued behind it may apply right
   /// now, inside this call (wlr_surface_unlock_cached). At most once.
-  void release();
+  void let_through();
 
  private:
   HeldCommits& counter_;

@@ -84,7 +84,7 @@ class LinuxDrmSyncobj final : public ExplicitSync, public Weakable<LinuxDrmSynco
   wl_global* global_ = nullptr;
   std::map<wl_client*, int> timelines_per_client_;
   std::list<std::unique_ptr<SyncobjSurface>> surfaces_;
-  // Destroyed first: signals what is still held (each release keeps its
+  // Destroyed first: signals what is still in use (each release keeps its
   // timeline), including what the surfaces handed over as they went.
   ReleaseTracker releases_;
 };

@@ -154,12 +154,12 @@ bool SyncobjSurface::check_pending() {
 void SyncobjSurface::applied() {
   // surface->buffer holds the texture imported from this commit's dma-buf;
   // baton reads the client's memory until it goes.
-  wlr_buffer* held = surface_->buffer != nullptr ? &surface_->buffer->base : nullptr;
+  wlr_buffer* in_use = surface_->buffer != nullptr ? &surface_->buffer->base : nullptr;
   // A scanout takes the client's own buffer (the source) where it can.
-  if (held != nullptr && current_->acquire_timeline)
-    keep_acquire_fence(surface_->buffer->source != nullptr ? surface_->buffer->source : held);
+  if (in_use != nullptr && current_->acquire_timeline)
+    keep_acquire_fence(surface_->buffer->source != nullptr ? surface_->buffer->source : in_use);
   if (!current_->release_timeline) return;
-  manager_.release_when_done(held, *current_);
+  manager_.release_when_done(in_use, *current_);
   // Handed on: the current state no longer owes it.
   current_->release_timeline.reset();
 }

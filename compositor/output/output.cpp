@@ -45,7 +45,7 @@ Output::Output(const OutputContext& context, wlr_output* output)
     : context_(context),
       output_(output),
       cadence_(CadenceMode::automatic, 30),
-      fence_(output, context.event_loop, context.trace),
+      committer_(output, context.event_loop, context.trace),
       render_loop_(
           output, context.event_loop, context.trace,
           [this](const RenderLoop::FrameTiming&) { return render_frame(); },
@@ -72,7 +72,7 @@ Output::Output(const OutputContext& context, wlr_output* output)
 
   wlr_output_layout_output* layout_output = wlr_output_layout_add_auto(context.layout, output);
   scene_output_ = wlr_scene_output_create(context.scene, output);
-  fence_.set_scene_output(scene_output_);
+  committer_.set_scene_output(scene_output_);
   wlr_scene_output_layout_add_output(context.scene_layout, layout_output, scene_output_);
   const uint32_t rgb = context.options.background;
   const float colour[4] = {static_cast<float>((rgb >> 16) & 0xff) / 255.0f,
@@ -201,9 +201,9 @@ bool Output::render_frame() {
   const FullscreenWindow fullscreen = context_.fullscreen_on(*this);
   cadence_.sample(fullscreen.surface, int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
   const bool committing = commit_frame(fullscreen);
-  // A frame held for render-done is not on its way yet: clients hear "draw
+  // A frame waiting for render-done is not on its way yet: clients hear "draw
   // the next one" once it is committed, not before.
-  if (fence_.holding())
+  if (committer_.has_waiting_frame())
     frame_done_pending_ = true;
   else
     wlr_scene_output_send_frame_done(scene_output_, &now);
@@ -213,17 +213,17 @@ bool Output::render_frame() {
 }
 
 bool Output::commit_frame(const FullscreenWindow& fullscreen) {
-  if (fence_.holding()) {
+  if (committer_.has_waiting_frame()) {
     // The last frame waits for render-done: this one follows it.
     frame_wanted_ = true;
     return false;
   }
   if (!wlr_scene_output_needs_frame(scene_output_)) return false;
-  wlr_output_state& state = fence_.start();
+  wlr_output_state& state = committer_.start();
   wlr_scene_output_state_options options{};
   options.timer = render_loop_.scene_timer();  // the GPU part of the render time
   if (!wlr_scene_output_build_state(scene_output_, &state, &options)) {
-    fence_.drop();
+    committer_.drop();
     return false;
   }
   // tearing-control: a fullscreen surface asking for async presentation is
@@ -240,11 +240,11 @@ bool Output::commit_frame(const FullscreenWindow& fullscreen) {
   render_loop_.set_immediate(tearing_requested_);
   // A frame committed after the loop waited for render-done has its GPU time
   // inside its CPU time already.
-  const uint64_t waits_before = fence_.counts().loop_waited + fence_.counts().point_waited;
-  fence_.commit(
+  const uint64_t waits_before = committer_.counts().loop_waited + committer_.counts().point_waited;
+  committer_.commit(
       tearing_requested_ && wlr_output_is_drm(output_), [this, waits_before](bool ok, bool async) {
         render_loop_.committed(
-            ok, fence_.counts().loop_waited + fence_.counts().point_waited != waits_before);
+            ok, committer_.counts().loop_waited + committer_.counts().point_waited != waits_before);
         if (!ok)
           commit_failed();
         else
@@ -295,7 +295,7 @@ void Output::handle_commit(const wlr_output_event_commit& event) {
 }
 
 void Output::session_resumed() {
-  fence_.drop();  // built before the pause: its slot may be gone
+  committer_.drop();  // built before the pause: its slot may be gone
   render_loop_.frame_dropped();
   reset_back_off();
   wlr_output_state state;
@@ -309,7 +309,7 @@ void Output::session_resumed() {
 }
 
 void Output::renderer_rebuilt() {
-  fence_.drop();  // drawn by the lost device
+  committer_.drop();  // drawn by the lost device
   render_loop_.renderer_changed();
   if (!wlr_output_init_render(output_, context_.render.allocator(), context_.render.renderer()))
     LOG_ERROR("output %s: the rebuilt renderer cannot drive it", output_->name);

@@ -12,7 +12,7 @@ extern "C" {
 #include <vector>
 
 #include "compositor/output/frame_cadence.hpp"
-#include "compositor/output/frame_fence.hpp"
+#include "compositor/output/frame_committer.hpp"
 #include "compositor/output/render_loop.hpp"
 #include "util/event_source.hpp"
 #include "util/image.hpp"
@@ -100,9 +100,9 @@ class Output : public Weakable<Output> {
   [[nodiscard]] bool fixed_cadence() const { return cadence_.fixed(); }
   [[nodiscard]] const FrameCadence& cadence() const { return cadence_; }
   /// A built frame waits to be committed (for render-done).
-  [[nodiscard]] bool frame_held() const { return fence_.holding(); }
+  [[nodiscard]] bool frame_waiting() const { return committer_.has_waiting_frame(); }
   /// How this output's frames met their fences (IN_FENCE_FD, loop waits).
-  [[nodiscard]] const FrameFence::Counts& fence_counts() const { return fence_.counts(); }
+  [[nodiscard]] const FrameCommitter::Counts& commit_counts() const { return committer_.counts(); }
   /// A fullscreen surface here asks for async presentation and policy allows it.
   [[nodiscard]] bool tearing_requested() const { return tearing_requested_; }
   /// Re-reads cadence and tearing policy (command line, then config, then
@@ -145,10 +145,10 @@ class Output : public Weakable<Output> {
   bool tearing_requested_ = false;
   bool tearing_active_ = false;
   std::vector<CaptureCallback> captures_;
-  FrameFence fence_;
+  FrameCommitter committer_;
   RenderLoop render_loop_;
-  bool frame_wanted_ = false;        // a frame came while the last one was held
-  bool frame_done_pending_ = false;  // frame callbacks wait for the held frame
+  bool frame_wanted_ = false;        // a frame came while the last one waited
+  bool frame_done_pending_ = false;  // frame callbacks wait for the waiting frame
   // Failed commits (DRM master lost before the seat says so, a rejected
   // mode) are retried on a timer, 16 ms doubling up to 1 s, not at once:
   // an immediate retry spins the loop and starves the seat daemon whose

@@ -347,7 +347,7 @@ Result<VkSemaphore> Renderer::import_fence(UniqueFd sync_file) {
     VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
     VkSemaphore semaphore = VK_NULL_HANDLE;
     if (Status s = device_->check(vkCreateSemaphore(device_->get(), &info, nullptr, &semaphore),
-                                  "vkCreateSemaphore (release fence)");
+                                  "vkCreateSemaphore (reuse fence)");
         !s)
       return s.error();
     fence_semaphores_.push_back({UniqueSemaphore(device_->get(), semaphore), 0, false});

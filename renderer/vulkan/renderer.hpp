@@ -91,7 +91,7 @@ struct Pass {
   Slot* slot = nullptr;
   wlr_buffer* buffer = nullptr;
   Timer* timer = nullptr;
-  VkSemaphore release_wait = VK_NULL_HANDLE;  // the target's release fence, imported
+  VkSemaphore release_wait = VK_NULL_HANDLE;  // the target's reuse fence, imported
   // Implicit fences of sampled client dma-bufs still being written, imported:
   // the submission waits for them on the GPU (capacity kept between frames).
   std::vector<VkSemaphore> texture_waits;

@@ -115,7 +115,7 @@ void slot_presented(wlr_buffer* buffer);
 /// The consumer reads `buffer` (a swapchain slot; else a no-op) until `fence`
 /// signals: the out-fence of the commit that replaced it on screen. The next
 /// pass into the slot waits for it on the GPU.
-void slot_set_release_fence(wlr_buffer* buffer, UniqueFd fence);
+void slot_set_reuse_fence(wlr_buffer* buffer, UniqueFd fence);
 /// For a slot whose consumer takes no fence (a wl_shm parent; KMS without a
 /// wait point): runs `done` on the event loop once the GPU finished drawing
 /// it, and returns true. False when there is nothing to wait for.

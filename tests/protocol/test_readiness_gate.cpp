@@ -11,7 +11,7 @@
 
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
-#include "handoff/commit_fence.hpp"
+#include "handoff/commit_wait.hpp"
 #include "handoff/readiness_gate.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/harness.hpp"
@@ -42,7 +42,7 @@ class EventFence {
 
 // Each buffer commit waits for the next armed fence; with none armed it
 // applies at once.
-class EventFences final : public CommitFences {
+class EventFences final : public CommitWaits {
  public:
   EventFence arm() {
     UniqueFd fd(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
@@ -51,10 +51,10 @@ class EventFences final : public CommitFences {
     armed_.push_back(std::move(gate_end));
     return EventFence(std::move(fd));
   }
-  std::optional<CommitFence> fence_for(wlr_surface* surface) override {
+  std::optional<CommitWait> wait_of(wlr_surface* surface) override {
     if ((surface->pending.committed & WLR_SURFACE_STATE_BUFFER) == 0 || armed_.empty())
       return std::nullopt;
-    CommitFence fence{std::move(armed_.front()), "a test fence", {}};
+    CommitWait fence{std::move(armed_.front()), "a test fence", {}};
     armed_.pop_front();
     return fence;
   }

@@ -1,4 +1,4 @@
-// Swapchain slots and their release fences, through the real renderer.
+// Swapchain slots and their reuse fences, through the real renderer.
 //
 // On the host: a slot on screen refuses a pass. In the qemu guest (vgem +
 // lavapipe with SYNC_FD semaphores): a DRM slot released while a reader's
@@ -201,7 +201,7 @@ TEST(SlotFence, TheOutFenceOfTheNextCommitHoldsTheNextPass) {
   ASSERT_TRUE(out_fence.ok()) << "no pending vgem fence";
   wlr_buffer_lock(slot);  // on screen
   vulkan::slot_presented(slot);
-  vulkan::slot_set_release_fence(slot, UniqueFd(dup(out_fence.value().sync_file.fd())));
+  vulkan::slot_set_reuse_fence(slot, UniqueFd(dup(out_fence.value().sync_file.fd())));
   wlr_buffer_unlock(slot);  // the flip of the next commit let go of it
 
   uint32_t before = 0;
@@ -253,7 +253,7 @@ const wlr_buffer_impl kClientDmabufImpl = {
 // wl_buffer.release (the wlr_buffer's release) for an imported client
 // dma-buf comes only once the GPU finished reading it, although its texture
 // is destroyed right after the pass that reads it was submitted. The pass
-// waits for a pending fence (the slot's release fence), so the read is
+// waits for a pending fence (the slot's reuse fence), so the read is
 // really outstanding until the test signals it.
 TEST(SlotFence, AClientDmabufIsReleasedOnlyAfterTheGpuReadIt) {
   UniqueFd vgem = open_vgem_card();
@@ -299,7 +299,7 @@ TEST(SlotFence, AClientDmabufIsReleasedOnlyAfterTheGpuReadIt) {
     ASSERT_TRUE(reader_fence.ok());
     wlr_buffer_lock(slot);
     vulkan::slot_presented(slot);
-    vulkan::slot_set_release_fence(slot, UniqueFd(dup(reader_fence.value().sync_file.fd())));
+    vulkan::slot_set_reuse_fence(slot, UniqueFd(dup(reader_fence.value().sync_file.fd())));
     wlr_buffer_unlock(slot);
 
     wlr_texture* texture = wlr_texture_from_buffer(vk.renderer, &client->base);

@@ -7,7 +7,7 @@
 // the point before submit returns. Where the export itself would wait for the
 // GPU (lavapipe), the loop must not block: the point is signalled from the
 // event loop once a CompletionWatch saw the work finish, and the output
-// commits only once the point exists (FrameFence on the compositor side).
+// commits only once the point exists (FrameCommitter on the compositor side).
 #pragma once
 
 #include <vulkan/vulkan.h>

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "renderer/vulkan/renderer.hpp"
-#include "renderer/vulkan/swapchain/release_fence.hpp"
+#include "renderer/vulkan/swapchain/reuse_fence.hpp"
 #include "util/log.hpp"
 
 namespace baton::vulkan {
@@ -400,8 +400,8 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
   collect();
   // The slot's last consumer may still read it: the GPU waits, not the CPU.
   VkSemaphore release_wait = VK_NULL_HANDLE;
-  if (target->release_fence) {
-    auto imported = import_fence(std::move(target->release_fence));
+  if (target->reuse_fence) {
+    auto imported = import_fence(std::move(target->reuse_fence));
     if (!imported) {
       LOG_ERROR("vulkan: refusing to draw over a slot its consumer may still read: %s",
                 imported.error().describe().c_str());

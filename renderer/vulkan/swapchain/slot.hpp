@@ -31,7 +31,7 @@ struct Slot {
   SlotState state = SlotState::free;
   /// Set when the slot was released while its consumer may still read it
   /// (a pending sync_file); the next pass waits for it on the GPU.
-  UniqueFd release_fence;
+  UniqueFd reuse_fence;
   /// Moves the slot along its life; false (logged) when the step is illegal.
   bool step(SlotEvent event);
 };

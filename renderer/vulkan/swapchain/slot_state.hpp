@@ -1,7 +1,7 @@
 // The life of a swapchain slot: free -> rendering -> queued -> on_screen ->
 // free. A pure function, so the rules are tested without a GPU.
 //
-// free:      nobody holds it; its release fence (if any) is kept for the
+// free:      nobody holds it; its reuse fence (if any) is kept for the
 //            next pass, which waits for it on the GPU before drawing.
 // rendering: a pass is open on it.
 // queued:    submitted; its timeline point says when the GPU is done.

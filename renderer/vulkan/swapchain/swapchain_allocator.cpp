@@ -13,7 +13,7 @@
 
 #include "renderer/vulkan/device/formats.hpp"
 #include "renderer/vulkan/renderer.hpp"
-#include "renderer/vulkan/swapchain/release_fence.hpp"
+#include "renderer/vulkan/swapchain/reuse_fence.hpp"
 #include "renderer/vulkan/texture/dmabuf_import.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "util/log.hpp"
@@ -390,7 +390,7 @@ void slot_unlocked(SlotBuffer& buffer) {
   buffer.slot.step(SlotEvent::released);
   if (slot_dmabuf(buffer) < 0) return;
   // The out-fence of the commit that replaced it, when KMS gave one.
-  UniqueFd& fence = buffer.slot.release_fence;
+  UniqueFd& fence = buffer.slot.reuse_fence;
   if (fence && readable_now(fence.get())) fence.reset();
   // Else whatever the scanout left on the dma-buf (drivers with implicit sync).
   if (fence) return;
@@ -478,8 +478,8 @@ void slot_presented(wlr_buffer* buffer) {
   if (Slot* target = slot_of(buffer); target != nullptr) target->step(SlotEvent::presented);
 }
 
-void slot_set_release_fence(wlr_buffer* buffer, UniqueFd fence) {
-  if (Slot* target = slot_of(buffer); target != nullptr) target->release_fence = std::move(fence);
+void slot_set_reuse_fence(wlr_buffer* buffer, UniqueFd fence) {
+  if (Slot* target = slot_of(buffer); target != nullptr) target->reuse_fence = std::move(fence);
 }
 
 bool when_rendered(wlr_renderer* renderer, wlr_buffer* buffer, std::function<void()> done) {

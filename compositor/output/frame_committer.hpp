@@ -1,4 +1,4 @@
-// Holds a built output frame until it may be committed, so that nothing in
+// Keeps a built output frame waiting until it may be committed, then commits it, so that nothing in
 // the frame path waits on the CPU:
 // - with a wait point (render-done, which KMS takes as IN_FENCE_FD) the
 //   commit goes once the point exists (at once on GPUs that export a pending
@@ -10,11 +10,11 @@
 // - a slot whose consumer takes no fence (a wl_shm parent, KMS without
 //   timelines) is committed once the GPU finished it.
 // Every commit on a DRM output with timelines asks for OUT_FENCE_PTR: the
-// out-fence of commit N is the release fence of the slot of commit N-1.
+// out-fence of commit N is the reuse fence of the slot of commit N-1.
 // A client buffer scanned out directly carries its acquire fence (if it has
 // not signalled yet) as IN_FENCE_FD, with the same fallbacks.
 // The scene counts a commit's damage as delivered when it is committed; what
-// the scene damages while a frame is held is kept for the next commit.
+// the scene damages while a frame waits is kept for the next commit.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +32,7 @@ namespace baton {
 
 class Trace;
 
-class FrameFence {
+class FrameCommitter {
  public:
   struct Counts {
     uint64_t in_fence = 0;             // committed with render-done as IN_FENCE_FD
@@ -46,28 +46,28 @@ class FrameFence {
   };
 
   /// With `trace`, each frame's story is recorded on the output's track.
-  FrameFence(wlr_output* output, wl_event_loop* loop, Trace* trace = nullptr);
-  ~FrameFence();
-  FrameFence(const FrameFence&) = delete;
-  FrameFence& operator=(const FrameFence&) = delete;
+  FrameCommitter(wlr_output* output, wl_event_loop* loop, Trace* trace = nullptr);
+  ~FrameCommitter();
+  FrameCommitter(const FrameCommitter&) = delete;
+  FrameCommitter& operator=(const FrameCommitter&) = delete;
 
   /// The scene output whose frames this commits: its undelivered damage is
-  /// kept right across held frames.
+  /// kept right across waiting frames.
   void set_scene_output(wlr_scene_output* scene_output) { scene_output_ = scene_output; }
-  /// A frame is held (built, not committed yet): build no other.
-  [[nodiscard]] bool holding() const { return held_ != nullptr; }
+  /// A frame waits (built, not committed yet): build no other.
+  [[nodiscard]] bool has_waiting_frame() const { return waiting_ != nullptr; }
   /// The state to build the next frame into; then call commit().
   wlr_output_state& start();
   /// Commits the started frame now or once it may be; `async` asks for a
   /// tearing flip (kept only where the backend takes it). `committed(ok)`
   /// runs after the commit, from this call or from the loop.
   void commit(bool async, std::function<void(bool ok, bool async)> committed);
-  /// Forgets a held frame (the renderer was rebuilt, the session paused).
+  /// Forgets a waiting frame (the renderer was rebuilt, the session paused).
   void drop();
   [[nodiscard]] const Counts& counts() const { return counts_; }
 
  private:
-  struct Held;
+  struct Waiting;
   void advance();  // commits, or waits for what the commit needs first
   bool wait_point(uint32_t flags);
   // A directly scanned-out client buffer: its acquire fence, if pending,
@@ -89,7 +89,7 @@ class FrameFence {
   wlr_output* output_;
   wlr_scene_output* scene_output_ = nullptr;
   wl_event_loop* loop_;
-  std::unique_ptr<Held> held_;
+  std::unique_ptr<Waiting> waiting_;
   // OUT_FENCE_PTR: one point per commit on our own timeline of the KMS device.
   wlr_drm_syncobj_timeline* out_timeline_ = nullptr;
   uint64_t out_point_ = 0;
@@ -99,7 +99,7 @@ class FrameFence {
   wlr_buffer* on_screen_ = nullptr;  // locked: the buffer of the last commit
   Counts counts_;
   // Callbacks from the loop find out whether this (and which frame) lives.
-  std::shared_ptr<FrameFence*> alive_;
+  std::shared_ptr<FrameCommitter*> alive_;
   uint64_t sequence_ = 0;
   Trace* trace_;
   int track_ = 0;

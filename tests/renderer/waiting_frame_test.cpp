@@ -1,4 +1,4 @@
-// A frame held for render-done (a nested output's memfd slots are committed
+// A frame waiting for render-done (a nested output's memfd slots are committed
 // only once the GPU finished them) is committed later than the scene built
 // it. Whatever the scene damaged in between must go out with the next
 // commit: a parent compositor (or KMS with damage clips) only refreshes the
@@ -44,14 +44,14 @@ struct CommitDamage {
   }
 };
 
-TEST(HeldFrame, DamageThatArrivesWhileAFrameIsHeldGoesWithTheNextCommit) {
+TEST(WaitingFrame, DamageThatArrivesWhileAFrameWaitsGoesWithTheNextCommit) {
   REQUIRE_VULKAN(h);
   Server& server = h->server();
   if (!vulkan::renderer_can_share_memory(server.renderer()))
     GTEST_SKIP() << "UNTESTED HERE: memfd slots need VK_EXT_external_memory_host";
   Output& output = *server.outputs()[0];
   // The output renders into memfd slots, as a nested output does: their
-  // consumer takes no fence, so each frame is held until the GPU is done.
+  // consumer takes no fence, so each frame waits until the GPU is done.
   vulkan::SwapchainOptions shm_slots;
   shm_slots.shm = true;
   auto made = vulkan::create_swapchain_allocator(server.renderer(), shm_slots);
@@ -70,35 +70,35 @@ TEST(HeldFrame, DamageThatArrivesWhileAFrameIsHeldGoesWithTheNextCommit) {
                                                commits.watched.height, green);
   wlr_scene_node_set_position(&rect->node, commits.watched.x, commits.watched.y);
   h->run_for(std::chrono::milliseconds(100));
-  // The rectangle turns red, and the next frame is held. Whether a frame is
-  // held at all depends on the GPU not having finished it yet when it is
+  // The rectangle turns red, and the next frame waits. Whether a frame
+  // waits at all depends on the GPU not having finished it yet when it is
   // built (a busy machine may run lavapipe's work first): try again until one is.
-  bool held = false;
-  for (int attempt = 0; attempt < 50 && !held; ++attempt) {
-    while (output.frame_held()) server.dispatch(1);
+  bool waiting = false;
+  for (int attempt = 0; attempt < 50 && !waiting; ++attempt) {
+    while (output.frame_waiting()) server.dispatch(1);
     commits.extents.clear();
     commits.contains.clear();
     wlr_scene_rect_set_color(rect, attempt % 2 == 0 ? red : green);
     // Repainted whole, so that the GPU is busy with it for a while.
     wlr_damage_ring_add_whole(&output.scene_output()->damage_ring);
     // One dispatch at a time, none waiting (a wait would let render-done
-    // in): stop while the frame is held (built and rendering, not committed).
+    // in): stop while the frame is waiting (built and rendering, not committed).
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while (!output.frame_held() && commits.extents.empty() &&
+    while (!output.frame_waiting() && commits.extents.empty() &&
            std::chrono::steady_clock::now() < deadline)
       server.dispatch(0);
-    held = output.frame_held() && commits.extents.empty();
+    waiting = output.frame_waiting() && commits.extents.empty();
   }
-  ASSERT_TRUE(held) << "no frame was held for render-done in 50 tries";
+  ASSERT_TRUE(waiting) << "no frame was waiting for render-done in 50 tries";
   // The rectangle turns blue while that frame waits: the same region,
-  // damaged again after the held frame took its damage.
+  // damaged again after the waiting frame took its damage.
   wlr_scene_rect_set_color(rect, blue);
 
   ASSERT_TRUE(h->run_until([&] { return commits.extents.size() >= 2; }))
-      << "the frames after the held one were not committed";
-  EXPECT_TRUE(commits.contains[0]) << "the held frame did not carry the rectangle's damage";
+      << "the frames after the waiting one were not committed";
+  EXPECT_TRUE(commits.contains[0]) << "the waiting frame did not carry the rectangle's damage";
   EXPECT_TRUE(commits.contains[1])
-      << "the next commit's damage misses the region that turned blue while the frame was held "
+      << "the next commit's damage misses the region that turned blue while the frame was waiting "
          "(extents "
       << commits.extents[1].x1 << "," << commits.extents[1].y1 << " - " << commits.extents[1].x2
       << "," << commits.extents[1].y2 << "): a parent would keep showing the old colour";

@@ -1,4 +1,4 @@
-// A slot's release fence: what must finish before the slot is drawn into
+// A slot's reuse fence: what must finish before the slot is drawn into
 // again (the display or a parent compositor still reading it), and what a
 // client dma-buf's writers have still to do before it is sampled.
 #pragma once

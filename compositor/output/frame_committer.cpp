@@ -1,4 +1,4 @@
-#include "compositor/output/frame_fence.hpp"
+#include "compositor/output/frame_committer.hpp"
 
 #include <xf86drm.h>
 
@@ -16,11 +16,11 @@ namespace baton {
 // layout: the callback gets the address of the first member.
 struct PointWaiter {
   wlr_drm_syncobj_timeline_waiter waiter;
-  FrameFence* owner;
+  FrameCommitter* owner;
 };
 static_assert(offsetof(PointWaiter, waiter) == 0);
 
-struct FrameFence::Held {
+struct FrameCommitter::Waiting {
   wlr_output_state state{};
   bool async = false;
   bool rendered = false;        // the GPU finished a fenceless slot
@@ -33,21 +33,21 @@ struct FrameFence::Held {
   std::function<void(bool, bool)> committed;
   std::unique_ptr<PointWaiter> waiter;  // armed while waiting for a point
 
-  Held() { wlr_output_state_init(&state); }
-  ~Held() {
+  Waiting() { wlr_output_state_init(&state); }
+  ~Waiting() {
     stop_waiting();
     wlr_output_state_finish(&state);
   }
-  Held(const Held&) = delete;
-  Held& operator=(const Held&) = delete;
+  Waiting(const Waiting&) = delete;
+  Waiting& operator=(const Waiting&) = delete;
   void stop_waiting() {
     if (waiter) wlr_drm_syncobj_timeline_waiter_finish(&waiter->waiter);
     waiter.reset();
   }
 };
 
-FrameFence::FrameFence(wlr_output* output, wl_event_loop* loop, Trace* trace)
-    : output_(output), loop_(loop), alive_(std::make_shared<FrameFence*>(this)), trace_(trace) {
+FrameCommitter::FrameCommitter(wlr_output* output, wl_event_loop* loop, Trace* trace)
+    : output_(output), loop_(loop), alive_(std::make_shared<FrameCommitter*>(this)), trace_(trace) {
   if (trace_ != nullptr) {
     track_ = trace_->track(std::string("output ") + output->name);
     present_.connect(&output->events.present, [this](wlr_output_event_present* event) {
@@ -75,8 +75,8 @@ FrameFence::FrameFence(wlr_output* output, wl_event_loop* loop, Trace* trace)
   }
 }
 
-FrameFence::~FrameFence() {
-  held_.reset();
+FrameCommitter::~FrameCommitter() {
+  waiting_.reset();
   traced_fences_.clear();
   if (on_screen_ != nullptr) wlr_buffer_unlock(on_screen_);
   wlr_drm_syncobj_timeline_unref(out_timeline_);
@@ -99,18 +99,18 @@ FrameFence::~FrameFence() {
         static_cast<unsigned long long>(counts_.acquire_loop_waited));
 }
 
-wlr_output_state& FrameFence::start() {
-  held_ = std::make_unique<Held>();
+wlr_output_state& FrameCommitter::start() {
+  waiting_ = std::make_unique<Waiting>();
   ++sequence_;
-  if (trace_ != nullptr) held_->started_ns = Trace::now();
-  return held_->state;
+  if (trace_ != nullptr) waiting_->started_ns = Trace::now();
+  return waiting_->state;
 }
 
-void FrameFence::trace_instant(const char* what, const std::string& args) {
+void FrameCommitter::trace_instant(const char* what, const std::string& args) {
   if (trace_ != nullptr) trace_->instant(track_, what, Trace::now(), args);
 }
 
-void FrameFence::trace_when_signalled(UniqueFd fence, std::string what) {
+void FrameCommitter::trace_when_signalled(UniqueFd fence, std::string what) {
   // Bounded: fences of frames long gone are not worth holding fds for.
   traced_fences_.remove_if([](const TracedFence& f) { return f.done; });
   if (!fence || traced_fences_.size() >= 16) return;
@@ -140,30 +140,31 @@ pixman_region32_t& undelivered_damage(wlr_scene_output* scene_output) {
 
 }  // namespace
 
-void FrameFence::drop() {
+void FrameCommitter::drop() {
   // The dropped frame's damage was never delivered: the next frame carries it.
-  if (held_ && scene_output_ != nullptr && (held_->state.committed & WLR_OUTPUT_STATE_DAMAGE) != 0)
+  if (waiting_ && scene_output_ != nullptr &&
+      (waiting_->state.committed & WLR_OUTPUT_STATE_DAMAGE) != 0)
     pixman_region32_union(&undelivered_damage(scene_output_), &undelivered_damage(scene_output_),
-                          &held_->state.damage);
-  held_.reset();
+                          &waiting_->state.damage);
+  waiting_.reset();
 }
 
-void FrameFence::commit(bool async, std::function<void(bool ok, bool async)> committed) {
+void FrameCommitter::commit(bool async, std::function<void(bool ok, bool async)> committed) {
   if (trace_ != nullptr) {
-    held_->built_ns = Trace::now();
-    trace_->span(track_, "compose and submit", held_->started_ns, held_->built_ns);
+    waiting_->built_ns = Trace::now();
+    trace_->span(track_, "compose and submit", waiting_->started_ns, waiting_->built_ns);
   }
-  held_->async = async;
-  held_->committed = std::move(committed);
+  waiting_->async = async;
+  waiting_->committed = std::move(committed);
   // The built state carries the damage so far; from here the scene's
-  // undelivered damage is what arrives while this frame is held.
+  // undelivered damage is what arrives while this frame is waiting.
   if (scene_output_ != nullptr) pixman_region32_clear(&undelivered_damage(scene_output_));
   wait_for_client_acquire();
   advance();
 }
 
-void FrameFence::wait_for_client_acquire() {
-  wlr_output_state& state = held_->state;
+void FrameCommitter::wait_for_client_acquire() {
+  wlr_output_state& state = waiting_->state;
   if (acquire_timeline_ == nullptr || (state.committed & WLR_OUTPUT_STATE_BUFFER) == 0 ||
       (state.committed & WLR_OUTPUT_STATE_WAIT_TIMELINE) != 0)
     return;
@@ -184,14 +185,14 @@ void FrameFence::wait_for_client_acquire() {
     return;
   }
   wlr_output_state_set_wait_timeline(&state, acquire_timeline_, acquire_point_);
-  held_->client_acquire = true;
+  waiting_->client_acquire = true;
 }
 
 // True when the point is there (per `check_flags`); else arms a waiter that
 // resumes advance() from the loop and returns false.
-bool FrameFence::wait_point(uint32_t flags) {
-  Held& held = *held_;
-  wlr_output_state& state = held.state;
+bool FrameCommitter::wait_point(uint32_t flags) {
+  Waiting& waiting = *waiting_;
+  wlr_output_state& state = waiting.state;
   // A check needs WAIT_FOR_SUBMIT to look at a point not materialized yet;
   // the eventfd waiter takes only WAIT_AVAILABLE (or nothing: signalled).
   bool ready = false;
@@ -199,94 +200,94 @@ bool FrameFence::wait_point(uint32_t flags) {
   if (!wlr_drm_syncobj_timeline_check(state.wait_timeline, state.wait_point, check_flags, &ready))
     return true;  // logged by wlroots; the commit reports the failure
   if (ready) return true;
-  held.waiter = std::make_unique<PointWaiter>();
-  held.waiter->owner = this;
+  waiting.waiter = std::make_unique<PointWaiter>();
+  waiting.waiter->owner = this;
   if (!wlr_drm_syncobj_timeline_waiter_init(
-          &held.waiter->waiter, state.wait_timeline, state.wait_point,
-          flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE, loop_, &FrameFence::point_ready)) {
-    held.waiter.reset();
+          &waiting.waiter->waiter, state.wait_timeline, state.wait_point,
+          flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE, loop_, &FrameCommitter::point_ready)) {
+    waiting.waiter.reset();
     LOG_ERROR("output %s: cannot watch render-done; committing without waiting", output_->name);
     return true;
   }
   return false;
 }
 
-void FrameFence::point_ready(wlr_drm_syncobj_timeline_waiter* waiter) {
-  // Held (and so this waiter) is gone before its FrameFence: the owner lives.
-  FrameFence& self = *reinterpret_cast<PointWaiter*>(waiter)->owner;
-  self.held_->stop_waiting();
+void FrameCommitter::point_ready(wlr_drm_syncobj_timeline_waiter* waiter) {
+  // Waiting (and so this waiter) is gone before its FrameCommitter: the owner lives.
+  FrameCommitter& self = *reinterpret_cast<PointWaiter*>(waiter)->owner;
+  self.waiting_->stop_waiting();
   self.trace_instant("render-done point ready");
   self.advance();
 }
 
-void FrameFence::advance() {
-  Held& held = *held_;
-  wlr_output_state& state = held.state;
+void FrameCommitter::advance() {
+  Waiting& waiting = *waiting_;
+  wlr_output_state& state = waiting.state;
   const bool has_point = (state.committed & WLR_OUTPUT_STATE_WAIT_TIMELINE) != 0;
-  if (has_point && (counts_.in_fence_refused || held.async || held.retried)) {
+  if (has_point && (counts_.in_fence_refused || waiting.async || waiting.retried)) {
     // No IN_FENCE_FD: the loop waits for render-done to signal, then the
     // frame goes without the in-fence.
     if (!wait_point(0)) return;
     state.committed &= ~WLR_OUTPUT_STATE_WAIT_TIMELINE;
     wlr_drm_syncobj_timeline_unref(state.wait_timeline);
     state.wait_timeline = nullptr;
-    held.loop_waited = true;
+    waiting.loop_waited = true;
   } else if (has_point) {
     if (!wait_point(DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE)) {
-      held.point_waited = true;
+      waiting.point_waited = true;
       return;
     }
-  } else if (!held.rendered && (state.committed & WLR_OUTPUT_STATE_BUFFER) != 0) {
-    std::weak_ptr<FrameFence*> alive = alive_;
+  } else if (!waiting.rendered && (state.committed & WLR_OUTPUT_STATE_BUFFER) != 0) {
+    std::weak_ptr<FrameCommitter*> alive = alive_;
     const uint64_t sequence = sequence_;
     if (vulkan::when_rendered(output_->renderer, state.buffer, [alive, sequence] {
           auto self = alive.lock();
-          if (!self || (*self)->sequence_ != sequence || !(*self)->held_) return;
-          (*self)->held_->rendered = true;
+          if (!self || (*self)->sequence_ != sequence || !(*self)->waiting_) return;
+          (*self)->waiting_->rendered = true;
           (*self)->trace_instant("render done");
           (*self)->advance();
         })) {
-      held.loop_waited = true;
+      waiting.loop_waited = true;
       return;
     }
   }
   finish_commit();
 }
 
-bool FrameFence::commit_keeping_damage(wlr_output_state& state) {
+bool FrameCommitter::commit_keeping_damage(wlr_output_state& state) {
   if (scene_output_ == nullptr) return wlr_output_commit_state(output_, &state);
   // The scene subtracts this commit's damage from its undelivered damage,
-  // which would also drop what was damaged again while the frame was held
+  // which would also drop what was damaged again while the frame waited
   // (a window mapped over the region this frame repainted): keep that.
-  pixman_region32_t arrived_while_held;
-  pixman_region32_init(&arrived_while_held);
-  pixman_region32_copy(&arrived_while_held, &undelivered_damage(scene_output_));
+  pixman_region32_t arrived_while_waiting;
+  pixman_region32_init(&arrived_while_waiting);
+  pixman_region32_copy(&arrived_while_waiting, &undelivered_damage(scene_output_));
   const bool ok = wlr_output_commit_state(output_, &state);
   pixman_region32_t& undelivered = undelivered_damage(scene_output_);
-  pixman_region32_union(&undelivered, &undelivered, &arrived_while_held);
-  pixman_region32_fini(&arrived_while_held);
+  pixman_region32_union(&undelivered, &undelivered, &arrived_while_waiting);
+  pixman_region32_fini(&arrived_while_waiting);
   return ok;
 }
 
-void FrameFence::finish_commit() {
-  Held& held = *held_;
-  wlr_output_state& state = held.state;
+void FrameCommitter::finish_commit() {
+  Waiting& waiting = *waiting_;
+  wlr_output_state& state = waiting.state;
   const bool buffer = (state.committed & WLR_OUTPUT_STATE_BUFFER) != 0;
   if (buffer && out_timeline_ != nullptr)
     wlr_output_state_set_signal_timeline(&state, out_timeline_, ++out_point_);
-  if (held.async) {
+  if (waiting.async) {
     state.tearing_page_flip = true;
     if (!wlr_output_test_state(output_, &state)) state.tearing_page_flip = false;
   }
   const bool in_fence = (state.committed & WLR_OUTPUT_STATE_WAIT_TIMELINE) != 0;
-  if (trace_ != nullptr && held.built_ns != 0 && (held.point_waited || held.loop_waited))
-    trace_->span(track_, "held for render-done", held.built_ns, Trace::now());
+  if (trace_ != nullptr && waiting.built_ns != 0 && (waiting.point_waited || waiting.loop_waited))
+    trace_->span(track_, "waiting for render-done", waiting.built_ns, Trace::now());
   // Traced: when render-done (the in-fence) signals, seen from here.
   if (trace_ != nullptr && in_fence)
     trace_when_signalled(
         UniqueFd(wlr_drm_syncobj_timeline_export_sync_file(state.wait_timeline, state.wait_point)),
-        held.client_acquire ? "client acquire fence (in-fence) signalled"
-                            : "render done (in-fence signalled)");
+        waiting.client_acquire ? "client acquire fence (in-fence) signalled"
+                               : "render done (in-fence signalled)");
   const bool ok = commit_keeping_damage(state);
   if (trace_ != nullptr)
     trace_instant(ok ? "output commit" : "commit failed",
@@ -297,11 +298,11 @@ void FrameFence::finish_commit() {
   if (!ok && in_fence) {
     // Drivers that refuse IN_FENCE_FD fail the whole commit: the same frame
     // once more without it, after render-done signalled.
-    held.retried = true;
+    waiting.retried = true;
     advance();
     return;
   }
-  if (ok && held.retried && !counts_.in_fence_refused) {
+  if (ok && waiting.retried && !counts_.in_fence_refused) {
     counts_.in_fence_refused = true;
     LOG_INFO(
         "output %s: a commit with IN_FENCE_FD failed and the same frame "
@@ -313,13 +314,13 @@ void FrameFence::finish_commit() {
     if (buffer && (output_->swapchain == nullptr ||
                    !wlr_swapchain_has_buffer(output_->swapchain, state.buffer)))
       ++counts_.direct;
-    if (held.client_acquire) {
+    if (waiting.client_acquire) {
       ++(in_fence ? counts_.acquire_in_fence : counts_.acquire_loop_waited);
     } else {
       if (in_fence) ++counts_.in_fence;
-      if (held.loop_waited) ++counts_.loop_waited;
+      if (waiting.loop_waited) ++counts_.loop_waited;
     }
-    if (held.point_waited) ++counts_.point_waited;
+    if (waiting.point_waited) ++counts_.point_waited;
     if (buffer && out_timeline_ != nullptr) {
       // The out-fence of this commit signals when its frame is on screen:
       // then the previous frame's slot is no longer read.
@@ -329,7 +330,7 @@ void FrameFence::finish_commit() {
           trace_when_signalled(std::move(*traced), "out-fence signalled (frame " +
                                                        std::to_string(commits_) + " on screen)");
       if (out_fence && on_screen_ != nullptr) {
-        vulkan::slot_set_release_fence(on_screen_, std::move(out_fence));
+        vulkan::slot_set_reuse_fence(on_screen_, std::move(out_fence));
         ++counts_.out_fences;
       }
       if (on_screen_ != nullptr) wlr_buffer_unlock(on_screen_);
@@ -337,9 +338,9 @@ void FrameFence::finish_commit() {
     }
   }
   const bool async = state.tearing_page_flip;
-  std::function<void(bool, bool)> committed = std::move(held.committed);
+  std::function<void(bool, bool)> committed = std::move(waiting.committed);
   if (ok)
-    held_.reset();
+    waiting_.reset();
   else
     drop();  // its damage goes to the next frame
   if (committed) committed(ok, async);

@@ -1,4 +1,4 @@
-#include "renderer/vulkan/swapchain/release_fence.hpp"
+#include "renderer/vulkan/swapchain/reuse_fence.hpp"
 
 #include "sync/sync_file.hpp"
 
