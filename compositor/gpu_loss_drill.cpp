@@ -3,7 +3,6 @@
 #include <cstdlib>
 
 #include "compositor/server.hpp"
-#include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"

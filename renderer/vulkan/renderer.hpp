@@ -7,12 +7,12 @@
 #include <unordered_set>
 #include <vector>
 
+#include "renderer/vulkan/counters.hpp"
 #include "renderer/vulkan/device/completion_watch.hpp"
 #include "renderer/vulkan/device/device.hpp"
 #include "renderer/vulkan/device/formats.hpp"
 #include "renderer/vulkan/device/host_buffer.hpp"
 #include "renderer/vulkan/device/vk_util.hpp"
-#include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/pass/compute_composite.hpp"
 #include "renderer/vulkan/pass/pipelines.hpp"
 #include "renderer/vulkan/pass/render_done.hpp"

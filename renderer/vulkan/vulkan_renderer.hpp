@@ -57,6 +57,10 @@ struct RendererOptions {
 [[nodiscard]] bool renderer_composites_with_compute(wlr_renderer* renderer);
 /// The name of the device a Vulkan renderer runs on.
 [[nodiscard]] std::string renderer_device_name(wlr_renderer* renderer);
+/// Behaves as if the GPU reported VK_ERROR_DEVICE_LOST: the next pass fails
+/// and wlroots' `lost` signal is emitted (once), as for a real loss (the
+/// GPU-loss drill, BATON_TEST_GPU_LOSS_MS, and tests).
+void renderer_simulate_device_lost(wlr_renderer* renderer);
 
 class Device;
 struct OpenPasses;

@@ -11,6 +11,8 @@
 #     drmSyncobj*) only in sync/, for the client and the output side alike;
 #   - no header of handoff/ or protocols/ includes the Vulkan renderer: the
 #     hand-off asks renderer/gpu_reads.hpp whether the GPU's reads are done;
+#   - renderer/vulkan/introspection.hpp (test hooks) only in tests, the
+#     benchmark and renderer.cpp, which defines them;
 #   - includes point down the layers (tools/lint/layers.py; the build runs it too).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,6 +42,9 @@ report "a kernel fence or timeline call outside sync/ (use sync::SyncFile, sync:
     grep -vE '^sync/|^[^:]*:[0-9]+: *//')
 report "a hand-off or protocol header includes the Vulkan renderer (use renderer/gpu_reads.hpp)" < <(
   grep -nE '#include [<"](renderer/vulkan/|vulkan/)' "${files[@]}" | grep -E '^(handoff|protocols)/[^:]*\.hpp:')
+report "production code includes the renderer's test hooks (introspection.hpp)" < <(
+  grep -n '#include "renderer/vulkan/introspection.hpp"' "${files[@]}" |
+    grep -vE '^(bench/|renderer/vulkan/renderer\.cpp:)')
 python3 tools/lint/layers.py . || broken=1
 if [ $broken = 1 ]; then exit 1; fi
 echo "house rules: ${#files[@]} files keep them"
