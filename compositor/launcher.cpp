@@ -19,12 +19,9 @@ Launcher::Launcher(wl_event_loop* loop, std::string socket_name, ExitCallback on
 
 Launcher::~Launcher() = default;
 
-pid_t Launcher::spawn(const std::string& command, const Env& extra) {
+Result<pid_t> Launcher::spawn(const std::string& command, const Env& extra) {
   pid_t pid = fork();
-  if (pid < 0) {
-    LOG_ERROR("cannot start '%s': %s", command.c_str(), last_error("fork").describe().c_str());
-    return -1;
-  }
+  if (pid < 0) return last_error("fork");
   if (pid == 0) {
     // The event loop blocks the signals it handles; children start clean.
     sigset_t none;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "util/event_source.hpp"
+#include "util/result.hpp"
 #include "util/unique_fd.hpp"
 
 struct wl_event_loop;
@@ -30,8 +31,8 @@ class Launcher {
   using Env = std::vector<std::pair<std::string, std::string>>;
 
   /// Runs `command` through /bin/sh -c, with `extra` set in its environment
-  /// on top of set_env()'s. Returns the pid, or -1 (logged).
-  pid_t spawn(const std::string& command, const Env& extra = {});
+  /// on top of set_env()'s. The child's pid, or why it could not start.
+  [[nodiscard]] Result<pid_t> spawn(const std::string& command, const Env& extra = {});
   /// Sets (or, with an empty value, unsets) a variable for later children.
   void set_env(const std::string& name, const std::string& value);
 

@@ -241,7 +241,7 @@ void Server::create_desktop() {
       .session_lock = *session_lock_,
       .protocols = *protocols_,
       .actions = ServerActions{
-          .spawn = [this](const std::string& command) { return spawn(command); },
+          .spawn = [this](const std::string& command) { (void)spawn(command); },
           .terminate = [this](int exit_code) { terminate(exit_code); },
           .reload_config = [this] { return reload_config(); },
       },
@@ -286,11 +286,11 @@ void Server::create_sync_globals() {
 int Server::run() {
   update_activation_environment();
   for (size_t i = 0; i < options_.startup_commands.size(); ++i) {
-    pid_t pid = spawn(options_.startup_commands[i]);
-    if (i == 0) session_pid_ = pid;
+    Result<pid_t> pid = spawn(options_.startup_commands[i]);
+    if (i == 0 && pid) session_pid_ = *pid;
   }
-  for (const std::string& command : config_.startup) spawn(command);
-  if (options_.exit_with_session && session_pid_ < 0) {
+  for (const std::string& command : config_.startup) (void)spawn(command);
+  if (options_.exit_with_session && !session_pid_) {
     LOG_ERROR("--exit-with-session without a startup command that could start");
     return 1;
   }
@@ -339,13 +339,15 @@ void Server::terminate(int exit_code) {
   wl_display_terminate(display_);
 }
 
-int Server::spawn(const std::string& command) {
-  if (!launcher_) return -1;
+Result<pid_t> Server::spawn(const std::string& command) {
+  if (!launcher_) return failure("spawn", "the server is not running yet");
   // What we start may focus its first window once (xdg-activation; GTK and
   // Qt read either name).
   std::string token = protocols_->activation().launch_token();
-  return launcher_->spawn(command,
-                          {{"XDG_ACTIVATION_TOKEN", token}, {"DESKTOP_STARTUP_ID", token}});
+  Result<pid_t> pid =
+      launcher_->spawn(command, {{"XDG_ACTIVATION_TOKEN", token}, {"DESKTOP_STARTUP_ID", token}});
+  if (!pid) LOG_ERROR("cannot start '%s': %s", command.c_str(), pid.error().describe().c_str());
+  return pid;
 }
 
 Workspaces& Server::workspaces() { return windows_->workspaces(); }
@@ -416,7 +418,7 @@ void Server::update_activation_environment() {
     LOG_DEBUG("dbus-update-activation-environment not found; skipped");
     return;
   }
-  spawn(
+  (void)spawn(
       "dbus-update-activation-environment --systemd WAYLAND_DISPLAY XDG_CURRENT_DESKTOP "
       "XDG_SESSION_TYPE");
 }

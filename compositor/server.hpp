@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "util/image.hpp"
 #include "util/listener.hpp"
 #include "util/owned.hpp"
+#include "util/result.hpp"
 #include "util/signal.hpp"
 #include "util/unique_fd.hpp"
 #include "util/weak.hpp"
@@ -155,8 +157,9 @@ class Server {
   SessionLock& session_lock() { return *session_lock_; }
 
   /// Spawns `command` through /bin/sh with this server's WAYLAND_DISPLAY and
-  /// an activation token of its own.
-  int spawn(const std::string& command);
+  /// an activation token of its own. The child's pid, or why it could not
+  /// start (logged here too).
+  Result<pid_t> spawn(const std::string& command);
 
  private:
   /// An output's wlr_output is being destroyed.
@@ -247,7 +250,7 @@ class Server {
   std::unique_ptr<Launcher> launcher_;
   std::unique_ptr<ScreenshotWriter> screenshot_writer_;
   Connection screenshot_on_map_;
-  pid_t session_pid_ = -1;
+  std::optional<pid_t> session_pid_;  // the first startup command
 };
 
 }  // namespace baton

@@ -45,7 +45,7 @@ struct Config;
 /// What bindings ask of the server itself.
 struct ServerActions {
   /// Starts a command with the server's environment; its pid, or -1.
-  std::function<int(const std::string&)> spawn;
+  std::function<void(const std::string&)> spawn;  // logs what fails
   std::function<void(int exit_code)> terminate;
   /// Re-reads the config file; whether it was error-free.
   std::function<bool()> reload_config;

@@ -183,8 +183,10 @@ TEST_F(Activation, ALaunchedProcessGetsATokenThatFocusesOnce) {
   View* va = map(a, kRed);
   View* vb = map(b, kGreen);
   std::string dir = scratch_dir("activation-launch");
-  h.server().spawn("echo \"$XDG_ACTIVATION_TOKEN $DESKTOP_STARTUP_ID\" > " + dir +
-                   "/env.tmp && mv " + dir + "/env.tmp " + dir + "/env");
+  EXPECT_TRUE(h.server()
+                  .spawn("echo \"$XDG_ACTIVATION_TOKEN $DESKTOP_STARTUP_ID\" > " + dir +
+                         "/env.tmp && mv " + dir + "/env.tmp " + dir + "/env")
+                  .ok());
   ASSERT_TRUE(
       h.run_until([&] { return access((dir + "/env").c_str(), F_OK) == 0; }, milliseconds(5000)));
   std::string env = read_file(dir + "/env");

@@ -145,15 +145,15 @@ TEST_F(Protocols, SwaylockLocksTheSession) {
         << "SKIPPED LOUDLY: swaylock is not installed (tools/deps.d/tests/desktop-clients.list)";
   Window a(c);
   map(a, kRed);
-  pid_t pid = h.server().spawn("exec swaylock --color 305070");
-  ASSERT_GT(pid, 0);
+  Result<pid_t> pid = h.server().spawn("exec swaylock --color 305070");
+  ASSERT_TRUE(pid.ok());
   ASSERT_TRUE(h.run_until([&] { return h.server().session_lock().locked(); }, milliseconds(5000)));
   // swaylock's surface, in its colour, covers the screen.
   EXPECT_TRUE(h.run_until([&] { return count_pixels(h.capture(), 0xff305070) > 640 * 480 / 2; },
                           milliseconds(5000)));
   EXPECT_EQ(count_pixels(h.capture(), kRed), 0);
   // Killing the locker does not unlock (the password is the only way).
-  kill(pid, SIGKILL);
+  kill(*pid, SIGKILL);
   h.run_for(milliseconds(200));
   EXPECT_TRUE(h.server().session_lock().locked());
   EXPECT_EQ(count_pixels(h.capture(), kRed), 0);

@@ -38,7 +38,7 @@ bool have(const char* program) {
 /// Runs `command` under the server and waits until `done_file` exists.
 bool run_client(Harness& h, const std::string& command, const std::string& done_file,
                 milliseconds timeout = milliseconds(5000)) {
-  h.server().spawn(command + "; touch " + done_file);
+  EXPECT_TRUE(h.server().spawn(command + "; touch " + done_file).ok());
   return h.run_until([&] { return access(done_file.c_str(), F_OK) == 0; }, timeout);
 }
 
@@ -47,8 +47,8 @@ TEST(RealClients, WlClipboardCopiesBetweenClients) {
   Harness h;
   std::string dir = scratch_dir("wl-clipboard");
   // wl-copy stays running to serve the selection; wl-paste reads it.
-  h.server().spawn("wl-copy 'hello from baton'");
-  h.server().spawn("echo -n primary text | wl-copy --primary");
+  EXPECT_TRUE(h.server().spawn("wl-copy 'hello from baton'").ok());
+  EXPECT_TRUE(h.server().spawn("echo -n primary text | wl-copy --primary").ok());
   h.run_for(milliseconds(300));
   ASSERT_TRUE(run_client(h, "wl-paste -n > " + dir + "/clip.txt", dir + "/done1"));
   ASSERT_TRUE(run_client(h, "wl-paste --primary -n > " + dir + "/primary.txt", dir + "/done2"));
@@ -123,14 +123,15 @@ TEST(RealClients, KanshiAppliesItsProfile) {
     // No mode: kanshi only picks listed modes and headless outputs list none.
     out << "profile {\n  output " << output->name << " position 10,20 scale 2 transform 180\n}\n";
   }
-  pid_t pid = h.server().spawn("exec kanshi -c " + config);
+  Result<pid_t> pid = h.server().spawn("exec kanshi -c " + config);
+  ASSERT_TRUE(pid.ok());
   EXPECT_TRUE(h.run_until([&] { return output->scale == 2.0f; }, milliseconds(5000)));
   EXPECT_EQ(output->transform, WL_OUTPUT_TRANSFORM_180);
   wlr_box box{};
   wlr_output_layout_get_box(h.server().output_layout(), output, &box);
   EXPECT_EQ(box.x, 10);
   EXPECT_EQ(box.y, 20);
-  kill(pid, SIGTERM);
+  kill(*pid, SIGTERM);
 }
 
 TEST(RealClients, SwaybgPaintsTheBackgroundLayer) {
@@ -146,7 +147,7 @@ TEST(RealClients, SwaybgPaintsTheBackgroundLayer) {
   // position-dependent (#336699 reads back as #0f1f2f at (600,20), #0c1926
   // in the corner) -- a renderer-side sampling problem, not layer-shell.
   // So this checks that the wallpaper covers the background, not its colour.
-  h.server().spawn("exec swaybg --color '#336699'");
+  EXPECT_TRUE(h.server().spawn("exec swaybg --color '#336699'").ok());
   constexpr uint32_t kBatonBackground = 0xff292e38;
   ASSERT_TRUE(h.run_until([&] { return count_pixels(h.capture(), kBatonBackground) == 0; },
                           milliseconds(5000)));
@@ -172,9 +173,9 @@ TEST(RealClients, WaybarReservesItsZoneAndIsDrawn) {
       << "* { font-family: sans-serif; font-size: 12px; min-height: 0; }\n"
          "window#waybar { background-color: #ff8000; color: #000000; }\n";
   constexpr uint32_t kBar = 0xffff8000;
-  pid_t pid = h.server().spawn("exec waybar -c " + dir + "/config -s " + dir + "/style.css > " +
-                               dir + "/log 2>&1");
-  ASSERT_GT(pid, 0);
+  Result<pid_t> pid = h.server().spawn("exec waybar -c " + dir + "/config -s " + dir +
+                                       "/style.css > " + dir + "/log 2>&1");
+  ASSERT_TRUE(pid.ok());
   wlr_output* output = h.server().outputs()[0]->wlr();
   ASSERT_TRUE(h.run_until([&] { return h.server().layer_shell().usable_area(output).y == 30; },
                           milliseconds(10000)))
@@ -214,7 +215,7 @@ TEST(RealClients, WaybarReservesItsZoneAndIsDrawn) {
   EXPECT_GT(count_pixels(shot, kBar, {0, 0, 640, 30}), 640 * 30 * 8 / 10);
 
   // When waybar goes, so does its zone.
-  kill(pid, SIGTERM);
+  kill(*pid, SIGTERM);
   EXPECT_TRUE(h.run_until([&] { return h.server().layer_shell().usable_area(output).y == 0; },
                           milliseconds(5000)));
 }

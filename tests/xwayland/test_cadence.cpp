@@ -56,7 +56,7 @@ class AutoCadence : public ::testing::Test {
   View* start(const std::string& args) {
     const char* exe = std::getenv("BATON_X11_WINDOW");
     if (exe == nullptr) throw std::runtime_error("BATON_X11_WINDOW is not set");
-    h.server().spawn(std::string(exe) + " " + args);
+    EXPECT_TRUE(h.server().spawn(std::string(exe) + " " + args).ok());
     View* found = nullptr;
     h.run_until(
         [&] {

@@ -84,7 +84,7 @@ class ClipboardTest : public ::testing::Test {
   View* focus_x11_window() {
     const char* exe = std::getenv("BATON_X11_WINDOW");
     if (exe == nullptr) throw std::runtime_error("BATON_X11_WINDOW is not set");
-    h.server().spawn(std::string(exe) + " --class ClipboardApp");
+    EXPECT_TRUE(h.server().spawn(std::string(exe) + " --class ClipboardApp").ok());
     View* x11 = nullptr;
     h.run_until(
         [&] {
@@ -132,14 +132,14 @@ TEST_F(ClipboardTest, WaylandCopyPastesInX11) {
 
   ASSERT_NE(focus_x11_window(), nullptr);
   std::string out = scratch_dir("clipboard-to-x11") + "/pasted.txt";
-  h.server().spawn("xclip -o -selection clipboard > " + out);
+  EXPECT_TRUE(h.server().spawn("xclip -o -selection clipboard > " + out).ok());
   ASSERT_TRUE(h.run_until([&] { return read_file(out) == clip.offered_text; }, milliseconds(10000)))
       << "xclip pasted '" << read_file(out) << "'";
 }
 
 TEST_F(ClipboardTest, X11CopyPastesInWayland) {
   ASSERT_NE(focus_x11_window(), nullptr);
-  h.server().spawn("printf 'copied on x11' | xclip -i -selection clipboard");
+  EXPECT_TRUE(h.server().spawn("printf 'copied on x11' | xclip -i -selection clipboard").ok());
   h.run_for(milliseconds(500));  // xclip takes ownership of CLIPBOARD
   h.server().windows().focus(wayland_view());
   ASSERT_TRUE(h.run_until([&] { return clip.selection != nullptr; }, milliseconds(10000)))

@@ -70,7 +70,7 @@ class XwaylandTest : public ::testing::Test {
 
 TEST_F(XwaylandTest, ChildrenGetTheXDisplay) {
   std::string dir = scratch_dir("xwayland-display");
-  h.server().spawn("echo \"$DISPLAY\" > " + dir + "/display");
+  EXPECT_TRUE(h.server().spawn("echo \"$DISPLAY\" > " + dir + "/display").ok());
   ASSERT_TRUE(h.run_until([&] { return !read_file(dir + "/display").empty(); }));
   EXPECT_EQ(read_file(dir + "/display"), h.server().xwayland()->display_name() + "\n");
 }
@@ -78,7 +78,7 @@ TEST_F(XwaylandTest, ChildrenGetTheXDisplay) {
 TEST_F(XwaylandTest, XtermMapsTakesFocusAndReceivesTyping) {
   std::string dir = scratch_dir("xwayland-xterm");
   std::string out = dir + "/typed.txt";
-  h.server().spawn("xterm -e sh -c 'read line; echo \"$line\" > " + out + "'");
+  EXPECT_TRUE(h.server().spawn("xterm -e sh -c 'read line; echo \"$line\" > " + out + "'").ok());
   View* xterm = wait_for_view("XTerm");
   ASSERT_NE(xterm, nullptr) << "xterm did not map";
   EXPECT_TRUE(xterm->managed());
@@ -90,10 +90,13 @@ TEST_F(XwaylandTest, XtermMapsTakesFocusAndReceivesTyping) {
 }
 
 TEST_F(XwaylandTest, TwoClientsShowAndClickMovesFocus) {
-  h.server().spawn("xeyes -geometry 200x150");
+  EXPECT_TRUE(h.server().spawn("xeyes -geometry 200x150").ok());
   View* eyes = wait_for_view("XEyes");
   ASSERT_NE(eyes, nullptr);
-  h.server().spawn(x11_window() + " --class BatonSecond --colour 00ff00 --width 300 --height 200");
+  EXPECT_TRUE(
+      h.server()
+          .spawn(x11_window() + " --class BatonSecond --colour 00ff00 --width 300 --height 200")
+          .ok());
   View* second = wait_for_view("BatonSecond");
   ASSERT_NE(second, nullptr);
   EXPECT_EQ(h.server().windows().focused(), second);
@@ -118,19 +121,25 @@ TEST_F(XwaylandTest, TwoClientsShowAndClickMovesFocus) {
 }
 
 TEST_F(XwaylandTest, TitleAndClassReachTheServer) {
-  h.server().spawn(x11_window() + " --title 'Baton X11 Test' --class BatonX11");
+  EXPECT_TRUE(h.server().spawn(x11_window() + " --title 'Baton X11 Test' --class BatonX11").ok());
   View* v = wait_for_view("BatonX11");
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->title(), "Baton X11 Test");
 }
 
 TEST_F(XwaylandTest, OverrideRedirectMenuIsPlacedWhereAsked) {
-  h.server().spawn(x11_window() + " --class BatonMain --colour 0000ff --width 300 --height 200");
+  EXPECT_TRUE(
+      h.server()
+          .spawn(x11_window() + " --class BatonMain --colour 0000ff --width 300 --height 200")
+          .ok());
   View* main_window = wait_for_view("BatonMain");
   ASSERT_NE(main_window, nullptr);
-  h.server().spawn(x11_window() +
-                   " --override-redirect --class BatonMenu --colour ff0000 --x 100 --y 120 --width "
-                   "50 --height 40");
+  EXPECT_TRUE(
+      h.server()
+          .spawn(x11_window() +
+                 " --override-redirect --class BatonMenu --colour ff0000 --x 100 --y 120 --width "
+                 "50 --height 40")
+          .ok());
   View* menu = wait_for_view("BatonMenu");
   ASSERT_NE(menu, nullptr);
   EXPECT_FALSE(menu->managed());
@@ -154,13 +163,19 @@ TEST_F(XwaylandTest, OverrideRedirectMenuIsPlacedWhereAsked) {
 // the picture is kept as build/tests/native-and-x11.png.
 TEST_F(XwaylandTest, NativeAndX11ClientsSideBySide) {
   std::string home = scratch_dir("side-by-side-home");
-  h.server().spawn("HOME=" + home +
-                   " LC_ALL=C.UTF-8 foot -W 60x20 -T 'foot (Wayland)' sh -c 'echo native Wayland "
-                   "client; exec sleep 60'");
+  EXPECT_TRUE(
+      h.server()
+          .spawn("HOME=" + home +
+                 " LC_ALL=C.UTF-8 foot -W 60x20 -T 'foot (Wayland)' sh -c 'echo native Wayland "
+                 "client; exec sleep 60'")
+          .ok());
   View* foot = wait_for_view("foot");
   ASSERT_NE(foot, nullptr) << "foot did not map";
-  h.server().spawn(
-      "xterm -T 'xterm (X11)' -e sh -c 'echo X11 client through Xwayland; exec sleep 60'");
+  EXPECT_TRUE(
+      h.server()
+          .spawn(
+              "xterm -T 'xterm (X11)' -e sh -c 'echo X11 client through Xwayland; exec sleep 60'")
+          .ok());
   View* xterm = wait_for_view("XTerm");
   ASSERT_NE(xterm, nullptr) << "xterm did not map";
   foot->move_frame_to(8, 40);
@@ -186,8 +201,10 @@ TEST_F(XwaylandTest, NativeAndX11ClientsSideBySide) {
 }
 
 TEST_F(XwaylandTest, FullscreenGameCoversTheOutput) {
-  h.server().spawn(x11_window() +
-                   " --fullscreen --class BatonGame --colour ff8000 --width 320 --height 240");
+  EXPECT_TRUE(h.server()
+                  .spawn(x11_window() +
+                         " --fullscreen --class BatonGame --colour ff8000 --width 320 --height 240")
+                  .ok());
   View* game = wait_for_view("BatonGame");
   ASSERT_NE(game, nullptr);
   // Everything is the game's colour but for the cursor image the seat draws
