@@ -32,8 +32,9 @@ struct Slot {
   /// Set when the slot was released while its consumer may still read it
   /// (a pending sync_file); the next pass waits for it on the GPU.
   UniqueFd reuse_fence;
-  /// Moves the slot along its life; false (logged) when the step is illegal.
-  bool step(SlotEvent event);
+  /// Moves the slot along its life. An illegal step is a bug in baton, not
+  /// a runtime failure: it is logged and the slot stays where it is.
+  void step(SlotEvent event);
 };
 
 }  // namespace baton::vulkan

@@ -463,15 +463,14 @@ const wlr_allocator_interface kAllocatorImpl = {
 
 }  // namespace
 
-bool Slot::step(SlotEvent event) {
+void Slot::step(SlotEvent event) {
   std::optional<SlotState> next = next_state(state, event);
   if (!next) {
     LOG_ERROR("vulkan swapchain: a %s slot cannot take event %d", slot_state_name(state),
               static_cast<int>(event));
-    return false;
+    return;
   }
   state = *next;
-  return true;
 }
 
 void slot_presented(wlr_buffer* buffer) {
