@@ -83,6 +83,7 @@ int run(int argc, char** argv) {
   auto sighup = baton::EventSource::signal(server.event_loop(), SIGHUP,
                                            [&server]() { server.reload_config(); });
   int code = server.run();
+  // tests grep this line: tests/vm/login_test.sh, tests/integration/test_nested.cpp
   LOG_INFO("baton exits (status %d)", code);
   return code;
 }

@@ -127,6 +127,9 @@ Status Server::start() {
     screenshot_on_map_ =
         windows_->view_mapped.connect([this](View&) { screenshot_writer_->window_mapped(); });
 
+  // tests grep this line: tests/vm/guest-test.sh (every guest test), tests/vm/login_test.sh,
+  // tests/vm/baton_drm_test.sh, tests/integration/test_cli.cpp,
+  // tests/desktop/test_config_apply.cpp, tests/renderer/nested_test.cpp
   LOG_INFO("baton %s running on WAYLAND_DISPLAY=%s (backend %s, renderer %s)", BATON_VERSION,
            socket_name_.c_str(), backend_name(backend_kind_), renderer_name_);
   return {};
@@ -174,6 +177,7 @@ Status Server::create_globals() {
     new_output_.disconnect();
     new_input_.disconnect();
     backend_.release();  // wlroots is destroying it
+    // tests grep this line: tests/integration/test_nested.cpp
     LOG_INFO("the backend was closed (parent display gone?); shutting down");
     terminate(0);
   });
@@ -279,6 +283,8 @@ void Server::create_sync_globals() {
       syncobj_.get(), options_.readiness_gate ? Latch::when_ready : Latch::at_materialize);
   gate_ = std::make_unique<ReadinessGate>(event_loop_, compositor_, *buffer_fences_,
                                           std::chrono::milliseconds(1000), trace_.get());
+  // tests grep this line: tests/vm/guest-baton.sh, tests/screencast/screencast.sh,
+  // tests/integration/test_cli.cpp
   LOG_INFO("buffers: linux-dmabuf-v1 %s, linux-drm-syncobj-v1 %s",
            advertises_dmabuf_ ? "on" : "off", syncobj_ ? "on" : "off");
 }
@@ -377,6 +383,7 @@ void Server::load_config() {
 bool Server::reload_config() {
   load_config();
   apply_config();
+  // tests grep this line: tests/vm/input_test.sh, tests/desktop/test_config_apply.cpp
   LOG_INFO("configuration reloaded from %s (%zu problem%s)", config_path_.c_str(),
            config_errors_.size(), config_errors_.size() == 1 ? "" : "s");
   return config_errors_.empty();
@@ -390,9 +397,11 @@ void Server::apply_config() {
 
 void Server::handle_session_active(bool active) {
   if (!active) {
+    // tests grep this line: tests/vm/vt_switch_test.sh
     LOG_INFO("session paused (VT switch)");
     return;
   }
+  // tests grep this line: tests/vm/vt_switch_test.sh, tests/vm/login_test.sh
   LOG_INFO("session resumed; re-enabling outputs");
   for (Output* output : outputs_->all()) output->session_resumed();
 }

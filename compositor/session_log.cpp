@@ -43,6 +43,7 @@ void on_crash(int sig) {
   void* frames[48];
   const int depth = backtrace(frames, 48);
   for (int fd : {STDERR_FILENO, log::also_fd()}) {
+    // tests grep this line: tests/vm/login_test.sh (that it is absent)
     write_all(fd, "baton crashed: ");
     write_all(fd, signal_name(sig));
     write_all(fd, "\nbacktrace (addresses resolve with addr2line -e baton):\n");

@@ -163,6 +163,7 @@ double Seat::cursor_y() const { return cursor_->y; }
 
 void Seat::add_input(wlr_input_device* device) {
   if (device->type == WLR_INPUT_DEVICE_KEYBOARD || device->type == WLR_INPUT_DEVICE_POINTER)
+    // tests grep this line: tests/vm/input_test.sh, tests/vm/vt_switch_test.sh
     LOG_INFO("input: %s %s added",
              device->type == WLR_INPUT_DEVICE_KEYBOARD ? "keyboard" : "pointer",
              device->name != nullptr ? device->name : "(unnamed)");
@@ -199,6 +200,7 @@ void Seat::add_input(wlr_input_device* device) {
 
 void Seat::keyboard_destroyed(Keyboard& keyboard) {
   const char* name = keyboard.wlr()->base.name;
+  // tests grep this line: tests/vm/input_test.sh
   LOG_INFO("input: keyboard %s removed", name != nullptr ? name : "(unnamed)");
   std::erase_if(keyboards_, [&](const auto& k) { return k.get() == &keyboard; });
   update_capabilities();

@@ -48,6 +48,7 @@ void ScreenshotWriter::capture_all() {
       } else if (Status written = write_png(path, image); !written) {
         LOG_ERROR("screenshot: %s", written.error().describe().c_str());
       } else {
+        // tests grep this line: tests/vm/guest-baton.sh, tests/integration/test_nested.cpp
         LOG_INFO("screenshot of %s (%dx%d) written to %s", name.c_str(), image.width, image.height,
                  path.c_str());
       }

@@ -64,6 +64,7 @@
 #include "tests/clients/release_poisoner.hpp"
 #include "tests/clients/vgem_fence.hpp"
 #include "tests/clients/wayland_window.hpp"
+#include "tests/support/poll.hpp"
 
 namespace baton::testing {
 namespace {
@@ -461,10 +462,14 @@ class Producer {
 
   // --on-release poison: until the slot is back (and painted poison).
   int wait_poisoned(Slot& slot, int i) {
-    const auto end = Clock::now() + 5s;
     if (o_.sync == SyncMode::implicit) {
-      while (!slot.poisoner->back() && Clock::now() < end)
-        if (!window_.dispatch_for(10ms)) return fail("the connection died");
+      bool alive = true;
+      test::poll_until([&] { return slot.poisoner->back(); }, 5s,
+                       [&] {
+                         alive = window_.dispatch_for(10ms);
+                         return alive;
+                       });
+      if (!alive) return fail("the connection died");
     } else {
       slot.poisoner->wait_back(5s);
     }

@@ -1,5 +1,7 @@
 #include "tests/clients/release_poisoner.hpp"
 
+#include "tests/support/poll.hpp"
+
 namespace baton::testing {
 
 using namespace std::chrono_literals;
@@ -28,8 +30,7 @@ void ReleasePoisoner::released() {
 }
 
 bool ReleasePoisoner::wait_back(std::chrono::milliseconds timeout) {
-  const auto end = std::chrono::steady_clock::now() + timeout;
-  while (!back_ && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(1ms);
+  test::poll_until([this] { return back_.load(); }, timeout, 1ms);
   if (back_ && watcher_.joinable()) watcher_.join();
   return back_;
 }

@@ -56,6 +56,7 @@
 #include "tests/clients/vgem_fence.hpp"
 #include "tests/clients/vk_renderer.hpp"
 #include "tests/clients/wayland_window.hpp"
+#include "tests/support/poll.hpp"
 
 namespace baton::testing {
 namespace {
@@ -300,9 +301,13 @@ class Client {
       ++slot.released_before_reuse;
     }
     if (o_.sync != SyncMode::explicit_) {
-      auto deadline = std::chrono::steady_clock::now() + 5s;
-      while (slot.busy && std::chrono::steady_clock::now() < deadline)
-        if (!window_.dispatch_for(50ms)) return fail("the connection died");
+      bool alive = true;
+      test::poll_until([&] { return !slot.busy; }, 5s,
+                       [&] {
+                         alive = window_.dispatch_for(50ms);
+                         return alive;
+                       });
+      if (!alive) return fail("the connection died");
       if (slot.busy) return fail("frame " + std::to_string(i) + ": no wl_buffer.release in 5 s");
       if (slot.release_point != 0) ++slot.released_before_reuse;
     }
@@ -382,9 +387,13 @@ class Client {
     if (o_.sync != SyncMode::none && !o_.early) attach_and_commit(slot, t);
     if (o_.sync != SyncMode::explicit_) slot.release_point = point;
 
-    auto deadline = std::chrono::steady_clock::now() + 5s;
-    while (!feedback_done_ && std::chrono::steady_clock::now() < deadline)
-      if (!window_.dispatch_for(20ms)) return fail("the connection died (protocol error?)");
+    bool alive = true;
+    test::poll_until([&] { return feedback_done_; }, 5s,
+                     [&] {
+                       alive = window_.dispatch_for(20ms);
+                       return alive;
+                     });
+    if (!alive) return fail("the connection died (protocol error?)");
     if (!feedback_done_) return fail("frame " + std::to_string(i) + ": no presentation feedback");
     watcher.join();
     if (render_done_ns <= 0) return fail("frame " + std::to_string(i) + ": render never done");

@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tests/support/poll.hpp"
+
 namespace baton::testing {
 namespace {
 
@@ -183,14 +185,8 @@ std::optional<WaylandWindow::Feedback> WaylandWindow::feedback(uint32_t serial) 
 }
 
 bool WaylandWindow::wait_feedback(uint32_t serial, std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!feedback(serial)) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0 || !dispatch_for(std::min(left, std::chrono::milliseconds(10))))
-      return false;
-  }
-  return true;
+  return test::poll_until([&] { return feedback(serial).has_value(); }, timeout,
+                          [this] { return dispatch_for(std::chrono::milliseconds(10)); });
 }
 
 bool WaylandWindow::dispatch_for(std::chrono::milliseconds timeout) {
@@ -209,18 +205,15 @@ bool WaylandWindow::dispatch_for(std::chrono::milliseconds timeout) {
 }
 
 bool WaylandWindow::wait_frame(uint32_t serial, std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!frame_done(serial)) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return false;
-    pollfd p{wl_display_get_fd(display_.get()), POLLIN, 0};
-    wl_display_flush(display_.get());
-    int r = poll(&p, 1, static_cast<int>(left.count()));
-    if (r < 0 && errno != EINTR) return false;
-    if (r > 0 && wl_display_dispatch(display_.get()) < 0) return false;
-  }
-  return true;
+  // Each step waits for the next event (10 ms at most) and dispatches it.
+  return test::poll_until([&] { return frame_done(serial); }, timeout,
+                          [this] {
+                            pollfd p{wl_display_get_fd(display_.get()), POLLIN, 0};
+                            wl_display_flush(display_.get());
+                            int r = poll(&p, 1, 10);
+                            if (r < 0 && errno != EINTR) return false;
+                            return r <= 0 || wl_display_dispatch(display_.get()) >= 0;
+                          });
 }
 
 }  // namespace baton::testing

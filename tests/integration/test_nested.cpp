@@ -5,8 +5,8 @@
 
 #include <cstring>
 #include <filesystem>
-#include <thread>
 
+#include "tests/support/poll.hpp"
 #include "tests/support/process.hpp"
 
 namespace baton::test {
@@ -34,15 +34,13 @@ TEST(Nested, BatonInsideBatonShowsItsOutputAndClient) {
   const std::string closed = "the backend was closed";
   EXPECT_TRUE(wait_for_text(dir + "/baton.log", closed, milliseconds(5000)))
       << read_file(dir + "/baton.log");
-  const auto deadline = std::chrono::steady_clock::now() + milliseconds(5000);
   auto after_close = [&] {
     std::string log = read_file(dir + "/baton.log");
     size_t at = log.find(closed);
     return at == std::string::npos ? std::string() : log.substr(at);
   };
-  while (after_close().find("baton exits (status 0)") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(milliseconds(50));
+  poll_until([&] { return after_close().find("baton exits (status 0)") != std::string::npos; },
+             milliseconds(5000), milliseconds(50));
   EXPECT_NE(after_close().find("baton exits (status 0)"), std::string::npos)
       << read_file(dir + "/baton.log");
   EXPECT_EQ(after_close().find("Assertion"), std::string::npos) << read_file(dir + "/baton.log");

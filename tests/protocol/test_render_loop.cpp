@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compositor/output/render_loop.hpp"
+#include "tests/support/poll.hpp"
 #include "util/clock.hpp"
 #include "util/deadline_timer.hpp"
 #include "util/wlr.hpp"
@@ -70,12 +71,8 @@ class RenderLoopTest : public ::testing::Test {
     if (frame_event_after_flip_) loop_under_test_->frame_event();  // as the DRM backend does
   }
   bool run_until(const std::function<bool()>& done, int64_t timeout_ns = 5'000'000'000) {
-    const int64_t until = monotonic_ns() + timeout_ns;
-    while (!done()) {
-      if (monotonic_ns() > until) return false;
-      wl_event_loop_dispatch(loop_, 10);
-    }
-    return true;
+    return test::poll_until(done, std::chrono::nanoseconds(timeout_ns),
+                            [this] { wl_event_loop_dispatch(loop_, 10); });
   }
   // One frame rendered at once (no vblank known yet) and flipped: the loop
   // now knows the grid.

@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <thread>
 
 #include "tests/renderer/harness.hpp"
+#include "tests/support/poll.hpp"
 
 namespace baton::test {
 namespace {
@@ -56,11 +56,9 @@ class RenderTimer : public ::testing::Test {
   }
   // Polls the non-blocking read until the pass finished (bounded).
   static int64_t duration_when_done(wlr_render_timer* timer) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     int64_t ns = -1;
-    while ((ns = vulkan::render_timer_duration_if_done(timer)) < 0 &&
-           std::chrono::steady_clock::now() < until)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    poll_until([&] { return (ns = vulkan::render_timer_duration_if_done(timer)) >= 0; },
+               std::chrono::seconds(10), std::chrono::milliseconds(1));
     return ns;
   }
 

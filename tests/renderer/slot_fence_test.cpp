@@ -23,6 +23,7 @@
 #include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/clients/vgem_fence.hpp"
+#include "tests/support/poll.hpp"
 #include "util/listener.hpp"
 #include "util/unique_fd.hpp"
 #include "util/wlr.hpp"
@@ -317,7 +318,8 @@ TEST(SlotFence, AClientDmabufIsReleasedOnlyAfterTheGpuReadIt) {
     for (int i = 0; i < 30; ++i) wl_event_loop_dispatch(loop, 10);
     EXPECT_FALSE(released) << "wl_buffer.release went out while the GPU had yet to read it";
     ASSERT_TRUE(reader_fence.value().fence.signal().ok());
-    for (int i = 0; i < 300 && !released; ++i) wl_event_loop_dispatch(loop, 10);
+    poll_until([&] { return released; }, std::chrono::seconds(3),
+               [&] { wl_event_loop_dispatch(loop, 10); });
     EXPECT_TRUE(released) << "the buffer was never released after the GPU read it";
     vulkan::renderer_finish(vk.renderer);
     EXPECT_EQ(vulkan::renderer_debug_messages(vk.renderer), 0);

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "compositor/output/output.hpp"
+#include "tests/support/poll.hpp"
 #include "util/log.hpp"
 #include "util/owned.hpp"
 #include "util/wlr.hpp"
@@ -115,12 +116,7 @@ void Harness::pump(int timeout_ms) {
 }
 
 bool Harness::run_until(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    pump(5);
-  }
-  return true;
+  return poll_until(done, timeout, [this] { pump(5); });
 }
 
 void Harness::run_for(std::chrono::milliseconds duration) {

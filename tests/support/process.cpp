@@ -13,7 +13,8 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
+
+#include "tests/support/poll.hpp"
 
 namespace baton::test {
 
@@ -68,9 +69,7 @@ Process::~Process() {
   if (reaped_) return;
   kill(pid_, SIGTERM);
   // Under the sanitizers the leak check at exit takes a moment.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!exited() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  poll_until([this] { return exited(); }, std::chrono::seconds(10), std::chrono::milliseconds(20));
   // Its group (children it started) goes too; the unreaped leader keeps the
   // group id from being reused meanwhile.
   kill(-pid_, SIGKILL);
@@ -101,15 +100,10 @@ void Process::reap() {
 }
 
 std::optional<int> Process::wait(std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!reaped_) {
-    if (exited()) {
-      reap();
-      break;
-    }
-    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  if (reaped_) return status_;
+  if (!poll_until([this] { return exited(); }, timeout, std::chrono::milliseconds(20)))
+    return std::nullopt;
+  reap();
   return status_;
 }
 
@@ -146,12 +140,8 @@ std::string read_file(const std::string& path) {
 
 bool wait_for_text(const std::string& path, const std::string& needle,
                    std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (read_file(path).find(needle) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
+  return poll_until([&] { return read_file(path).find(needle) != std::string::npos; }, timeout,
+                    std::chrono::milliseconds(50));
 }
 
 Image load_png_or_fail(const std::string& path) {

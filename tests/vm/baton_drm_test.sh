@@ -36,7 +36,7 @@ command -v weston-simple-shm >/dev/null || fail "weston-simple-shm is not instal
 source "$(dirname "$0")/guest-seat.sh"
 
 driver=${BATON_TEST_DRM_DRIVER:-virtio_gpu}
-node=$("$scanout_dump" "$driver" --card) || fail "no $driver card: $node"
+node=$(drm_node "$driver" card) || fail "no $driver card: $node"
 export WLR_DRM_DEVICES=$node
 card=$(basename "$node")
 # Connector numbers are global: vkms' is Virtual-2 beside virtio-gpu's.

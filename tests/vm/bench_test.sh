@@ -11,12 +11,10 @@
 set -uo pipefail
 bench=$1
 shift
-fail() { echo "vm-bench: FAIL: $*"; exit 1; }
+test_name=vm-bench
+source "$(dirname "$0")/guest-test.sh"
 
-conn=$(ls -d /sys/class/drm/card*-Virtual-1 2>/dev/null | head -n 1)
-[ -n "$conn" ] || fail "no virtio-gpu connector (Virtual-1) in sysfs"
-card=${conn##*/}
-card=/dev/dri/${card%%-*}
+card=$(drm_node virtio_gpu card) || fail "no virtio-gpu card: $card"
 
 renderers=pixman,vulkan,wlr-gles2,wlr-vulkan
 out=/tmp/vm-bench.out err=/tmp/vm-bench.err

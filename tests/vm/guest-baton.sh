@@ -6,12 +6,7 @@
 # work (a scratch directory), log ($out/NAME-baton.log), shot and baton_pid,
 # and exports WAYLAND_DISPLAY=baton-NAME-test.
 start_vulkan_baton() {
-  local conn card
-  conn=$(ls -d /sys/class/drm/card*-Virtual-1 2>/dev/null | head -n 1)
-  [ -n "$conn" ] || fail "no virtio-gpu connector (Virtual-1) in sysfs"
-  card=$(basename "$conn"); card=${card%%-*}
-  render=/dev/dri/$(ls "/sys/class/drm/$card/device/drm" | grep renderD | head -n 1)
-  [ -c "$render" ] || fail "no render node for virtio-gpu's $card"
+  render=$(drm_node virtio_gpu render) || fail "no render node for virtio-gpu: $render"
 
   mkdir -p "$out"
   work=$(mktemp -d)

@@ -1,7 +1,8 @@
 # Sourced first by a guest test script, once it has set test_name (the word
 # its FAIL line starts with). Defines:
 # - fail MESSAGE: prints the tail of $log (baton's log, once one runs),
-#   stops that baton and exits 1;
+#   runs fail_hook if the script defined one (what else it has to show or
+#   keep), prints "$test_name: FAIL: MESSAGE", stops that baton and exits 1;
 # - baton_running LOG PID: waits up to 60 s for the baton PID writing LOG to
 #   say it runs; false if it exits or the time runs out first;
 # - launch_baton LOG COMMAND...: runs COMMAND (a baton and its options) in
@@ -11,11 +12,18 @@
 #   liveness bound, far above the quiet time) for PATTERN in $log; prints
 #   how long it took, false if the time ran out;
 # - finish_baton: stops that baton with SIGTERM (and the seat, where
-#   guest-seat.sh started one) and fails unless it exits cleanly.
+#   guest-seat.sh started one) and fails unless it exits cleanly;
+# - drm_node DRIVER card|render: prints the /dev/dri node, card or render
+#   node, of the DRM device whose driver is DRIVER (virtio_gpu, vkms,
+#   vkms_nofence, vgem...), as its DRM_IOCTL_VERSION names it (asked by
+#   vm-scanout-dump, which vm-run.sh's caller names in BATON_VM_SCANOUT_DUMP);
+#   false, with the reason, when there is none. The one way a guest test
+#   finds a node: `node=$(drm_node virtio_gpu render) || fail "...: $node"`.
 log=/dev/null
 baton_pid=
 fail() {
   [ -s "$log" ] && tail -n 40 "$log"
+  declare -F fail_hook >/dev/null && fail_hook
   echo "$test_name: FAIL: $*"
   [ -n "$baton_pid" ] && kill "$baton_pid" 2>/dev/null
   exit 1
@@ -50,4 +58,11 @@ finish_baton() {
   baton_pid=
   declare -F stop_seat >/dev/null && stop_seat
   [ $rc = 0 ] || [ $rc = 143 ] || fail "baton exited with status $rc on SIGTERM"
+}
+drm_node() {
+  [ -x "${BATON_VM_SCANOUT_DUMP:-}" ] || {
+    echo "BATON_VM_SCANOUT_DUMP does not name vm-scanout-dump (see tests/vm/meson.build)"
+    return 1
+  }
+  "$BATON_VM_SCANOUT_DUMP" "$1" "--$2"
 }

@@ -23,16 +23,18 @@
 set -uo pipefail
 build=$1 uinput=$2 dump=$3 out=$4 seat_manager=$5
 mkdir -p "$out"
-fail() {
-  [ -f "${log:-}" ] && tail -n 20 "$log" && cp "$log" "$out/login-$seat_manager-baton.log"
+here=$(dirname "$(realpath "$0")")
+test_name="login ($seat_manager)"
+source "$here/guest-test.sh"
+# What fail shows besides the tail of baton's log: greetd's and logind's
+# side, and VT 1.
+fail_hook() {
+  [ -f "$log" ] && cp "$log" "$out/login-$seat_manager-baton.log"
   [ -f "$out/login-$seat_manager-greetd.log" ] && tail -n 10 "$out/login-$seat_manager-greetd.log"
   [ "$seat_manager" = logind ] && journalctl -b --no-pager -n 30 -u systemd-logind -u greetd
   # What VT 1's text console shows (the greeter's prompts and errors).
   [ -r /dev/vcs1 ] && echo "VT 1:" && fold -w 160 /dev/vcs1 | sed 's/ *$//' | grep .
-  echo "login ($seat_manager): FAIL: $*"
-  exit 1
 }
-here=$(dirname "$(realpath "$0")")
 case $seat_manager in
   logind)
     [ "$(cat /proc/1/comm)" = systemd ] || fail "PID 1 is not systemd: run the guest with vm-run.sh --systemd"

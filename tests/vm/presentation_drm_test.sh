@@ -9,7 +9,8 @@
 # usage: presentation_drm_test.sh BATON PROBE
 set -uo pipefail
 baton=$1 probe=$2
-fail() { echo "presentation-drm: FAIL: $*"; exit 1; }
+test_name=presentation-drm
+source "$(dirname "$0")/guest-test.sh"
 source "$(dirname "$0")/guest-seat.sh"
 
 log=/tmp/presentation-drm.log
@@ -18,5 +19,6 @@ log=/tmp/presentation-drm.log
 rc=$?
 stop_seat
 grep 'presentation-probe' "$log"
-[ $rc = 0 ] || { tail -n 30 "$log"; fail "the probe (through baton) exited with status $rc"; }
+# (fail prints the tail of $log)
+[ $rc = 0 ] || fail "the probe (through baton) exited with status $rc"
 echo "presentation-drm: PASS"

@@ -29,12 +29,8 @@ source "$here/guest-test.sh"
 source "$here/guest-seat.sh"
 client=$build/tests/clients/baton-dmabuf-client
 dump=$build/tests/vm/vm-scanout-dump
-card=$("$dump" "$driver" --card) || fail "no $driver card: $card"
-render=
-for node in /sys/class/drm/renderD*; do
-  [ "$(basename "$(readlink -f "$node/device/driver")")" = virtio-pci ] && render=/dev/dri/$(basename "$node")
-done
-[ -n "$render" ] || fail "no virtio-gpu render node for explicit sync"
+card=$(drm_node "$driver" card) || fail "no $driver card: $card"
+render=$(drm_node virtio_gpu render) || fail "no virtio-gpu render node for explicit sync: $render"
 
 # 640x480: lavapipe composes on the guest's two emulated CPUs.
 printf '[[output]]\nname = "*"\nmode = "640x480"\n' >"$out/release-poison.toml"

@@ -13,6 +13,9 @@
 //        vm-scanout-dump DRIVER --master
 // exits 0 when DRM master on the card is free (nobody holds it), 1 when a
 // compositor holds it.
+//        vm-scanout-dump DRIVER --card|--render
+// prints the path of the driver's card (/dev/dri/cardN) or render node
+// (/dev/dri/renderDN): how guest-test.sh's drm_node finds one.
 #include <drm_fourcc.h>
 #include <fcntl.h>
 #include <png.h>
@@ -253,14 +256,17 @@ int watch(int card, double seconds, const std::vector<uint32_t>& forbidden,
 int main(int argc, char** argv) {
   if (argc < 3 || (std::strcmp(argv[2], "--watch") == 0 && argc < 6)) {
     std::fprintf(stderr,
-                 "usage: %s DRIVER OUT.png [CONNECTOR]|--card|--master\n"
+                 "usage: %s DRIVER OUT.png [CONNECTOR]|--card|--render|--master\n"
                  "       %s DRIVER --watch SECONDS FORBIDDEN SEEN[,SEEN...] [OUT.png]\n",
                  argv[0], argv[0]);
     return 2;
   }
-  auto card = baton::testing::open_drm_node(argv[1], baton::testing::NodeKind::primary);
+  const bool render = std::strcmp(argv[2], "--render") == 0;
+  auto card = baton::testing::open_drm_node(
+      argv[1], render ? baton::testing::NodeKind::render : baton::testing::NodeKind::primary);
   if (!card) {
-    std::printf("scanout-dump: no %s card: %s\n", argv[1], card.error().describe().c_str());
+    std::printf("scanout-dump: no %s %s: %s\n", argv[1], render ? "render node" : "card",
+                card.error().describe().c_str());
     return 1;
   }
   if (std::strcmp(argv[2], "--master") == 0) {
@@ -274,8 +280,8 @@ int main(int argc, char** argv) {
     std::printf("scanout-dump: master is held elsewhere (%s)\n", std::strerror(errno));
     return 1;
   }
-  if (std::strcmp(argv[2], "--card") == 0) {
-    // Which /dev/dri/cardN the driver's card is (for WLR_DRM_DEVICES).
+  if (render || std::strcmp(argv[2], "--card") == 0) {
+    // Which /dev/dri/cardN (for WLR_DRM_DEVICES) or renderDN the driver's is.
     char* name = drmGetDeviceNameFromFd2(card->get());
     if (name == nullptr) return 1;
     std::printf("%s\n", name);
