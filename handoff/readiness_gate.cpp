@@ -108,6 +108,7 @@ class ReadinessGate::SurfaceGate {
   void report_stuck(const Hold& hold) {
     pid_t pid = 0;
     wl_client_get_credentials(wl_resource_get_client(surface_->resource), &pid, nullptr, nullptr);
+    // tests grep this line: tests/vm/clients_test.sh
     LOG_ERROR(
         "readiness gate: surface of client pid %d: buffer not ready after %lld ms (waiting for "
         "its %s); still showing its previous buffer",

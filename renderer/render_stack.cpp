@@ -94,6 +94,7 @@ void RenderStack::rebuild() {
       "next commit, %d without a buffer, %d kept",
       count.surfaces, count.reuploaded, count.gone, count.without_buffer, count.kept);
   if (rebuilt_) rebuilt_(renderer_, allocator_);
+  // tests grep this line: tests/vm/baton_drm_test.sh, tests/renderer/nested_test.cpp
   LOG_INFO("renderer: rebuilt on %s (rebuild %d)", name_, rebuilds_);
 }
 

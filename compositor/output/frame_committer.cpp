@@ -82,6 +82,8 @@ FrameCommitter::~FrameCommitter() {
   wlr_drm_syncobj_timeline_unref(out_timeline_);
   wlr_drm_syncobj_timeline_unref(acquire_timeline_);
   if (counts_.in_fence + counts_.loop_waited + counts_.out_fences + counts_.direct > 0)
+    // tests grep this line: tests/vm/baton_drm_test.sh, tests/vm/release_poison_test.sh (numbers
+    // read by position)
     LOG_INFO(
         "output %s: %llu commits carried render-done as %s (%llu waited in the event "
         "loop for it to exist), %llu were committed after the event loop waited for render-done, "
@@ -304,6 +306,7 @@ void FrameCommitter::finish_commit() {
   }
   if (ok && waiting.retried && !counts_.in_fence_refused) {
     counts_.in_fence_refused = true;
+    // tests grep this line: tests/vm/baton_drm_test.sh
     LOG_INFO(
         "output %s: a commit with IN_FENCE_FD failed and the same frame "
         "without it succeeded: the driver refuses in-fences (as NVIDIA's did before 560); "

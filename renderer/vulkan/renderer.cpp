@@ -202,6 +202,7 @@ Renderer::~Renderer() {
   vkDeviceWaitIdle(device_->get());
   const ImportCache::Counts& imports = imports_.counts();
   if (imports.imports > 0)
+    // tests grep this line: tests/vm/vk_client_test.sh
     LOG_INFO("vulkan: %llu client dma-bufs imported, %llu commits reused an earlier import",
              static_cast<unsigned long long>(imports.imports),
              static_cast<unsigned long long>(imports.reuses));

@@ -13,6 +13,7 @@
 #     hand-off asks renderer/gpu_reads.hpp whether the GPU's reads are done;
 #   - renderer/vulkan/introspection.hpp (test hooks) only in tests, the
 #     benchmark and renderer.cpp, which defines them;
+#   - the log lines tests grep for are still printed (tools/lint/log_contract.py);
 #   - includes point down the layers (tools/lint/layers.py; the build runs it too).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -45,6 +46,7 @@ report "a hand-off or protocol header includes the Vulkan renderer (use renderer
 report "production code includes the renderer's test hooks (introspection.hpp)" < <(
   grep -n '#include "renderer/vulkan/introspection.hpp"' "${files[@]}" |
     grep -vE '^(bench/|renderer/vulkan/renderer\.cpp:)')
+python3 tools/lint/log_contract.py . || broken=1
 python3 tools/lint/layers.py . || broken=1
 if [ $broken = 1 ]; then exit 1; fi
 echo "house rules: ${#files[@]} files keep them"

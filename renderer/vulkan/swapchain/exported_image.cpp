@@ -106,6 +106,7 @@ Status kms_takes(int kms_fd, const ExportedImage& image, uint32_t width, uint32_
                  uint32_t drm_format) {
   uint32_t handle = 0;
   if (drmPrimeFDToHandle(kms_fd, image.dmabuf.get(), &handle) != 0)
+    // tests grep this line: tests/vm/baton_drm_test.sh
     return last_error("PRIME import");
   uint32_t handles[4] = {handle, 0, 0, 0};
   uint32_t pitches[4] = {image.stride, 0, 0, 0};

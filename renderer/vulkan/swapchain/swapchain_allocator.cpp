@@ -223,6 +223,7 @@ Status create_exported_slot(SlotBuffer& buffer, const FormatInfo& format,
                              format.drm);
         !s)
       return s;
+    // tests grep this line: tests/vm/baton_drm_test.sh
     LOG_INFO(
         "vulkan swapchain: slots are Vulkan images exported as dma-bufs (modifier 0x%llx) "
         "that the display device scans out",
@@ -244,6 +245,7 @@ Status create_kms_slot(SlotBuffer& buffer, const FormatInfo& format, const wlr_d
     Status exported = create_exported_slot(buffer, format, offered, alloc);
     if (exported) return exported;
     if (alloc.kms_slots == SwapchainAllocator::KmsSlots::untried) {
+      // tests grep this line: tests/vm/baton_drm_test.sh
       LOG_INFO(
           "vulkan swapchain: a slot allocated by Vulkan cannot be scanned out (%s): slots "
           "are the display device's dumb buffers",
@@ -269,6 +271,7 @@ Status create_parent_slot(SlotBuffer& buffer, const FormatInfo& format,
                                         buffer.slot.height, offered, kExportedUsage);
   if (!exported) return exported.error();
   if (!std::exchange(alloc.dmabuf_parent_logged, true))
+    // tests grep this line: tests/vm/release_poison_test.sh
     LOG_INFO(
         "vulkan swapchain: slots are Vulkan images exported as dma-bufs (modifier 0x%llx) "
         "for the parent compositor, with render-done as their acquire point",
