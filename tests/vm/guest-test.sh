@@ -19,6 +19,20 @@
 #   vm-scanout-dump, which vm-run.sh's caller names in BATON_VM_SCANOUT_DUMP);
 #   false, with the reason, when there is none. The one way a guest test
 #   finds a node: `node=$(drm_node virtio_gpu render) || fail "...: $node"`.
+#
+# A script that names its shared results folder in $out before sourcing
+# this file gets $out pointed at a folder on the guest's own tmpfs instead;
+# the shared folder is in $shared_out, and everything in $out is copied
+# there when the script exits (fail included). Logs a test waits on live
+# only in the guest: the 9p share has been seen, on a loaded CI machine, to
+# stall a small write for over a minute and then store it as zeros (baton
+# blocked on its log's "running on" line; a probe's "frames 20" lost).
+if [ -n "${out:-}" ]; then
+  shared_out=$out
+  mkdir -p "$shared_out"
+  out=$(mktemp -d /run/guest-out.XXXXXX)
+  trap 'cp -R "$out"/. "$shared_out"/' EXIT
+fi
 log=/dev/null
 baton_pid=
 fail() {

@@ -157,7 +157,7 @@ runuser -u batonuser -- env XDG_RUNTIME_DIR="/run/user/$uid" WAYLAND_DISPLAY=way
 # seconds, and this picture is only kept and compared across the VT switch.
 sleep 4
 "$dump" virtio_gpu "$out/login-$seat_manager-session.png" >/dev/null || fail "no scanout to read"
-echo "login ($seat_manager): the session's screen: $out/login-$seat_manager-session.png"
+echo "login ($seat_manager): the session's screen: $shared_out/login-$seat_manager-session.png"
 
 # A VT switch inside the session.
 cp "$out/login-$seat_manager-session.png" "$out/login-$seat_manager-vt-before.png"

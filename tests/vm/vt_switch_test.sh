@@ -43,7 +43,7 @@ grep -q "^ready" "$events" || fail "the probe did not show its window: $(tail -n
 wait_frames 20 || fail "the probe is not presenting before the switch"
 # The probe's fill colour (input_probe.cpp), on most of a 1280x800 output.
 "$dump" virtio_gpu "$out/vt-before.png" && "$check" "$out/vt-before.png" 305070 500000 ||
-  fail "the CRTC does not show the probe before the switch ($out/vt-before.png)"
+  fail "the CRTC does not show the probe before the switch ($shared_out/vt-before.png)"
 "$dump" virtio_gpu --master >/dev/null && fail "DRM master is free while baton runs"
 mark() { wc -l <"$events"; }
 since() { tail -n +"$(($1 + 1))" "$events"; }
@@ -80,7 +80,7 @@ send key kbd 30
 sleep 1
 since "$m" | grep -q "^key 30 pressed" || fail "keys do not reach the client after the switch back"
 "$dump" virtio_gpu "$out/vt-after.png" && "$check" "$out/vt-after.png" 305070 500000 ||
-  fail "the CRTC does not show the probe after the switch back ($out/vt-after.png)"
+  fail "the CRTC does not show the probe after the switch back ($shared_out/vt-after.png)"
 kill -0 $probe_pid 2>/dev/null || fail "the client died over the switch"
 echo "vt-switch: back on VT $(active_vt): master taken again, frames $(frames), keys reach the client, the CRTC shows it"
 # seatd takes DRM master away before baton hears that the seat is disabled;
