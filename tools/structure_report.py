@@ -6,7 +6,9 @@ restructuring: run it on two checkouts and compare.
   how many point up in config < output < desktop < shell < input < top,
   the folder cycles among them, what reaches through the Server
   (Server& parameters, server.X() calls) from the sub-folders, and the
-  error conventions of the Vulkan renderer and the rest.
+  error conventions of the Vulkan renderer and the rest; likewise the
+  includes between renderer/vulkan/'s sub-folders in
+  device < texture < swapchain < pass < top (the Renderer hub).
 
 usage: structure_report.py [SOURCE_ROOT]
 """
@@ -15,6 +17,8 @@ import re
 import sys
 
 ORDER = ["config", "output", "desktop", "shell", "input", "(top)"]
+VULKAN_ORDER = ["device", "texture", "swapchain", "pass", "(top)"]
+VULKAN_INCLUDE = re.compile(r'^\s*#\s*include\s+"renderer/vulkan/([^"]+)"')
 INCLUDE = re.compile(r'^\s*#\s*include\s+"compositor/([^"]+)"')
 
 
@@ -29,6 +33,13 @@ def sources(root, folder):
 def folder_of(rel):  # rel: path under compositor/
     parts = rel.split("/")
     return parts[0] if len(parts) > 1 and parts[0] in ORDER else "(top)"
+
+
+def vulkan_folder_of(rel):  # rel: path under renderer/vulkan/; None for shaders
+    parts = rel.split("/")
+    if len(parts) == 1:
+        return "(top)"
+    return parts[0] if parts[0] in VULKAN_ORDER else None
 
 
 def cycles(edges):
@@ -87,6 +98,19 @@ def main(argv):
         if src != "(top)":
             server_refs += len(re.findall(r"\bServer\s*&", text))
             server_calls += len(re.findall(r"\bserver_?(?:\(\))?\s*(?:\.|->)\s*[a-z_]+\(", text))
+    vulkan_between = vulkan_upward = 0
+    for path, text in sources(root, "renderer/vulkan"):
+        src = vulkan_folder_of(os.path.relpath(path, "renderer/vulkan"))
+        for line in text.splitlines():
+            m = VULKAN_INCLUDE.match(line)
+            if not m or src is None:
+                continue
+            dst = vulkan_folder_of(m.group(1))
+            if dst is None or dst == src:
+                continue
+            vulkan_between += 1
+            if VULKAN_ORDER.index(dst) > VULKAN_ORDER.index(src):
+                vulkan_upward += 1
     vulkan_false = sum(len(re.findall(r"\breturn false;", t))
                        for _, t in sources(root, "renderer/vulkan"))
     vulkan_result = sum(len(re.findall(r"\b(?:Status|Result<)", t))
@@ -101,6 +125,8 @@ def main(argv):
     print(f"  folder cycles: {len(found)}" + "".join(f" [{' '.join(c)}]" for c in found))
     print(f"Server& in compositor/'s sub-folders: {server_refs}")
     print(f"server.X() calls from compositor/'s sub-folders: {server_calls}")
+    print(f"renderer/vulkan/ includes between sub-folders and the top: {vulkan_between}")
+    print(f"  pointing up ({' < '.join(VULKAN_ORDER)}): {vulkan_upward}")
     print(f"renderer/vulkan: 'return false;' {vulkan_false}, Status/Result uses {vulkan_result}")
     print(f"strerror( by hand outside util/result.cpp: {strerror}")
 

@@ -12,6 +12,7 @@
 #include "renderer/vulkan/device/device.hpp"
 #include "renderer/vulkan/device/formats.hpp"
 #include "renderer/vulkan/device/host_buffer.hpp"
+#include "renderer/vulkan/device/retired.hpp"
 #include "renderer/vulkan/device/vk_util.hpp"
 #include "renderer/vulkan/pass/compute_composite.hpp"
 #include "renderer/vulkan/pass/pipelines.hpp"
@@ -27,23 +28,6 @@
 namespace baton::vulkan {
 
 class Renderer;
-
-/// GPU objects that must outlive the last submission that used them.
-struct Retired {
-  uint64_t point = 0;
-  UniqueImageView view;
-  UniqueImageView storage_view;
-  UniqueImage image;
-  UniqueMemory memory;
-  BufferLock source;  // the client's dma-buf, given back after the last read
-};
-
-/// The passes open at one moment: `point` is set once the last of them was
-/// submitted (every pass open then is done at it), or the renderer went away.
-struct OpenPasses {
-  bool ended = false;
-  uint64_t point = 0;
-};
 
 struct Texture {
   wlr_texture base;              // first: wlroots hands us &base
@@ -276,7 +260,7 @@ class Renderer {
   int open_passes_ = 0;
   std::shared_ptr<OpenPasses> open_passes_end_;  // made on demand while passes are open
   std::unordered_set<Texture*> textures_;
-  ImportCache imports_{*this};
+  ImportCache imports_{*device_, [this](Retired resources) { retire(std::move(resources)); }};
   std::vector<std::unique_ptr<Pass>> passes_;
   std::vector<Pass*> free_passes_;
   wlr_drm_format_set shm_formats_{};
@@ -284,8 +268,5 @@ class Renderer {
   wlr_drm_format_set dmabuf_formats_{};
   bool lost_emitted_ = false;
 };
-
-/// The swapchain slot behind `buffer` when it came from baton's allocator.
-Slot* slot_of(wlr_buffer* buffer);
 
 }  // namespace baton::vulkan

@@ -12,6 +12,8 @@
 #include <string>
 
 #include "renderer/vulkan/device/device_select.hpp"
+#include "renderer/vulkan/swapchain/slots.hpp"
+#include "renderer/vulkan/texture/texture_reads.hpp"
 #include "util/result.hpp"
 #include "util/unique_fd.hpp"
 
@@ -62,64 +64,9 @@ struct RendererOptions {
 /// GPU-loss drill, BATON_TEST_GPU_LOSS_MS, and tests).
 void renderer_simulate_device_lost(wlr_renderer* renderer);
 
-class Device;
-struct OpenPasses;
-
-/// When the GPU has finished every read of one texture's image, as known at
-/// the moment it was asked. Outlives the texture, the renderer and the device:
-/// once those are gone their work is over (a renderer waits for its device
-/// when destroyed, and a lost device runs nothing), so it is done.
-class TextureReads {
- public:
-  /// Done at once: what non-Vulkan textures get.
-  TextureReads() = default;
-  /// Whether every read submitted (or still being recorded) is finished. Never blocks.
-  [[nodiscard]] bool done();
-  /// CPU-waits (bounded) for done(); teardown only, never the frame loop.
-  void wait();
-  /// The device whose timeline the reads are on (null once it is gone).
-  [[nodiscard]] std::shared_ptr<Device> device() const { return device_.lock(); }
-  /// The timeline point after which every read is done; nullopt while a
-  /// pass that reads the texture is still being recorded (it is known once
-  /// that pass is submitted).
-  [[nodiscard]] std::optional<uint64_t> point() const;
-
- private:
-  friend TextureReads texture_reads(wlr_texture* texture);
-  std::weak_ptr<Device> device_;
-  uint64_t point_ = 0;
-  // Set when a pass still being recorded drew the texture: its point is only
-  // known once the open passes are submitted.
-  std::shared_ptr<const OpenPasses> passes_;
-};
 /// The reads of `texture` so far (any renderer's texture; null: done).
 [[nodiscard]] TextureReads texture_reads(wlr_texture* texture);
 
-struct SwapchainOptions {
-  /// Buffers per size and format at most (a frame waits for a free one).
-  int slots = 3;
-  /// Host-visible linear images that expose their pixels through data-ptr
-  /// access; else device-local optimal images only the GPU touches.
-  bool host_visible = true;
-  /// Slots are memfds the consumer may take as wl_shm buffers (nested
-  /// outputs); needs renderer_can_share_memory(). Implies host_visible.
-  bool shm = false;
-  /// DRM outputs: the display device's fd (not taken; its node is opened
-  /// again). Slots are Vulkan images exported as dma-bufs where it imports
-  /// them, else its dumb buffers imported into Vulkan as LINEAR dma-bufs.
-  int kms_fd = -1;
-  /// Nested outputs whose parent takes dma-bufs with linux-drm-syncobj:
-  /// slots are Vulkan images exported as dma-bufs (renderer_can_export_dmabuf).
-  bool dmabuf_parent = false;
-};
-
-/// An output committed `buffer` (a no-op unless it is a swapchain slot): the
-/// slot is on screen until released.
-void slot_presented(wlr_buffer* buffer);
-/// The consumer reads `buffer` (a swapchain slot; else a no-op) until `fence`
-/// signals: the out-fence of the commit that replaced it on screen. The next
-/// pass into the slot waits for it on the GPU.
-void slot_set_reuse_fence(wlr_buffer* buffer, UniqueFd fence);
 /// For a slot whose consumer takes no fence (a wl_shm parent; KMS without a
 /// wait point): runs `done` on the event loop once the GPU finished drawing
 /// it, and returns true. False when there is nothing to wait for.

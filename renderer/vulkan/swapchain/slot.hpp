@@ -8,6 +8,8 @@
 #include "renderer/vulkan/swapchain/slot_state.hpp"
 #include "util/unique_fd.hpp"
 
+struct wlr_buffer;
+
 namespace baton::vulkan {
 
 struct Slot {
@@ -36,5 +38,8 @@ struct Slot {
   /// a runtime failure: it is logged and the slot stays where it is.
   void step(SlotEvent event);
 };
+
+/// The swapchain slot behind `buffer` when it came from baton's allocator.
+Slot* slot_of(wlr_buffer* buffer);
 
 }  // namespace baton::vulkan

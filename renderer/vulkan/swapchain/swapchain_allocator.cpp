@@ -12,10 +12,8 @@
 #include <utility>
 
 #include "renderer/vulkan/device/formats.hpp"
-#include "renderer/vulkan/renderer.hpp"
 #include "renderer/vulkan/swapchain/reuse_fence.hpp"
 #include "renderer/vulkan/texture/dmabuf_import.hpp"
-#include "renderer/vulkan/vulkan_renderer.hpp"
 #include "util/log.hpp"
 #include "util/malloc_ptr.hpp"
 
@@ -484,24 +482,6 @@ void slot_set_reuse_fence(wlr_buffer* buffer, UniqueFd fence) {
   if (Slot* target = slot_of(buffer); target != nullptr) target->reuse_fence = std::move(fence);
 }
 
-bool when_rendered(wlr_renderer* renderer, wlr_buffer* buffer, std::function<void()> done) {
-  Slot* target = slot_of(buffer);
-  if (target == nullptr || !target->fenceless_consumer || !is_vulkan_renderer(renderer))
-    return false;
-  Renderer& r = *Renderer::from(renderer);
-  if (r.device().completed() >= target->last_point) return false;
-  CompletionWatch* watch = r.completion();
-  if (watch == nullptr) {
-    // Nothing can wake the loop: the one CPU wait left, logged by completion().
-    if (Status waited = r.device().wait(target->last_point); !waited)
-      LOG_ERROR("vulkan swapchain: waiting for a slot's render: %s",
-                waited.error().describe().c_str());
-    return false;
-  }
-  watch->when_done(target->last_point, std::move(done));
-  return true;
-}
-
 SharedMemory::~SharedMemory() {
   if (data != nullptr) munmap(data, size);
 }
@@ -524,40 +504,20 @@ Slot* slot_of(wlr_buffer* buffer) {
   return &get(buffer)->slot;
 }
 
-bool renderer_can_import_dmabuf(wlr_renderer* renderer) {
-  return is_vulkan_renderer(renderer) &&
-         Renderer::from(renderer)->device().features().dmabuf_import;
-}
-
-bool renderer_can_export_dmabuf(wlr_renderer* renderer) {
-  if (!renderer_can_import_dmabuf(renderer)) return false;
-  Device& device = Renderer::from(renderer)->device();
-  return device.get_memory_fd != nullptr &&
-         dmabuf_exportable(device, VK_FORMAT_B8G8R8A8_UNORM, DRM_FORMAT_MOD_LINEAR,
-                           VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
-                               VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
-}
-
-bool renderer_can_share_memory(wlr_renderer* renderer) {
-  return is_vulkan_renderer(renderer) &&
-         Renderer::from(renderer)->device().features().host_memory_import;
-}
-
-Result<wlr_allocator*> create_swapchain_allocator(wlr_renderer* renderer,
-                                                  const SwapchainOptions& options) {
-  if (!is_vulkan_renderer(renderer))
-    return failure("the swapchain allocator", "the renderer is not baton's Vulkan renderer");
+Result<wlr_allocator*> create_slot_allocator(std::shared_ptr<Device> device,
+                                             const SwapchainOptions& options,
+                                             const SlotAllocatorDevice& can) {
   auto alloc = std::make_unique<SwapchainAllocator>();
-  alloc->device = Renderer::from(renderer)->shared_device();
+  alloc->device = std::move(device);
   alloc->counts = std::make_shared<SlotCounts>();
   alloc->slots = std::max(1, options.slots);
-  alloc->shm = options.shm && renderer_can_share_memory(renderer);
+  alloc->shm = options.shm && can.share_memory;
   if (options.shm && !alloc->shm)
     return failure("vulkan swapchain", "wl_shm slots need VK_EXT_external_memory_host");
   alloc->host_visible = options.host_visible || alloc->shm;
-  alloc->storage = Renderer::from(renderer)->composites_with_compute();
+  alloc->storage = can.storage;
   if (options.kms_fd >= 0) {
-    if (!Renderer::from(renderer)->device().features().dmabuf_import)
+    if (!alloc->device->features().dmabuf_import)
       return failure("vulkan swapchain",
                      "DRM slots need dma-buf import (VK_EXT_image_drm_format_modifier)");
     // An open file of our own, not a dup: GEM handles are per open file, and
@@ -570,7 +530,7 @@ Result<wlr_allocator*> create_swapchain_allocator(wlr_renderer* renderer,
     alloc->host_visible = false;
   }
   if (options.dmabuf_parent) {
-    if (!renderer_can_export_dmabuf(renderer))
+    if (!can.export_dmabuf)
       return failure("vulkan swapchain", "slots for a dma-buf parent need dma-buf export");
     alloc->dmabuf_parent = true;
     alloc->host_visible = false;

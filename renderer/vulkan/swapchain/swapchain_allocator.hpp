@@ -26,8 +26,10 @@
 #include "renderer/vulkan/swapchain/dumb_buffer.hpp"
 #include "renderer/vulkan/swapchain/exported_image.hpp"
 #include "renderer/vulkan/swapchain/slot.hpp"
+#include "renderer/vulkan/swapchain/slots.hpp"
 #include "util/event_source.hpp"
 #include "util/listener.hpp"
+#include "util/result.hpp"
 #include "util/unique_fd.hpp"
 #include "util/wlr.hpp"
 
@@ -86,5 +88,18 @@ struct SwapchainAllocator {
   bool dmabuf_parent = false;  // nested: exported slots for a parent compositor
   bool dmabuf_parent_logged = false;
 };
+
+/// What the device (and the renderer on it) can do for slots.
+struct SlotAllocatorDevice {
+  bool share_memory = false;   // memfd slots (VK_EXT_external_memory_host)
+  bool export_dmabuf = false;  // Vulkan images exported as LINEAR dma-bufs
+  bool storage = false;        // the compute compositor writes the slots
+};
+
+/// A swapchain allocator on `device` (create_swapchain_allocator checks the
+/// renderer and says what it can do).
+[[nodiscard]] Result<wlr_allocator*> create_slot_allocator(std::shared_ptr<Device> device,
+                                                           const SwapchainOptions& options,
+                                                           const SlotAllocatorDevice& can);
 
 }  // namespace baton::vulkan

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "renderer/vulkan/renderer.hpp"
-
 namespace baton::vulkan {
 namespace {
 
@@ -43,13 +41,12 @@ void ImportCache::buffer_destroyed(wlr_addon* addon) {
   cache.entries_.erase(entry);
   // Its textures are gone (each held the buffer), but their last reads may
   // still be in flight, or recorded in passes not yet submitted.
-  Renderer& r = cache.renderer_;
   Retired retired;
-  retired.point = std::max(entry->last_used, r.device().next_point());
+  retired.point = std::max(entry->last_used, cache.device_.next_point());
   retired.view = std::move(entry->view);
   retired.image = std::move(entry->imported.image);
   retired.memory = std::move(entry->imported.memory);
-  r.retire(std::move(retired));
+  cache.retire_(std::move(retired));
   delete entry;
 }
 

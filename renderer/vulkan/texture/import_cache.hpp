@@ -10,15 +10,18 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <unordered_set>
+#include <utility>
 
+#include "renderer/vulkan/device/device.hpp"
+#include "renderer/vulkan/device/retired.hpp"
 #include "renderer/vulkan/device/vk_util.hpp"
 #include "renderer/vulkan/texture/dmabuf_import.hpp"
 #include "util/wlr.hpp"
 
 namespace baton::vulkan {
 
-class Renderer;
 class ImportCache;
 
 struct CachedImport {
@@ -38,7 +41,9 @@ struct CachedImport {
 
 class ImportCache {
  public:
-  explicit ImportCache(Renderer& renderer) : renderer_(renderer) {}
+  /// `retire` keeps an entry's image until the GPU is past its last read.
+  ImportCache(Device& device, std::function<void(Retired)> retire)
+      : device_(device), retire_(std::move(retire)) {}
   ~ImportCache() { clear(); }
   ImportCache(const ImportCache&) = delete;
   ImportCache& operator=(const ImportCache&) = delete;
@@ -61,7 +66,8 @@ class ImportCache {
   static void buffer_destroyed(wlr_addon* addon);
 
  private:
-  Renderer& renderer_;
+  Device& device_;
+  std::function<void(Retired)> retire_;
   std::unordered_set<CachedImport*> entries_;
   Counts counts_;
 };

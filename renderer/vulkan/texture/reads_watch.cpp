@@ -30,14 +30,16 @@ class WatchedReads final : public GpuReads {
 
 }  // namespace
 
-TextureReadsWatch::TextureReadsWatch(wl_event_loop* loop) : loop_(loop) {}
+TextureReadsWatch::TextureReadsWatch(wl_event_loop* loop,
+                                     std::function<TextureReads(wlr_texture*)> reads_of_texture)
+    : loop_(loop), reads_of_texture_(std::move(reads_of_texture)) {}
 
 TextureReadsWatch::~TextureReadsWatch() {
   if (retry_idle_ != nullptr) wl_event_source_remove(retry_idle_);
 }
 
 std::unique_ptr<GpuReads> TextureReadsWatch::reads_of(wlr_texture* texture) {
-  return std::make_unique<WatchedReads>(*this, texture_reads(texture));
+  return std::make_unique<WatchedReads>(*this, reads_of_texture_(texture));
 }
 
 bool TextureReadsWatch::when_done(const TextureReads& reads, std::function<void()> then) {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "renderer/gpu_reads.hpp"
-#include "renderer/vulkan/vulkan_renderer.hpp"
+#include "renderer/vulkan/texture/texture_reads.hpp"
 
 struct wl_event_source;
 
@@ -19,7 +19,9 @@ class CompletionWatch;
 
 class TextureReadsWatch final : public GpuReadsWatch {
  public:
-  explicit TextureReadsWatch(wl_event_loop* loop);
+  /// `reads_of_texture` answers for one texture (the renderer's texture_reads).
+  TextureReadsWatch(wl_event_loop* loop,
+                    std::function<TextureReads(wlr_texture*)> reads_of_texture);
   /// Callbacks still waiting are dropped, not run.
   ~TextureReadsWatch() override;
   TextureReadsWatch(const TextureReadsWatch&) = delete;
@@ -34,6 +36,7 @@ class TextureReadsWatch final : public GpuReadsWatch {
   CompletionWatch* completion_for(const std::shared_ptr<Device>& device);
 
   wl_event_loop* loop_;
+  std::function<TextureReads(wlr_texture*)> reads_of_texture_;
   wl_event_source* retry_idle_ = nullptr;
   // Reads by a pass still being recorded: its point is known once it is
   // submitted, so they are looked at again when the loop goes idle.

@@ -1,8 +1,10 @@
 // TextureReads: whether the GPU finished reading a texture, answerable long
 // after the texture, its renderer or its device are gone.
+#include "renderer/vulkan/texture/texture_reads.hpp"
+
 #include <algorithm>
 
-#include "renderer/vulkan/renderer.hpp"
+#include "renderer/vulkan/device/device.hpp"
 #include "util/log.hpp"
 
 namespace baton::vulkan {

@@ -386,21 +386,17 @@ Status Renderer::upload(Texture& texture, const void* data, size_t stride,
 }
 
 TextureReads texture_reads(wlr_texture* base) {
-  TextureReads reads;
   // Other renderers' textures (and ours while the renderer frees them): done.
-  if (base == nullptr || base->impl != &kTextureImpl) return reads;
+  if (base == nullptr || base->impl != &kTextureImpl) return {};
   Texture* texture = get(base);
-  if (texture->renderer == nullptr) return reads;
+  if (texture->renderer == nullptr) return {};
   Renderer& r = *texture->renderer;
-  reads.device_ = r.shared_device();
   // Points past the last submission are work only queued for the next one:
   // uploads (they copy from staging, the buffer was read on the CPU) and
   // dma-buf acquire barriers, which sample nothing. Waiting for them could
-  // wait forever on an idle compositor.
-  reads.point_ = std::min(texture->last_used, r.device().submitted());
-  // Draws recorded in open passes get their point at submit.
-  reads.passes_ = r.open_passes();
-  return reads;
+  // wait forever on an idle compositor. Draws recorded in open passes get
+  // their point at submit.
+  return {r.shared_device(), std::min(texture->last_used, r.device().submitted()), r.open_passes()};
 }
 
 }  // namespace baton::vulkan
