@@ -114,8 +114,12 @@ Status Server::start() {
     }
   });
   if (options_.xwayland != XwaylandMode::off) {
-    xwayland_ = Xwayland::create(display_, compositor_, wlr_seat_, *windows_,
-                                 options_.xwayland == XwaylandMode::lazy);
+    auto xwayland = Xwayland::create(display_, compositor_, wlr_seat_, *windows_,
+                                     options_.xwayland == XwaylandMode::lazy);
+    if (xwayland)
+      xwayland_ = std::move(*xwayland);
+    else  // baton runs on without X11 clients
+      LOG_ERROR("%s", xwayland.error().describe().c_str());
     protocols_->sandbox().set_xwayland(xwayland_.get());
     if (xwayland_) launcher_->set_env("DISPLAY", xwayland_->display_name());
   }
@@ -434,7 +438,8 @@ void Server::update_activation_environment() {
 
 void Server::handle_new_output(wlr_output* output) {
   auto added = std::make_unique<Output>(*output_context_, output);
-  apply_output_config(config_, output_layout_, output);
+  if (Status applied = apply_output_config(config_, output_layout_, output); !applied)
+    LOG_ERROR("%s", applied.error().describe().c_str());
   outputs_->add(std::move(added));
 }
 

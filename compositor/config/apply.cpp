@@ -70,9 +70,9 @@ void apply_libinput(wlr_input_device* device, const std::vector<const InputConfi
 
 }  // namespace
 
-bool apply_output_config(const Config& config, wlr_output_layout* layout, wlr_output* output) {
+Status apply_output_config(const Config& config, wlr_output_layout* layout, wlr_output* output) {
   auto configs = config.outputs_for(output->name);
-  if (configs.empty()) return true;
+  if (configs.empty()) return {};
   wlr_output_state state;
   wlr_output_state_init(&state);
   std::optional<std::pair<int, int>> position;
@@ -113,10 +113,11 @@ bool apply_output_config(const Config& config, wlr_output_layout* layout, wlr_ou
     if (ok) LOG_INFO("output %s: adaptive sync is not supported; left off", output->name);
   }
   wlr_output_state_finish(&state);
-  if (!ok)
-    LOG_ERROR("output %s: the configured state was refused; keeping the current one", output->name);
   if (position) wlr_output_layout_add(layout, output, position->first, position->second);
-  return ok;
+  if (!ok)
+    return failure(std::string("output ") + output->name,
+                   "the configured state was refused; keeping the current one");
+  return {};
 }
 
 void apply_input_config(const Config& config, wlr_input_device* device) {

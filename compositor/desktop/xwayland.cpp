@@ -6,15 +6,12 @@
 
 namespace baton {
 
-std::unique_ptr<Xwayland> Xwayland::create(wl_display* display, wlr_compositor* compositor,
-                                           wlr_seat* seat, Windows& windows, bool lazy) {
+Result<std::unique_ptr<Xwayland>> Xwayland::create(wl_display* display, wlr_compositor* compositor,
+                                                   wlr_seat* seat, Windows& windows, bool lazy) {
   wlr_xwayland* xwayland = wlr_xwayland_create(display, compositor, lazy);
-  if (xwayland == nullptr) {
-    LOG_ERROR(
-        "Xwayland could not be set up (is the xwayland package installed?); X11 clients will not "
-        "run");
-    return nullptr;
-  }
+  if (xwayland == nullptr)
+    return failure("Xwayland could not be set up",
+                   "is the xwayland package installed? X11 clients will not run");
   return std::unique_ptr<Xwayland>(new Xwayland(xwayland, seat, windows));
 }
 

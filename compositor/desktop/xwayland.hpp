@@ -6,6 +6,7 @@
 #include <string>
 
 #include "util/listener.hpp"
+#include "util/result.hpp"
 
 struct wl_display;
 struct wlr_compositor;
@@ -19,10 +20,12 @@ class Windows;
 
 class Xwayland {
  public:
-  /// Returns null (logged) when Xwayland cannot be set up.
+  /// An error when Xwayland cannot be set up (wlroots says why in its log).
   /// Its windows join `windows`; its clients' input comes from `seat`.
-  static std::unique_ptr<Xwayland> create(wl_display* display, wlr_compositor* compositor,
-                                          wlr_seat* seat, Windows& windows, bool lazy);
+  [[nodiscard]] static Result<std::unique_ptr<Xwayland>> create(wl_display* display,
+                                                                wlr_compositor* compositor,
+                                                                wlr_seat* seat, Windows& windows,
+                                                                bool lazy);
   ~Xwayland();
   Xwayland(const Xwayland&) = delete;
   Xwayland& operator=(const Xwayland&) = delete;

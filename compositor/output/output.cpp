@@ -131,7 +131,8 @@ void Output::connect_timing_protocols(Fifo& fifo, CommitTiming& commit_timing) {
 }
 
 void Output::apply_config() {
-  apply_output_config(context_.config, context_.layout, output_);
+  if (Status applied = apply_output_config(context_.config, context_.layout, output_); !applied)
+    LOG_ERROR("%s", applied.error().describe().c_str());
   set_background(context_.options.background);
   apply_games_policy();
 }
@@ -303,7 +304,8 @@ void Output::session_resumed() {
   wlr_output_state_set_enabled(&state, true);
   wlr_output_commit_state(output_, &state);
   wlr_output_state_finish(&state);
-  apply_output_config(context_.config, context_.layout, output_);
+  if (Status applied = apply_output_config(context_.config, context_.layout, output_); !applied)
+    LOG_ERROR("%s", applied.error().describe().c_str());
   wlr_damage_ring_add_whole(&scene_output_->damage_ring);
   wlr_output_schedule_frame(output_);
 }

@@ -32,13 +32,22 @@ void destroy(wlr_renderer* r) { delete get(r); }
 
 int get_drm_fd(wlr_renderer*) { return -1; }
 
+// wlroots' interface takes null for "could not": the reason is logged here.
 wlr_texture* texture_from_buffer(wlr_renderer* r, wlr_buffer* buffer) {
-  return get(r)->texture_from_buffer(buffer);
+  Result<Texture*> texture = get(r)->texture_from_buffer(buffer);
+  if (texture) return &(*texture)->base;
+  LOG_ERROR("%s", texture.error().describe().c_str());
+  return nullptr;
 }
 
 wlr_render_pass* begin_buffer_pass(wlr_renderer* r, wlr_buffer* buffer,
                                    const wlr_buffer_pass_options* options) {
-  return get(r)->begin_pass(buffer, options);
+  Renderer& renderer = *get(r);
+  Result<Pass*> pass = renderer.begin_pass(buffer, options);
+  if (pass) return &(*pass)->base;
+  // A lost device is told once, through wlroots' lost signal, not per frame.
+  if (!renderer.device().lost()) LOG_ERROR("%s", pass.error().describe().c_str());
+  return nullptr;
 }
 
 int timer_duration(wlr_render_timer* base) {

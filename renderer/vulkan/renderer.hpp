@@ -179,8 +179,9 @@ class Renderer {
   void check_lost();
 
   // Textures.
-  wlr_texture* texture_from_buffer(wlr_buffer* buffer);
-  wlr_texture* texture_from_dmabuf(wlr_buffer* buffer, const wlr_dmabuf_attributes& attribs);
+  [[nodiscard]] Result<Texture*> texture_from_buffer(wlr_buffer* buffer);
+  [[nodiscard]] Result<Texture*> texture_from_dmabuf(wlr_buffer* buffer,
+                                                     const wlr_dmabuf_attributes& attribs);
   [[nodiscard]] Status upload(Texture& texture, const void* data, size_t stride,
                               const pixman_region32_t* region);
   void forget(Texture* texture) { textures_.erase(texture); }
@@ -188,7 +189,8 @@ class Renderer {
                                    const wlr_texture_read_pixels_options& options);
 
   // Passes.
-  wlr_render_pass* begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_options* options);
+  [[nodiscard]] Result<Pass*> begin_pass(wlr_buffer* buffer,
+                                         const wlr_buffer_pass_options* options);
   void release_pass(Pass* pass, uint64_t point);
 
   wlr_drm_format_set& shm_formats() { return shm_formats_; }

@@ -379,41 +379,32 @@ const wlr_render_pass_impl kPassImpl = {
 
 }  // namespace
 
-wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_options* options) {
+Result<Pass*> Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_options* options) {
+  const char* what = "vulkan: no render pass";
   if (device_->lost()) {
     check_lost();
-    return nullptr;
+    return failure(what, "the device is lost");
   }
   Slot* target = slot_of(buffer);
-  if (target == nullptr) {
-    LOG_ERROR("vulkan: can only render into buffers from baton's swapchain allocator");
-    return nullptr;
-  }
-  if (pipelines_.get(target->format, DrawKind::solid, Blend::none) == VK_NULL_HANDLE) {
-    LOG_ERROR("vulkan: cannot render into format 0x%08x", target->drm_format);
-    return nullptr;
-  }
-  if (!next_state(target->state, SlotEvent::begin_pass)) {
-    LOG_ERROR("vulkan: refusing to draw into a slot that is %s", slot_state_name(target->state));
-    return nullptr;
-  }
+  if (target == nullptr)
+    return failure(what, "can only render into buffers from baton's swapchain allocator");
+  if (pipelines_.get(target->format, DrawKind::solid, Blend::none) == VK_NULL_HANDLE)
+    return failure(what, "cannot render into format " + hex_format(target->drm_format));
+  if (!next_state(target->state, SlotEvent::begin_pass))
+    return failure(what, std::string("refusing to draw into a slot that is ") +
+                             slot_state_name(target->state));
   collect();
   // The slot's last consumer may still read it: the GPU waits, not the CPU.
   VkSemaphore release_wait = VK_NULL_HANDLE;
   if (target->reuse_fence) {
     auto imported = import_fence(std::move(target->reuse_fence));
-    if (!imported) {
-      LOG_ERROR("vulkan: refusing to draw over a slot its consumer may still read: %s",
-                imported.error().describe().c_str());
-      return nullptr;
-    }
+    if (!imported)
+      return failure(what, "refusing to draw over a slot its consumer may still read: " +
+                               imported.error().describe());
     release_wait = *imported;
   }
   auto begun = begin_commands();
-  if (!begun) {
-    LOG_ERROR("vulkan: no pass: %s", begun.error().describe().c_str());
-    return nullptr;
-  }
+  if (!begun) return failure(what, begun.error().describe());
   VkCommandBuffer cb = *begun;
 
   if (free_passes_.empty()) {
@@ -474,7 +465,7 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
   dep.pImageMemoryBarriers = &barrier;
   vkCmdPipelineBarrier2(cb, &dep);
   target->layout = VK_IMAGE_LAYOUT_GENERAL;
-  if (pass->compute) return &pass->base;  // dispatched at submit
+  if (pass->compute) return pass;  // dispatched at submit
 
   VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
   color.imageView = target->view;
@@ -489,7 +480,7 @@ wlr_render_pass* Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_
   vkCmdBeginRendering(cb, &rendering);
   VkViewport viewport{0, 0, float(target->width), float(target->height), 0, 1};
   vkCmdSetViewport(cb, 0, 1, &viewport);
-  return &pass->base;
+  return pass;
 }
 
 }  // namespace baton::vulkan

@@ -169,7 +169,7 @@ bool storage_uploads_supported(Device& device, VkFormat format) {
 
 }  // namespace
 
-wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
+Result<Texture*> Renderer::texture_from_buffer(wlr_buffer* buffer) {
   collect();
   auto texture = std::make_unique<Texture>();
   texture->renderer = this;
@@ -177,12 +177,10 @@ wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
   if (Slot* target = slot_of(buffer)) {
     // A swapchain slot: sample its image in place (screenshots, screencopy).
     const FormatInfo* format = find_format(target->drm_format);
-    if (format == nullptr) return nullptr;
+    if (format == nullptr)
+      return failure("vulkan: no texture of a swapchain slot", "its format has no Vulkan format");
     auto view = make_view(*device_, target->image, *format);
-    if (!view) {
-      LOG_ERROR("vulkan: no texture of a swapchain slot: %s", view.error().describe().c_str());
-      return nullptr;
-    }
+    if (!view) return failure("vulkan: no texture of a swapchain slot", view.error().describe());
     texture->owned_view = std::move(*view);
     texture->format = format;
     texture->slot = target;
@@ -191,7 +189,7 @@ wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
     texture->view = texture->owned_view.get();
     wlr_texture_init(&texture->base, wlr(), &kTextureImpl, target->width, target->height);
     textures_.insert(texture.get());
-    return &texture.release()->base;
+    return texture.release();
   }
 
   wlr_dmabuf_attributes attribs{};
@@ -201,16 +199,14 @@ wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
   uint32_t drm_format = 0;
   size_t stride = 0;
   if (!wlr_buffer_begin_data_ptr_access(buffer, WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &drm_format,
-                                        &stride)) {
-    LOG_DEBUG("vulkan: buffer %dx%d offers neither pixels nor a known image", buffer->width,
-              buffer->height);
-    return nullptr;
-  }
+                                        &stride))
+    return failure("vulkan: no texture of a " + std::to_string(buffer->width) + "x" +
+                       std::to_string(buffer->height) + " buffer",
+                   "it offers neither pixels nor a known image");
   const FormatInfo* format = find_format(drm_format);
   if (format == nullptr || !wlr_drm_format_set_get(&shm_formats_, drm_format)) {
     wlr_buffer_end_data_ptr_access(buffer);
-    LOG_ERROR("vulkan: cannot texture from format 0x%08x", drm_format);
-    return nullptr;
+    return failure("vulkan: no texture", "cannot texture from format " + hex_format(drm_format));
   }
   texture->format = format;
   texture->updatable = true;
@@ -222,7 +218,7 @@ wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
     unpack_pixel(data, texture->color);
     wlr_buffer_end_data_ptr_access(buffer);
     textures_.insert(texture.get());
-    return &texture.release()->base;
+    return texture.release();
   }
 
   VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
@@ -274,26 +270,28 @@ wlr_texture* Renderer::texture_from_buffer(wlr_buffer* buffer) {
   }
   wlr_buffer_end_data_ptr_access(buffer);
   if (!ok) {
-    LOG_ERROR("vulkan: no texture of a %dx%d buffer: %s", buffer->width, buffer->height,
-              ok.error().describe().c_str());
     check_lost();
-    return nullptr;
+    return failure("vulkan: no texture of a " + std::to_string(buffer->width) + "x" +
+                       std::to_string(buffer->height) + " buffer",
+                   ok.error().describe());
   }
   textures_.insert(texture.get());
-  return &texture.release()->base;
+  return texture.release();
 }
 
-wlr_texture* Renderer::texture_from_dmabuf(wlr_buffer* buffer,
-                                           const wlr_dmabuf_attributes& attribs) {
+Result<Texture*> Renderer::texture_from_dmabuf(wlr_buffer* buffer,
+                                               const wlr_dmabuf_attributes& attribs) {
   const wlr_drm_format* advertised = wlr_drm_format_set_get(&dmabuf_formats_, attribs.format);
   bool listed = false;
   for (size_t i = 0; advertised != nullptr && i < advertised->len; ++i)
     listed = listed || advertised->modifiers[i] == attribs.modifier;
   const FormatInfo* format = find_format(attribs.format);
   if (!listed || format == nullptr) {
-    LOG_ERROR("vulkan: dma-buf 0x%08x / modifier 0x%016llx was never advertised", attribs.format,
-              static_cast<unsigned long long>(attribs.modifier));
-    return nullptr;
+    char modifier[32];
+    std::snprintf(modifier, sizeof modifier, "0x%016llx",
+                  static_cast<unsigned long long>(attribs.modifier));
+    return failure("vulkan: no texture of a dma-buf", hex_format(attribs.format) + " / modifier " +
+                                                          modifier + " was never advertised");
   }
   CachedImport* import = imports_.find(buffer);
   if (import != nullptr) {
@@ -301,15 +299,11 @@ wlr_texture* Renderer::texture_from_dmabuf(wlr_buffer* buffer,
   } else {
     auto imported = import_dmabuf(*device_, attribs, *format);
     if (!imported) {
-      LOG_ERROR("vulkan: %s", imported.error().describe().c_str());
       check_lost();
-      return nullptr;
+      return failure("vulkan: no texture of a dma-buf", imported.error().describe());
     }
     auto view = make_view(*device_, imported->image.get(), *format);
-    if (!view) {
-      LOG_ERROR("vulkan: no texture of a dma-buf: %s", view.error().describe().c_str());
-      return nullptr;
-    }
+    if (!view) return failure("vulkan: no texture of a dma-buf", view.error().describe());
     import = imports_.add(buffer, std::move(*imported), std::move(*view));
     import->filters_linearly = dmabuf_filters_linearly(*device_, format->vk, attribs.modifier);
   }
@@ -327,7 +321,7 @@ wlr_texture* Renderer::texture_from_dmabuf(wlr_buffer* buffer,
   texture->last_used = device_->next_point();
   wlr_texture_init(&texture->base, wlr(), &kTextureImpl, buffer->width, buffer->height);
   textures_.insert(texture.get());
-  return &texture.release()->base;
+  return texture.release();
 }
 
 Status Renderer::upload(Texture& texture, const void* data, size_t stride,

@@ -2,6 +2,8 @@
 
 #include <drm_fourcc.h>
 
+#include <cstdio>
+
 namespace baton::vulkan {
 namespace {
 
@@ -27,6 +29,12 @@ const FormatInfo* find_format(uint32_t drm) {
   for (const FormatInfo& f : kFormats)
     if (f.drm == drm) return &f;
   return nullptr;
+}
+
+std::string hex_format(uint32_t drm) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", drm);
+  return text;
 }
 
 }  // namespace baton::vulkan

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 
 namespace baton::vulkan {
 
@@ -19,5 +20,7 @@ struct FormatInfo {
 /// Every format in the table (not all are supported by every device).
 [[nodiscard]] std::span<const FormatInfo> known_formats();
 [[nodiscard]] const FormatInfo* find_format(uint32_t drm);
+/// "0x34325241": a fourcc as the errors that name it print it.
+[[nodiscard]] std::string hex_format(uint32_t drm);
 
 }  // namespace baton::vulkan

@@ -402,57 +402,62 @@ void slot_unlocked(SlotBuffer& buffer) {
     LOG_ERROR("vulkan swapchain: %s", pending.error().describe().c_str());
 }
 
-wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
-                          const wlr_drm_format* drm_format) {
-  SwapchainAllocator* alloc = get(base);
-  const FormatInfo* format = find_format(drm_format->format);
-  if (format == nullptr || !format->renderable) {
-    LOG_ERROR("vulkan swapchain: format 0x%08x cannot be rendered to", drm_format->format);
-    return nullptr;
-  }
+// A new slot's memory and image, in the layout the consumer listed.
+Result<std::unique_ptr<SlotBuffer>> make_slot(SwapchainAllocator& alloc, int width, int height,
+                                              const wlr_drm_format& drm_format) {
+  const char* what = alloc.dmabuf_parent ? "vulkan swapchain: no slot for the parent compositor"
+                                         : "vulkan swapchain: no slot";
+  const FormatInfo* format = find_format(drm_format.format);
+  if (format == nullptr || !format->renderable)
+    return failure(what, "format " + hex_format(drm_format.format) + " cannot be rendered to");
   // The intersection rule: a slot's layout must be one the consumer listed.
   // Linear slots (host-visible, memfd, dumb) satisfy LINEAR and implicit
   // consumers; optimal ones only implicit.
-  const bool linear = alloc->host_visible || alloc->kms || alloc->dmabuf_parent;
-  bool ok_modifier = offers(drm_format, DRM_FORMAT_MOD_INVALID) ||
-                     (linear && offers(drm_format, DRM_FORMAT_MOD_LINEAR));
-  if (!ok_modifier) {
-    LOG_ERROR("vulkan swapchain: none of the %zu offered modifiers can be allocated",
-              drm_format->len);
-    return nullptr;
-  }
-  auto key = std::make_tuple(width, height, drm_format->format);
-  int& live = alloc->counts->live[key];
+  const bool linear = alloc.host_visible || alloc.kms || alloc.dmabuf_parent;
+  bool ok_modifier = offers(&drm_format, DRM_FORMAT_MOD_INVALID) ||
+                     (linear && offers(&drm_format, DRM_FORMAT_MOD_LINEAR));
+  if (!ok_modifier)
+    return failure(what, "none of the " + std::to_string(drm_format.len) +
+                             " offered modifiers can be allocated");
+
+  auto buffer = std::make_unique<SlotBuffer>();
+  buffer->device = alloc.device;
+  buffer->counts = alloc.counts;
+  buffer->key = std::make_tuple(width, height, drm_format.format);
+  buffer->slot.width = static_cast<uint32_t>(width);
+  buffer->slot.height = static_cast<uint32_t>(height);
+  buffer->slot.drm_format = drm_format.format;
+  Status created;
+  if (alloc.dmabuf_parent)
+    created = create_parent_slot(*buffer, *format, drm_format, alloc);
+  else if (alloc.kms)
+    created = create_kms_slot(*buffer, *format, drm_format, alloc);
+  else
+    created = create_image(*buffer, *format, alloc.host_visible, alloc.shm, alloc.storage);
+  if (!created) return failure(what, created.error().describe());
+  return buffer;
+}
+
+wlr_buffer* create_buffer(wlr_allocator* base, int width, int height,
+                          const wlr_drm_format* drm_format) {
+  SwapchainAllocator* alloc = get(base);
+  int& live = alloc->counts->live[std::make_tuple(width, height, drm_format->format)];
   if (live >= alloc->slots) {
+    // Not a failure: wlr_swapchain waits for a slot to come back.
     LOG_DEBUG("vulkan swapchain: all %d slots of %dx%d are in use", alloc->slots, width, height);
     return nullptr;
   }
-
-  auto buffer = std::make_unique<SlotBuffer>();
-  buffer->device = alloc->device;
-  buffer->counts = alloc->counts;
-  buffer->key = key;
-  buffer->slot.width = static_cast<uint32_t>(width);
-  buffer->slot.height = static_cast<uint32_t>(height);
-  buffer->slot.drm_format = drm_format->format;
-  Status created;
-  if (alloc->dmabuf_parent)
-    created = create_parent_slot(*buffer, *format, *drm_format, *alloc);
-  else if (alloc->kms)
-    created = create_kms_slot(*buffer, *format, *drm_format, *alloc);
-  else
-    created = create_image(*buffer, *format, alloc->host_visible, alloc->shm, alloc->storage);
-  if (!created) {
-    LOG_ERROR("vulkan swapchain: no slot%s: %s",
-              alloc->dmabuf_parent ? " for the parent compositor" : "",
-              created.error().describe().c_str());
+  auto buffer = make_slot(*alloc, width, height, *drm_format);
+  if (!buffer) {
+    // wlroots takes null for "no buffer": the reason is logged here.
+    LOG_ERROR("%s", buffer.error().describe().c_str());
     return nullptr;
   }
-  wlr_buffer_init(&buffer->base, &kBufferImpl, width, height);
-  SlotBuffer* raw = buffer.get();
-  buffer->release.connect(&buffer->base.events.release, [raw](void*) { slot_unlocked(*raw); });
+  wlr_buffer_init(&(*buffer)->base, &kBufferImpl, width, height);
+  SlotBuffer* raw = buffer->get();
+  raw->release.connect(&raw->base.events.release, [raw](void*) { slot_unlocked(*raw); });
   ++live;
-  return &buffer.release()->base;
+  return &buffer->release()->base;
 }
 
 void allocator_destroy(wlr_allocator* base) { delete get(base); }
