@@ -12,7 +12,8 @@
 // usage: baton-dmabuf-client [--alloc udmabuf|vgem|virtio-gpu|shm]
 //            [--sync implicit|explicit|none] [--frames N] [--delay-ms MS]
 //            [--hold-ms MS] [--done-file PATH] [--stall-at N]
-//            [--misbehave conflicting-points|bad-timeline|many-timelines|many-held]
+//            [--misbehave conflicting-points|bad-timeline|many-timelines|many-held|
+//                         unordered-planes]
 //            [--unshown fenced|unsubmitted] [--on-release poison] [--fullscreen yes]
 //            [--early-by frame|flip]
 // --hold-ms: how long the last frame stays up; --done-file: created once the
@@ -22,7 +23,9 @@
 // --misbehave: breaks linux-drm-syncobj-v1 and passes when the compositor
 // answers with the matching protocol error (many-timelines: more imported
 // timelines than one client may hold; many-held: more commits waiting for
-// their acquire points than one client may have held).
+// their acquire points than one client may have held). unordered-planes is
+// no protocol error: params holding plane 1 alone, destroyed unused; passes
+// when the connection lives on, and the caller counts the compositor's fds.
 // --unshown fenced|unsubmitted: commits a buffer whose acquire point is an
 // unsignalled fence (or has no fence at all), then destroys the surface
 // while the commit is held; passes when the release point still signals:
@@ -73,7 +76,14 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 enum class SyncMode { none, implicit, explicit_ };
-enum class Misbehave { no, conflicting_points, bad_timeline, many_timelines, many_held };
+enum class Misbehave {
+  no,
+  conflicting_points,
+  bad_timeline,
+  many_timelines,
+  many_held,
+  unordered_planes
+};
 enum class Unshown { no, fenced, unsubmitted };
 
 struct Options {
@@ -137,6 +147,8 @@ std::optional<Options> parse(int argc, char** argv) {
         o.misbehave = Misbehave::many_timelines;
       else if (v == "many-held")
         o.misbehave = Misbehave::many_held;
+      else if (v == "unordered-planes")
+        o.misbehave = Misbehave::unordered_planes;
       else
         return std::nullopt;
     } else if (arg == "--fullscreen") {
@@ -212,6 +224,7 @@ class Producer {
     }
     if (int r = make_slots(); r != 0) return r;
     if (o_.misbehave == Misbehave::bad_timeline) return send_bad_timeline();
+    if (o_.misbehave == Misbehave::unordered_planes) return send_unordered_planes();
     if (o_.sync == SyncMode::explicit_)
       if (std::string why = make_explicit_sync(window_, sync_); !why.empty()) return fail(why);
     if (o_.misbehave == Misbehave::conflicting_points) return send_conflicting_points();
@@ -282,6 +295,26 @@ class Producer {
                 id);
     if (got == nullptr || std::string_view(name) != interface || got_code != code)
       return fail(std::string("expected error ") + std::to_string(code) + " on " + interface);
+    return 0;
+  }
+
+  // Params that hold plane 1 alone (planes may come in any order until
+  // create), destroyed unused: legal, and each carried an fd the compositor
+  // must close (wlroots 0.19.2 closed only the first n_planes).
+  int send_unordered_planes() {
+    constexpr int kParams = 50;
+    const ProducerBuffer& buffer = slots_[0].buffer;
+    for (int i = 0; i < kParams; ++i) {
+      zwp_linux_buffer_params_v1* params = zwp_linux_dmabuf_v1_create_params(window_.dmabuf());
+      zwp_linux_buffer_params_v1_add(params, buffer.dmabuf(), 1, 0, buffer.stride(),
+                                     DRM_FORMAT_MOD_LINEAR >> 32,
+                                     DRM_FORMAT_MOD_LINEAR & 0xffffffff);
+      zwp_linux_buffer_params_v1_destroy(params);
+    }
+    if (wl_display_roundtrip(window_.display()) < 0)
+      return fail("a protocol error for params destroyed unused");
+    std::printf("dmabuf-client: PASS: %d params holding plane 1 alone, destroyed unused\n",
+                kParams);
     return 0;
   }
 
@@ -600,13 +633,14 @@ int run(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   auto options = baton::testing::parse(argc, argv);
   if (!options) {
-    std::fprintf(stderr,
-                 "usage: %s [--alloc udmabuf|vgem|virtio-gpu|shm] [--sync implicit|explicit|none] "
-                 "[--frames N] [--delay-ms MS] [--hold-ms MS] [--done-file PATH] [--stall-at N] "
-                 "[--misbehave conflicting-points|bad-timeline|many-timelines|many-held] "
-                 "[--unshown fenced|unsubmitted] [--on-release poison] [--fullscreen yes] "
-                 "[--early-by frame|flip]\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s [--alloc udmabuf|vgem|virtio-gpu|shm] [--sync implicit|explicit|none] "
+        "[--frames N] [--delay-ms MS] [--hold-ms MS] [--done-file PATH] [--stall-at N] "
+        "[--misbehave conflicting-points|bad-timeline|many-timelines|many-held|unordered-planes] "
+        "[--unshown fenced|unsubmitted] [--on-release poison] [--fullscreen yes] "
+        "[--early-by frame|flip]\n",
+        argv[0]);
     return 2;
   }
   return baton::testing::Producer(*options).run();

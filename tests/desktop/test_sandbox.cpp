@@ -8,10 +8,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "compositor/shell/sandbox.hpp"
 #include "security-context-v1-client-protocol.h"
@@ -167,6 +172,91 @@ TEST_F(Sandboxed, ClosingTheEnginesPipeStopsNewConnections) {
   }
   // The connection made before keeps working.
   EXPECT_EQ(wl_display_get_error(first), 0);
+}
+
+/// What baton's open file descriptors point at (the server runs in this
+/// process), one line each.
+std::multiset<std::string> open_fds() {
+  std::multiset<std::string> targets;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code error;
+    targets.insert(std::filesystem::read_symlink(entry.path(), error).string());
+  }
+  return targets;
+}
+
+/// The fds in `after` that were not in `before`.
+std::string added(const std::multiset<std::string>& before,
+                  const std::multiset<std::string>& after) {
+  std::vector<std::string> extra;
+  std::set_difference(after.begin(), after.end(), before.begin(), before.end(),
+                      std::back_inserter(extra));
+  std::string text;
+  for (const std::string& target : extra) text += " " + target;
+  return text;
+}
+
+/// One client asks for a listener on `listen_fd` (and a pipe's reader as the
+/// close fd), which baton must refuse with a protocol error.
+void refused_listener(Harness& h, int listen_fd) {
+  wl_display* display = nullptr;
+  {
+    Client client(h);
+    display = client.display();
+    Globals globals(h, display);
+    auto* manager = static_cast<wp_security_context_manager_v1*>(
+        globals.bind(&wp_security_context_manager_v1_interface, 1));
+    ASSERT_NE(manager, nullptr);
+    int close_fds[2];
+    ASSERT_EQ(pipe2(close_fds, O_CLOEXEC), 0);
+    wp_security_context_v1* context =
+        wp_security_context_manager_v1_create_listener(manager, listen_fd, close_fds[0]);
+    close(listen_fd);
+    close(close_fds[0]);
+    close(close_fds[1]);
+    ASSERT_TRUE(h.run_until([&] { return wl_display_get_error(display) != 0; }))
+        << "baton accepted a listener that is not a listening socket";
+    EXPECT_EQ(wl_display_get_error(display), EPROTO);
+    wp_security_context_v1_destroy(context);
+    wp_security_context_manager_v1_destroy(manager);
+  }
+  // The harness keeps every connection open until it ends: this test
+  // counts fds, so the client's own end goes now.
+  h.disconnect(display);
+}
+
+// wlroots 0.19.2 kept both fds of every create_listener it refused: any
+// unsandboxed client, reconnecting, could fill baton's fd table until it
+// could accept no client and open nothing. tools/sources/wlroots-bookworm.patch
+// closes them.
+TEST(SandboxEngine, RefusedListenersLeaveNoFdBehind) {
+  Harness h;
+  int warm_up[2];
+  ASSERT_EQ(pipe2(warm_up, O_CLOEXEC), 0);
+  close(warm_up[1]);
+  refused_listener(h, warm_up[0]);  // whatever the first client makes baton open
+  const std::multiset<std::string> before = open_fds();
+  constexpr int kRefusals = 20;
+  for (int i = 0; i < kRefusals; ++i) {
+    if (i % 2 == 0) {  // not a socket
+      int fds[2];
+      ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+      close(fds[1]);
+      refused_listener(h, fds[0]);
+    } else {  // a socket nobody listens on
+      int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      ASSERT_GE(fd, 0);
+      refused_listener(h, fd);
+    }
+  }
+  h.run_for(std::chrono::milliseconds(50));
+  const std::multiset<std::string> after = open_fds();
+  EXPECT_EQ(after.size(), before.size())
+      << "baton kept fds of " << kRefusals << " refused listeners:" << added(before, after);
+  // And it still serves clients.
+  Client ordinary(h);
+  Window window(ordinary);
+  EXPECT_NE(map_window(h, window, 0xff00ff00), nullptr);
 }
 
 }  // namespace

@@ -98,6 +98,23 @@ kill -0 $good_pid 2>/dev/null || { echo "the good client was done before the bad
 wait $good_pid || status=1
 result protocol-errors $status
 
+# 3b. Params holding plane 1 alone, destroyed unused: no protocol error, and
+# baton closes the fd each carried (wlroots 0.19.2 leaked them; see
+# tools/sources/wlroots-bookworm.patch). Its fd count must come back.
+echo "---- params destroyed unused leave no fd in baton"
+status=0
+fds_before=$(ls /proc/$baton_pid/fd | wc -l)
+"$client" --alloc udmabuf --sync implicit --misbehave unordered-planes || status=1
+for _ in $(seq 100); do  # up to 10 s for the client's objects to go
+  fds_after=$(ls /proc/$baton_pid/fd | wc -l)
+  [ "$fds_after" -le "$fds_before" ] && break
+  sleep 0.1
+done
+echo "clients: baton's open fds: $fds_before before the client, $fds_after after"
+[ "$fds_after" -le "$fds_before" ] ||
+  { echo "clients: baton kept $((fds_after - fds_before)) fds of 50 params"; status=1; }
+result params-fds $status
+
 # 4. A commit held when its surface dies keeps its release point: after the
 # producer's fence, or at once when the acquire point never got one.
 echo "---- held commits whose surface is destroyed still release"
