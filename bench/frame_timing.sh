@@ -35,18 +35,13 @@ frames=${FRAME_TIMING_FRAMES:-90} warmup=${FRAME_TIMING_WARMUP:-30}
 read -r -a delays <<<"${FRAME_TIMING_DELAYS:-0 4 8 12 14}"
 mkdir -p "$out"
 out=$(realpath "$out")
-fail() { echo "frame-timing: FAIL: $*"; exit 1; }
+test_name=frame-timing
+source "$(dirname "$(realpath "$0")")/../tests/vm/guest-test.sh"
 table=$out/frame-timing.txt
 rows=$out/frame-timing-rows.txt
 : >"$rows"
 
-card=
-# vkms' platform device has no driver bound (no device/driver link): the
-# device itself is named vkms.
-for dev in /sys/class/drm/card[0-9]*; do
-  [ "$(cat "$dev/device/modalias" 2>/dev/null)" = platform:vkms ] && card=/dev/dri/$(basename "$dev")
-done
-[ -n "$card" ] || fail "no vkms card (boot with --modules vkms)"
+card=$(drm_node vkms card) || fail "no vkms card (boot with --modules vkms): $card"
 connector=$(cd /sys/class/drm && ls -d "$(basename "$card")"-Virtual-* | head -n 1)
 connector=${connector#*-}
 echo "frame-timing: vkms is $card, connector $connector; $frames frames per cell after $warmup warm-up"

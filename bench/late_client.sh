@@ -20,16 +20,14 @@
 set -uo pipefail
 build=$(realpath "$1") out=$2
 mkdir -p "$out"
-fail() { echo "late-client: FAIL: $*"; exit 1; }
+test_name=late-client
+export BATON_VM_SCANOUT_DUMP=${BATON_VM_SCANOUT_DUMP:-$build/tests/vm/vm-scanout-dump}
+source "$(dirname "$(realpath "$0")")/../tests/vm/guest-test.sh"
 source "$(dirname "$(realpath "$0")")/../tests/vm/guest-seat.sh"
 client=$build/tests/clients/baton-dmabuf-client
 probe=$build/tests/clients/baton-loop-probe
-vkms=$("$build/tests/vm/vm-scanout-dump" vkms --card) || fail "no vkms card: $vkms"
-render=
-for node in /sys/class/drm/renderD*; do
-  [ "$(basename "$(readlink -f "$node/device/driver")")" = virtio-pci ] && render=/dev/dri/$(basename "$node")
-done
-[ -n "$render" ] || fail "no virtio-gpu render node for explicit sync"
+vkms=$(drm_node vkms card) || fail "no vkms card: $vkms"
+render=$(drm_node virtio_gpu render) || fail "no virtio-gpu render node for explicit sync: $render"
 
 # 640x480: lavapipe and vkms both compose on the guest's two emulated CPUs.
 printf '[[output]]\nname = "*"\nmode = "640x480"\n' >"$out/late-client.toml"
@@ -40,17 +38,11 @@ printf '[[output]]\nname = "*"\nmode = "640x480"\n' >"$out/late-client.toml"
 run() {  # GATE (on | off) LATE (late | none)
   local mode=$1 late=$2
   local tag=$mode-$late
-  local log=$out/late-client-$tag.log trace=$out/late-client-$tag.json
+  local trace=$out/late-client-$tag.json
   export WAYLAND_DISPLAY=baton-late-$tag
-  WLR_DRM_DEVICES=$vkms "$build/compositor/baton" --backend drm --renderer vulkan \
-    --drm-device "$render" --socket "$WAYLAND_DISPLAY" --readiness-gate "$mode" \
-    --config "$out/late-client.toml" --trace "$trace" >"$log" 2>&1 &
-  local baton_pid=$!
-  for _ in $(seq 1200); do
-    grep -q "running on WAYLAND_DISPLAY" "$log" && break
-    kill -0 $baton_pid 2>/dev/null || { cat "$log"; fail "baton exited at start-up"; }
-    sleep 0.05
-  done
+  launch_baton "$out/late-client-$tag.log" env WLR_DRM_DEVICES="$vkms" "$build/compositor/baton" \
+    --backend drm --renderer vulkan --drm-device "$render" --socket "$WAYLAND_DISPLAY" \
+    --readiness-gate "$mode" --config "$out/late-client.toml" --trace "$trace"
   local pids=() i
   for i in 1 2 3; do
     "$client" --alloc vgem --sync explicit --frames 120 --delay-ms 0 --hold-ms 0 \
@@ -68,8 +60,9 @@ run() {  # GATE (on | off) LATE (late | none)
   sleep 1.5
   "$probe" 5 >"$out/late-client-$tag-probe.out" 2>&1
   for pid in "${pids[@]}"; do wait "$pid"; done
-  kill -TERM $baton_pid
-  wait $baton_pid
+  kill -TERM "$baton_pid"  # not finish_baton: the seat serves the next run too
+  wait "$baton_pid"
+  baton_pid=
   # Fence-to-present latency of the on-time clients' frames.
   cat "$out"/late-client-$tag-ontime-*.out |
     sed -nE 's/.*fence signalled at ([0-9.]+) ms, presented at ([0-9.]+) ms.*/\1 \2/p' |

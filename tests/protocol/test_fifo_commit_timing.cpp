@@ -193,7 +193,9 @@ void expect_presented_in_order_each_in_its_own_refresh(const FeedbackLog& log) {
     if (i == 0) continue;
     EXPECT_GE(log[i].when_ns - log[i - 1].when_ns, kRefreshNs * 3 / 4)
         << "commit " << i << " shared a refresh with " << i - 1;
-    if (log[i].seq != 0 || log[i - 1].seq != 0) EXPECT_GT(log[i].seq, log[i - 1].seq);
+    if (log[i].seq != 0 || log[i - 1].seq != 0) {
+      EXPECT_GT(log[i].seq, log[i - 1].seq);
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 #include "compositor/output/output.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/renderer/vulkan_server.hpp"
+#include "tests/support/poll.hpp"
 #include "util/listener.hpp"
 #include "util/wlr.hpp"
 
@@ -75,7 +76,9 @@ TEST(WaitingFrame, DamageThatArrivesWhileAFrameWaitsGoesWithTheNextCommit) {
   // built (a busy machine may run lavapipe's work first): try again until one is.
   bool waiting = false;
   for (int attempt = 0; attempt < 50 && !waiting; ++attempt) {
-    while (output.frame_waiting()) server.dispatch(1);
+    ASSERT_TRUE(poll_until([&] { return !output.frame_waiting(); }, std::chrono::seconds(10),
+                           [&] { server.dispatch(1); }))
+        << "a frame kept waiting for render-done for 10 s";
     commits.extents.clear();
     commits.contains.clear();
     wlr_scene_rect_set_color(rect, attempt % 2 == 0 ? red : green);
@@ -83,10 +86,8 @@ TEST(WaitingFrame, DamageThatArrivesWhileAFrameWaitsGoesWithTheNextCommit) {
     wlr_damage_ring_add_whole(&output.scene_output()->damage_ring);
     // One dispatch at a time, none waiting (a wait would let render-done
     // in): stop while the frame is waiting (built and rendering, not committed).
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while (!output.frame_waiting() && commits.extents.empty() &&
-           std::chrono::steady_clock::now() < deadline)
-      server.dispatch(0);
+    poll_until([&] { return output.frame_waiting() || !commits.extents.empty(); },
+               std::chrono::seconds(2), [&] { server.dispatch(0); });
     waiting = output.frame_waiting() && commits.extents.empty();
   }
   ASSERT_TRUE(waiting) << "no frame was waiting for render-done in 50 tries";

@@ -31,6 +31,7 @@ if [ -n "${out:-}" ]; then
   shared_out=$out
   mkdir -p "$shared_out"
   out=$(mktemp -d /run/guest-out.XXXXXX)
+  chmod 1777 "$out"  # as open as the share: clients run as other users write there too
   trap 'cp -R "$out"/. "$shared_out"/' EXIT
 fi
 log=/dev/null
