@@ -1,0 +1,103 @@
+// Fault-matrix cells a client causes on its own, no guest needed: each ends
+// with baton running and another client's window mapped. (The cells that
+// need a kernel, a GPU or a seat are guest tests: tests/vm/.)
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "tests/desktop/desktop_clients.hpp"
+#include "tests/support/harness.hpp"
+
+namespace baton::test {
+namespace {
+
+/// A new client still gets a window on screen: baton serves and draws.
+void another_client_still_maps(Harness& h) {
+  Client other(h);
+  Window window(other);
+  EXPECT_NE(map_window(h, window, 0xff00ff00), nullptr) << "baton stopped serving new clients";
+}
+
+/// How many clients baton has connected.
+int connected_clients(Harness& h) {
+  int count = 0;
+  wl_client* client = nullptr;
+  wl_client_for_each(client, wl_display_get_client_list(h.server().display()))++ count;
+  return count;
+}
+
+// The client shrinks the file behind its shm pool after baton took the
+// buffer. Reading the lost pages raises SIGBUS in baton's process; wlroots'
+// shm maps zeros there instead for that buffer. baton must live on.
+TEST(Faults, ShmPoolTruncatedUnderAnAttachedBuffer) {
+  Harness h;
+  Client client(h);
+  Window window(client);
+  ASSERT_NE(map_window(h, window, 0xff0000ff), nullptr);
+
+  constexpr int kWidth = 200, kHeight = 150;
+  constexpr size_t kSize = size_t{kWidth} * kHeight * 4;
+  int fd = memfd_create("baton-test-truncated", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, kSize), 0);
+  void* pixels = mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ASSERT_NE(pixels, MAP_FAILED);
+  std::memset(pixels, 0xff, kSize);
+  munmap(pixels, kSize);
+  wl_shm_pool* pool = wl_shm_create_pool(client.shm, fd, static_cast<int32_t>(kSize));
+  wl_buffer* buffer =
+      wl_shm_pool_create_buffer(pool, 0, kWidth, kHeight, kWidth * 4, WL_SHM_FORMAT_ARGB8888);
+  wl_shm_pool_destroy(pool);
+  auto show = [&] {
+    wl_surface_attach(window.surface(), buffer, 0, 0);
+    wl_surface_damage_buffer(window.surface(), 0, 0, kWidth, kHeight);
+    wl_surface_commit(window.surface());
+    h.run_for(std::chrono::milliseconds(100));
+    (void)h.capture();  // a frame that reads the buffer, whatever it shows
+  };
+  show();
+  ASSERT_EQ(ftruncate(fd, 0), 0);
+  show();  // baton reads the pages that are gone
+  show();
+
+  another_client_still_maps(h);
+  wl_buffer_destroy(buffer);
+  close(fd);
+}
+
+// A client that sends requests but never reads its socket: the events it
+// causes (two per wl_display.sync) fill the socket, then libwayland's buffer
+// for that client. baton must neither block nor hold them without bound:
+// libwayland-server disconnects the client once its buffer is full.
+TEST(Faults, AClientThatNeverReadsIsDisconnectedNotBuffered) {
+  Harness h;
+  const int before = connected_clients(h);
+  // Not through the harness: nothing ever reads this connection.
+  wl_display* mute = wl_display_connect(h.server().socket_name().c_str());
+  ASSERT_NE(mute, nullptr);
+  h.run_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(connected_clients(h), before + 1);
+  constexpr int kSyncs = 200000;  // 4.8 MB of events, far past any socket buffer
+  int sent = 0;
+  for (; sent < kSyncs && connected_clients(h) > before; ++sent) {
+    wl_display_sync(mute);  // its proxies are freed with the display
+    if (sent % 64 == 63) {
+      if (wl_display_flush(mute) < 0 && errno != EAGAIN) break;  // baton hung up
+      h.server().dispatch(0);
+    }
+  }
+  h.run_for(std::chrono::milliseconds(50));
+  const bool cut_off = connected_clients(h) == before;
+  EXPECT_TRUE(cut_off) << "baton still holds a client that read none of the events of " << sent
+                       << " syncs";
+  if (cut_off) std::printf("faults: the mute client was cut off after %d syncs\n", sent);
+  wl_display_disconnect(mute);
+  another_client_still_maps(h);
+}
+
+}  // namespace
+}  // namespace baton::test
