@@ -69,6 +69,33 @@ TEST(Faults, ShmPoolTruncatedUnderAnAttachedBuffer) {
   close(fd);
 }
 
+// A buffer bigger than the pool it lives in: a protocol error for that
+// client (wl_shm's invalid_stride, on the pool), and nothing for anyone else.
+TEST(Faults, AShmBufferBiggerThanItsPoolIsAProtocolError) {
+  Harness h;
+  Client bystander(h);
+  Window steady(bystander);
+  ASSERT_NE(map_window(h, steady, 0xff0000ff), nullptr);
+  Client client(h);
+  int fd = memfd_create("baton-test-small-pool", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, 4096), 0);
+  wl_shm_pool* pool = wl_shm_create_pool(client.shm, fd, 4096);
+  close(fd);
+  wl_buffer* buffer = wl_shm_pool_create_buffer(pool, 0, 200, 150, 800, WL_SHM_FORMAT_ARGB8888);
+  ASSERT_TRUE(h.run_until([&] { return wl_display_get_error(client.display()) != 0; }))
+      << "a 200x150 buffer in a 4 KiB pool was accepted";
+  const wl_interface* interface = nullptr;
+  const uint32_t code = wl_display_get_protocol_error(client.display(), &interface, nullptr);
+  ASSERT_NE(interface, nullptr);
+  EXPECT_STREQ(interface->name, "wl_shm_pool");  // posted on the pool, with wl_shm's codes
+  EXPECT_EQ(code, static_cast<uint32_t>(WL_SHM_ERROR_INVALID_STRIDE));
+  wl_buffer_destroy(buffer);
+  wl_shm_pool_destroy(pool);
+  EXPECT_EQ(wl_display_get_error(bystander.display()), 0);
+  another_client_still_maps(h);
+}
+
 // A client that sends requests but never reads its socket: the events it
 // causes (two per wl_display.sync) fill the socket, then libwayland's buffer
 // for that client. baton must neither block nor hold them without bound:
