@@ -84,6 +84,22 @@ wait $stuck_pid || status=1
 grep "readiness gate: .*buffer not ready" "$log" || { echo "baton did not log the stuck buffer"; status=1; }
 result stuck-client $status
 
+# 2b. A client killed (SIGKILL) while its commit is held for an acquire
+# point that never signals: baton drops the held commit with the client and
+# the next client presents.
+echo "---- a client killed while its commit is held"
+rm -f "$work/stalled"
+"$client" --alloc udmabuf --sync explicit --frames 6 --delay-ms 100 --stall-at 2 --hold-ms 20000 \
+  --done-file "$work/stalled" >"$work/killed.out" 2>&1 &
+killed_pid=$!
+status=0
+wait_file "$work/stalled" $killed_pid || { echo "the client never stalled"; status=1; }
+kill -KILL $killed_pid
+wait $killed_pid 2>/dev/null
+"$client" --alloc vgem --sync explicit --frames 4 --delay-ms 50 --hold-ms 0 || status=1
+kill -0 $baton_pid 2>/dev/null || { echo "baton died with the killed client"; status=1; }
+result killed-while-held $status
+
 # 3. Protocol errors for bad explicit-sync input; a good client runs on.
 echo "---- misbehaving clients get protocol errors; a good client runs on"
 "$client" --alloc virtio-gpu --sync explicit --frames 12 --delay-ms 150 --hold-ms 0 &
