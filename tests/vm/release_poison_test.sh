@@ -67,9 +67,10 @@ run_cell() {
   fullscreen=()
   busy_pid=
   [ "$layout" = fullscreen ] && tag=$tag-fullscreen fullscreen=(--fullscreen yes)
-  # Watching from before the clients start: a directly scanned-out client
-  # runs its 40 frames in well under a second.
-  "$dump" "$driver" --watch "${cell_watch_s:-5}" "${cell_forbidden:-f0f000,ff00ff}" 20c040,2060e0 "$out/release-poison-$tag.png" \
+  # Watching from before the clients start (a directly scanned-out client
+  # runs its 40 frames in well under a second) until they are done: stopped
+  # then, so that it spans them however slow the machine is. 90 s bounds it.
+  "$dump" "$driver" --watch 90 "${cell_forbidden:-f0f000,ff00ff}" 20c040,2060e0 "$out/release-poison-$tag.png" \
     >"$out/release-poison-$tag-watch.out" 2>&1 &
   watch_pid=$!
   sleep 0.2
@@ -83,10 +84,13 @@ run_cell() {
   "$client" --alloc "$alloc" --sync "$sync" --frames "$frames" --delay-ms "$delay" --hold-ms 0 --on-release poison \
     "${fullscreen[@]}" --early-by "${cell_early_by:-frame}" >"$out/release-poison-$tag.out" 2>&1 &
   client_pid=$!
-  wait $watch_pid
-  watch_rc=$?
   wait $client_pid
   client_rc=$?
+  # The last frame stays up a moment: the watch sees it before it stops.
+  sleep 1
+  kill -TERM $watch_pid 2>/dev/null
+  wait $watch_pid
+  watch_rc=$?
   if [ -n "$busy_pid" ]; then
     kill $busy_pid 2>/dev/null
     wait $busy_pid 2>/dev/null
@@ -176,9 +180,9 @@ fi
 # poison, but an unready frame is caught by the flips (--early-by flip: no
 # frame's wp_presentation time, the KMS flip's, may precede its fence).
 start_baton "$out/release-poison-$driver-gate-off.log" --readiness-gate off
-cell_frames=8 cell_delay_ms=300 cell_watch_s=6 cell_suffix=-gate-off cell_early_by=flip cell_forbidden=f0f000 \
+cell_frames=8 cell_delay_ms=300 cell_suffix=-gate-off cell_early_by=flip cell_forbidden=f0f000 \
   run_cell explicit vgem window
-cell_frames=8 cell_delay_ms=300 cell_watch_s=6 cell_suffix=-gate-off cell_early_by=flip cell_forbidden=f0f000 \
+cell_frames=8 cell_delay_ms=300 cell_suffix=-gate-off cell_early_by=flip cell_forbidden=f0f000 \
   run_cell explicit vgem fullscreen
 stop_baton
 read -r direct acquire_in_fence acquire_loop <<<"$(sed -E -n \

@@ -5,7 +5,9 @@
 // hands out GEM handles only to CAP_SYS_ADMIN; CONNECTOR, e.g. Virtual-2:
 // its CRTC, else the first active one)
 //        vm-scanout-dump DRIVER --watch SECONDS FORBIDDEN SEEN [OUT.png]
-// --watch samples what the CRTC scans out, as fast as it can, for SECONDS:
+// --watch samples what the CRTC scans out, as fast as it can, for SECONDS
+// or until SIGTERM (a test stops it once its clients are done, so that the
+// watch spans them however slow the machine is):
 // fails (and writes the first offending scanout to OUT.png) when any sample
 // holds a pixel of a FORBIDDEN colour (comma-separated RRGGBB); also counts the samples
 // with a pixel of each SEEN colour (comma-separated RRGGBB), so a test can
@@ -19,6 +21,7 @@
 #include <drm_fourcc.h>
 #include <fcntl.h>
 #include <png.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <xf86drm.h>
 #include <xf86drmMode.h>
@@ -26,6 +29,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -219,14 +223,19 @@ std::vector<uint32_t> colours(const std::string& list) {
   return out;
 }
 
+volatile std::sig_atomic_t watch_stopped = 0;
+
 int watch(int card, double seconds, const std::vector<uint32_t>& forbidden,
           const std::vector<uint32_t>& seen, const char* out) {
+  struct sigaction stop {};
+  stop.sa_handler = [](int) { watch_stopped = 1; };
+  sigaction(SIGTERM, &stop, nullptr);
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   std::vector<int> seen_in(seen.size(), 0);
   int samples = 0, failed = 0, hits = 0;
   std::vector<uint32_t> fbs;
   Sample s;
-  while (std::chrono::steady_clock::now() < end) {
+  while (watch_stopped == 0 && std::chrono::steady_clock::now() < end) {
     if (!sample(card, s)) {
       ++failed;
       continue;
