@@ -107,13 +107,17 @@ Window::~Window() {
 void Window::initial_commit() { wl_surface_commit(surface_); }
 
 void Window::draw(int width, int height, uint32_t argb) {
+  buffers_.push_back(std::make_unique<ShmBuffer>(client_.shm, width, height, argb));
+  present(*buffers_.back(), width, height);
+}
+
+void Window::present(const ShmBuffer& buffer, int width, int height) {
   // Ack each configure once: acking a serial twice is a protocol error.
   if (!configures_.empty() && configures_.back().serial != acked_serial_) {
     acked_serial_ = configures_.back().serial;
     xdg_surface_ack_configure(xdg_surface_, acked_serial_);
   }
-  buffers_.push_back(std::make_unique<ShmBuffer>(client_.shm, width, height, argb));
-  wl_surface_attach(surface_, buffers_.back()->get(), 0, 0);
+  wl_surface_attach(surface_, buffer.get(), 0, 0);
   wl_surface_damage_buffer(surface_, 0, 0, width, height);
   wl_surface_commit(surface_);
 }

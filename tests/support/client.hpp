@@ -60,6 +60,9 @@ class Window {
   void initial_commit();
   /// Acks the latest configure and commits a `width`x`height` buffer of `argb`.
   void draw(int width, int height, uint32_t argb);
+  /// The same with a buffer the caller keeps (and may commit again): for
+  /// long runs, where draw()'s new buffer per frame would pile up.
+  void present(const ShmBuffer& buffer, int width, int height);
   /// Commits a null buffer (the protocol's unmap).
   void unmap();
 
