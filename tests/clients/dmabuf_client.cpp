@@ -15,7 +15,7 @@
 //            [--misbehave conflicting-points|bad-timeline|many-timelines|many-held|
 //                         unordered-planes]
 //            [--unshown fenced|unsubmitted] [--on-release poison] [--fullscreen yes]
-//            [--early-by frame|flip]
+//            [--early-by frame|flip] [--close-fds yes]
 // --hold-ms: how long the last frame stays up; --done-file: created once the
 // last frame is presented (or the stall began), for a test to screenshot;
 // --stall-at N: frame N's fence is never signalled; passes when the frame is
@@ -35,6 +35,9 @@
 // it is painted kPoison (release_poisoner.hpp): the screen must never show it.
 // --fullscreen yes: buffers of the fullscreen size, so the compositor may
 // scan them out directly.
+// --close-fds yes: the client closes its dma-buf fds once the compositor has
+// the buffers, and draws on through its mappings (explicit sync: no fd is
+// needed after that); passes as the frames do.
 // --early-by flip: a frame is early when wp_presentation says it reached the
 // screen (the KMS flip's time) more than a refresh before its fence
 // signalled, not when its frame callback came first: a compositor that
@@ -99,6 +102,7 @@ struct Options {
   bool poison = false;
   bool fullscreen = false;
   bool early_by_flip = false;
+  bool close_fds = false;
 };
 
 constexpr int32_t kWindowSize = 256;           // square, unless fullscreen
@@ -154,6 +158,9 @@ std::optional<Options> parse(int argc, char** argv) {
     } else if (arg == "--fullscreen") {
       if (std::string_view(value) != "yes") return std::nullopt;
       o.fullscreen = true;
+    } else if (arg == "--close-fds") {
+      if (std::string_view(value) != "yes") return std::nullopt;
+      o.close_fds = true;
     } else if (arg == "--early-by") {
       std::string_view v = value;
       if (v != "frame" && v != "flip") return std::nullopt;
@@ -462,6 +469,12 @@ class Producer {
     // A rejected import is a protocol error: find out now, not mid-frame.
     if (wl_display_roundtrip(window_.display()) < 0)
       return fail("the compositor rejected the dma-buf (protocol error)");
+    if (o_.close_fds) {
+      // Implicit sync puts each frame's fence on the dma-buf: it needs the fd.
+      if (o_.sync != SyncMode::explicit_) return fail("--close-fds needs --sync explicit");
+      for (Slot& slot : slots_) slot.buffer.close_dmabuf();
+      std::printf("dmabuf-client: closed the dma-buf fds of %zu buffers\n", slots_.size());
+    }
     return 0;
   }
 
@@ -639,7 +652,7 @@ int run(int argc, char** argv) {
         "[--frames N] [--delay-ms MS] [--hold-ms MS] [--done-file PATH] [--stall-at N] "
         "[--misbehave conflicting-points|bad-timeline|many-timelines|many-held|unordered-planes] "
         "[--unshown fenced|unsubmitted] [--on-release poison] [--fullscreen yes] "
-        "[--early-by frame|flip]\n",
+        "[--early-by frame|flip] [--close-fds yes]\n",
         argv[0]);
     return 2;
   }

@@ -22,6 +22,9 @@ class DumbBuffer {
   ~DumbBuffer();
 
   [[nodiscard]] int dmabuf() const { return dmabuf_.get(); }
+  /// Closes the dma-buf fd and keeps the memory (a client that closes its
+  /// fd once the compositor has the buffer).
+  void close_dmabuf() { dmabuf_.reset(); }
   [[nodiscard]] uint32_t handle() const { return handle_; }
   [[nodiscard]] uint32_t width() const { return width_; }
   [[nodiscard]] uint32_t height() const { return height_; }

@@ -48,6 +48,11 @@ Result<ProducerBuffer> ProducerBuffer::create(Allocator allocator, int card_fd, 
 
 int ProducerBuffer::dmabuf() const { return dumb_ ? dumb_->dmabuf() : udmabuf_->dmabuf(); }
 
+void ProducerBuffer::close_dmabuf() {
+  if (dumb_) dumb_->close_dmabuf();
+  if (udmabuf_) udmabuf_->close_dmabuf();
+}
+
 int ProducerBuffer::shm_fd() const { return udmabuf_ ? udmabuf_->memfd() : -1; }
 
 size_t ProducerBuffer::shm_size() const { return udmabuf_ ? udmabuf_->size() : 0; }

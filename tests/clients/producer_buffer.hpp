@@ -26,6 +26,8 @@ class ProducerBuffer {
                                        uint32_t height);
 
   [[nodiscard]] int dmabuf() const;
+  /// Closes the dma-buf fd; the pixels stay writable through the mapping.
+  void close_dmabuf();
   /// The memfd of a Allocator::shm buffer (-1 for the others), and its size.
   [[nodiscard]] int shm_fd() const;
   [[nodiscard]] size_t shm_size() const;

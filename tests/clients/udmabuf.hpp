@@ -25,6 +25,9 @@ class Udmabuf {
   ~Udmabuf();
 
   [[nodiscard]] int dmabuf() const { return dmabuf_.get(); }
+  /// Closes the dma-buf fd and keeps the memory (a client that closes its
+  /// fd once the compositor has the buffer).
+  void close_dmabuf() { dmabuf_.reset(); }
   [[nodiscard]] int memfd() const { return memfd_.get(); }
   [[nodiscard]] size_t size() const { return size_; }
   [[nodiscard]] uint8_t* data() const { return static_cast<uint8_t*>(map_); }

@@ -131,6 +131,14 @@ echo "clients: baton's open fds: $fds_before before the client, $fds_after after
   { echo "clients: baton kept $((fds_after - fds_before)) fds of 50 params"; status=1; }
 result params-fds $status
 
+# 3c. The client closes its dma-buf fds once baton has the buffers and
+# draws on: baton holds its own, and the frames still come.
+echo "---- dma-buf fds closed underneath"
+status=0
+"$client" --alloc vgem --sync explicit --frames 4 --delay-ms 50 --hold-ms 0 --close-fds yes ||
+  status=1
+result closed-fds $status
+
 # 4. A commit held when its surface dies keeps its release point: after the
 # producer's fence, or at once when the acquire point never got one.
 echo "---- held commits whose surface is destroyed still release"
