@@ -7,6 +7,7 @@
 // thread, as it does in baton.
 #include <linux/input-event-codes.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <wayland-client-core.h>
 #include <wlcs/display_server.h>
 #include <wlcs/pointer.h>
@@ -135,6 +136,11 @@ class Integration {
                    started.error().describe().c_str());
       std::abort();  // WLCS would wait for it forever
     }
+    // A seat with a keyboard and a mouse from the start, as on a desktop:
+    // clients then hold wl_pointer and wl_keyboard before a test's first
+    // input, instead of racing it for the new capability.
+    test::FakeKeyboard keyboard(*server_);
+    test::FakePointer mouse(*server_);
     auto wlcs_calls =
         EventSource::fd(server_->event_loop(), wl_event_loop_get_fd(wlcs_loop), WL_EVENT_READABLE,
                         [wlcs_loop](uint32_t) { wl_event_loop_dispatch(wlcs_loop, 0); });
@@ -275,6 +281,9 @@ WlcsDisplayServer* create_server(int /*argc*/, const char** /*argv*/) {
   // BATON_WLCS_DEBUG=1: baton's and wlroots' debug log; else errors only.
   const char* debug = std::getenv("BATON_WLCS_DEBUG");
   log::set_level(debug != nullptr && debug[0] == '1' ? log::Level::debug : log::Level::error);
+  // The Server listens on a socket there too (meson's test env names a fresh one).
+  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime != nullptr)
+    mkdir(runtime, 0700);
   return (new Integration())->wlcs();
 }
 

@@ -16,20 +16,27 @@ import time
 
 
 def read_list(path):
-    """{test name: reason}; lines are 'Suite.test  # reason'."""
-    expected = {}
+    """({test name: reason}, {flaky test name: reason}); lines are
+    'Suite.test  # reason', and '~Suite.test  # reason' for a test seen both
+    passing and failing (run, reported, but either result is accepted)."""
+    expected, flaky = {}, {}
     with open(path) as f:
         for line in f:
             line = line.strip()
             if not line or line.startswith('#'):
                 continue
             name, _, reason = line.partition('#')
-            expected[name.strip()] = reason.strip()
-    return expected
+            name = name.strip()
+            if name.startswith('~'):
+                flaky[name[1:]] = reason.strip()
+            else:
+                expected[name] = reason.strip()
+    return expected, flaky
 
 
 # Tests that fail by WLCS's 10 s timeout mostly wait: shards run side by side.
 SHARDS = 16
+MESSAGES = {}  # test name: its first failure, as gtest wrote it
 
 
 def run(runner, module, pattern, shards=SHARDS):
@@ -58,7 +65,8 @@ def run(runner, module, pattern, shards=SHARDS):
                     name = suite['name'] + '.' + test['name']
                     if test.get('failures'):
                         results[name] = 'failed'
-                    elif test.get('result') == 'SKIPPED':
+                        MESSAGES[name] = test['failures'][0].get('failure', '')
+                    elif test.get('result') in ('SKIPPED', 'SUPPRESSED'):
                         results[name] = 'skipped'
                     else:
                         results[name] = 'passed'
@@ -71,7 +79,7 @@ def main():
         print('SKIP: the wlcs package is not installed (tools/deps.sh --tests installs it)')
         return 77
     runner, module, list_path = sys.argv[1:4]
-    expected = read_list(list_path)
+    expected, flaky = read_list(list_path)
     start = time.monotonic()
     listing = subprocess.run([runner, module, '--gtest_list_tests'], check=True,
                              stdout=subprocess.PIPE, text=True).stdout
@@ -84,18 +92,23 @@ def main():
         else:
             every.append(suite + line.split()[0])
     problems = [f'{name}: on the list but WLCS has no such test'
-                for name in expected if name not in every]
+                for name in list(expected) + list(flaky) if name not in every]
 
     # (a) everything off the list.
     results, died = run(runner, module, '-' + ':'.join(expected) if expected else '*')
     if died:
         print(died)
         problems.append('a runner died running the tests off the list (output above)')
-    passed = sum(1 for r in results.values() if r == 'passed')
+    passed = sum(1 for n, r in results.items() if r == 'passed' and n not in flaky)
     skipped = sum(1 for r in results.values() if r == 'skipped')
-    failed = sorted(name for name, result in results.items() if result == 'failed')
+    flaky_failed = sorted(name for name in flaky if results.get(name) == 'failed')
+    for name in flaky_failed:
+        print(f'flaky test failed (accepted: {flaky[name]}): {name}')
+    failed = sorted(name for name, result in results.items()
+                    if result == 'failed' and name not in flaky)
     for name in failed:
-        problems.append(f'{name}: FAILED (not on the expected-failure list)')
+        problems.append(f'{name}: FAILED (not on the expected-failure list): '
+                        + MESSAGES.get(name, '').replace('\n', ' ')[:300])
 
     # (b) the list; if a crash took a runner down, its tests one by one.
     listed, died = run(runner, module, ':'.join(expected)) if expected else ({}, '')
@@ -116,7 +129,8 @@ def main():
     for problem in problems:
         print('PROBLEM:', problem)
     print(f'wlcs: {len(every)} tests: {passed} passed, {xfail} expected failures, '
-          f'{len(failed)} failed, {unexpected} unexpectedly passed, {skipped} skipped by WLCS '
+          f'{len(failed)} failed, {unexpected} unexpectedly passed, '
+          f'{len(flaky_failed)} of {len(flaky)} flaky failed, {skipped} skipped by WLCS '
           f'({time.monotonic() - start:.1f} s)')
     return 1 if problems else 0
 
