@@ -76,15 +76,18 @@ void FakePointer::move_by(double dx, double dy) {
 }
 
 void FakePointer::click(uint32_t button) {
-  for (auto state : {WL_POINTER_BUTTON_STATE_PRESSED, WL_POINTER_BUTTON_STATE_RELEASED}) {
-    wlr_pointer_button_event event{};
-    event.pointer = &pointer_;
-    event.time_msec = ++time_;
-    event.button = button;
-    event.state = state;
-    wl_signal_emit_mutable(&pointer_.events.button, &event);
-    frame();
-  }
+  press(button, true);
+  press(button, false);
+}
+
+void FakePointer::press(uint32_t button, bool pressed) {
+  wlr_pointer_button_event event{};
+  event.pointer = &pointer_;
+  event.time_msec = ++time_;
+  event.button = button;
+  event.state = pressed ? WL_POINTER_BUTTON_STATE_PRESSED : WL_POINTER_BUTTON_STATE_RELEASED;
+  wl_signal_emit_mutable(&pointer_.events.button, &event);
+  frame();
 }
 
 }  // namespace baton::test

@@ -43,6 +43,8 @@ class FakePointer {
   /// Relative motion, as a mouse makes (no acceleration: raw == delta).
   void move_by(double dx, double dy);
   void click(uint32_t button);
+  /// One half of a click (WLCS drives them apart).
+  void press(uint32_t button, bool pressed);
 
  private:
   void frame();
