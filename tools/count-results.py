@@ -40,6 +40,22 @@ def skip_reasons_from_output(junit_path):
     return reasons
 
 
+def suite_counts_from_output(junit_path):
+    """The conformance suite (WLCS) is one meson test with its own counts:
+    its line "wlcs: N tests: ..." goes into the summary."""
+    lines = []
+    path = os.path.join(os.path.dirname(junit_path), "testlog.json")
+    try:
+        with open(path) as log:
+            for line in log:
+                entry = json.loads(line)
+                lines += [l.strip() for l in (entry.get("stdout") or "").splitlines()
+                          if l.startswith("wlcs: ")]
+    except OSError:
+        pass
+    return lines
+
+
 try:
     root = ET.parse(sys.argv[1]).getroot()
 except (OSError, ET.ParseError) as error:
@@ -78,7 +94,7 @@ for name, (result, returncode) in program_results(sys.argv[1]).items():
         continue
     failed += 1
     failed_programs.append(f"  failed: {name} ({result}, exit {returncode}) with no failed case")
-for line in skip_reasons + failed_programs:
+for line in skip_reasons + failed_programs + suite_counts_from_output(sys.argv[1]):
     print(line)
 line = f"{passed} passed, {failed} failed"
 if skipped:
