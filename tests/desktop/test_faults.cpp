@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/harness.hpp"
@@ -110,8 +111,9 @@ TEST(Faults, AClientThatNeverReadsIsDisconnectedNotBuffered) {
   ASSERT_EQ(connected_clients(h), before + 1);
   constexpr int kSyncs = 200000;  // 4.8 MB of events, far past any socket buffer
   int sent = 0;
+  std::vector<wl_callback*> callbacks;  // destroyed before the display: no leak
   for (; sent < kSyncs && connected_clients(h) > before; ++sent) {
-    wl_display_sync(mute);  // its proxies are freed with the display
+    callbacks.push_back(wl_display_sync(mute));
     if (sent % 64 == 63) {
       if (wl_display_flush(mute) < 0 && errno != EAGAIN) break;  // baton hung up
       h.server().dispatch(0);
@@ -122,6 +124,7 @@ TEST(Faults, AClientThatNeverReadsIsDisconnectedNotBuffered) {
   EXPECT_TRUE(cut_off) << "baton still holds a client that read none of the events of " << sent
                        << " syncs";
   if (cut_off) std::printf("faults: the mute client was cut off after %d syncs\n", sent);
+  for (wl_callback* callback : callbacks) wl_callback_destroy(callback);
   wl_display_disconnect(mute);
   another_client_still_maps(h);
 }

@@ -139,12 +139,14 @@ struct Steady {
     draw();
   }
   void draw() {
-    wl_callback* callback = wl_surface_frame(window.surface());  // with the next commit
+    pending = wl_surface_frame(window.surface());  // with the next commit
     static const wl_callback_listener listener = {[](void* data, wl_callback* cb, uint32_t) {
       wl_callback_destroy(cb);
-      static_cast<Steady*>(data)->due = true;
+      auto* self = static_cast<Steady*>(data);
+      self->pending = nullptr;
+      self->due = true;
     }};
-    wl_callback_add_listener(callback, &listener, this);
+    wl_callback_add_listener(pending, &listener, this);
     window.present(buffers.next(), buffers.width, buffers.height);
   }
   // Called often: draws again when the last frame was shown; a gap of more
@@ -157,9 +159,15 @@ struct Steady {
     ++frames;
     draw();
   }
+  ~Steady() {
+    if (pending != nullptr) wl_callback_destroy(pending);  // the last frame's, never answered
+  }
+  Steady(const Steady&) = delete;
+  Steady& operator=(const Steady&) = delete;
   Client client;
   Window window;
   BufferPair buffers;
+  wl_callback* pending = nullptr;
   bool due = false;
   int frames = 0, missed = 0;
   std::optional<Clock::time_point> last;
