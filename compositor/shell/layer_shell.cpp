@@ -27,6 +27,8 @@ LayerSurface::LayerSurface(LayerShell& shell, wlr_layer_surface_v1* surface)
     mapped_ = false;
     shell_.surface_mapped_changed(*this);
   });
+  client_commit_.connect(&surface->surface->events.client_commit,
+                         [this](void*) { reject_unanchored_zero_size(); });
   commit_.connect(&surface->surface->events.commit, [this](void*) {
     if (surface_->output == nullptr) return;
     // A client may move its surface to another layer at any commit.
@@ -40,6 +42,27 @@ LayerSurface::LayerSurface(LayerShell& shell, wlr_layer_surface_v1* surface)
     }
   });
   destroy_.connect(&surface->events.destroy, [this](void*) { shell_.surface_destroyed(*this); });
+}
+
+// wlr-layer-shell: a size of 0 asks to be stretched between the opposite
+// anchors of that dimension, so 0 without both is a client error. Upstream
+// wlroots checks it, but Debian's wlroots compiles that check out (a patch
+// kept for old phosh): baton checks it here, whichever wlroots it runs on
+// (rejecting twice is harmless). Runs before the state is applied.
+void LayerSurface::reject_unanchored_zero_size() {
+  constexpr uint32_t kHorizontal =
+      ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT | ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT;
+  constexpr uint32_t kVertical =
+      ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP | ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM;
+  const auto& pending = surface_->pending;
+  if (pending.desired_width == 0 && (pending.anchor & kHorizontal) != kHorizontal)
+    wlr_surface_reject_pending(surface_->surface, surface_->resource,
+                               ZWLR_LAYER_SURFACE_V1_ERROR_INVALID_SIZE,
+                               "width 0 requested without setting left and right anchors");
+  else if (pending.desired_height == 0 && (pending.anchor & kVertical) != kVertical)
+    wlr_surface_reject_pending(surface_->surface, surface_->resource,
+                               ZWLR_LAYER_SURFACE_V1_ERROR_INVALID_SIZE,
+                               "height 0 requested without setting top and bottom anchors");
 }
 
 LayerShell::LayerShell(wl_display* display, wlr_seat* seat, Outputs& outputs,

@@ -29,6 +29,8 @@ class LayerSurface {
   [[nodiscard]] bool mapped() const { return mapped_; }
 
  private:
+  void reject_unanchored_zero_size();
+
   LayerShell& shell_;
   wlr_layer_surface_v1* surface_;
   wlr_scene_layer_surface_v1* scene_;
@@ -36,6 +38,7 @@ class LayerSurface {
   int layer_;
   Listener<void> map_;
   Listener<void> unmap_;
+  Listener<void> client_commit_;
   Listener<void> commit_;
   Listener<void> destroy_;
 };

@@ -322,6 +322,33 @@ TEST_F(LayerShellTest, PanelReservesItsZoneAndMaximizedWindowsRespectIt) {
   EXPECT_EQ(count_pixels(shot, kRed, {0, 30, 640, 480}), count_pixels(shot, kRed));
 }
 
+// A size of 0 stretches between the two opposite anchors; without both it is
+// the client's error (layer-shell's invalid_size), whichever wlroots runs.
+TEST_F(LayerShellTest, AZeroSizeWithoutBothOppositeAnchorsIsAProtocolError) {
+  Client bad(h);
+  Globals globals(h, bad.display());
+  auto* shell = static_cast<zwlr_layer_shell_v1*>(globals.bind(&zwlr_layer_shell_v1_interface, 4));
+  ASSERT_NE(shell, nullptr);
+  wl_surface* surface = wl_compositor_create_surface(bad.compositor);
+  zwlr_layer_surface_v1* layer = zwlr_layer_shell_v1_get_layer_surface(
+      shell, surface, nullptr, ZWLR_LAYER_SHELL_V1_LAYER_TOP, "half-anchored");
+  zwlr_layer_surface_v1_set_size(layer, 0, 30);
+  zwlr_layer_surface_v1_set_anchor(
+      layer, ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT);
+  wl_surface_commit(surface);
+  ASSERT_TRUE(h.run_until([&] { return wl_display_get_error(bad.display()) != 0; }))
+      << "a width of 0 anchored to the left only was accepted";
+  const wl_interface* interface = nullptr;
+  const uint32_t code = wl_display_get_protocol_error(bad.display(), &interface, nullptr);
+  ASSERT_NE(interface, nullptr);
+  EXPECT_STREQ(interface->name, "zwlr_layer_surface_v1");
+  EXPECT_EQ(code, static_cast<uint32_t>(ZWLR_LAYER_SURFACE_V1_ERROR_INVALID_SIZE));
+  zwlr_layer_surface_v1_destroy(layer);
+  wl_surface_destroy(surface);
+  zwlr_layer_shell_v1_destroy(shell);
+  EXPECT_EQ(wl_display_get_error(c.display()), 0);
+}
+
 TEST_F(LayerShellTest, APanelsPopupIsKeptOnTheOutput) {
   Panel panel(c, ZWLR_LAYER_SHELL_V1_LAYER_TOP,
               ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT |
