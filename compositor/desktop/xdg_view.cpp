@@ -35,18 +35,19 @@ XdgView::XdgView(Windows& windows, wlr_xdg_toplevel* toplevel)
   commit_.connect(&base->surface->events.commit, [this](void*) { handle_commit(); });
   destroy_.connect(&toplevel->events.destroy, [this](void*) { windows_.destroyed(*this); });
   // Before the first map the request is remembered by wlroots (requested.*)
-  // and applied in handle_map; the protocol still wants a configure now.
+  // and applied in handle_map; the protocol still wants a configure now
+  // (before the initial commit, the initial configure answers it).
   request_maximize_.connect(&toplevel->events.request_maximize, [this](void*) {
     if (mapped_)
       set_maximized(toplevel_->requested.maximized);
     else if (toplevel_->base->initialized)
-      wlr_xdg_surface_schedule_configure(toplevel_->base);
+      configure_unmapped();
   });
   request_fullscreen_.connect(&toplevel->events.request_fullscreen, [this](void*) {
     if (mapped_)
       set_fullscreen(toplevel_->requested.fullscreen);
     else if (toplevel_->base->initialized)
-      wlr_xdg_surface_schedule_configure(toplevel_->base);
+      configure_unmapped();
   });
   request_move_.connect(&toplevel->events.request_move, [this](void*) {
     if (mapped_) windows_.move_requested.emit(*this);
@@ -159,22 +160,30 @@ void XdgView::set_urgent(bool urgent) {
 std::string XdgView::title() const { return toplevel_->title ? toplevel_->title : ""; }
 std::string XdgView::app_id() const { return toplevel_->app_id ? toplevel_->app_id : ""; }
 
+// A window that asked for fullscreen or maximized before its first buffer
+// learns that state's size now, so its first frame already fits (and a
+// fullscreen one can be scanned out as it is); map applies the state. Else
+// 0x0 lets the client choose its own size.
+void XdgView::configure_unmapped() {
+  Output* output = windows_.workspaces().focused_output();
+  const bool fullscreen = toplevel_->requested.fullscreen && output != nullptr;
+  const bool maximized = !fullscreen && toplevel_->requested.maximized && output != nullptr;
+  wlr_box box{};
+  if (fullscreen) {
+    wlr_output_layout_get_box(windows_.context().outputs.layout(), output->wlr(), &box);
+  } else if (maximized) {
+    box = output->usable_area();
+    box.height = std::max(1, box.height - title_bar_height());
+  }
+  wlr_xdg_toplevel_set_fullscreen(toplevel_, fullscreen);
+  wlr_xdg_toplevel_set_maximized(toplevel_, maximized);
+  wlr_xdg_toplevel_set_size(toplevel_, box.width, box.height);
+}
+
 void XdgView::handle_commit() {
-  // The first commit of an xdg surface must be answered with a configure;
-  // 0x0 lets the client choose its own size.
+  // The first commit of an xdg surface must be answered with a configure.
   if (toplevel_->base->initial_commit) {
-    // A window that asked for fullscreen before its first buffer learns its
-    // size now, so its first frame already covers the output (and can be
-    // scanned out as it is); map applies the state.
-    Output* output = windows_.workspaces().focused_output();
-    if (toplevel_->requested.fullscreen && output != nullptr) {
-      wlr_box box{};
-      wlr_output_layout_get_box(windows_.context().outputs.layout(), output->wlr(), &box);
-      wlr_xdg_toplevel_set_fullscreen(toplevel_, true);
-      wlr_xdg_toplevel_set_size(toplevel_, box.width, box.height);
-      return;
-    }
-    wlr_xdg_toplevel_set_size(toplevel_, 0, 0);
+    configure_unmapped();
     return;
   }
   if (!mapped_) return;

@@ -52,6 +52,9 @@ class XdgView final : public View {
 
  private:
   void handle_commit();
+  /// The configure of a window not yet mapped: the size of the state it
+  /// asked for, or 0x0.
+  void configure_unmapped();
   void handle_map();
   void place();
   void update_decoration();

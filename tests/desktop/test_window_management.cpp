@@ -322,6 +322,30 @@ TEST_F(LayerShellTest, PanelReservesItsZoneAndMaximizedWindowsRespectIt) {
   EXPECT_EQ(count_pixels(shot, kRed, {0, 30, 640, 480}), count_pixels(shot, kRed));
 }
 
+// A window restoring its maximized state asks before its first buffer: the
+// first configure already has the area left beside the panel, so its first
+// frame fits there (WLCS's maximized_xdg_toplevel_is_shrunk_for_exclusive_zone).
+TEST_F(LayerShellTest, MaximizedAskedBeforeTheFirstCommitIsConfiguredAtTheUsableArea) {
+  Panel panel(c, ZWLR_LAYER_SHELL_V1_LAYER_TOP,
+              ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT |
+                  ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT,
+              30, 30, 0xff0000ff);
+  ASSERT_TRUE(h.run_until([&] { return panel.configured(); }));
+  h.sync();
+  Window a(c);
+  xdg_toplevel_set_maximized(a.toplevel());
+  a.initial_commit();
+  ASSERT_TRUE(h.run_until([&] { return a.configure_count() >= 1; }));
+  EXPECT_EQ(a.last_configure().width, 640);
+  EXPECT_EQ(a.last_configure().height, 450);
+  follow_configure(a, kRed);
+  View* va = nullptr;
+  ASSERT_TRUE(h.run_until([&] { return (va = find_view(h, a)) != nullptr; }));
+  EXPECT_TRUE(va->maximized());
+  EXPECT_EQ(va->frame().y, 30);
+  EXPECT_EQ(va->frame().height, 450);
+}
+
 // A size of 0 stretches between the two opposite anchors; without both it is
 // the client's error (layer-shell's invalid_size), whichever wlroots runs.
 TEST_F(LayerShellTest, AZeroSizeWithoutBothOppositeAnchorsIsAProtocolError) {
