@@ -41,8 +41,9 @@ def skip_reasons_from_output(junit_path):
 
 
 def suite_counts_from_output(junit_path):
-    """The conformance suite (WLCS) is one meson test with its own counts:
-    its line "wlcs: N tests: ..." goes into the summary."""
+    """The conformance suite (WLCS) and the fuzzer's bounded run are one
+    meson test each with figures of their own: their lines "wlcs: N tests:
+    ..." and "fuzz: N executions ..." go into the summary."""
     lines = []
     path = os.path.join(os.path.dirname(junit_path), "testlog.json")
     try:
@@ -50,7 +51,7 @@ def suite_counts_from_output(junit_path):
             for line in log:
                 entry = json.loads(line)
                 lines += [l.strip() for l in (entry.get("stdout") or "").splitlines()
-                          if l.startswith("wlcs: ")]
+                          if l.startswith(("wlcs: ", "fuzz: "))]
     except OSError:
         pass
     return lines

@@ -35,7 +35,16 @@
 #include "tests/support/harness.hpp"
 #include "util/wlr.hpp"
 
-#ifdef __SANITIZE_ADDRESS__
+// GCC says __SANITIZE_ADDRESS__, clang __has_feature(address_sanitizer).
+#if defined(__SANITIZE_ADDRESS__)
+#define BATON_SOAK_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BATON_SOAK_ASAN 1
+#endif
+#endif
+
+#ifdef BATON_SOAK_ASAN
 // From the ASan runtime (GCC ships no header for it): heap bytes in live
 // allocations, freed blocks in the quarantine not counted.
 extern "C" size_t __sanitizer_get_current_allocated_bytes();
@@ -79,7 +88,7 @@ int open_fds() {
                                         std::filesystem::directory_iterator{}));
 }
 
-#ifdef __SANITIZE_ADDRESS__
+#ifdef BATON_SOAK_ASAN
 // Under ASan the resident size mostly measures the quarantine of freed
 // blocks (256 MiB by default), which fills over minutes and reads as growth;
 // the live heap is what a leak would grow.

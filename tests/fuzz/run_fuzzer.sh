@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer protocol fuzzer for a while and reports what it did.
+#
+# usage: run_fuzzer.sh FUZZER SECONDS [JOBS]
+#   FUZZER   build-fuzz/tests/fuzz/baton-fuzz-protocol (tools/fuzz builds it)
+#   SECONDS  how long each job fuzzes
+#   JOBS     parallel jobs (default 1), each a process with its own Server
+#
+# Starts from the committed seed corpus (tests/fuzz/corpus, read only) and the
+# crash regressions; new inputs go to a scratch corpus in the build tree.
+# Prints one line: executions, executions per second, coverage (libFuzzer's
+# edge count "cov" and feature count "ft"), corpus size, crashes. Exits 1 when
+# an input crashed baton, leaked or made it stop answering; the input is kept
+# under the build tree, and the line says where. Copy it to
+# tests/fuzz/regressions/ with the fix, so that `fuzz-corpus` runs it for ever.
+set -uo pipefail
+fuzzer=$1 seconds=$2 jobs=${3:-1}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(dirname "$fuzzer")/fuzz-run
+rm -rf "$work/logs"
+mkdir -p "$work/corpus" "$work/crashes" "$work/logs"
+: "${XDG_RUNTIME_DIR:=$work/runtime}"
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+export XDG_RUNTIME_DIR
+export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=1:detect_leaks=1}"
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$here/../sanitizers/lsan.supp:print_suppressions=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}"
+
+touch "$work/logs/.start"
+start=$(date +%s)
+pids=()
+for ((j = 0; j < jobs; ++j)); do
+  # -max_len: a few hundred actions; -timeout: an input that takes a second
+  # has hung baton (they take under 5 ms).
+  "$fuzzer" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
+    -print_final_stats=1 -artifact_prefix="$work/crashes/" \
+    "$work/corpus" "$here/corpus" "$here/regressions" >"$work/logs/job-$j.log" 2>&1 &
+  pids+=($!)
+done
+failed=0
+for p in "${pids[@]}"; do wait "$p" || failed=1; done
+elapsed=$(($(date +%s) - start))
+
+sum_stat() { cat "$work"/logs/job-*.log | sed -n "s/^stat::$1: *//p" | awk '{s += $1} END {print s + 0}'; }
+runs=$(sum_stat number_of_executed_units)
+# Coverage of the job that saw most (each job counts its own).
+cov=$(grep -ho 'cov: [0-9]*' "$work"/logs/job-*.log | awk '{if ($2 > m) m = $2} END {print m + 0}')
+ft=$(grep -ho 'ft: [0-9]*' "$work"/logs/job-*.log | awk '{if ($2 > m) m = $2} END {print m + 0}')
+corpus=$(find "$work/corpus" -type f | wc -l)
+crashes=$(find "$work/crashes" -type f -newer "$work/logs/.start" | wc -l)
+rate=$((runs / (elapsed > 0 ? elapsed : 1)))
+echo "fuzz: $runs executions in ${elapsed}s ($rate/s, $jobs job(s)); coverage: cov $cov ft $ft;" \
+  "corpus $corpus new inputs; crashes $crashes"
+if [ "$failed" != 0 ] || [ "$crashes" != 0 ] || [ "$runs" = 0 ]; then
+  for log in "$work"/logs/job-*.log; do
+    if grep -q -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error|fuzz: baton no longer|SUMMARY' "$log"; then
+      echo "--- $log"
+      grep -E -A40 'ERROR: |runtime error|fuzz: baton no longer' "$log" | head -80
+    fi
+  done
+  find "$work/crashes" -type f -newer "$work/logs/.start" -printf 'fuzz: crashing input kept: %p\n'
+  [ "$runs" = 0 ] && echo "fuzz: FAIL: no executions (see $work/logs)"
+  exit 1
+fi

@@ -1,0 +1,152 @@
+#include "tests/fuzz/session.hpp"
+
+#include <wayland-client-protocol.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "compositor/output/output.hpp"
+#include "tests/fuzz/arguments.hpp"
+#include "tests/fuzz/fake_dmabuf.hpp"
+#include "tests/fuzz/interfaces.hpp"
+#include "util/log.hpp"
+#include "util/wlr.hpp"
+
+namespace baton::fuzz {
+namespace {
+
+// Actions per input: long enough to build a window and a buffer, short
+// enough that one input stays a fraction of a millisecond to a few.
+constexpr int kMaxActions = 600;
+constexpr size_t kMaxClients = 3;
+
+Options fuzz_options() {
+  Options options = test::headless_options(320, 240, 1);
+  return options;
+}
+
+}  // namespace
+
+Session::Session() : harness_(fuzz_options()) {
+  // Every rejected request logs a line; at this rate logging is the cost.
+  log::set_level(log::Level::error);
+  if (offer_fake_linux_dmabuf(harness_.server().display()) == nullptr) {
+    std::fprintf(stderr, "fuzz: could not offer linux-dmabuf-v1\n");
+    std::abort();
+  }
+}
+
+void Session::settle(const std::vector<std::unique_ptr<WireClient>>& clients) {
+  for (auto& client : clients) client->flush();
+  harness_.server().dispatch(0);
+  for (auto& client : clients) client->read_events();
+}
+
+void Session::bind(WireClient& client, ByteSource& in) {
+  const auto& globals = client.globals();
+  if (globals.empty()) return;
+  const Global& global = globals[in.u8() % globals.size()];
+  const wl_interface* interface = global_interface(global.interface);
+  if (interface == nullptr && unknown_globals_.insert(global.interface).second)
+    std::fprintf(stderr, "fuzz: no interface table for global %s: not fuzzed\n",
+                 global.interface.c_str());
+  const uint8_t mode = in.u8();
+  const uint32_t top = std::min<uint32_t>(
+      global.version, interface != nullptr ? static_cast<uint32_t>(interface->version) : 1);
+  uint32_t version = (mode & 0x10) != 0 ? top : 1 + (mode >> 5) % top;
+  if (mode % 16 == 0) version = 0;
+  if (mode % 16 == 1) version = global.version + 1;  // above what is offered
+  std::vector<WireArg> args(4);
+  args[0].type = 'u';
+  args[0].value = mode % 16 == 2 ? in.u32() : global.name;
+  args[1].type = 's';
+  args[1].bytes = mode % 16 == 3 ? "wl_nonsense" : global.interface;
+  args[2].type = 'u';
+  args[2].value = version;
+  args[3].type = 'n';
+  args[3].value = client.next_id();
+  client.send(client.registry(), WL_REGISTRY_BIND, args);
+  client.add_object(interface, version);
+}
+
+void Session::request(WireClient& client, ByteSource& in) {
+  const auto& objects = client.objects();
+  const ClientObject& object = objects[in.u8() % objects.size()];
+  if (object.interface == &wl_registry_interface) return bind(client, in);
+  if (object.interface == nullptr) return;
+  Request request = choose_request(in, client, object);
+  client.send(request.target, request.opcode, request.args);
+  for (const ClientObject& created : request.created)
+    client.add_object(created.interface, created.version);
+}
+
+void Session::frame(ByteSource& in) {
+  auto outputs = harness_.server().outputs();
+  if (outputs.empty()) return;
+  // The frame event, now: baton renders and commits as on a vblank.
+  wlr_output_send_frame(outputs[in.u8() % outputs.size()]->wlr());
+}
+
+void Session::run(const uint8_t* data, size_t size) {
+  ByteSource in(data, size);
+  std::vector<std::unique_ptr<WireClient>> clients;
+  clients.push_back(std::make_unique<WireClient>(harness_.server().display()));
+  settle(clients);  // the registry's globals
+  size_t current = 0;
+  for (int action = 0; action < kMaxActions && !in.empty(); ++action) {
+    WireClient& client = *clients[current];
+    switch (in.u8() % 12) {
+      case 0:
+        bind(client, in);
+        break;
+      case 1:
+        settle(clients);
+        break;
+      case 2:
+        frame(in);
+        break;
+      case 3: {  // another client: the others must live through its errors
+        current = in.u8() % kMaxClients;
+        if (current >= clients.size()) {
+          current = clients.size();
+          clients.push_back(std::make_unique<WireClient>(harness_.server().display()));
+          settle(clients);
+        }
+        break;
+      }
+      default:
+        request(client, in);
+        break;
+    }
+  }
+  settle(clients);
+  clients.clear();  // hang up, as killed processes do
+  harness_.server().dispatch(0);
+  check_still_serving();
+}
+
+void Session::check_still_serving() {
+  std::vector<std::unique_ptr<WireClient>> probe;
+  probe.push_back(std::make_unique<WireClient>(harness_.server().display()));
+  std::vector<WireArg> args(1);
+  args[0].type = 'n';
+  args[0].value = probe[0]->next_id();
+  probe[0]->send(1, WL_DISPLAY_SYNC, args);
+  probe[0]->add_object(&wl_callback_interface, 1);
+  // The callback's id comes back through delete_id once done was sent.
+  for (int round = 0; round < 50; ++round) {
+    settle(probe);
+    const auto& stale = probe[0]->stale_ids();
+    if (std::find(stale.begin(), stale.end(), args[0].value) != stale.end()) {
+      probe.clear();
+      harness_.server().dispatch(0);
+      return;
+    }
+  }
+  std::fprintf(stderr, "fuzz: baton no longer answers a new client's wl_display.sync (%s)\n",
+               probe[0]->dead() ? probe[0]->error().c_str() : "no answer");
+  std::abort();
+}
+
+}  // namespace baton::fuzz

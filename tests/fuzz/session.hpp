@@ -1,0 +1,39 @@
+// One baton Server (headless backend, pixman) that every fuzz input runs
+// against, and the decoding of one input into what its clients do.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/fuzz/byte_source.hpp"
+#include "tests/fuzz/wire_client.hpp"
+#include "tests/support/harness.hpp"
+
+namespace baton::fuzz {
+
+class Session {
+ public:
+  Session();
+
+  /// Runs one input: up to three clients bind globals, send requests, and
+  /// the server dispatches and renders frames in between; then they hang up
+  /// and a fresh client checks that baton still answers. Aborts (a crash for
+  /// the fuzzer) when it does not.
+  void run(const uint8_t* data, size_t size);
+
+ private:
+  void bind(WireClient& client, ByteSource& in);
+  void request(WireClient& client, ByteSource& in);
+  void frame(ByteSource& in);
+  void settle(const std::vector<std::unique_ptr<WireClient>>& clients);
+  void check_still_serving();
+
+  test::Harness harness_;
+  std::set<std::string> unknown_globals_;
+};
+
+}  // namespace baton::fuzz
