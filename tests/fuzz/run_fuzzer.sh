@@ -16,7 +16,7 @@
 set -uo pipefail
 fuzzer=$1 seconds=$2 jobs=${3:-1}
 here=$(cd "$(dirname "$0")" && pwd)
-work=$(dirname "$fuzzer")/fuzz-run
+work=$(cd "$(dirname "$fuzzer")" && pwd)/fuzz-run
 rm -rf "$work/logs"
 mkdir -p "$work/corpus" "$work/crashes" "$work/logs"
 : "${XDG_RUNTIME_DIR:=$work/runtime}"

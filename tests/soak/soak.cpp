@@ -6,9 +6,10 @@
 // count and the crowd's size; at the end the steady client's missed frames
 // and the longest dispatch of baton's loop.
 //
-// Not covered here (say so, do not pretend): clipboard, dma-bufs with
-// syncobj (the guest's tests/vm/ suites have them; this machine has no DRM
-// node), Xwayland clients.
+// Members also copy and paste through ext-data-control-v1 (clipboard.hpp),
+// and X11 windows come and go under Xwayland (x11_crowd.hpp).
+// Not covered here (say so, do not pretend): dma-bufs with syncobj (the
+// guest's tests/vm/ suites have them; this machine has no DRM node).
 //
 // usage: baton-soak [--seconds N] [--clients N] [--interval-s N] [--check]
 //   --check: exit 1 unless fds and scene nodes at the end are within a few
@@ -30,7 +31,10 @@
 #include <string>
 #include <vector>
 
+#include "compositor/desktop/xwayland.hpp"
 #include "compositor/server.hpp"
+#include "tests/soak/clipboard.hpp"
+#include "tests/soak/x11_crowd.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/harness.hpp"
 #include "util/wlr.hpp"
@@ -134,7 +138,12 @@ struct BufferPair {
 
 /// One member of the crowd: a connection with a window, maybe a popup.
 struct Member {
-  explicit Member(Harness& h) : display(h.connect()), client(h, display), window(client) {
+  Member(Harness& h, ClipboardCounts& counts, int number)
+      : display(h.connect()),
+        client(h, display),
+        window(client),
+        clipboard(h, display, client.seat, counts),
+        name("baton-soak member " + std::to_string(number)) {
     window.initial_commit();
   }
   void draw() {
@@ -151,6 +160,9 @@ struct Member {
   std::unique_ptr<BufferPair> buffers;
   std::unique_ptr<Window> popup;
   std::unique_ptr<ShmBuffer> popup_buffer;
+  Clipboard clipboard;
+  std::string name;
+  int copies = 0;
   bool fullscreen = false;
 };
 
@@ -197,12 +209,30 @@ struct Steady {
   std::optional<Clock::time_point> last;
 };
 
+Options soak_options() {
+  Options options = headless_options(1280, 720);
+  options.xwayland = XwaylandMode::eager;
+  return options;
+}
+
 int run(const Args& a) {
-  Harness h(headless_options(1280, 720));
+  Harness h(soak_options());
+  const char* x11_window = std::getenv("BATON_X11_WINDOW");
+  if (x11_window == nullptr) {
+    std::printf("soak: FAIL: BATON_X11_WINDOW is not set (run it through meson)\n");
+    return 1;
+  }
+  if (h.server().xwayland() == nullptr ||
+      !h.run_until([&] { return h.server().xwayland()->ready(); }, std::chrono::seconds(20))) {
+    std::printf("soak: FAIL: Xwayland did not start\n");
+    return 1;
+  }
+  X11Crowd x11(h.server(), x11_window, 3);
   Steady steady(h);
   std::vector<std::unique_ptr<Member>> crowd(static_cast<size_t>(a.clients));
   std::mt19937 random(1);  // the same run each time
   int joined = 0, left_cleanly = 0, cut_off = 0;
+  ClipboardCounts clipboard;
   int64_t longest_dispatch_ns = 0;
 
   // Leaves: its objects go, then its connection. Cut off, it leaves as a
@@ -225,6 +255,7 @@ int run(const Args& a) {
       kMemoryColumn);
   const auto start = Clock::now();
   auto next_sample = start + std::chrono::seconds(a.interval_s);
+  auto next_x11 = start;
   struct Sample {
     int fds;
     long memory;
@@ -235,7 +266,11 @@ int run(const Args& a) {
     // One action on one member of the crowd every few milliseconds.
     auto& slot = crowd[random() % crowd.size()];
     if (!slot) {
-      slot = std::make_unique<Member>(h);
+      slot = std::make_unique<Member>(h, clipboard, joined);
+      if (!slot->clipboard.ready()) {
+        std::printf("soak: FAIL: baton offers no ext-data-control-v1 for the clipboard\n");
+        return 1;
+      }
       ++joined;
     } else if (slot->window.configure_count() > 0) {
       Member& m = *slot;
@@ -279,9 +314,22 @@ int run(const Args& a) {
         case 8:  // killed mid-message
           leave(slot, true);
           break;
+        case 9:  // copy, or paste what another copied
+          if (random() % 2 == 0)
+            m.clipboard.copy(m.name + " copy " + std::to_string(++m.copies) + ".");
+          else
+            m.clipboard.paste();
+          break;
         default:
           break;
       }
+    }
+    for (auto& member : crowd)
+      if (member) member->clipboard.poll();
+    if (Clock::now() >= next_x11) {
+      next_x11 += milliseconds(1500);
+      x11.most_mapped = std::max(x11.most_mapped, x11.mapped());
+      x11.act(random);
     }
     // The loop as baton runs it, timed; the steady client's frames.
     for (int i = 0; i < 4; ++i) {
@@ -310,6 +358,11 @@ int run(const Args& a) {
       "frames, %d gaps over 2 refreshes; longest loop dispatch %.2f ms\n",
       a.seconds, joined, left_cleanly, cut_off, steady.frames, steady.missed,
       static_cast<double>(longest_dispatch_ns) / 1e6);
+  std::printf("soak: clipboard: %d copies, %d pastes: %d read whole, %d cut short by their owner\n",
+              clipboard.copies, clipboard.pastes_started, clipboard.pastes_read,
+              clipboard.pastes_cut_short);
+  std::printf("soak: X11: %d windows started, %d killed, %d terminated; at most %d shown at once\n",
+              x11.started, x11.killed, x11.terminated, x11.most_mapped);
   if (!a.check) return 0;
   if (samples.size() < 3) {
     std::printf("soak: FAIL: %zu samples, need 3 (run longer)\n", samples.size());
@@ -332,6 +385,16 @@ int run(const Args& a) {
   if (last.memory > warm.memory + warm.memory / 5) {
     std::printf("soak: FAIL: memory (%s) grew from %ld to %ld KiB\n", kMemoryColumn, warm.memory,
                 last.memory);
+    ok = false;
+  }
+  if (x11.most_mapped == 0) {
+    std::printf("soak: FAIL: no X11 window was ever shown\n");
+    ok = false;
+  }
+  // Most pastes must arrive whole; some are cut short by owners that leave.
+  if (clipboard.pastes_read < clipboard.pastes_started / 4) {
+    std::printf("soak: FAIL: only %d of %d pastes arrived whole\n", clipboard.pastes_read,
+                clipboard.pastes_started);
     ok = false;
   }
   if (steady.frames < a.seconds * 10) {  // a liveness floor, far under 60 Hz
