@@ -97,6 +97,40 @@ TEST(Faults, AShmBufferBiggerThanItsPoolIsAProtocolError) {
   another_client_still_maps(h);
 }
 
+// A virtual keyboard's keymap whose declared size runs past the end of the
+// client's file (found by the protocol fuzzer: tests/fuzz/regressions/
+// virtual-keyboard-keymap-past-its-file). wlroots 0.19.2 mapped the fd with
+// that size and read it as a string: SIGBUS in baton. Now the keymap is
+// refused (the client gets no_memory, as for any keymap baton cannot read)
+// and baton lives on; a keymap of exactly one page with no NUL is read, not
+// run past.
+TEST(Faults, VirtualKeyboardKeymapPastItsFile) {
+  Harness h;
+  // A page of text in the file, no NUL: 64 KiB claimed (reading on into
+  // the second page, past the file's end, is the SIGBUS), and a page claimed.
+  for (uint32_t claimed : {65536u, 4096u}) {
+    Client client(h);
+    Globals globals(h, client.display());
+    auto* manager = static_cast<zwp_virtual_keyboard_manager_v1*>(
+        globals.bind(&zwp_virtual_keyboard_manager_v1_interface, 1));
+    ASSERT_NE(manager, nullptr);
+    zwp_virtual_keyboard_v1* keyboard =
+        zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(manager, client.seat);
+    int fd = memfd_create("baton-test-short-keymap", MFD_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    const std::string text(4096, 'x');
+    ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    zwp_virtual_keyboard_v1_keymap(keyboard, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, claimed);
+    close(fd);
+    h.run_until([&] { return wl_display_get_error(client.display()) != 0; });
+    EXPECT_NE(wl_display_get_error(client.display()), 0)
+        << "baton took a keymap it could not read (" << claimed << " bytes claimed)";
+    zwp_virtual_keyboard_v1_destroy(keyboard);
+    zwp_virtual_keyboard_manager_v1_destroy(manager);
+  }
+  another_client_still_maps(h);
+}
+
 // A client that sends requests but never reads its socket: the events it
 // causes (two per wl_display.sync) fill the socket, then libwayland's buffer
 // for that client. baton must neither block nor hold them without bound:

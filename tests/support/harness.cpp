@@ -97,21 +97,28 @@ void Harness::pump(int timeout_ms) {
   // Send what clients queued, then wait on the server loop and all clients.
   std::vector<pollfd> fds;
   fds.push_back({wl_event_loop_get_fd(server_->event_loop()), POLLIN, 0});
+  // A client the server cut off with a protocol error reads nothing more
+  // (its prepare_read would fail for ever): it stays out of the poll.
+  std::vector<wl_display*> prepared;
   for (wl_display* client : clients_) {
-    while (wl_display_prepare_read(client) != 0) wl_display_dispatch_pending(client);
+    bool failed = wl_display_get_error(client) != 0;
+    while (!failed && wl_display_prepare_read(client) != 0)
+      failed = wl_display_dispatch_pending(client) < 0;
+    if (failed) continue;
     wl_display_flush(client);
     fds.push_back({wl_display_get_fd(client), POLLIN, 0});
+    prepared.push_back(client);
   }
   server_->dispatch(0);
   poll(fds.data(), fds.size(), timeout_ms);
   server_->dispatch(0);
-  for (size_t i = 0; i < clients_.size(); ++i) {
-    pollfd check{wl_display_get_fd(clients_[i]), POLLIN, 0};
+  for (wl_display* client : prepared) {
+    pollfd check{wl_display_get_fd(client), POLLIN, 0};
     if (poll(&check, 1, 0) > 0)
-      wl_display_read_events(clients_[i]);
+      wl_display_read_events(client);
     else
-      wl_display_cancel_read(clients_[i]);
-    wl_display_dispatch_pending(clients_[i]);
+      wl_display_cancel_read(client);
+    wl_display_dispatch_pending(client);
   }
 }
 
