@@ -20,6 +20,7 @@ namespace {
 // enough that one input stays a fraction of a millisecond to a few.
 constexpr int kMaxActions = 600;
 constexpr size_t kMaxClients = 3;
+constexpr int kMaxReplacements = 8;
 
 Options fuzz_options() {
   Options options = test::headless_options(320, 240, 1);
@@ -29,6 +30,9 @@ Options fuzz_options() {
 }  // namespace
 
 Session::Session() : harness_(fuzz_options()) {
+  // BATON_FUZZ_TRACE=1: each request on stderr, to read what an input does.
+  const char* trace = std::getenv("BATON_FUZZ_TRACE");
+  trace_ = trace != nullptr && trace[0] == '1';
   // Every rejected request logs a line; at this rate logging is the cost.
   log::set_level(log::Level::error);
   if (offer_fake_linux_dmabuf(harness_.server().display()) == nullptr) {
@@ -72,10 +76,18 @@ void Session::bind(WireClient& client, ByteSource& in) {
 
 void Session::request(WireClient& client, ByteSource& in) {
   const auto& objects = client.objects();
-  const ClientObject& object = objects[in.u8() % objects.size()];
+  // Half the time one of the four newest objects: "make it, then use it"
+  // sequences are what reach past the first request of each interface.
+  const uint8_t pick = in.u8();
+  const size_t recent = std::min<size_t>(objects.size(), 4);
+  const ClientObject& object = (pick & 1) != 0 ? objects[objects.size() - 1 - (pick >> 1) % recent]
+                                               : objects[(pick >> 1) % objects.size()];
   if (object.interface == &wl_registry_interface) return bind(client, in);
   if (object.interface == nullptr) return;
   Request request = choose_request(in, client, object);
+  if (trace_ && request.opcode < static_cast<uint32_t>(object.interface->method_count))
+    std::fprintf(stderr, "fuzz: %s@%u.%s\n", object.interface->name, request.target,
+                 object.interface->methods[request.opcode].name);
   client.send(request.target, request.opcode, request.args);
   for (const ClientObject& created : request.created)
     client.add_object(created.interface, created.version);
@@ -94,7 +106,15 @@ void Session::run(const uint8_t* data, size_t size) {
   clients.push_back(std::make_unique<WireClient>(harness_.server().display()));
   settle(clients);  // the registry's globals
   size_t current = 0;
+  int replaced = 0;
   for (int action = 0; action < kMaxActions && !in.empty(); ++action) {
+    // A client cut off by a protocol error is replaced, so the rest of the
+    // input still acts (a few replacements at most).
+    if (clients[current]->dead() && replaced < kMaxReplacements) {
+      ++replaced;
+      clients[current] = std::make_unique<WireClient>(harness_.server().display());
+      settle(clients);
+    }
     WireClient& client = *clients[current];
     switch (in.u8() % 12) {
       case 0:

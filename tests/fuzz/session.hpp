@@ -34,6 +34,7 @@ class Session {
 
   test::Harness harness_;
   std::set<std::string> unknown_globals_;
+  bool trace_ = false;
 };
 
 }  // namespace baton::fuzz
