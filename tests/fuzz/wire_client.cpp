@@ -18,7 +18,7 @@ namespace {
 constexpr size_t kMaxFdsPerSend = 28;
 // A client that keeps writing to a server that is not reading: past this the
 // fuzzer's requests are dropped rather than queued without bound here.
-constexpr size_t kMaxQueued = 256 * 1024;
+constexpr size_t kMaxQueued = size_t{256} * 1024;
 // Event opcodes, in wayland.xml's order (the client header names only requests).
 constexpr uint32_t kDisplayError = 0, kDisplayDeleteId = 1;
 constexpr uint32_t kRegistryGlobal = 0, kRegistryGlobalRemove = 1;
@@ -149,7 +149,7 @@ void WireClient::send(uint32_t object, uint32_t opcode, std::vector<WireArg>& ar
   put_u32(out_, object);
   put_u32(out_, static_cast<uint32_t>((std::min<size_t>(size, 0xffff) << 16) | (opcode & 0xffff)));
   out_.insert(out_.end(), body.begin(), body.end());
-  if (out_.size() > 16 * 1024) flush();
+  if (out_.size() > size_t{16} * 1024) flush();
 }
 
 void WireClient::flush() {
