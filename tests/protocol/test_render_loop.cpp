@@ -85,6 +85,17 @@ class RenderLoopTest : public ::testing::Test {
     ASSERT_EQ(loop_under_test_->paced(), paced);
   }
 
+  // Frame `f` was due for `vblank`, to start `lead` before it. It never
+  // starts before that deadline; it aims at that vblank unless its timer
+  // woke too late to make it (a loaded machine), and then at a later one.
+  void expect_aimed_at(const RenderLoop::FrameTiming& f, int64_t vblank, int64_t lead) {
+    EXPECT_GE(f.start_ns, vblank - lead) << "started before its deadline";
+    if (f.vblank_ns == vblank) return;
+    EXPECT_GT(f.vblank_ns, vblank) << "aimed at a vblank before the one it was due for";
+    EXPECT_GT(f.start_ns + loop_under_test_->budget().prediction_ns(), vblank)
+        << "aimed past a vblank it could still make";
+  }
+
   wl_display* display_ = nullptr;
   wl_event_loop* loop_ = nullptr;
   wlr_backend* backend_ = nullptr;
@@ -140,8 +151,7 @@ TEST_F(RenderLoopTest, AFixedDeadlineStartsThatLongBeforeVblank) {
   loop_under_test_->set_deadline({RenderDeadline::Mode::fixed, 30 * kMs});
   prime();
   ASSERT_TRUE(run_until([&] { return frames_.size() == 2; }));
-  EXPECT_EQ(frames_[1].vblank_ns, last_flip_ + kRefresh);
-  EXPECT_GE(frames_[1].start_ns, frames_[1].vblank_ns - 30 * kMs);
+  expect_aimed_at(frames_[1], last_flip_ + kRefresh, 30 * kMs);
 }
 
 TEST_F(RenderLoopTest, AnIdleOutputRendersAtOnce) {
@@ -181,9 +191,8 @@ TEST_F(RenderLoopTest, ATargetIsRenderedForTheFirstVblankNotBeforeIt) {
   const int64_t target = last_flip_ + 2 * kRefresh + kRefresh / 2;
   loop_under_test_->plan_for(target);
   ASSERT_TRUE(run_until([&] { return frames_.size() == 2; }));
-  EXPECT_EQ(frames_[1].vblank_ns, last_flip_ + 3 * kRefresh);
   EXPECT_GE(frames_[1].present_ns, target);
-  EXPECT_GE(frames_[1].start_ns, frames_[1].vblank_ns - loop_under_test_->budget().lead_ns());
+  expect_aimed_at(frames_[1], last_flip_ + 3 * kRefresh, loop_under_test_->budget().lead_ns());
 }
 
 // Nested: the parent's frame callback (the frame event) may come without
