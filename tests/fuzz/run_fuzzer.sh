@@ -30,9 +30,10 @@ touch "$work/logs/.start"
 start=$(date +%s)
 pids=()
 for ((j = 0; j < jobs; ++j)); do
-  # -max_len: a few hundred actions; -timeout: an input that takes a second
-  # has hung baton (they take under 5 ms).
-  "$fuzzer" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
+  # -max_len: a few hundred actions. -timeout: inputs take a few ms, but one
+  # took 13 s of wall time at nice 19 on a machine busy with a CI run (it
+  # replays in 0.1 s): a minute is what a hang is.
+  "$fuzzer" -max_total_time="$seconds" -max_len=4096 -timeout=60 -rss_limit_mb=4096 \
     -print_final_stats=1 -artifact_prefix="$work/crashes/" \
     "$work/corpus" "$here/corpus" "$here/regressions" >"$work/logs/job-$j.log" 2>&1 &
   pids+=($!)
