@@ -273,14 +273,15 @@ void Server::create_sync_globals() {
   else
     LOG_INFO("linux-dmabuf-v1 not advertised: %s", dmabuf.error().describe().c_str());
   // Explicit sync is about dma-bufs: without them a client could not use it.
-  if (advertises_dmabuf_ && drm_fd >= 0) {
+  const bool dmabuf_clients = advertises_dmabuf_ || options_.syncobj_without_own_dmabuf;
+  if (dmabuf_clients && drm_fd >= 0) {
     auto syncobj = LinuxDrmSyncobj::create(
         display_, drm_fd, make_gpu_reads_watch(wl_display_get_event_loop(display_)));
     if (syncobj)
       syncobj_ = std::move(*syncobj);
     else
       LOG_INFO("linux-drm-syncobj-v1 not advertised: %s", syncobj.error().describe().c_str());
-  } else if (advertises_dmabuf_) {
+  } else if (dmabuf_clients) {
     LOG_INFO("linux-drm-syncobj-v1 not advertised: no DRM device (see --drm-device)");
   }
   buffer_fences_ = std::make_unique<BufferFences>(

@@ -54,6 +54,10 @@ struct Options {
   /// --drm-device: a DRM node for linux-drm-syncobj-v1 when the backend and
   /// renderer have none.
   std::optional<std::string> drm_device;
+  /// Offer linux-drm-syncobj-v1 on that device even though this Server
+  /// advertises no linux-dmabuf-v1 of its own: for the protocol fuzzer,
+  /// which offers its own dma-buf global. No command-line option sets it.
+  bool syncobj_without_own_dmabuf = false;
   /// Listen on this socket name instead of the first free wayland-N.
   std::optional<std::string> socket_name;
   bool debug = false;

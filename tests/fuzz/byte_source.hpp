@@ -17,6 +17,7 @@ class ByteSource {
   uint8_t u8() { return at_ < size_ ? data_[at_++] : 0; }
   uint16_t u16() { return static_cast<uint16_t>(u8() | (u8() << 8)); }
   uint32_t u32() { return static_cast<uint32_t>(u16()) | (static_cast<uint32_t>(u16()) << 16); }
+  uint64_t u64() { return static_cast<uint64_t>(u32()) | (static_cast<uint64_t>(u32()) << 32); }
   /// Up to `count` bytes of the input as they are (fewer near its end).
   std::string bytes(size_t count) {
     const size_t n = count < size_ - at_ ? count : size_ - at_;  // at_ never passes size_

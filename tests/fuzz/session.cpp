@@ -9,6 +9,7 @@
 #include "compositor/output/output.hpp"
 #include "tests/fuzz/arguments.hpp"
 #include "tests/fuzz/fake_dmabuf.hpp"
+#include "tests/fuzz/fake_syncobj.hpp"
 #include "tests/fuzz/interfaces.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
@@ -24,6 +25,10 @@ constexpr int kMaxReplacements = 8;
 
 Options fuzz_options() {
   Options options = test::headless_options(320, 240, 1);
+  // linux-drm-syncobj-v1 on a fake device (fake_syncobj.hpp), beside the
+  // fake dma-buf global below.
+  options.drm_device = fake_drm_device_path();
+  options.syncobj_without_own_dmabuf = true;
   return options;
 }
 
@@ -100,6 +105,18 @@ void Session::frame(ByteSource& in) {
   wlr_output_send_frame(outputs[in.u8() % outputs.size()]->wlr());
 }
 
+void Session::gpu(ByteSource& in) {
+  const uint8_t which = in.u8();
+  const uint8_t how = in.u8();
+  // Mostly the small points clients use; now and then any.
+  const uint64_t point = (how & 0x80) != 0 ? in.u64() : how % 8;
+  fake_gpu_acts(which, point, (how & 0x40) != 0);
+  if (trace_)
+    std::fprintf(stderr, "fuzz: gpu: timeline %u point %llu %s\n", which,
+                 static_cast<unsigned long long>(point),
+                 (how & 0x40) != 0 ? "signals" : "gets a fence");
+}
+
 void Session::run(const uint8_t* data, size_t size) {
   ByteSource in(data, size);
   std::vector<std::unique_ptr<WireClient>> clients;
@@ -135,6 +152,13 @@ void Session::run(const uint8_t* data, size_t size) {
         }
         break;
       }
+      case 4:  // the clients' GPU, once they have timelines
+        if (fake_timelines_this_input() > 0) {
+          gpu(in);
+          break;
+        }
+        request(client, in);
+        break;
       default:
         request(client, in);
         break;
@@ -142,6 +166,7 @@ void Session::run(const uint8_t* data, size_t size) {
   }
   settle(clients);
   clients.clear();  // hang up, as killed processes do
+  fake_syncobj_input_done();
   harness_.server().dispatch(0);
   check_still_serving();
 }

@@ -29,6 +29,7 @@ class Session {
   void bind(WireClient& client, ByteSource& in);
   void request(WireClient& client, ByteSource& in);
   void frame(ByteSource& in);
+  void gpu(ByteSource& in);
   void settle(const std::vector<std::unique_ptr<WireClient>>& clients);
   void check_still_serving();
 

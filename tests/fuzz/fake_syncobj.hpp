@@ -1,0 +1,41 @@
+// A fake DRM device with timeline syncobjs, so that the fuzzer's server
+// offers linux-drm-syncobj-v1 on a machine without DRM (this one, CI's).
+//
+// The program defines libdrm's syncobj calls (drmSyncobj*, drmGetCap) itself:
+// on the fake device's fds they act on an in-process model of the kernel's
+// syncobjs (points that get a fence, then signal; eventfd waiters; transfers
+// that signal one point when another does); on any other fd they go on to
+// libdrm. Clients send "syncobj fds" the model made; the fuzzer plays the
+// client's GPU, giving points fences and signalling them, between requests.
+//
+// What this covers: baton's protocol handling (import, points, surfaces,
+// errors), the readiness gate holding and letting through commits on acquire
+// points, and release points signalled or moved on. What it cannot: the
+// kernel's own checks; those run in the guest (tests/vm/).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "util/unique_fd.hpp"
+
+namespace baton::fuzz {
+
+/// A path that opens the fake device (for Options::drm_device).
+std::string fake_drm_device_path();
+
+/// A new timeline syncobj, as a client exports it to send it; empty on failure.
+UniqueFd fake_timeline_fd();
+
+/// How many timelines fake_timeline_fd made since the last input ended.
+size_t fake_timelines_this_input();
+
+/// The client's GPU on the `which`-th timeline made this input (modulo their
+/// count): `point` gets a fence, and with `signal` it signals too.
+void fake_gpu_acts(size_t which, uint64_t point, bool signal);
+
+/// An input ended and its clients hung up: their syncobj fds are gone, so the
+/// model forgets them (what baton imported lives on through its handles).
+void fake_syncobj_input_done();
+
+}  // namespace baton::fuzz
