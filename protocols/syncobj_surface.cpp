@@ -153,11 +153,15 @@ bool SyncobjSurface::check_pending() {
 
 void SyncobjSurface::applied() {
   // surface->buffer holds the texture imported from this commit's dma-buf;
-  // baton reads the client's memory until it goes.
-  wlr_buffer* in_use = surface_->buffer != nullptr ? &surface_->buffer->base : nullptr;
+  // baton reads the client's memory until it goes. A dma-buf wlroots could
+  // not import leaves the previous commit's texture there: this commit's
+  // buffer is then never read, and is released at once.
+  wlr_client_buffer* shown = surface_->buffer;
+  const bool imported = shown != nullptr && shown->source == surface_->current.buffer;
+  wlr_buffer* in_use = imported ? &shown->base : nullptr;
   // A scanout takes the client's own buffer (the source) where it can.
   if (in_use != nullptr && current_->acquire_timeline)
-    keep_acquire_fence(surface_->buffer->source != nullptr ? surface_->buffer->source : in_use);
+    keep_acquire_fence(shown->source != nullptr ? shown->source : in_use);
   if (!current_->release_timeline) return;
   manager_.release_when_done(in_use, *current_);
   // Handed on: the current state no longer owes it.

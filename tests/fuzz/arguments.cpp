@@ -9,7 +9,7 @@
 #include <climits>
 #include <string>
 
-#include "tests/fuzz/fake_syncobj.hpp"
+#include "tests/support/fake_syncobj.hpp"
 
 namespace baton::fuzz {
 namespace {
@@ -87,7 +87,7 @@ uint32_t choose_object(ByteSource& in, const WireClient& client, const wl_interf
 UniqueFd choose_fd(ByteSource& in, uint32_t& size) {
   size = 0;
   const uint8_t kind = in.u8() % 11;
-  if (kind == 10) return fake_timeline_fd();  // a syncobj's, for import_timeline
+  if (kind == 10) return test::fake_timeline_fd();  // a syncobj's, for import_timeline
   if (kind == 7) return UniqueFd(open("/dev/null", O_RDWR | O_CLOEXEC));
   if (kind == 8) {
     int fds[2];

@@ -8,9 +8,9 @@
 
 #include "compositor/output/output.hpp"
 #include "tests/fuzz/arguments.hpp"
-#include "tests/fuzz/fake_dmabuf.hpp"
-#include "tests/fuzz/fake_syncobj.hpp"
 #include "tests/fuzz/interfaces.hpp"
+#include "tests/support/fake_dmabuf.hpp"
+#include "tests/support/fake_syncobj.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
 
@@ -27,7 +27,7 @@ Options fuzz_options() {
   Options options = test::headless_options(320, 240, 1);
   // linux-drm-syncobj-v1 on a fake device (fake_syncobj.hpp), beside the
   // fake dma-buf global below.
-  options.drm_device = fake_drm_device_path();
+  options.drm_device = test::fake_drm_device_path();
   options.syncobj_without_own_dmabuf = true;
   return options;
 }
@@ -40,7 +40,7 @@ Session::Session() : harness_(fuzz_options()) {
   trace_ = trace != nullptr && trace[0] == '1';
   // Every rejected request logs a line; at this rate logging is the cost.
   log::set_level(log::Level::error);
-  if (offer_fake_linux_dmabuf(harness_.server().display()) == nullptr) {
+  if (test::offer_fake_linux_dmabuf(harness_.server().display()) == nullptr) {
     std::fprintf(stderr, "fuzz: could not offer linux-dmabuf-v1\n");
     std::abort();
   }
@@ -110,7 +110,7 @@ void Session::gpu(ByteSource& in) {
   const uint8_t how = in.u8();
   // Mostly the small points clients use; now and then any.
   const uint64_t point = (how & 0x80) != 0 ? in.u64() : how % 8;
-  fake_gpu_acts(which, point, (how & 0x40) != 0);
+  test::fake_gpu_acts(which, point, (how & 0x40) != 0);
   if (trace_)
     std::fprintf(stderr, "fuzz: gpu: timeline %u point %llu %s\n", which,
                  static_cast<unsigned long long>(point),
@@ -153,7 +153,7 @@ void Session::run(const uint8_t* data, size_t size) {
         break;
       }
       case 4:  // the clients' GPU, once they have timelines
-        if (fake_timelines_this_input() > 0) {
+        if (test::fake_timelines_this_input() > 0) {
           gpu(in);
           break;
         }
@@ -166,7 +166,7 @@ void Session::run(const uint8_t* data, size_t size) {
   }
   settle(clients);
   clients.clear();  // hang up, as killed processes do
-  fake_syncobj_input_done();
+  test::fake_syncobj_input_done();
   harness_.server().dispatch(0);
   check_still_serving();
 }

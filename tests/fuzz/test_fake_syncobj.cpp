@@ -13,11 +13,11 @@
 
 #include "compositor/config/options.hpp"
 #include "sync/timeline.hpp"
-#include "tests/fuzz/fake_syncobj.hpp"
+#include "tests/support/fake_syncobj.hpp"
 #include "tests/support/harness.hpp"
 #include "util/unique_fd.hpp"
 
-namespace baton::fuzz {
+namespace baton::test {
 namespace {
 
 bool readable(const UniqueFd& fd) {
@@ -122,4 +122,4 @@ TEST_F(FakeSyncobj, TheFuzzersServerOffersExplicitSyncOnIt) {
 }
 
 }  // namespace
-}  // namespace baton::fuzz
+}  // namespace baton::test

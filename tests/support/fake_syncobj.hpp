@@ -1,12 +1,13 @@
-// A fake DRM device with timeline syncobjs, so that the fuzzer's server
-// offers linux-drm-syncobj-v1 on a machine without DRM (this one, CI's).
+// A fake DRM device with timeline syncobjs, so that a test's or the
+// fuzzer's server offers linux-drm-syncobj-v1 on a machine without DRM (this
+// one, CI's).
 //
 // The program defines libdrm's syncobj calls (drmSyncobj*, drmGetCap) itself:
 // on the fake device's fds they act on an in-process model of the kernel's
 // syncobjs (points that get a fence, then signal; eventfd waiters; transfers
 // that signal one point when another does); on any other fd they go on to
-// libdrm. Clients send "syncobj fds" the model made; the fuzzer plays the
-// client's GPU, giving points fences and signalling them, between requests.
+// libdrm. Clients send "syncobj fds" the model made; the test or the fuzzer
+// plays the client's GPU, giving points fences and signalling them.
 //
 // What this covers: baton's protocol handling (import, points, surfaces,
 // errors), the readiness gate holding and letting through commits on acquire
@@ -19,7 +20,7 @@
 
 #include "util/unique_fd.hpp"
 
-namespace baton::fuzz {
+namespace baton::test {
 
 /// A path that opens the fake device (for Options::drm_device).
 std::string fake_drm_device_path();
@@ -34,8 +35,12 @@ size_t fake_timelines_this_input();
 /// count): `point` gets a fence, and with `signal` it signals too.
 void fake_gpu_acts(size_t which, uint64_t point, bool signal);
 
-/// An input ended and its clients hung up: their syncobj fds are gone, so the
+/// Whether `point` of the `which`-th timeline made this input has signalled
+/// (what the client's own waits would see); false when there is none.
+bool fake_point_signalled(size_t which, uint64_t point);
+
+/// An input (a test) ended and its clients hung up: their syncobj fds are gone, so the
 /// model forgets them (what baton imported lives on through its handles).
 void fake_syncobj_input_done();
 
-}  // namespace baton::fuzz
+}  // namespace baton::test

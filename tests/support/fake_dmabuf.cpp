@@ -1,4 +1,4 @@
-#include "tests/fuzz/fake_dmabuf.hpp"
+#include "tests/support/fake_dmabuf.hpp"
 
 #include <drm_fourcc.h>
 #include <sys/sysmacros.h>
@@ -35,7 +35,7 @@ extern "C" int drmGetDeviceFromDevId(dev_t device_id, uint32_t /*flags*/, drmDev
   return 0;
 }
 
-namespace baton::fuzz {
+namespace baton::test {
 
 wlr_linux_dmabuf_v1* offer_fake_linux_dmabuf(wl_display* display) {
   // The device number of a first DRM card; nothing opens it.
@@ -59,4 +59,4 @@ wlr_linux_dmabuf_v1* offer_fake_linux_dmabuf(wl_display* display) {
   return global;
 }
 
-}  // namespace baton::fuzz
+}  // namespace baton::test

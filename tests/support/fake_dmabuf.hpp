@@ -10,9 +10,9 @@
 struct wl_display;
 struct wlr_linux_dmabuf_v1;
 
-namespace baton::fuzz {
+namespace baton::test {
 
 /// The global, owned by `display` (freed with it); null on failure.
 wlr_linux_dmabuf_v1* offer_fake_linux_dmabuf(wl_display* display);
 
-}  // namespace baton::fuzz
+}  // namespace baton::test

@@ -1,4 +1,4 @@
-#include "tests/fuzz/fake_syncobj.hpp"
+#include "tests/support/fake_syncobj.hpp"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace baton::fuzz {
+namespace baton::test {
 namespace {
 
 // One syncobj as the kernel keeps it. Point 0 is the binary payload (one
@@ -190,19 +190,26 @@ void fake_gpu_acts(size_t which, uint64_t point, bool signal) {
   }
 }
 
+bool fake_point_signalled(size_t which, uint64_t point) {
+  const Device& d = device();
+  if (which >= d.made_this_input.size()) return false;
+  auto syncobj = d.made_this_input[which].lock();
+  return syncobj && syncobj->signalled(point);
+}
+
 void fake_syncobj_input_done() {
   device().exported.clear();
   device().made_this_input.clear();
   device().sync_files_pending.clear();
 }
 
-}  // namespace baton::fuzz
+}  // namespace baton::test
 
 // libdrm's syncobj calls, answered by the model for the fake device. They
 // fail as the ioctls do: -1 and errno (the timeline wait: -errno).
 using baton::UniqueFd;
-using baton::fuzz::Syncobj;
-using namespace baton::fuzz;  // NOLINT(google-build-using-namespace): the C definitions below
+using baton::test::Syncobj;
+using namespace baton::test;  // NOLINT(google-build-using-namespace): the C definitions below
 
 extern "C" {
 
