@@ -20,6 +20,7 @@
 #include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/process.hpp"
 #include "util/wlr.hpp"
+#include "wlr-screencopy-unstable-v1-client-protocol.h"
 
 namespace baton::test {
 namespace {
@@ -252,6 +253,68 @@ TEST_P(Capture, WrongBufferSizeFailsTheFrameNotTheClient) {
   EXPECT_TRUE(frame.failed);
   EXPECT_EQ(frame.reason, EXT_IMAGE_COPY_CAPTURE_FRAME_V1_FAILURE_REASON_BUFFER_CONSTRAINTS);
   EXPECT_EQ(wl_display_get_error(c.display()), 0);
+}
+
+// What wlr-screencopy says about a region: the buffer it offers, or failed.
+struct RegionFrame {
+  bool failed = false;
+  int width = 0, height = 0;
+  [[nodiscard]] bool answered() const { return failed || width != 0; }
+};
+
+RegionFrame capture_region(Harness& h, zwlr_screencopy_manager_v1* manager, wl_output* output,
+                           int32_t x, int32_t y, int32_t width, int32_t height) {
+  RegionFrame result;
+  zwlr_screencopy_frame_v1* frame =
+      zwlr_screencopy_manager_v1_capture_output_region(manager, 0, output, x, y, width, height);
+  static const zwlr_screencopy_frame_v1_listener listener = {
+      .buffer =
+          [](void* data, zwlr_screencopy_frame_v1*, uint32_t, uint32_t w, uint32_t h, uint32_t) {
+            auto* r = static_cast<RegionFrame*>(data);
+            r->width = static_cast<int>(w);
+            r->height = static_cast<int>(h);
+          },
+      .flags = [](void*, zwlr_screencopy_frame_v1*, uint32_t) {},
+      .ready = [](void*, zwlr_screencopy_frame_v1*, uint32_t, uint32_t, uint32_t) {},
+      .failed = [](void* data,
+                   zwlr_screencopy_frame_v1*) { static_cast<RegionFrame*>(data)->failed = true; },
+      .damage = [](void*, zwlr_screencopy_frame_v1*, uint32_t, uint32_t, uint32_t, uint32_t) {},
+      .linux_dmabuf = [](void*, zwlr_screencopy_frame_v1*, uint32_t, uint32_t, uint32_t) {},
+      .buffer_done = [](void*, zwlr_screencopy_frame_v1*) {},
+  };
+  zwlr_screencopy_frame_v1_add_listener(frame, &listener, &result);
+  h.run_until([&] { return result.answered(); });
+  zwlr_screencopy_frame_v1_destroy(frame);
+  return result;
+}
+
+// A region is clipped to the output; one with no part on it, or with a
+// negative or huge size, fails the frame (wlroots 0.19.2 computed the
+// buffer from it as given: a signed overflow, found by the fuzzer).
+TEST_P(Capture, ScreencopyRegionsAreClippedToTheOutput) {
+  auto* manager = static_cast<zwlr_screencopy_manager_v1*>(
+      globals.bind(&zwlr_screencopy_manager_v1_interface, 3));
+  ASSERT_NE(manager, nullptr);
+  RegionFrame inside = capture_region(h, manager, c.output, 10, 20, 100, 50);
+  EXPECT_FALSE(inside.failed);
+  EXPECT_EQ(inside.width, 100);
+  EXPECT_EQ(inside.height, 50);
+  // The harness's output is 640x480.
+  RegionFrame across = capture_region(h, manager, c.output, 600, -30, 100, 100);
+  EXPECT_FALSE(across.failed);
+  EXPECT_EQ(across.width, 40);
+  EXPECT_EQ(across.height, 70);
+  EXPECT_TRUE(capture_region(h, manager, c.output, 700, 0, 10, 10).failed);
+  EXPECT_TRUE(capture_region(h, manager, c.output, 0, 0, -1549556864, 10).failed);
+  EXPECT_TRUE(capture_region(h, manager, c.output, 0, 0, 10, 0).failed);
+  RegionFrame huge =
+      capture_region(h, manager, c.output, INT32_MIN, INT32_MIN, INT32_MAX, INT32_MAX);
+  EXPECT_TRUE(huge.failed) << "a region ending at (-1, -1) is off the output";
+  RegionFrame whole = capture_region(h, manager, c.output, -5, -5, INT32_MAX, INT32_MAX);
+  EXPECT_EQ(whole.width, 640);
+  EXPECT_EQ(whole.height, 480);
+  EXPECT_EQ(wl_display_get_error(c.display()), 0);
+  zwlr_screencopy_manager_v1_destroy(manager);
 }
 
 INSTANTIATE_TEST_SUITE_P(Renderers, Capture,
