@@ -7,13 +7,14 @@
 // and the longest dispatch of baton's loop.
 //
 // Members also copy and paste through ext-data-control-v1 (clipboard.hpp),
-// and X11 windows come and go under Xwayland (x11_crowd.hpp).
-// Not covered here (say so, do not pretend): dma-bufs with syncobj (the
-// guest's tests/vm/ suites have them; this machine has no DRM node).
+// X11 windows come and go under Xwayland (x11_crowd.hpp), and one member in
+// four draws dma-bufs with acquire and release points on the fake syncobj
+// device (explicit_sync.hpp; some of their GPUs hang). Real dma-bufs and
+// syncobjs need a DRM node: the guest's tests/vm/ suites have them.
 //
 // usage: baton-soak [--seconds N] [--clients N] [--interval-s N] [--check]
 //   --check: exit 1 when, after the first (warm-up) sample, the highest fds,
-//   scene nodes or memory of the later half of the samples pass the earlier
+//   scene nodes, syncobj handles or memory of the later half of the samples pass the earlier
 //   half's by more than the crowd's share (memory: 20 %) (the CI run:
 //   `meson test soak-2min`; the long one: `meson test --benchmark soak`).
 #include <sys/socket.h>
@@ -35,8 +36,11 @@
 #include "compositor/desktop/xwayland.hpp"
 #include "compositor/server.hpp"
 #include "tests/soak/clipboard.hpp"
+#include "tests/soak/explicit_sync.hpp"
 #include "tests/soak/x11_crowd.hpp"
 #include "tests/support/client.hpp"
+#include "tests/support/fake_dmabuf.hpp"
+#include "tests/support/fake_syncobj.hpp"
 #include "tests/support/harness.hpp"
 #include "util/wlr.hpp"
 
@@ -138,23 +142,40 @@ struct BufferPair {
 };
 
 /// One member of the crowd: a connection with a window, maybe a popup.
+/// One member in four draws with explicit sync after its first frame; one
+/// of those in four has a GPU that hangs.
 struct Member {
-  Member(Harness& h, ClipboardCounts& counts, int number)
-      : display(h.connect()),
+  Member(Harness& h, ClipboardCounts& counts, ExplicitSyncCounts& sync_counts, int number)
+      : harness(h),
+        display(h.connect()),
         client(h, display),
         window(client),
         clipboard(h, display, client.seat, counts),
+        sync_counts(sync_counts),
+        wants_sync(number % 4 == 1),
+        hangs(number % 16 == 1),
         name("baton-soak member " + std::to_string(number)) {
     window.initial_commit();
   }
   void draw() {
-    if (!buffers) buffers = std::make_unique<BufferPair>(client, 160, 120, 0xff808080, 0xff404040);
+    if (synced) {
+      synced->draw(width, height);
+      return;
+    }
+    if (!buffers)
+      buffers = std::make_unique<BufferPair>(client, width, height, 0xff808080, 0xff404040);
     window.present(buffers->next(), buffers->width, buffers->height);
+    if (wants_sync)
+      synced =
+          std::make_unique<SyncedDrawing>(harness, display, window.surface(), sync_counts, hangs);
   }
   void resize(int w, int h) {
-    buffers = std::make_unique<BufferPair>(client, w, h, 0xffa0a0a0, 0xff606060);
+    width = w;
+    height = h;
+    if (!synced) buffers = std::make_unique<BufferPair>(client, w, h, 0xffa0a0a0, 0xff606060);
     draw();
   }
+  Harness& harness;
   wl_display* display;
   Client client;
   Window window;
@@ -162,7 +183,11 @@ struct Member {
   std::unique_ptr<Window> popup;
   std::unique_ptr<ShmBuffer> popup_buffer;
   Clipboard clipboard;
+  ExplicitSyncCounts& sync_counts;
+  std::unique_ptr<SyncedDrawing> synced;  // the window's buffer commits, once it has one
+  bool wants_sync, hangs;
   std::string name;
+  int width = 160, height = 120;
   int copies = 0;
   bool fullscreen = false;
 };
@@ -213,6 +238,10 @@ struct Steady {
 Options soak_options() {
   Options options = headless_options(1280, 720);
   options.xwayland = XwaylandMode::eager;
+  // linux-drm-syncobj-v1 on the fake syncobj device, beside the fake
+  // dma-buf global offered once the server runs.
+  options.drm_device = fake_drm_device_path();
+  options.syncobj_without_own_dmabuf = true;
   return options;
 }
 
@@ -222,6 +251,10 @@ int run(const Args& a) {
   // the soak's own figures. baton's log stays.
   wlr_log_init(WLR_SILENT, nullptr);
   Harness h(soak_options());
+  if (offer_fake_linux_dmabuf(h.server().display()) == nullptr) {
+    std::printf("soak: FAIL: could not offer the fake linux-dmabuf-v1\n");
+    return 1;
+  }
   const char* x11_window = std::getenv("BATON_X11_WINDOW");
   if (x11_window == nullptr) {
     std::printf("soak: FAIL: BATON_X11_WINDOW is not set (run it through meson)\n");
@@ -238,6 +271,7 @@ int run(const Args& a) {
   std::mt19937 random(1);  // the same run each time
   int joined = 0, left_cleanly = 0, cut_off = 0;
   ClipboardCounts clipboard;
+  ExplicitSyncCounts sync;
   int64_t longest_dispatch_ns = 0;
 
   // Leaves: its objects go, then its connection. Cut off, it leaves as a
@@ -256,7 +290,8 @@ int run(const Args& a) {
   };
 
   std::printf(
-      "| s | fds | %s | scene nodes | clients | steady frames |\n|---|---|---|---|---|---|\n",
+      "| s | fds | %s | scene nodes | syncobj handles | clients | steady frames |\n"
+      "|---|---|---|---|---|---|---|\n",
       kMemoryColumn);
   const auto start = Clock::now();
   auto next_sample = start + std::chrono::seconds(a.interval_s);
@@ -265,13 +300,14 @@ int run(const Args& a) {
     int fds;
     long memory;
     int nodes;
+    int handles;
   };
   std::vector<Sample> samples;
   while (Clock::now() - start < std::chrono::seconds(a.seconds)) {
     // One action on one member of the crowd every few milliseconds.
     auto& slot = crowd[random() % crowd.size()];
     if (!slot) {
-      slot = std::make_unique<Member>(h, clipboard, joined);
+      slot = std::make_unique<Member>(h, clipboard, sync, joined);
       if (!slot->clipboard.ready()) {
         std::printf("soak: FAIL: baton offers no ext-data-control-v1 for the clipboard\n");
         return 1;
@@ -329,8 +365,18 @@ int run(const Args& a) {
           break;
       }
     }
-    for (auto& member : crowd)
-      if (member) member->clipboard.poll();
+    for (auto& member : crowd) {
+      if (!member) continue;
+      member->clipboard.poll();
+      if (member->synced && !member->synced->ready()) {
+        std::printf("soak: FAIL: baton offers no linux-drm-syncobj-v1 on the fake device\n");
+        return 1;
+      }
+      if (member->synced) {
+        member->synced->gpu(random);
+        member->synced->poll();
+      }
+    }
     if (Clock::now() >= next_x11) {
       next_x11 += milliseconds(1500);
       x11.most_mapped = std::max(x11.most_mapped, x11.mapped());
@@ -347,14 +393,15 @@ int run(const Args& a) {
     }
     if (Clock::now() >= next_sample) {
       next_sample += std::chrono::seconds(a.interval_s);
-      Sample s{open_fds(), memory_kib(), scene_nodes(&h.server().scene()->tree.node)};
+      Sample s{open_fds(), memory_kib(), scene_nodes(&h.server().scene()->tree.node),
+               static_cast<int>(fake_syncobj_handles())};
       samples.push_back(s);
       const auto live = std::count_if(crowd.begin(), crowd.end(), [](auto& m) { return !!m; });
       std::printf(
-          "| %lld | %d | %ld | %d | %ld | %d |\n",
+          "| %lld | %d | %ld | %d | %d | %ld | %d |\n",
           static_cast<long long>(
               std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count()),
-          s.fds, s.memory, s.nodes, static_cast<long>(live), steady.frames);
+          s.fds, s.memory, s.nodes, s.handles, static_cast<long>(live), steady.frames);
       std::fflush(stdout);
     }
   }
@@ -368,6 +415,10 @@ int run(const Args& a) {
               clipboard.pastes_cut_short);
   std::printf("soak: X11: %d windows started, %d killed, %d terminated; at most %d shown at once\n",
               x11.started, x11.killed, x11.terminated, x11.most_mapped);
+  std::printf(
+      "soak: explicit sync: %d members (%d with a GPU that hangs), %d commits, %d acquire points "
+      "signalled, %d buffers released\n",
+      sync.members, sync.hung_gpus, sync.commits, sync.acquires_signalled, sync.releases_seen);
   if (!a.check) return 0;
   if (samples.size() < 3) {
     std::printf("soak: FAIL: %zu samples, need 3 (run longer)\n", samples.size());
@@ -378,17 +429,24 @@ int run(const Args& a) {
   // later half is compared with the highest of the earlier half. A leak
   // raises the later half; a crowd that is small at one sample does not.
   const size_t half = (samples.size() - 1) / 2;
-  Sample earlier{0, 0, 0}, later{0, 0, 0};
+  Sample earlier{0, 0, 0, 0}, later{0, 0, 0, 0};
   for (size_t i = 1; i < samples.size(); ++i) {
     Sample& into = i <= half ? earlier : later;
     into.fds = std::max(into.fds, samples[i].fds);
     into.memory = std::max(into.memory, samples[i].memory);
     into.nodes = std::max(into.nodes, samples[i].nodes);
+    into.handles = std::max(into.handles, samples[i].handles);
   }
   const int slack_fds = a.clients * 2, slack_nodes = a.clients * 8;
   bool ok = true;
   if (later.fds > earlier.fds + slack_fds) {
     std::printf("soak: FAIL: fds grew from at most %d to %d\n", earlier.fds, later.fds);
+    ok = false;
+  }
+  // Two timelines per member at most (a quarter of them draw synced).
+  if (later.handles > earlier.handles + a.clients * 2) {
+    std::printf("soak: FAIL: syncobj handles grew from at most %d to %d\n", earlier.handles,
+                later.handles);
     ok = false;
   }
   if (later.nodes > earlier.nodes + slack_nodes) {
@@ -410,11 +468,20 @@ int run(const Args& a) {
                 clipboard.pastes_started);
     ok = false;
   }
+  // A frame the GPU finished is released once the next one applies: all but
+  // the last of each member's.
+  if (sync.commits == 0 || sync.releases_seen < sync.acquires_signalled / 2) {
+    std::printf("soak: FAIL: %d buffers released of %d frames the GPU finished\n",
+                sync.releases_seen, sync.acquires_signalled);
+    ok = false;
+  }
   if (steady.frames < a.seconds * 10) {  // a liveness floor, far under 60 Hz
     std::printf("soak: FAIL: the steady client presented only %d frames\n", steady.frames);
     ok = false;
   }
-  if (ok) std::printf("soak: PASS: fds, scene nodes and memory stayed flat after warm-up\n");
+  if (ok)
+    std::printf(
+        "soak: PASS: fds, scene nodes, syncobj handles and memory stayed flat after warm-up\n");
   return ok ? 0 : 1;
 }
 

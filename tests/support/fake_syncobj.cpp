@@ -177,11 +177,9 @@ UniqueFd fake_timeline_fd() {
 
 size_t fake_timelines_this_input() { return device().made_this_input.size(); }
 
-void fake_gpu_acts(size_t which, uint64_t point, bool signal) {
-  Device& d = device();
-  if (d.made_this_input.empty()) return;
-  auto syncobj = d.made_this_input[which % d.made_this_input.size()].lock();
-  if (!syncobj) return;
+namespace {
+
+void gpu_act(const std::shared_ptr<Syncobj>& syncobj, uint64_t point, bool signal) {
   if (signal) {
     signal_point(syncobj, point);
   } else {
@@ -190,12 +188,47 @@ void fake_gpu_acts(size_t which, uint64_t point, bool signal) {
   }
 }
 
+}  // namespace
+
+void fake_gpu_acts(size_t which, uint64_t point, bool signal) {
+  Device& d = device();
+  if (d.made_this_input.empty()) return;
+  if (auto syncobj = d.made_this_input[which % d.made_this_input.size()].lock())
+    gpu_act(syncobj, point, signal);
+}
+
+FakeTimeline::FakeTimeline() : fd_(memfd_create("baton-fake-syncobj", MFD_CLOEXEC)) {
+  struct stat st {};
+  if (!fd_ || fstat(fd_.get(), &st) != 0) {
+    fd_.reset();
+    return;
+  }
+  inode_ = st.st_ino;
+  device().exported[st.st_ino] = std::make_shared<Syncobj>();
+}
+
+FakeTimeline::~FakeTimeline() {
+  if (fd_) device().exported.erase(inode_);
+}
+
+void FakeTimeline::gpu_acts(uint64_t point, bool signal) {
+  auto it = device().exported.find(inode_);
+  if (fd_ && it != device().exported.end()) gpu_act(it->second, point, signal);
+}
+
+bool FakeTimeline::signalled(uint64_t point) const {
+  auto it = device().exported.find(inode_);
+  return fd_ && it != device().exported.end() && it->second->signalled(point);
+}
+
 bool fake_point_signalled(size_t which, uint64_t point) {
   const Device& d = device();
   if (which >= d.made_this_input.size()) return false;
   auto syncobj = d.made_this_input[which].lock();
   return syncobj && syncobj->signalled(point);
 }
+
+size_t fake_syncobj_handles() { return device().handles.size(); }
 
 void fake_syncobj_input_done() {
   device().exported.clear();
@@ -281,7 +314,11 @@ int drmSyncobjExportSyncFile(int fd, uint32_t handle, int* sync_file_fd) {
   if (!kept) return -1;
   syncobj->waiters.push_back({std::move(kept), 0, false});
   wake_available(syncobj);
-  if (!syncobj->signalled(0)) device().sync_files_pending.push_back(syncobj);
+  if (!syncobj->signalled(0)) {
+    auto& pending = device().sync_files_pending;
+    std::erase_if(pending, [](const auto& s) { return s->signalled(0); });
+    pending.push_back(syncobj);
+  }
   *sync_file_fd = out.release();
   return 0;
 }

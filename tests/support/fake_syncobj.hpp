@@ -39,6 +39,31 @@ void fake_gpu_acts(size_t which, uint64_t point, bool signal);
 /// (what the client's own waits would see); false when there is none.
 bool fake_point_signalled(size_t which, uint64_t point);
 
+/// A timeline one client owns for as long as it lives (the soak's members,
+/// which come and go for minutes): the model forgets it when this goes;
+/// what baton imported of it lives on through baton's handles.
+class FakeTimeline {
+ public:
+  FakeTimeline();
+  ~FakeTimeline();
+  FakeTimeline(const FakeTimeline&) = delete;
+  FakeTimeline& operator=(const FakeTimeline&) = delete;
+
+  /// The syncobj fd to send (import_timeline); empty on failure.
+  [[nodiscard]] const UniqueFd& fd() const { return fd_; }
+  /// The client's GPU: `point` gets a fence, and with `signal` it signals.
+  void gpu_acts(uint64_t point, bool signal);
+  [[nodiscard]] bool signalled(uint64_t point) const;
+
+ private:
+  UniqueFd fd_;
+  uint64_t inode_ = 0;
+};
+
+/// Syncobj handles open on the fake device now (baton's imported timelines
+/// and its short-lived binary syncobjs): what a leak of them would grow.
+size_t fake_syncobj_handles();
+
 /// An input (a test) ended and its clients hung up: their syncobj fds are gone, so the
 /// model forgets them (what baton imported lives on through its handles).
 void fake_syncobj_input_done();
