@@ -15,8 +15,9 @@
 // usage: baton-soak [--seconds N] [--clients N] [--interval-s N] [--check]
 //   --check: exit 1 when, after the first (warm-up) sample, the highest fds,
 //   scene nodes, syncobj handles or memory of the later half of the samples pass the earlier
-//   half's by more than the crowd's share (memory: 20 %) (the CI run:
+//   half's by more than the crowd's share (memory: 20 % more) (the CI run:
 //   `meson test soak-2min`; the long one: `meson test --benchmark soak`).
+#include <malloc.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -26,7 +27,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <random>
@@ -104,12 +104,14 @@ int open_fds() {
 constexpr const char* kMemoryColumn = "live heap KiB (ASan)";
 long memory_kib() { return static_cast<long>(__sanitizer_get_current_allocated_bytes() / 1024); }
 #else
-constexpr const char* kMemoryColumn = "RSS KiB";
+// The live heap here too: the resident size swings by a quarter within two
+// minutes as malloc keeps and returns pages (22 to 31 MiB in one clean CI
+// rehearsal, which failed the check), while what a leak grows is the heap
+// in use (mallinfo2 sums every arena, mmapped blocks included).
+constexpr const char* kMemoryColumn = "live heap KiB";
 long memory_kib() {
-  std::ifstream statm("/proc/self/statm");
-  long size = 0, resident = 0;
-  statm >> size >> resident;
-  return resident * (sysconf(_SC_PAGESIZE) / 1024);
+  const struct mallinfo2 info = mallinfo2();
+  return static_cast<long>((info.uordblks + info.hblkhd) / 1024);
 }
 #endif
 
@@ -453,7 +455,9 @@ int run(const Args& a) {
     std::printf("soak: FAIL: scene nodes grew from at most %d to %d\n", earlier.nodes, later.nodes);
     ok = false;
   }
-  if (later.memory > earlier.memory + earlier.memory / 5) {
+  // The live heap follows the crowd (about 50 KiB a member here): 20 % plus
+  // the crowd's share.
+  if (later.memory > earlier.memory + earlier.memory / 5 + a.clients * 32L) {
     std::printf("soak: FAIL: memory (%s) grew from at most %ld to %ld KiB\n", kMemoryColumn,
                 earlier.memory, later.memory);
     ok = false;
