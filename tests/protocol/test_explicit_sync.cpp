@@ -11,6 +11,7 @@
 
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "compositor/server.hpp"
 #include "fifo-v1-client-protocol.h"
@@ -70,7 +71,14 @@ class ExplicitSync : public ::testing::Test {
     ASSERT_NE(syncobj_.get(), nullptr) << "linux-drm-syncobj-v1 is not advertised";
     ASSERT_NE(fifo_.get(), nullptr);
   }
-  void TearDown() override { fake_syncobj_input_done(); }
+  void TearDown() override {
+    // The client's proxies (LeakSanitizer counts them), then the model's
+    // timelines.
+    for (wl_buffer* buffer : buffers_) wl_buffer_destroy(buffer);
+    for (auto* proxy : timeline_proxies_) wp_linux_drm_syncobj_timeline_v1_destroy(proxy);
+    if (surface_ != nullptr) wp_linux_drm_syncobj_surface_v1_destroy(surface_);
+    fake_syncobj_input_done();
+  }
 
   // A window showing red from shm, then under explicit sync: every buffer
   // commit from here on carries points.
@@ -90,7 +98,9 @@ class ExplicitSync : public ::testing::Test {
   Timeline timeline() {
     UniqueFd fd = fake_timeline_fd();
     EXPECT_TRUE(fd);
-    return {wp_linux_drm_syncobj_manager_v1_import_timeline(syncobj_, fd.get()), timelines_++};
+    timeline_proxies_.push_back(
+        wp_linux_drm_syncobj_manager_v1_import_timeline(syncobj_, fd.get()));
+    return {timeline_proxies_.back(), timelines_++};
   }
 
   // A linear XRGB8888 dma-buf of one memfd plane.
@@ -102,6 +112,7 @@ class ExplicitSync : public ::testing::Test {
     wl_buffer* buffer =
         zwp_linux_buffer_params_v1_create_immed(params, width, height, DRM_FORMAT_XRGB8888, 0);
     zwp_linux_buffer_params_v1_destroy(params);
+    buffers_.push_back(buffer);
     return buffer;
   }
 
@@ -127,6 +138,8 @@ class ExplicitSync : public ::testing::Test {
   Owned<wp_fifo_manager_v1, wp_fifo_manager_v1_destroy> fifo_;
   wp_linux_drm_syncobj_surface_v1* surface_ = nullptr;
   size_t timelines_ = 0;
+  std::vector<wl_buffer*> buffers_;
+  std::vector<wp_linux_drm_syncobj_timeline_v1*> timeline_proxies_;
 };
 
 TEST_F(ExplicitSync, ACommitWaitsForItsAcquirePointToSignalNotMerelyToExist) {
@@ -212,6 +225,7 @@ TEST_F(ExplicitSync, AHeldCommitsReleasePointFollowsItsAcquirePointWhenTheSurfac
   fake_gpu_acts(acquire.index, 2, false);  // drawn into, not finished
   wp_fifo_v1_destroy(fifo);
   wp_linux_drm_syncobj_surface_v1_destroy(surface_);
+  surface_ = nullptr;
   w.reset();
   h_.sync();
   h_.run_for(milliseconds(50));
@@ -230,7 +244,8 @@ TEST_F(ExplicitSync, AnFdThatIsNotASyncobjIsAProtocolErrorForThatClientOnly) {
   bystander.initial_commit();
   ASSERT_TRUE(h_.run_until([&] { return bystander.configure_count() >= 1; }));
   UniqueFd memfd(memfd_create("not-a-syncobj", MFD_CLOEXEC));
-  wp_linux_drm_syncobj_manager_v1_import_timeline(syncobj_, memfd.get());
+  timeline_proxies_.push_back(
+      wp_linux_drm_syncobj_manager_v1_import_timeline(syncobj_, memfd.get()));
   ASSERT_TRUE(h_.run_until([&] { return wl_display_get_error(client_->display()) != 0; }));
   EXPECT_EQ(wl_display_get_error(client_->display()), EPROTO);
   bystander.draw(kWidth, kHeight, kRed);
