@@ -7,6 +7,8 @@
 #include <cstdlib>
 
 #include "compositor/output/output.hpp"
+#include "compositor/shell/session_lock.hpp"
+#include "ext-session-lock-v1-client-protocol.h"
 #include "tests/fuzz/arguments.hpp"
 #include "tests/fuzz/interfaces.hpp"
 #include "tests/support/fake_dmabuf.hpp"
@@ -168,7 +170,56 @@ void Session::run(const uint8_t* data, size_t size) {
   clients.clear();  // hang up, as killed processes do
   test::fake_syncobj_input_done();
   harness_.server().dispatch(0);
+  unlock_left_session();
   check_still_serving();
+}
+
+void Session::unlock_left_session() {
+  if (!harness_.server().session_lock().locked()) return;
+  // A locker that died without unlocking leaves the session locked, as it
+  // must; the next input would then run against covers and a seat that
+  // gives no input to windows, and its outcome would depend on the inputs
+  // before it. A new locker takes over and unlocks, as a user's would.
+  std::vector<std::unique_ptr<WireClient>> locker;
+  locker.push_back(std::make_unique<WireClient>(harness_.server().display()));
+  settle(locker);
+  WireClient& client = *locker[0];
+  const auto& globals = client.globals();
+  const auto manager = std::find_if(globals.begin(), globals.end(), [](const Global& g) {
+    return g.interface == ext_session_lock_manager_v1_interface.name;
+  });
+  if (manager == globals.end()) {
+    std::fprintf(stderr, "fuzz: the session is locked but no lock manager is offered\n");
+    std::abort();
+  }
+  std::vector<WireArg> bind(4);
+  bind[0].value = manager->name;
+  bind[1].type = 's';
+  bind[1].bytes = manager->interface;
+  bind[2].value = 1;
+  bind[3].type = 'n';
+  bind[3].value = client.next_id();
+  client.send(client.registry(), WL_REGISTRY_BIND, bind);
+  const uint32_t manager_id = client.next_id();
+  client.add_object(&ext_session_lock_manager_v1_interface, 1);
+  std::vector<WireArg> lock(1);
+  lock[0].type = 'n';
+  lock[0].value = client.next_id();
+  client.send(manager_id, EXT_SESSION_LOCK_MANAGER_V1_LOCK, lock);
+  const uint32_t lock_id = client.next_id();
+  client.add_object(&ext_session_lock_v1_interface, 1);
+  std::vector<WireArg> none;
+  client.send(lock_id, EXT_SESSION_LOCK_V1_UNLOCK_AND_DESTROY, none);
+  settle(locker);
+  if (harness_.server().session_lock().locked()) {
+    std::fprintf(stderr,
+                 "fuzz: a new locker could not unlock a session its dead locker left (%s)\n",
+                 client.dead() ? client.error().c_str() : "still locked");
+    std::abort();
+  }
+  if (trace_) std::fprintf(stderr, "fuzz: unlocked the session a dead locker left\n");
+  locker.clear();
+  harness_.server().dispatch(0);
 }
 
 void Session::check_still_serving() {

@@ -31,6 +31,7 @@ class Session {
   void frame(ByteSource& in);
   void gpu(ByteSource& in);
   void settle(const std::vector<std::unique_ptr<WireClient>>& clients);
+  void unlock_left_session();
   void check_still_serving();
 
   test::Harness harness_;
