@@ -3,6 +3,8 @@
 // rule checks it); the functions live in renderer.cpp beside what they read.
 #pragma once
 
+#include <cstddef>
+
 #include "renderer/vulkan/counters.hpp"
 
 struct wlr_renderer;
@@ -15,6 +17,8 @@ namespace baton::vulkan {
 [[nodiscard]] UploadCounts renderer_upload_counts(wlr_renderer* renderer);
 /// Debug-utils warnings and errors seen so far (validation layer messages).
 [[nodiscard]] int renderer_debug_messages(wlr_renderer* renderer);
+/// Client dma-bufs imported as render targets (capture targets) and alive.
+[[nodiscard]] size_t renderer_dmabuf_targets(wlr_renderer* renderer);
 /// Waits until the GPU finished all submitted work.
 void renderer_finish(wlr_renderer* renderer);
 

@@ -216,6 +216,7 @@ Renderer::~Renderer() {
              static_cast<unsigned long long>(imports.imports),
              static_cast<unsigned long long>(imports.reuses));
   imports_.clear();  // before the textures: their buffers' addons go with them
+  dmabuf_targets_.clear();
   // A texture still here has no holder left: wlroots 0.19's users drop theirs
   // on the renderer's destroy signal, which wlr_renderer_destroy emitted
   // before this ran (a wlr_client_buffer hands its texture to the renderer
@@ -543,6 +544,10 @@ std::string renderer_device_name(wlr_renderer* renderer) {
 
 int renderer_debug_messages(wlr_renderer* renderer) {
   return is_vulkan_renderer(renderer) ? Renderer::from(renderer)->device().debug_messages() : 0;
+}
+
+size_t renderer_dmabuf_targets(wlr_renderer* renderer) {
+  return is_vulkan_renderer(renderer) ? Renderer::from(renderer)->dmabuf_targets().size() : 0;
 }
 
 void renderer_simulate_device_lost(wlr_renderer* renderer) {

@@ -17,6 +17,7 @@
 #include "renderer/vulkan/pass/compute_composite.hpp"
 #include "renderer/vulkan/pass/pipelines.hpp"
 #include "renderer/vulkan/pass/render_done.hpp"
+#include "renderer/vulkan/swapchain/dmabuf_target.hpp"
 #include "renderer/vulkan/swapchain/slot.hpp"
 #include "renderer/vulkan/texture/import_cache.hpp"
 #include "renderer/vulkan/texture/staging_ring.hpp"
@@ -196,6 +197,7 @@ class Renderer {
   wlr_drm_format_set& shm_formats() { return shm_formats_; }
   wlr_drm_format_set& render_formats() { return render_formats_; }
   wlr_drm_format_set& dmabuf_formats() { return dmabuf_formats_; }
+  DmabufTargets& dmabuf_targets() { return dmabuf_targets_; }
 
  private:
   struct Recorder {
@@ -263,6 +265,8 @@ class Renderer {
   std::shared_ptr<OpenPasses> open_passes_end_;  // made on demand while passes are open
   std::unordered_set<Texture*> textures_;
   ImportCache imports_{*device_, [this](Retired resources) { retire(std::move(resources)); }};
+  DmabufTargets dmabuf_targets_{*device_,
+                                [this](Retired resources) { retire(std::move(resources)); }};
   std::vector<std::unique_ptr<Pass>> passes_;
   std::vector<Pass*> free_passes_;
   wlr_drm_format_set shm_formats_{};

@@ -6,10 +6,39 @@
 
 #include "renderer/vulkan/renderer.hpp"
 #include "renderer/vulkan/swapchain/reuse_fence.hpp"
+#include "sync/sync_file.hpp"
 #include "util/log.hpp"
 
 namespace baton::vulkan {
 namespace {
+
+// The fd of a client dma-buf target's (single) plane.
+int dmabuf_fd(wlr_buffer* buffer) {
+  wlr_dmabuf_attributes attribs{};
+  return wlr_buffer_get_dmabuf(buffer, &attribs) ? attribs.fd[0] : -1;
+}
+
+// A client dma-buf drawn into: handed back to the client's side, with
+// render-done among its implicit fences, so that the client's reads (and
+// mapping it, DMA_BUF_IOCTL_SYNC) wait for our copy. `fence` is render-done
+// as a pending sync_file; without one (a driver whose export waits for the
+// GPU: lavapipe) the CPU waits here, since wlroots tells the client the
+// frame is ready as soon as the pass is submitted.
+void hand_back_client_dmabuf(Renderer& r, wlr_buffer* buffer, const UniqueFd& fence,
+                             uint64_t point) {
+  if (fence) {
+    auto copy = UniqueFd::duplicate_of(fence.get());
+    Status attached = copy ? sync::SyncFile(std::move(*copy))
+                                 .import_into_dmabuf(dmabuf_fd(buffer), sync::Access::write)
+                           : Status(copy.error());
+    if (attached) return;
+    LOG_ERROR("vulkan: render-done could not join a client dma-buf's fences (%s); waiting for it",
+              attached.error().describe().c_str());
+  }
+  if (Status waited = r.device().wait(point); !waited)
+    LOG_ERROR("vulkan: waiting for a copy into a client dma-buf: %s",
+              waited.error().describe().c_str());
+}
 
 Pass* get(wlr_render_pass* p) { return reinterpret_cast<Pass*>(p); }
 
@@ -311,6 +340,23 @@ bool submit(wlr_render_pass* base) {
     dep.pMemoryBarriers = &host;
     vkCmdPipelineBarrier2(cb, &dep);
   }
+  if (pass.slot->client_dmabuf) {
+    // Back to the client's side once drawn.
+    VkImageMemoryBarrier2 handback{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
+    handback.srcStageMask = kTargetWriteStages;
+    handback.srcAccessMask = kTargetWriteAccess;
+    handback.dstStageMask = VK_PIPELINE_STAGE_2_NONE;
+    handback.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
+    handback.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+    handback.srcQueueFamilyIndex = r.device().queue_family();
+    handback.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+    handback.image = pass.slot->image;
+    handback.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    dep.imageMemoryBarrierCount = 1;
+    dep.pImageMemoryBarriers = &handback;
+    vkCmdPipelineBarrier2(cb, &dep);
+  }
   if (pass.timer != nullptr)
     vkCmdWriteTimestamp2(cb, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pass.timer->pool.get(), 1);
   std::vector<VkSemaphoreSubmitInfo> waits;
@@ -325,7 +371,7 @@ bool submit(wlr_render_pass* base) {
   // Render-done is exported only for a consumer that asked for it; without
   // the semaphore it is signalled from the event loop.
   VkSemaphore done_signal = VK_NULL_HANDLE;
-  if (pass.signal_timeline != nullptr) {
+  if (pass.signal_timeline != nullptr || pass.slot->client_dmabuf) {
     auto semaphore = r.render_done().signal_semaphore();
     if (semaphore)
       done_signal = *semaphore;
@@ -349,16 +395,17 @@ bool submit(wlr_render_pass* base) {
     // No CPU wait here: the output's wait point carries render-done (the
     // plane's IN_FENCE_FD), and consumers without one (a wl_shm parent, KMS
     // without timelines) are committed by the output once the GPU is done.
+    UniqueFd fence;
+    if (done_signal != VK_NULL_HANDLE) {
+      auto exported = r.render_done().export_fence();
+      if (exported)
+        fence = std::move(*exported);
+      else
+        LOG_ERROR("vulkan: %s", exported.error().describe().c_str());
+    }
+    if (target.client_dmabuf) hand_back_client_dmabuf(r, pass.buffer, fence, point);
     if (pass.signal_timeline != nullptr) {
       // Without an exported fence, render-done is signalled from the event loop.
-      UniqueFd fence;
-      if (done_signal != VK_NULL_HANDLE) {
-        auto exported = r.render_done().export_fence();
-        if (exported)
-          fence = std::move(*exported);
-        else
-          LOG_ERROR("vulkan: %s", exported.error().describe().c_str());
-      }
       Status handed = RenderDone::hand_over(std::move(fence), point, pass.signal_timeline,
                                             pass.signal_point, r.completion());
       if (!handed) LOG_ERROR("vulkan: %s", handed.error().describe().c_str());
@@ -386,8 +433,12 @@ Result<Pass*> Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_opt
     return failure(what, "the device is lost");
   }
   Slot* target = slot_of(buffer);
-  if (target == nullptr)
-    return failure(what, "can only render into buffers from baton's swapchain allocator");
+  if (target == nullptr) {
+    // A capture client's dma-buf: copied into on the GPU.
+    auto client = dmabuf_targets_.target_of(buffer);
+    if (!client) return failure(what, client.error().describe());
+    target = *client;
+  }
   if (pipelines_.get(target->format, DrawKind::solid, Blend::none) == VK_NULL_HANDLE)
     return failure(what, "cannot render into format " + hex_format(target->drm_format));
   if (!next_state(target->state, SlotEvent::begin_pass))
@@ -395,6 +446,13 @@ Result<Pass*> Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_opt
                              slot_state_name(target->state));
   collect();
   // The slot's last consumer may still read it: the GPU waits, not the CPU.
+  // A client's dma-buf: its own readers and writers, from its implicit fences.
+  if (target->client_dmabuf) {
+    auto accesses = unfinished_accesses_fence(dmabuf_fd(buffer));
+    if (!accesses)
+      return failure(what, "the client dma-buf's implicit fences: " + accesses.error().describe());
+    target->reuse_fence = std::move(*accesses);
+  }
   VkSemaphore release_wait = VK_NULL_HANDLE;
   if (target->reuse_fence) {
     auto imported = import_fence(std::move(target->reuse_fence));
@@ -458,6 +516,11 @@ Result<Pass*> Renderer::begin_pass(wlr_buffer* buffer, const wlr_buffer_pass_opt
   barrier.newLayout = VK_IMAGE_LAYOUT_GENERAL;
   barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
   barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  if (target->client_dmabuf) {
+    // Taken over from the client's side, its pixels kept (a region copy).
+    barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+    barrier.dstQueueFamilyIndex = device_->queue_family();
+  }
   barrier.image = target->image;
   barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
   VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};

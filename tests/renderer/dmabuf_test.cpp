@@ -9,11 +9,17 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
+#include "sync/sync_file.hpp"
 #include "tests/renderer/harness.hpp"
 #include "util/unique_fd.hpp"
 
@@ -32,6 +38,9 @@ struct UdmaBuffer {
   wlr_buffer base;
   UniqueFd dmabuf;
   int stride = 0;
+  uint32_t* pixels = nullptr;  // the memfd's pages, mapped
+  size_t size = 0;
+  uint64_t modifier = DRM_FORMAT_MOD_LINEAR;  // what it claims to be
 };
 
 UdmaBuffer* udma(wlr_buffer* b) { return reinterpret_cast<UdmaBuffer*>(b); }
@@ -40,6 +49,7 @@ const wlr_buffer_impl kUdmaImpl = {
     .destroy =
         [](wlr_buffer* b) {
           wlr_buffer_finish(b);
+          munmap(udma(b)->pixels, udma(b)->size);
           delete udma(b);
         },
     .get_dmabuf =
@@ -48,7 +58,7 @@ const wlr_buffer_impl kUdmaImpl = {
           a->width = b->width;
           a->height = b->height;
           a->format = DRM_FORMAT_ARGB8888;
-          a->modifier = DRM_FORMAT_MOD_LINEAR;
+          a->modifier = udma(b)->modifier;
           a->n_planes = 1;
           a->stride[0] = udma(b)->stride;
           a->fd[0] = udma(b)->dmabuf.get();
@@ -58,6 +68,40 @@ const wlr_buffer_impl kUdmaImpl = {
     .begin_data_ptr_access = nullptr,
     .end_data_ptr_access = nullptr,
 };
+
+// A w x h LINEAR ARGB8888 udmabuf whose pages the test reads and writes
+// through `pixels`; null, with `why`, where /dev/udmabuf is missing.
+UdmaBuffer* make_udma_buffer(int w, int h, std::string& why) {
+  UniqueFd dev(open("/dev/udmabuf", O_RDWR | O_CLOEXEC));
+  if (!dev) {
+    why = "UNTESTED: /dev/udmabuf is missing (run in tests/vm/)";
+    return nullptr;
+  }
+  const int stride = w * 4;
+  const size_t size = 4096 * ((size_t(stride) * h + 4095) / 4096);
+  UniqueFd mem(memfd_create("baton-udmabuf", MFD_ALLOW_SEALING | MFD_CLOEXEC));
+  void* mapped = MAP_FAILED;
+  if (mem && ftruncate(mem.get(), off_t(size)) == 0 &&
+      fcntl(mem.get(), F_ADD_SEALS, F_SEAL_SHRINK) == 0)
+    mapped = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, mem.get(), 0);
+  udmabuf_create create{};
+  create.memfd = uint32_t(mem.get());
+  create.flags = UDMABUF_FLAGS_CLOEXEC;
+  create.size = size;
+  UniqueFd dmabuf(mapped != MAP_FAILED ? ioctl(dev.get(), UDMABUF_CREATE, &create) : -1);
+  if (!dmabuf) {
+    why = std::string("a udmabuf could not be made: ") + std::strerror(errno);
+    if (mapped != MAP_FAILED) munmap(mapped, size);
+    return nullptr;
+  }
+  auto* buffer = new UdmaBuffer();
+  buffer->dmabuf = std::move(dmabuf);
+  buffer->stride = stride;
+  buffer->pixels = static_cast<uint32_t*>(mapped);
+  buffer->size = size;
+  wlr_buffer_init(&buffer->base, &kUdmaImpl, w, h);
+  return buffer;
+}
 
 class DmabufImport : public ::testing::Test {
  protected:
@@ -89,33 +133,15 @@ TEST_F(DmabufImport, LinearUdmabufSamplesLikeShm) {
   for (size_t m = 0; argb != nullptr && m < argb->len; ++m)
     linear = linear || argb->modifiers[m] == DRM_FORMAT_MOD_LINEAR;
   if (!linear) SKIP_UNLESS_REQUIRED("UNTESTED: ARGB8888/LINEAR is not importable on this device");
-  UniqueFd dev(open("/dev/udmabuf", O_RDWR | O_CLOEXEC));
-  if (!dev) SKIP_UNLESS_REQUIRED("UNTESTED: /dev/udmabuf is missing (run in tests/vm/)");
-
   const int w = 64, h = 32, stride = w * 4;
-  const size_t size = 4096 * ((size_t(stride) * h + 4095) / 4096);
-  UniqueFd mem(memfd_create("baton-udmabuf", MFD_ALLOW_SEALING | MFD_CLOEXEC));
-  ASSERT_TRUE(mem);
-  ASSERT_EQ(ftruncate(mem.get(), off_t(size)), 0);
-  ASSERT_EQ(fcntl(mem.get(), F_ADD_SEALS, F_SEAL_SHRINK), 0);
-  auto* pixels =
-      static_cast<uint32_t*>(mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, mem.get(), 0));
-  ASSERT_NE(pixels, MAP_FAILED);
+  std::string why;
+  UdmaBuffer* buffer = make_udma_buffer(w, h, why);
+  if (buffer == nullptr) SKIP_UNLESS_REQUIRED(why);
   MemoryBuffer* shm = MemoryBuffer::create(w, h, DRM_FORMAT_ARGB8888);
   shm->fill_pattern(3);
   for (int y = 0; y < h; ++y)
-    std::memcpy(pixels + static_cast<ptrdiff_t>(y) * w,
+    std::memcpy(buffer->pixels + static_cast<ptrdiff_t>(y) * w,
                 shm->data.data() + static_cast<ptrdiff_t>(y) * shm->stride, stride);
-  munmap(pixels, size);
-  udmabuf_create create{};
-  create.memfd = uint32_t(mem.get());
-  create.flags = UDMABUF_FLAGS_CLOEXEC;
-  create.size = size;
-  auto* buffer = new UdmaBuffer();
-  buffer->dmabuf = UniqueFd(ioctl(dev.get(), UDMABUF_CREATE, &create));
-  buffer->stride = stride;
-  ASSERT_TRUE(buffer->dmabuf) << "UDMABUF_CREATE failed";
-  wlr_buffer_init(&buffer->base, &kUdmaImpl, w, h);
 
   RendererUnderTest& vk = harness_.vulkan();
   Image from_dmabuf, from_shm;
@@ -138,6 +164,102 @@ TEST_F(DmabufImport, LinearUdmabufSamplesLikeShm) {
   Comparison c = compare("dmabuf-linear", from_dmabuf, from_shm, 0);
   EXPECT_EQ(c.differing, 0) << c.artifacts;
   EXPECT_EQ(harness_.debug_messages(), 0);
+}
+
+// Client dma-bufs as render targets: what wlr-screencopy and
+// ext-image-copy-capture draw into when a screen-sharing client hands baton
+// a dma-buf (renderer/vulkan/swapchain/dmabuf_target.hpp).
+class DmabufTarget : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!harness_.unavailable().empty()) SKIP_UNLESS_REQUIRED(harness_.unavailable());
+    if (!vulkan::renderer_can_import_dmabuf(harness_.vulkan().renderer))
+      SKIP_UNLESS_REQUIRED(
+          "UNTESTED HERE: the Vulkan device cannot import dma-bufs; run in tests/vm/ (vk-dmabuf)");
+  }
+  // Copies `src` of `source` into all of `target`, as wlroots' screencopy does.
+  bool copy(wlr_buffer* target, wlr_texture* texture, wlr_fbox src) {
+    wlr_render_pass* pass =
+        wlr_renderer_begin_buffer_pass(harness_.vulkan().renderer, target, nullptr);
+    if (pass == nullptr) return false;
+    wlr_render_texture_options options{};
+    options.texture = texture;
+    options.src_box = src;
+    options.dst_box = {0, 0, target->width, target->height};
+    options.blend_mode = WLR_RENDER_BLEND_MODE_NONE;
+    wlr_render_pass_add_texture(pass, &options);
+    return wlr_render_pass_submit(pass);
+  }
+  // Pixels of `target` that differ from `source` at offset (dx, dy), read as
+  // a capture client does: after the buffer's implicit write fences.
+  static std::string differences(UdmaBuffer& target, const MemoryBuffer& source, int dx, int dy) {
+    auto fence = sync::SyncFile::export_from_dmabuf(target.dmabuf.get(), sync::Access::read);
+    if (!fence) return "no implicit fence could be exported: " + fence.error().describe();
+    auto done = fence->wait(std::chrono::seconds(30));
+    if (!done || !*done) return "the copy's fence did not signal within 30 s";
+    int differing = 0;
+    std::string first;
+    for (int y = 0; y < target.base.height; ++y)
+      for (int x = 0; x < target.base.width; ++x) {
+        uint32_t want = 0;
+        std::memcpy(&want, source.data.data() + size_t(y + dy) * source.stride + size_t(x + dx) * 4,
+                    4);
+        const uint32_t got = target.pixels[ptrdiff_t(y) * target.base.width + x];
+        if (got == want) continue;
+        if (differing++ == 0) {
+          char text[96];
+          std::snprintf(text, sizeof(text), " (first at %d,%d: %08x, want %08x)", x, y, got, want);
+          first = text;
+        }
+      }
+    return differing == 0 ? "" : std::to_string(differing) + " pixels differ" + first;
+  }
+  GoldenHarness harness_;
+};
+
+// The pixels are in the client's buffer when it reads it as a client does,
+// waiting for the buffer's implicit fences, and a second copy into the same
+// buffer (a capture client cycles its buffers) replaces them. Large enough
+// that the GPU (lavapipe in the guest) is still copying when submit returns:
+// without render-done among the buffer's fences, or the wait where the
+// driver cannot export a pending one, the read sees the magenta fill.
+TEST_F(DmabufTarget, ACopyIntoAClientDmabufHoldsTheSourcesPixelsWhenItsFencesSay) {
+  const int w = 1024, h = 512;
+  std::string why;
+  UdmaBuffer* target = make_udma_buffer(w, h, why);
+  if (target == nullptr) SKIP_UNLESS_REQUIRED(why);
+  RendererUnderTest& vk = harness_.vulkan();
+  for (int round = 0; round < 2; ++round) {
+    std::fill(target->pixels, target->pixels + ptrdiff_t(w) * h,
+              0xffff00ffU);  // magenta: not copied yet
+    MemoryBuffer* source = MemoryBuffer::create(w + 40, h + 20, DRM_FORMAT_ARGB8888);
+    source->fill_pattern(5 + round);
+    wlr_texture* texture = wlr_texture_from_buffer(vk.renderer, &source->base);
+    ASSERT_NE(texture, nullptr);
+    const int dx = 8 + 16 * round, dy = 4 + 8 * round;
+    ASSERT_TRUE(copy(&target->base, texture, {double(dx), double(dy), double(w), double(h)}))
+        << "the renderer refused a LINEAR ARGB8888 client dma-buf as a target";
+    EXPECT_EQ(differences(*target, *source, dx, dy), "") << "round " << round;
+    wlr_texture_destroy(texture);
+    source->drop();
+  }
+  EXPECT_EQ(vulkan::renderer_dmabuf_targets(vk.renderer), 1U) << "imported once per buffer";
+  wlr_buffer_drop(&target->base);
+  EXPECT_EQ(vulkan::renderer_dmabuf_targets(vk.renderer), 0U) << "freed with its buffer";
+  EXPECT_EQ(harness_.debug_messages(), 0);
+}
+
+// A dma-buf the device cannot describe (an implicit modifier) is refused:
+// the capture fails, nothing is imported.
+TEST_F(DmabufTarget, ADmabufItCannotDrawIntoIsRefused) {
+  std::string why;
+  UdmaBuffer* target = make_udma_buffer(16, 16, why);
+  if (target == nullptr) SKIP_UNLESS_REQUIRED(why);
+  target->modifier = DRM_FORMAT_MOD_INVALID;
+  EXPECT_EQ(wlr_renderer_begin_buffer_pass(harness_.vulkan().renderer, &target->base, nullptr),
+            nullptr);
+  EXPECT_EQ(vulkan::renderer_dmabuf_targets(harness_.vulkan().renderer), 0U);
+  wlr_buffer_drop(&target->base);
 }
 
 }  // namespace

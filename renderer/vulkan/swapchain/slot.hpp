@@ -1,4 +1,5 @@
-// An image the renderer draws into: one slot of the core-owned swapchain.
+// An image the renderer draws into: one slot of the core-owned swapchain,
+// or a client dma-buf that a capture copies into (dmabuf_target.hpp).
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -26,6 +27,10 @@ struct Slot {
   /// Read by a consumer that takes no fence (a wl_shm parent compositor):
   /// the pass waits for its own completion before the buffer is handed on.
   bool fenceless_consumer = false;
+  /// A client's dma-buf drawn into (a capture target, dmabuf_target.hpp), not
+  /// one of ours: each pass takes it over from the client's side and hands it
+  /// back, and its implicit fences order our access with the client's.
+  bool client_dmabuf = false;
   /// UNDEFINED until first drawn into, GENERAL afterwards.
   VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
   /// The timeline point of the last submission that wrote or read it.
