@@ -20,16 +20,15 @@ Result<std::unique_ptr<LinuxDmabuf>> LinuxDmabuf::create(wl_display* display,
   const wlr_drm_format_set* formats = importable(renderer);
   if (formats == nullptr || formats->len == 0)
     return failure(kWhat, "the renderer imports no dma-bufs");
-  if (wlr_renderer_get_drm_fd(renderer) >= 0) {
-    // wlroots checks imports on the renderer's DRM node itself.
-    wlr_linux_dmabuf_v1* global = wlr_linux_dmabuf_v1_create_with_renderer(display, 5, renderer);
-    if (global == nullptr) return failure("wlr_linux_dmabuf_v1_create_with_renderer", "failed");
-    return std::unique_ptr<LinuxDmabuf>(new LinuxDmabuf(global));
-  }
+  // Not wlroots' create_with_renderer, which checks each import by PRIME on
+  // the renderer's DRM node: baton's Vulkan renderer may name a node that is
+  // not its device (lavapipe beside --drm-device), and it knows what it
+  // imports (its format table).
   struct stat st {};
   if (fallback_drm_fd < 0 || fstat(fallback_drm_fd, &st) != 0)
     return failure(kWhat,
-                   "the renderer has no DRM node and no other DRM device is open (--drm-device)");
+                   "no DRM device is open to name as the main device (the renderer has no node; "
+                   "--drm-device names one)");
 
   wlr_linux_dmabuf_feedback_v1 feedback{};
   feedback.main_device = st.st_rdev;
@@ -45,7 +44,6 @@ Result<std::unique_ptr<LinuxDmabuf>> LinuxDmabuf::create(wl_display* display,
   wlr_linux_dmabuf_feedback_v1_finish(&feedback);
   if (global == nullptr) return failure("wlr_linux_dmabuf_v1_create", "failed");
   std::unique_ptr<LinuxDmabuf> self(new LinuxDmabuf(global));
-  self->own_check_ = true;
   self->formats_ = formats;
   wlr_linux_dmabuf_v1_set_check_dmabuf_callback(
       global,
@@ -66,14 +64,12 @@ LinuxDmabuf::LinuxDmabuf(wlr_linux_dmabuf_v1* global) : global_(global) {
 
 LinuxDmabuf::~LinuxDmabuf() {
   // A global that outlives this must not call into it.
-  if (own_check_ && global_ != nullptr)
+  if (global_ != nullptr)
     wlr_linux_dmabuf_v1_set_check_dmabuf_callback(
         global_, [](wlr_dmabuf_attributes*, void*) { return false; }, nullptr);
 }
 
-void LinuxDmabuf::renderer_changed(wlr_renderer* renderer) {
-  if (own_check_) formats_ = importable(renderer);
-}
+void LinuxDmabuf::renderer_changed(wlr_renderer* renderer) { formats_ = importable(renderer); }
 
 bool LinuxDmabuf::accepts(uint32_t format, uint64_t modifier) const {
   return formats_ != nullptr && wlr_drm_format_set_has(formats_, format, modifier);

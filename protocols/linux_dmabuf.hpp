@@ -1,14 +1,15 @@
-// linux-dmabuf-v1 for baton's renderer, also when the renderer has no DRM
-// node of its own, and across renderer rebuilds.
+// linux-dmabuf-v1 for baton's renderer, whatever DRM node it has, and
+// across renderer rebuilds.
 //
-// wlroots builds the global's default feedback from the renderer's DRM node.
-// A Vulkan renderer on a device without one (lavapipe, or a GPU without
-// VK_EXT_physical_device_drm) still imports dma-bufs; its formats are then
-// advertised with `fallback_drm_fd`'s device as the main device (the one
-// clients are told to allocate on), and a buffer is accepted when its format
-// and modifier are in the renderer's importable set. After a GPU loss the
-// renderer is rebuilt: the check follows it to the new renderer's set (the
-// old one is freed with the old renderer).
+// wlroots can build the global from the renderer's DRM node and check each
+// import by PRIME on that node. baton's Vulkan renderer may have no node of
+// its own (lavapipe), or name one that is not its device (lavapipe beside
+// --drm-device), and knows what it imports: the global advertises the
+// renderer's importable formats with `drm_fd`'s device as the main device
+// (the one clients are told to allocate on), and a buffer is accepted when
+// its format and modifier are in that set. After a GPU loss the renderer is
+// rebuilt: the check follows it to the new renderer's set (the old one is
+// freed with the old renderer).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +28,7 @@ namespace baton {
 class LinuxDmabuf {
  public:
   /// The global (owned by the display); an error when the renderer imports
-  /// no dma-bufs, or has no DRM node and `fallback_drm_fd` < 0.
+  /// no dma-bufs, or `fallback_drm_fd` < 0 (no DRM device to name).
   [[nodiscard]] static Result<std::unique_ptr<LinuxDmabuf>> create(wl_display* display,
                                                                    wlr_renderer* renderer,
                                                                    int fallback_drm_fd);
@@ -48,9 +49,7 @@ class LinuxDmabuf {
 
   wlr_linux_dmabuf_v1* global_;  // null once wlroots destroyed it
   Listener<void> global_destroy_;
-  // Only when the check is baton's (renderer without a DRM node).
-  const wlr_drm_format_set* formats_ = nullptr;
-  bool own_check_ = false;
+  const wlr_drm_format_set* formats_ = nullptr;  // the renderer's, checked against
 };
 
 }  // namespace baton

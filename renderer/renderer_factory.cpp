@@ -106,6 +106,7 @@ Result<CreatedRenderer> create_renderer(wlr_backend* backend, const RenderOption
   vk.pipeline_cache_path = vulkan::default_pipeline_cache_path();
   vk.loop = loop;
   vk.signal_timelines = consumer == Consumer::kms || consumer == Consumer::dmabuf_parent;
+  vk.drm_device = options.drm_device;
   Result<wlr_renderer*> created = vulkan::create_renderer(vk);
   if (created && consumer == Consumer::dmabuf_parent &&
       consumer_of(backend, *created) == Consumer::shm) {
@@ -149,6 +150,11 @@ Result<wlr_allocator*> create_allocator(wlr_backend* backend, wlr_renderer* rend
   const Consumer consumer = consumer_of(backend, renderer);
   swapchain.shm = consumer == Consumer::shm;
   swapchain.dmabuf_parent = consumer == Consumer::dmabuf_parent;
+  // Headless on a renderer with a DRM node: dma-buf slots, so that screen
+  // sharing (wlr-screencopy, ext-image-copy-capture) is offered dma-bufs.
+  swapchain.capture_dmabufs = consumer == Consumer::host_pointer &&
+                              wlr_renderer_get_drm_fd(renderer) >= 0 &&
+                              vulkan::renderer_can_export_dmabuf(renderer);
   if (consumer == Consumer::kms) swapchain.kms_fd = wlr_backend_get_drm_fd(backend);
   return vulkan::create_swapchain_allocator(renderer, swapchain);
 }

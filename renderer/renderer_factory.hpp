@@ -32,6 +32,10 @@ struct RenderOptions {
   /// Swapchain slots per output, and the outputs that share the allocator.
   int swapchain_slots = 3;
   int outputs = 1;
+  /// `--drm-device`: named as the Vulkan renderer's DRM device where its
+  /// own has no render node (lavapipe), so that headless outputs allocate
+  /// dma-bufs and capture offers them.
+  std::optional<std::string> drm_device;
 };
 
 struct CreatedRenderer {

@@ -1,6 +1,8 @@
 #include "renderer/vulkan/renderer.hpp"
 
 #include <drm_fourcc.h>
+#include <fcntl.h>
+#include <xf86drm.h>
 
 #include <algorithm>
 #include <array>
@@ -30,7 +32,7 @@ const wlr_drm_format_set* get_render_formats(wlr_renderer* r) { return &get(r)->
 
 void destroy(wlr_renderer* r) { delete get(r); }
 
-int get_drm_fd(wlr_renderer*) { return -1; }
+int get_drm_fd(wlr_renderer* r) { return get(r)->drm_fd(); }
 
 // wlroots' interface takes null for "could not": the reason is logged here.
 wlr_texture* texture_from_buffer(wlr_renderer* r, wlr_buffer* buffer) {
@@ -134,6 +136,25 @@ Renderer::Renderer(std::shared_ptr<Device> device)
 }
 
 Renderer* Renderer::from(wlr_renderer* renderer) { return reinterpret_cast<Wlr*>(renderer)->self; }
+
+Status Renderer::open_drm_node(const std::optional<std::string>& fallback) {
+  std::string path;
+  if (const auto& node = device_->render_node(); node) {
+    drmDevice* found = nullptr;
+    if (drmGetDeviceFromDevId(*node, 0, &found) == 0) {
+      if ((found->available_nodes & (1 << DRM_NODE_RENDER)) != 0)
+        path = found->nodes[DRM_NODE_RENDER];
+      drmFreeDevice(&found);
+    }
+    if (path.empty()) LOG_ERROR("vulkan: the device's render node is not found under /dev/dri");
+  }
+  if (path.empty() && fallback) path = *fallback;
+  if (path.empty()) return {};  // no DRM node: no dma-buf capture offers
+  drm_fd_ = UniqueFd(open(path.c_str(), O_RDWR | O_CLOEXEC));
+  if (!drm_fd_) return last_error("opening the DRM node " + path);
+  LOG_INFO("vulkan: the renderer's DRM device is %s", path.c_str());
+  return {};
+}
 
 CompletionWatch* Renderer::completion() {
   if (completion_ || loop_ == nullptr) return completion_.get();
@@ -496,6 +517,8 @@ Result<wlr_renderer*> create_renderer(const RendererOptions& options) {
     return failure("the Vulkan renderer on '" + renderer->device().name() + "'",
                    "it failed to initialise: " + init.error().describe());
   renderer->set_event_loop(options.loop);
+  if (Status opened = renderer->open_drm_node(options.drm_device); !opened)
+    return failure("the Vulkan renderer", opened.error().describe());
   // Render-done reaches a signal point from the event loop at worst, so
   // this needs the loop, not a sync_file export.
   renderer->wlr()->features.timeline = options.signal_timelines && options.loop != nullptr;

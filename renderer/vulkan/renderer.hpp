@@ -111,6 +111,9 @@ class Renderer {
   const std::shared_ptr<Device>& shared_device() const { return device_; }
   Pipelines& pipelines() { return pipelines_; }
   RenderDone& render_done() { return render_done_; }
+  /// Opens the DRM node named as the renderer's device (RendererOptions::drm_device).
+  [[nodiscard]] Status open_drm_node(const std::optional<std::string>& fallback);
+  int drm_fd() const { return drm_fd_ ? drm_fd_.get() : -1; }
   /// The loop that completion callbacks run on (set once the server has one).
   void set_event_loop(wl_event_loop* loop) { loop_ = loop; }
   /// Runs callbacks on the event loop when the GPU reached a point; null
@@ -212,6 +215,7 @@ class Renderer {
   Pipelines pipelines_;
   RenderDone render_done_;
   wl_event_loop* loop_ = nullptr;
+  UniqueFd drm_fd_;  // the DRM node named as ours; closed: none
   std::unique_ptr<CompletionWatch> completion_;
   ComputeCompositor compute_;
   bool compute_enabled_ = false;  // passes into STORAGE-capable slots use it

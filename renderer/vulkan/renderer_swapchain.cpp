@@ -38,7 +38,8 @@ Result<wlr_allocator*> create_swapchain_allocator(wlr_renderer* renderer,
   Renderer& r = *Renderer::from(renderer);
   SlotAllocatorDevice can;
   can.share_memory = renderer_can_share_memory(renderer);
-  can.export_dmabuf = options.dmabuf_parent && renderer_can_export_dmabuf(renderer);
+  can.export_dmabuf =
+      (options.dmabuf_parent || options.capture_dmabufs) && renderer_can_export_dmabuf(renderer);
   can.storage = r.composites_with_compute();
   return create_slot_allocator(r.shared_device(), options, can);
 }

@@ -45,6 +45,11 @@ struct RendererOptions {
   /// (render-done) that KMS takes as IN_FENCE_FD. Only for DRM outputs: a
   /// nested parent with linux-drm-syncobj refuses wl_shm buffers with them.
   bool signal_timelines = false;
+  /// The DRM node named as the renderer's device (wlr_renderer_get_drm_fd:
+  /// where capture clients allocate dma-bufs, ext-image-copy-capture's
+  /// dmabuf_device) when the Vulkan device has no render node of its own
+  /// (lavapipe): `--drm-device`. A device with a render node names that.
+  std::optional<std::string> drm_device;
 };
 
 /// An error names every device seen and why it was refused.

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "tests/support/client.hpp"
+#include "tests/support/globals.hpp"
 #include "tests/support/harness.hpp"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
 // A request parameter is named `namespace`.
@@ -36,22 +37,6 @@ View* map_window(Harness& h, Window& window, uint32_t argb, int width = 200, int
 /// Headless options (`outputs` outputs of 640x480) reading the config
 /// `text`, written into the scratch directory `name`.
 Options with_config(const std::string& name, const std::string& text, int outputs = 1);
-
-/// The globals a client's registry lists, by interface name.
-class Globals {
- public:
-  Globals(Harness& h, wl_display* display);
-  ~Globals();
-  /// Binds `interface` at min(`version`, advertised) or returns null.
-  void* bind(const wl_interface* interface, uint32_t version);
-
- private:
-  struct Entry {
-    uint32_t name, version;
-  };
-  wl_registry* registry_;
-  std::map<std::string, Entry> entries_;
-};
 
 class VirtualKeyboard {
  public:

@@ -235,6 +235,7 @@ Result<std::shared_ptr<Device>> Device::create(const DeviceOptions& options) {
   }
   self->physical_ = physicals[selection.chosen];
   self->name_ = candidates[selection.chosen].name;
+  self->render_node_ = candidates[selection.chosen].render_node;
   LOG_INFO("vulkan: using '%s' (%s); devices seen:\n%s", self->name_.c_str(),
            selection.reason.c_str(), selection.report.c_str());
 

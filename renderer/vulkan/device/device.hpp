@@ -39,6 +39,9 @@ class Device {
   uint32_t queue_family() const { return queue_family_; }
   const VkPhysicalDeviceProperties& properties() const { return properties_; }
   const std::string& name() const { return name_; }
+  /// The device's own DRM render node (VK_EXT_physical_device_drm); none on
+  /// a CPU driver (lavapipe).
+  const std::optional<uint64_t>& render_node() const { return render_node_; }
 
   /// A memory type index with all of `required` among `type_bits`, or -1.
   [[nodiscard]] int memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const;
@@ -107,6 +110,7 @@ class Device {
   VkPhysicalDeviceProperties properties_{};
   VkPhysicalDeviceMemoryProperties memory_{};
   std::string name_;
+  std::optional<uint64_t> render_node_;
   Features features_;
   VkSemaphore timeline_ = VK_NULL_HANDLE;
   uint64_t submitted_ = 0;

@@ -25,6 +25,10 @@ struct SwapchainOptions {
   /// Nested outputs whose parent takes dma-bufs with linux-drm-syncobj:
   /// slots are Vulkan images exported as dma-bufs (renderer_can_export_dmabuf).
   bool dmabuf_parent = false;
+  /// Headless outputs of a renderer with a DRM node: slots are Vulkan images
+  /// exported as dma-bufs, so that capture clients are offered dma-buf
+  /// targets (renderer_can_export_dmabuf).
+  bool capture_dmabufs = false;
 };
 
 /// An output committed `buffer` (a no-op unless it is a swapchain slot): the

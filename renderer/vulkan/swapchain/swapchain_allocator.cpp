@@ -262,18 +262,27 @@ Status create_kms_slot(SlotBuffer& buffer, const FormatInfo& format, const wlr_d
 
 // A nested output's slot for a parent that takes dma-bufs with explicit
 // sync: exported as the DRM slots are; the parent waits for render-done (the
-// acquire point) itself, so the commit need not wait for the GPU.
+// acquire point) itself, so the commit need not wait for the GPU. Headless
+// slots for capture are made the same way: only captures read them, on the
+// GPU's one queue or after render-done (dmabuf_target.hpp).
 Status create_parent_slot(SlotBuffer& buffer, const FormatInfo& format,
                           const wlr_drm_format& offered, SwapchainAllocator& alloc) {
   auto exported = create_exported_image(*buffer.device, format, buffer.slot.width,
                                         buffer.slot.height, offered, kExportedUsage);
   if (!exported) return exported.error();
-  if (!std::exchange(alloc.dmabuf_parent_logged, true))
-    // tests grep this line: tests/vm/release_poison_test.sh
-    LOG_INFO(
-        "vulkan swapchain: slots are Vulkan images exported as dma-bufs (modifier 0x%llx) "
-        "for the parent compositor, with render-done as their acquire point",
-        static_cast<unsigned long long>(exported->modifier));
+  if (!std::exchange(alloc.dmabuf_parent_logged, true)) {
+    if (alloc.for_capture)
+      LOG_INFO(
+          "vulkan swapchain: headless slots are Vulkan images exported as dma-bufs (modifier "
+          "0x%llx): captures offer dma-buf targets",
+          static_cast<unsigned long long>(exported->modifier));
+    else
+      // tests grep this line: tests/vm/release_poison_test.sh
+      LOG_INFO(
+          "vulkan swapchain: slots are Vulkan images exported as dma-bufs (modifier 0x%llx) "
+          "for the parent compositor, with render-done as their acquire point",
+          static_cast<unsigned long long>(exported->modifier));
+  }
   adopt_exported(buffer, std::move(*exported));
   if (Status s = create_view(buffer, format); !s) return s;
   buffer.slot.fenceless_consumer = false;
@@ -534,10 +543,13 @@ Result<wlr_allocator*> create_slot_allocator(std::shared_ptr<Device> device,
                         (path ? path.get() : "?") + " again");
     alloc->host_visible = false;
   }
-  if (options.dmabuf_parent) {
+  if (options.dmabuf_parent || options.capture_dmabufs) {
     if (!can.export_dmabuf)
-      return failure("vulkan swapchain", "slots for a dma-buf parent need dma-buf export");
+      return failure("vulkan swapchain", options.dmabuf_parent
+                                             ? "slots for a dma-buf parent need dma-buf export"
+                                             : "dma-buf slots for capture need dma-buf export");
     alloc->dmabuf_parent = true;
+    alloc->for_capture = !options.dmabuf_parent;
     alloc->host_visible = false;
   }
   uint32_t caps = alloc->host_visible ? WLR_BUFFER_CAP_DATA_PTR : 0;

@@ -85,7 +85,8 @@ struct SwapchainAllocator {
   // DRM slots are Vulkan images exported as dma-bufs until the display device
   // refuses one; from then on they are its dumb buffers.
   enum class KmsSlots { untried, exported, dumb } kms_slots = KmsSlots::untried;
-  bool dmabuf_parent = false;  // nested: exported slots for a parent compositor
+  bool dmabuf_parent = false;  // exported slots: for a parent compositor ...
+  bool for_capture = false;    // ... or, headless, for capture clients
   bool dmabuf_parent_logged = false;
 };
 

@@ -1,0 +1,309 @@
+// Screen sharing into a client's dma-buf on baton's Vulkan renderer, from the
+// client's side: a headless baton whose renderer names a DRM node
+// (--drm-device; lavapipe has none of its own) allocates dma-buf slots, so
+// wlr-screencopy and ext-image-copy-capture offer dma-buf targets. A
+// client's udmabuf then receives the frame: after its implicit fences it
+// holds what baton's own screenshot shows.
+//
+// Needs /dev/udmabuf, a virtio-gpu render node and a Vulkan device that
+// imports and exports dma-bufs: the guest (vk-dmabuf-server), where a skip is
+// a failure. The host skips, loudly.
+#include <drm_fourcc.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <xf86drm.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ext-image-capture-source-v1-client-protocol.h"
+#include "ext-image-copy-capture-v1-client-protocol.h"
+#include "linux-dmabuf-v1-client-protocol.h"
+#include "sync/sync_file.hpp"
+#include "tests/clients/drm_node.hpp"
+#include "tests/clients/udmabuf.hpp"
+#include "tests/support/client.hpp"
+#include "tests/support/globals.hpp"
+#include "tests/support/harness.hpp"
+#include "util/malloc_ptr.hpp"
+#include "wlr-screencopy-unstable-v1-client-protocol.h"
+
+namespace baton::test {
+namespace {
+
+constexpr uint32_t kRed = 0xffff0000;
+constexpr uint32_t kMagenta = 0xffff00ff;  // the target before the copy
+
+#define SKIP_UNLESS_REQUIRED(why)                                                        \
+  do {                                                                                   \
+    if (std::getenv("BATON_REQUIRE_DMABUF") != nullptr) FAIL() << "required: " << (why); \
+    GTEST_SKIP() << (why);                                                               \
+  } while (0)
+
+/// A LINEAR client dma-buf (udmabuf) wrapped as a wl_buffer through
+/// linux-dmabuf-v1, which the test reads as a capture client does.
+struct DmabufTarget {
+  DmabufTarget(testing::Udmabuf memory, zwp_linux_dmabuf_v1* dmabuf, uint32_t format, int w, int h)
+      : memory(std::move(memory)), width(w), height(h) {
+    auto* pixels = reinterpret_cast<uint32_t*>(this->memory.data());
+    std::fill(pixels, pixels + static_cast<ptrdiff_t>(w) * h, kMagenta);
+    zwp_linux_buffer_params_v1* params = zwp_linux_dmabuf_v1_create_params(dmabuf);
+    zwp_linux_buffer_params_v1_add(params, this->memory.dmabuf(), 0, 0, w * 4,
+                                   DRM_FORMAT_MOD_LINEAR >> 32, DRM_FORMAT_MOD_LINEAR & 0xffffffff);
+    buffer = zwp_linux_buffer_params_v1_create_immed(params, w, h, format, 0);
+    zwp_linux_buffer_params_v1_destroy(params);
+  }
+  ~DmabufTarget() { wl_buffer_destroy(buffer); }
+  DmabufTarget(const DmabufTarget&) = delete;
+  DmabufTarget& operator=(const DmabufTarget&) = delete;
+
+  /// Waits as a client reading it does (its implicit write fences); false
+  /// when they do not signal within the time.
+  [[nodiscard]] bool wait_for_writers() const {
+    auto fence = sync::SyncFile::export_from_dmabuf(memory.dmabuf(), sync::Access::read);
+    if (!fence) return false;
+    auto done = fence->wait(std::chrono::seconds(10));
+    return done && *done;
+  }
+  [[nodiscard]] uint32_t at(int x, int y) const {
+    uint32_t pixel = 0;
+    std::memcpy(&pixel, memory.data() + (static_cast<size_t>(y) * width + x) * 4, 4);
+    return pixel | 0xff000000u;
+  }
+  /// Pixels that differ from `shot` (alpha aside).
+  [[nodiscard]] long differences(const Image& shot) const {
+    long differing = 0;
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) differing += at(x, y) != (shot.at(x, y) | 0xff000000u);
+    return differing;
+  }
+
+  testing::Udmabuf memory;
+  int width, height;
+  wl_buffer* buffer = nullptr;
+};
+
+class CaptureDmabuf : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto node = testing::open_drm_node("virtio_gpu", testing::NodeKind::render);
+    if (!node)
+      SKIP_UNLESS_REQUIRED(
+          "UNTESTED HERE: no virtio-gpu render node to name as the renderer's DRM device (run "
+          "in tests/vm/: vk-dmabuf-server)");
+    MallocPtr<char> path(drmGetDeviceNameFromFd2(node->get()));
+    ASSERT_NE(path, nullptr);
+    struct stat st {};
+    ASSERT_EQ(fstat(node->get(), &st), 0);
+    node_ = st.st_rdev;
+    Options options = headless_options();
+    options.renderer = RendererChoice::vulkan;
+    options.drm_device = path.get();
+    try {
+      h_ = std::make_unique<Harness>(std::move(options));
+    } catch (const std::exception& e) {
+      SKIP_UNLESS_REQUIRED(std::string("UNTESTED HERE: baton on Vulkan did not start: ") +
+                           e.what());
+    }
+    c_ = std::make_unique<Client>(*h_);
+    globals_ = std::make_unique<Globals>(*h_, c_->display());
+    dmabuf_ = static_cast<zwp_linux_dmabuf_v1*>(globals_->bind(&zwp_linux_dmabuf_v1_interface, 3));
+    if (dmabuf_ == nullptr) SKIP_UNLESS_REQUIRED("UNTESTED HERE: linux-dmabuf-v1 is not offered");
+    // Something to see: a red window on the background.
+    window_ = std::make_unique<Window>(*c_);
+    window_->initial_commit();
+    ASSERT_TRUE(h_->run_until([&] { return window_->configure_count() == 1; }));
+    window_->draw(200, 150, kRed);
+    h_->sync();
+  }
+  void TearDown() override {
+    if (dmabuf_ != nullptr) zwp_linux_dmabuf_v1_destroy(dmabuf_);
+    window_.reset();
+    globals_.reset();
+    c_.reset();
+    h_.reset();
+  }
+  /// A w x h udmabuf target, or null (a failure) where none can be made.
+  std::unique_ptr<DmabufTarget> target(uint32_t format, int w, int h) {
+    auto memory = testing::Udmabuf::create(static_cast<size_t>(w) * h * 4);
+    if (!memory) {
+      ADD_FAILURE() << "no udmabuf: " << memory.error().describe();
+      return nullptr;
+    }
+    return std::make_unique<DmabufTarget>(std::move(*memory), dmabuf_, format, w, h);
+  }
+  /// The window's middle is red in `target`: the frame is the desktop, not
+  /// an empty or stale buffer.
+  [[nodiscard]] bool shows_the_window(const DmabufTarget& t) const {
+    for (int y = 0; y < t.height; y += 4)
+      for (int x = 0; x < t.width; x += 4)
+        if (t.at(x, y) == kRed) return true;
+    return false;
+  }
+
+  dev_t node_ = 0;
+  std::unique_ptr<Harness> h_;
+  std::unique_ptr<Client> c_;
+  std::unique_ptr<Globals> globals_;
+  std::unique_ptr<Window> window_;
+  zwp_linux_dmabuf_v1* dmabuf_ = nullptr;
+};
+
+// What wlr-screencopy offered and did with one frame.
+struct ScreencopyFrame {
+  uint32_t dmabuf_format = 0;
+  int width = 0, height = 0;
+  bool buffer_done = false, ready = false, failed = false;
+};
+
+// xdg-desktop-portal-wlr 0.7's way: wlr-screencopy with the dma-buf it offers.
+TEST_F(CaptureDmabuf, ScreencopyCopiesTheOutputIntoAClientDmabuf) {
+  auto* manager = static_cast<zwlr_screencopy_manager_v1*>(
+      globals_->bind(&zwlr_screencopy_manager_v1_interface, 3));
+  ASSERT_NE(manager, nullptr);
+  ScreencopyFrame result;
+  zwlr_screencopy_frame_v1* frame =
+      zwlr_screencopy_manager_v1_capture_output(manager, 0, c_->output);
+  static const zwlr_screencopy_frame_v1_listener listener = {
+      .buffer = [](void*, zwlr_screencopy_frame_v1*, uint32_t, uint32_t, uint32_t, uint32_t) {},
+      .flags = [](void*, zwlr_screencopy_frame_v1*, uint32_t) {},
+      .ready = [](void* data, zwlr_screencopy_frame_v1*, uint32_t, uint32_t,
+                  uint32_t) { static_cast<ScreencopyFrame*>(data)->ready = true; },
+      .failed =
+          [](void* data, zwlr_screencopy_frame_v1*) {
+            static_cast<ScreencopyFrame*>(data)->failed = true;
+          },
+      .damage = [](void*, zwlr_screencopy_frame_v1*, uint32_t, uint32_t, uint32_t, uint32_t) {},
+      .linux_dmabuf =
+          [](void* data, zwlr_screencopy_frame_v1*, uint32_t format, uint32_t w, uint32_t h) {
+            auto* r = static_cast<ScreencopyFrame*>(data);
+            r->dmabuf_format = format;
+            r->width = static_cast<int>(w);
+            r->height = static_cast<int>(h);
+          },
+      .buffer_done =
+          [](void* data, zwlr_screencopy_frame_v1*) {
+            static_cast<ScreencopyFrame*>(data)->buffer_done = true;
+          },
+  };
+  zwlr_screencopy_frame_v1_add_listener(frame, &listener, &result);
+  ASSERT_TRUE(h_->run_until([&] { return result.buffer_done || result.failed; }));
+  ASSERT_NE(result.dmabuf_format, 0U) << "no dma-buf target offered: the headless slots are not "
+                                         "dma-bufs";
+  EXPECT_EQ(result.width, 640);
+  EXPECT_EQ(result.height, 480);
+  auto t = target(result.dmabuf_format, result.width, result.height);
+  ASSERT_NE(t, nullptr);
+  zwlr_screencopy_frame_v1_copy(frame, t->buffer);
+  ASSERT_TRUE(h_->run_until([&] { return result.ready || result.failed; }));
+  ASSERT_TRUE(result.ready) << "the copy into the client's dma-buf failed";
+  ASSERT_TRUE(t->wait_for_writers()) << "the copy's fence never signalled";
+  Image shot = h_->capture();
+  EXPECT_EQ(t->differences(shot), 0) << "the frame differs from baton's screenshot";
+  EXPECT_TRUE(shows_the_window(*t));
+  zwlr_screencopy_frame_v1_destroy(frame);
+  zwlr_screencopy_manager_v1_destroy(manager);
+}
+
+// What ext-image-copy-capture offered for a session.
+struct Session {
+  bool done = false, stopped = false;
+  std::vector<dev_t> devices;
+  uint32_t linear_format = 0;  // a format offered with the LINEAR modifier
+  int width = 0, height = 0;
+};
+
+struct CaptureFrame {
+  bool ready = false, failed = false;
+  uint32_t reason = 0;
+};
+
+// The newer way (xdg-desktop-portal-wlr 0.8, OBS): the session names the
+// device to allocate on and the formats; the frame lands in the dma-buf.
+TEST_F(CaptureDmabuf, ImageCopyCaptureOffersTheDeviceAndCopiesIntoAClientDmabuf) {
+  auto* sources = static_cast<ext_output_image_capture_source_manager_v1*>(
+      globals_->bind(&ext_output_image_capture_source_manager_v1_interface, 1));
+  auto* manager = static_cast<ext_image_copy_capture_manager_v1*>(
+      globals_->bind(&ext_image_copy_capture_manager_v1_interface, 1));
+  ASSERT_NE(sources, nullptr);
+  ASSERT_NE(manager, nullptr);
+  ext_image_capture_source_v1* source =
+      ext_output_image_capture_source_manager_v1_create_source(sources, c_->output);
+  ext_image_copy_capture_session_v1* session =
+      ext_image_copy_capture_manager_v1_create_session(manager, source, 0);
+  Session offered;
+  static const ext_image_copy_capture_session_v1_listener session_listener = {
+      .buffer_size =
+          [](void* data, ext_image_copy_capture_session_v1*, uint32_t w, uint32_t h) {
+            static_cast<Session*>(data)->width = static_cast<int>(w);
+            static_cast<Session*>(data)->height = static_cast<int>(h);
+          },
+      .shm_format = [](void*, ext_image_copy_capture_session_v1*, uint32_t) {},
+      .dmabuf_device =
+          [](void* data, ext_image_copy_capture_session_v1*, wl_array* device) {
+            dev_t dev = 0;
+            if (device->size == sizeof(dev)) std::memcpy(&dev, device->data, sizeof(dev));
+            static_cast<Session*>(data)->devices.push_back(dev);
+          },
+      .dmabuf_format =
+          [](void* data, ext_image_copy_capture_session_v1*, uint32_t format, wl_array* modifiers) {
+            const auto* mods = static_cast<const uint64_t*>(modifiers->data);
+            for (size_t i = 0; i < modifiers->size / sizeof(uint64_t); ++i)
+              if (mods[i] == DRM_FORMAT_MOD_LINEAR)
+                static_cast<Session*>(data)->linear_format = format;
+          },
+      .done = [](void* data,
+                 ext_image_copy_capture_session_v1*) { static_cast<Session*>(data)->done = true; },
+      .stopped =
+          [](void* data, ext_image_copy_capture_session_v1*) {
+            static_cast<Session*>(data)->stopped = true;
+          }};
+  ext_image_copy_capture_session_v1_add_listener(session, &session_listener, &offered);
+  ASSERT_TRUE(h_->run_until([&] { return offered.done || offered.stopped; }));
+  ASSERT_TRUE(offered.done);
+  ASSERT_EQ(offered.devices.size(), 1U) << "no dma-buf device named: dma-buf targets not offered";
+  EXPECT_EQ(offered.devices[0], node_) << "the device named is not the renderer's DRM node";
+  ASSERT_NE(offered.linear_format, 0U) << "no format offered with the LINEAR modifier";
+
+  auto t = target(offered.linear_format, offered.width, offered.height);
+  ASSERT_NE(t, nullptr);
+  CaptureFrame result;
+  ext_image_copy_capture_frame_v1* frame = ext_image_copy_capture_session_v1_create_frame(session);
+  static const ext_image_copy_capture_frame_v1_listener frame_listener = {
+      .transform = [](void*, ext_image_copy_capture_frame_v1*, uint32_t) {},
+      .damage = [](void*, ext_image_copy_capture_frame_v1*, int32_t, int32_t, int32_t, int32_t) {},
+      .presentation_time = [](void*, ext_image_copy_capture_frame_v1*, uint32_t, uint32_t,
+                              uint32_t) {},
+      .ready =
+          [](void* data, ext_image_copy_capture_frame_v1*) {
+            static_cast<CaptureFrame*>(data)->ready = true;
+          },
+      .failed =
+          [](void* data, ext_image_copy_capture_frame_v1*, uint32_t reason) {
+            static_cast<CaptureFrame*>(data)->failed = true;
+            static_cast<CaptureFrame*>(data)->reason = reason;
+          }};
+  ext_image_copy_capture_frame_v1_add_listener(frame, &frame_listener, &result);
+  ext_image_copy_capture_frame_v1_attach_buffer(frame, t->buffer);
+  ext_image_copy_capture_frame_v1_damage_buffer(frame, 0, 0, t->width, t->height);
+  ext_image_copy_capture_frame_v1_capture(frame);
+  ASSERT_TRUE(h_->run_until([&] { return result.ready || result.failed; }));
+  ASSERT_TRUE(result.ready) << "the frame failed, reason " << result.reason;
+  ASSERT_TRUE(t->wait_for_writers()) << "the copy's fence never signalled";
+  Image shot = h_->capture();
+  EXPECT_EQ(t->differences(shot), 0) << "the frame differs from baton's screenshot";
+  EXPECT_TRUE(shows_the_window(*t));
+  ext_image_copy_capture_frame_v1_destroy(frame);
+  ext_image_copy_capture_session_v1_destroy(session);
+  ext_image_capture_source_v1_destroy(source);
+  ext_image_copy_capture_manager_v1_destroy(manager);
+  ext_output_image_capture_source_manager_v1_destroy(sources);
+}
+
+}  // namespace
+}  // namespace baton::test
