@@ -29,7 +29,11 @@ Result<pid_t> Launcher::spawn(const std::string& command, const Env& extra) {
     sigprocmask(SIG_SETMASK, &none, nullptr);
     setsid();
     setenv("WAYLAND_DISPLAY", socket_name_.c_str(), 1);
-    setenv("XDG_CURRENT_DESKTOP", "baton", 1);
+    // "wlroots" too: xdg-desktop-portal 1.16 (Debian 12) picks the backends
+    // whose UseIn lists a desktop named here, and xdg-desktop-portal-wlr's
+    // lists wlroots (screen sharing, screenshots). 1.17 and later read
+    // baton-portals.conf (installed beside the session file).
+    setenv("XDG_CURRENT_DESKTOP", "baton:wlroots", 1);
     setenv("XDG_SESSION_TYPE", "wayland", 1);
     unsetenv("WAYLAND_SOCKET");
     auto apply = [](const Env& env) {

@@ -226,7 +226,7 @@ TEST(RealClients, ChildrenGetTheSessionEnvironment) {
   ASSERT_TRUE(run_client(
       h, "echo \"$WAYLAND_DISPLAY $XDG_CURRENT_DESKTOP $XDG_SESSION_TYPE\" > " + dir + "/env",
       dir + "/done"));
-  EXPECT_EQ(read_file(dir + "/env"), h.server().socket_name() + " baton wayland\n");
+  EXPECT_EQ(read_file(dir + "/env"), h.server().socket_name() + " baton:wlroots wayland\n");
 }
 
 }  // namespace

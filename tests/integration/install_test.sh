@@ -27,6 +27,10 @@ echo "install: into $prefix (bindir $bindir, datadir $datadir, mandir $mandir)"
 session=$root/$datadir/wayland-sessions/baton.desktop
 [ -f "$session" ] || fail "no session file $prefix/$datadir/wayland-sessions/baton.desktop"
 grep -qx 'Exec=baton --session' "$session" || fail "the session file does not run baton --session: $(cat "$session")"
+grep -qx 'DesktopNames=baton;wlroots' "$session" ||
+  fail "the session file does not name the wlroots desktop (xdg-desktop-portal 1.16 picks xdg-desktop-portal-wlr by it)"
+cmp -s "$root/$datadir/xdg-desktop-portal/baton-portals.conf" "$src/baton-portals.conf" ||
+  fail "$prefix/$datadir/xdg-desktop-portal/baton-portals.conf is not the source's baton-portals.conf"
 cmp -s "$root/$datadir/baton/config.example" "$src/config.example" ||
   fail "$prefix/$datadir/baton/config.example is not the source's config.example"
 

@@ -112,7 +112,7 @@ TEST(Lifecycle, StartupCommandSeesTheCompositorsEnvironment) {
             {"--backend", "headless", "--socket", "baton-env-test", "--exit-with-session", "-s",
              "echo \"$WAYLAND_DISPLAY $XDG_CURRENT_DESKTOP\" > " + dir + "/env.txt"});
   EXPECT_EQ(r.status, 0) << r.log;
-  EXPECT_EQ(read_file(dir + "/env.txt"), "baton-env-test baton\n");
+  EXPECT_EQ(read_file(dir + "/env.txt"), "baton-env-test baton:wlroots\n");
 }
 
 TEST(Lifecycle, SigtermShutsDownCleanly) {

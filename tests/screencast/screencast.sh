@@ -5,6 +5,9 @@
 # portal_client.py going through the ScreenCast portal like a browser and
 # comparing the PipeWire frames with baton's own screenshot.
 # Needs BATON_EXE; the packages are in tools/deps.d/tests/screencast.list.
+# BATON_EXTRA_ARGS: more baton options (words), e.g. the Vulkan renderer and
+# a render node (tests/vm/screencast_test.sh); SCREENCAST_NO_SKIP=1 makes the
+# skip below a failure (where a dma-buf capable renderer is expected).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,9 +30,10 @@ mkdir -p "$scratch/config/xdg-desktop-portal-wlr"
 export XDG_RUNTIME_DIR=$run
 export XDG_CONFIG_HOME=$scratch/config XDG_STATE_HOME=$scratch/state
 export XDG_CACHE_HOME=$scratch/cache XDG_DATA_HOME=$scratch/data
-# xdg-desktop-portal 1.16 picks backends whose UseIn lists this desktop
-# (/usr/share/xdg-desktop-portal/portals/wlr.portal).
-export XDG_CURRENT_DESKTOP=wlroots
+# What baton gives its session (compositor/launcher.cpp): xdg-desktop-portal
+# 1.16 picks backends whose UseIn lists one of these desktops
+# (/usr/share/xdg-desktop-portal/portals/wlr.portal lists wlroots).
+export XDG_CURRENT_DESKTOP=baton:wlroots
 export DBUS_SESSION_BUS_ADDRESS=unix:path=$run/bus
 unset WAYLAND_DISPLAY DISPLAY PIPEWIRE_REMOTE PIPEWIRE_RUNTIME_DIR
 
@@ -83,6 +87,8 @@ cleanup() {
     stop_pid "${pids[i]}"
   done
   wait 2>/dev/null || true
+  # SCREENCAST_LOG_DIR: the daemons' logs are kept there.
+  [ -n "${SCREENCAST_LOG_DIR:-}" ] && cp "$scratch"/*.log "$SCREENCAST_LOG_DIR"/ 2>/dev/null
   rm -rf "$scratch"
   exit "$status"
 }
@@ -132,9 +138,10 @@ start wireplumber wireplumber
 wait_for "wireplumber" wireplumber_connected
 
 # --screenshot only arms SIGUSR1 here: the automatic one waits ten minutes.
+read -r -a extra_args <<<"${BATON_EXTRA_ARGS:-}"
 start baton "$BATON_EXE" --backend headless --headless-size "$size" --socket "$socket" \
   --background "$background" --xwayland off --screenshot "$scratch/baton.png" \
-  --screenshot-delay 600000 --startup "touch '$scratch/baton-ready'"
+  --screenshot-delay 600000 --startup "touch '$scratch/baton-ready'" "${extra_args[@]}"
 baton_pid=${pids[-1]}
 wait_for "baton" test -e "$scratch/baton-ready"
 
@@ -160,7 +167,8 @@ timeout 90 /usr/bin/python3 "$here/portal_client.py" --baton-pid "$baton_pid" \
 # allocator, i.e. a GPU render node; without one no share can start: skip,
 # saying so, rather than fail on what this machine lacks.
 no_dmabuf_line='unable to receive a valid format from wlr_screencopy'
-if [ "$status" -ne 0 ] && grep -q "$no_dmabuf_line" "$scratch/xdg-desktop-portal-wlr.log" &&
+if [ "$status" -ne 0 ] && [ "${SCREENCAST_NO_SKIP:-0}" != 1 ] &&
+  grep -q "$no_dmabuf_line" "$scratch/xdg-desktop-portal-wlr.log" &&
   grep -q 'linux-dmabuf-v1 off' "$scratch/baton.log"; then
   package=$(dpkg-query -W -f='${Version}' xdg-desktop-portal-wlr 2>/dev/null || true)
   echo "screencast: SKIP (the FAIL above is why): $xdpw" \
@@ -172,5 +180,13 @@ if [ "$status" -ne 0 ] && grep -q "$no_dmabuf_line" "$scratch/xdg-desktop-portal
   exit 77
 fi
 [ "$status" -eq 0 ] || fail "portal client (status $status; its output above, daemon logs below)"
+
+# Which buffers the stream used: xdg-desktop-portal-wlr logs the type it
+# negotiated with the consumer (0: wl_shm into PipeWire memfds, 1: dma-buf).
+case $(sed -n 's/.*buffer_type: \([0-9]*\).*/\1/p' "$scratch/xdg-desktop-portal-wlr.log" | head -n 1) in
+  0) echo "screencast: the stream's buffers: shm (PipeWire memfds; baton copies into wl_shm)" ;;
+  1) echo "screencast: the stream's buffers: dma-buf (baton copies into the client's dma-bufs)" ;;
+  *) echo "screencast: the stream's buffer type is not in xdg-desktop-portal-wlr's log" ;;
+esac
 
 echo "screencast: PASS in $((SECONDS - started)) s"
