@@ -8,6 +8,9 @@
 # BATON_EXTRA_ARGS: more baton options (words), e.g. the Vulkan renderer and
 # a render node (tests/vm/screencast_test.sh); SCREENCAST_NO_SKIP=1 makes the
 # skip below a failure (where a dma-buf capable renderer is expected).
+# SCREENCAST_BACKEND=drm runs baton on the DRM backend (a seat and
+# WLR_DRM_DEVICES ready) with SCREENCAST_OUTPUT (its connector) of
+# SCREENCAST_SIZE (its mode) shared, instead of a 640x480 headless output.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,7 +18,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 step_timeout=${SCREENCAST_STEP_TIMEOUT:-15}
 # Debian's portal backend unless told otherwise (e.g. a newer upstream build).
 xdpw=${XDPW_EXE:-/usr/libexec/xdg-desktop-portal-wlr}
-size=640x480
+backend=${SCREENCAST_BACKEND:-headless}
+size=${SCREENCAST_SIZE:-640x480}
+output=${SCREENCAST_OUTPUT:-HEADLESS-1}
 background='#204060'
 socket=baton-screencast
 
@@ -41,7 +46,7 @@ unset WAYLAND_DISPLAY DISPLAY PIPEWIRE_REMOTE PIPEWIRE_RUNTIME_DIR
 cat >"$scratch/config/xdg-desktop-portal-wlr/config" <<EOF
 [screencast]
 chooser_type=none
-output_name=HEADLESS-1
+output_name=$output
 EOF
 
 names=() pids=()
@@ -87,8 +92,9 @@ cleanup() {
     stop_pid "${pids[i]}"
   done
   wait 2>/dev/null || true
-  # SCREENCAST_LOG_DIR: the daemons' logs are kept there.
-  [ -n "${SCREENCAST_LOG_DIR:-}" ] && cp "$scratch"/*.log "$SCREENCAST_LOG_DIR"/ 2>/dev/null
+  # SCREENCAST_LOG_DIR: the daemons' logs, baton's screenshot and the
+  # compared stream frame (stream.png) are kept there.
+  [ -n "${SCREENCAST_LOG_DIR:-}" ] && cp "$scratch"/*.log "$scratch"/*.png "$SCREENCAST_LOG_DIR"/ 2>/dev/null
   rm -rf "$scratch"
   exit "$status"
 }
@@ -139,7 +145,9 @@ wait_for "wireplumber" wireplumber_connected
 
 # --screenshot only arms SIGUSR1 here: the automatic one waits ten minutes.
 read -r -a extra_args <<<"${BATON_EXTRA_ARGS:-}"
-start baton "$BATON_EXE" --backend headless --headless-size "$size" --socket "$socket" \
+backend_args=(--backend "$backend")
+[ "$backend" = headless ] && backend_args+=(--headless-size "$size")
+start baton "$BATON_EXE" "${backend_args[@]}" --socket "$socket" \
   --background "$background" --xwayland off --screenshot "$scratch/baton.png" \
   --screenshot-delay 600000 --startup "touch '$scratch/baton-ready'" "${extra_args[@]}"
 baton_pid=${pids[-1]}
@@ -159,7 +167,7 @@ wait_for "xdg-desktop-portal" bus_name_owned org.freedesktop.portal.Desktop
 status=0
 timeout 90 /usr/bin/python3 "$here/portal_client.py" --baton-pid "$baton_pid" \
   --screenshot "$scratch/baton.png" --animator-pid "$animator_pid" --size "$size" \
-  --timeout "$step_timeout" || status=$?
+  --timeout "$step_timeout" --save-frame "$scratch/stream.png" || status=$?
 
 # xdg-desktop-portal-wlr 0.7 (Debian 12 and 13) refuses to Start unless
 # screencopy also offers a dma-buf (upstream issue #289; 0.8.0 dropped the
