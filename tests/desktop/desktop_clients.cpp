@@ -144,6 +144,14 @@ void VirtualPointer::button(uint32_t button, bool down) {
   h_.sync();
 }
 
+void VirtualPointer::scroll(int32_t steps) {
+  zwlr_virtual_pointer_v1_axis_source(pointer_, WL_POINTER_AXIS_SOURCE_WHEEL);
+  zwlr_virtual_pointer_v1_axis_discrete(pointer_, ++time_, WL_POINTER_AXIS_VERTICAL_SCROLL,
+                                        wl_fixed_from_int(15), steps);
+  zwlr_virtual_pointer_v1_frame(pointer_);
+  h_.sync();
+}
+
 struct PanelListener {
   static void configure(void* data, zwlr_layer_surface_v1* surface, uint32_t serial, uint32_t width,
                         uint32_t height) {

@@ -61,6 +61,8 @@ class VirtualPointer {
   /// Moves to layout (x, y) within a `width`x`height` layout.
   void move_to(int x, int y, int width, int height);
   void button(uint32_t button, bool down);
+  /// A vertical wheel scroll of `steps` detents.
+  void scroll(int32_t steps);
 
  private:
   Harness& h_;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "compositor/desktop/view.hpp"
 #include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/harness.hpp"
 
@@ -128,6 +129,28 @@ TEST(Faults, VirtualKeyboardKeymapPastItsFile) {
     zwp_virtual_keyboard_v1_destroy(keyboard);
     zwp_virtual_keyboard_manager_v1_destroy(manager);
   }
+  another_client_still_maps(h);
+}
+
+// A virtual pointer (any unsandboxed client may make one) scrolling more
+// detents than an int holds in wlroots' 1/120 units: 0.19.2 multiplied in
+// int, a signed overflow (found by the protocol fuzzer under UBSan) that in
+// practice wrapped, so a huge scroll down reached the window as a scroll up.
+// The patch clamps it: the window sees a huge scroll down.
+TEST(Faults, VirtualPointerHugeDiscreteScroll) {
+  Harness h;
+  Client app(h);
+  Window window(app);
+  View* view = map_window(h, window, 0xff2060e0);
+  ASSERT_NE(view, nullptr);
+  VirtualPointer pointer(h, app);
+  pointer.move_to(view->x() + 100, view->y() + 75, 640, 480);
+  ASSERT_EQ(app.pointer_focus, window.surface());
+  pointer.scroll(3);
+  pointer.scroll(20000000);  // x120 is past INT32_MAX
+  ASSERT_EQ(app.axis_discrete.size(), 2U);
+  EXPECT_EQ(app.axis_discrete[0], 3);
+  EXPECT_GT(app.axis_discrete[1], 3) << "a huge scroll down arrived as " << app.axis_discrete[1];
   another_client_still_maps(h);
 }
 

@@ -42,7 +42,12 @@ failed=0
 for p in "${pids[@]}"; do wait "$p" || failed=1; done
 elapsed=$(($(date +%s) - start))
 
-sum_stat() { cat "$work"/logs/job-*.log | sed -n "s/^stat::$1: *//p" | awk '{s += $1} END {print s + 0}'; }
+# A job that crashed prints its final stats twice (from the crash handler and
+# at exit): the last of each job's, summed over the jobs.
+sum_stat() {
+  for log in "$work"/logs/job-*.log; do sed -n "s/^stat::$1: *//p" "$log" | tail -n 1; done |
+    awk '{s += $1} END {print s + 0}'
+}
 runs=$(sum_stat number_of_executed_units)
 # Coverage of the job that saw most (each job counts its own).
 cov=$(grep -ho 'cov: [0-9]*' "$work"/logs/job-*.log | awk '{if ($2 > m) m = $2} END {print m + 0}')

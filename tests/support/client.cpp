@@ -219,7 +219,9 @@ struct ClientListeners {
           [](void*, wl_pointer*) {},
           [](void*, wl_pointer*, uint32_t) {},
           [](void*, wl_pointer*, uint32_t, uint32_t) {},
-          [](void*, wl_pointer*, uint32_t, int32_t) {},
+          [](void* d, wl_pointer*, uint32_t, int32_t discrete) {
+            static_cast<Client*>(d)->axis_discrete.push_back(discrete);
+          },
           [](void*, wl_pointer*, uint32_t, int32_t) {},
           [](void*, wl_pointer*, uint32_t, uint32_t) {},
       };

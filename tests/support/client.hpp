@@ -133,6 +133,8 @@ class Client {
   double pointer_x = 0, pointer_y = 0;
   std::vector<KeyEvent> keys;
   std::vector<uint32_t> buttons;
+  /// wl_pointer.axis_discrete steps, as they came (wheel scrolling).
+  std::vector<int32_t> axis_discrete;
   bool keymap_received = false;
 
  private:
