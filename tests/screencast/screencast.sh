@@ -167,7 +167,8 @@ wait_for "xdg-desktop-portal" bus_name_owned org.freedesktop.portal.Desktop
 status=0
 timeout 90 /usr/bin/python3 "$here/portal_client.py" --baton-pid "$baton_pid" \
   --screenshot "$scratch/baton.png" --animator-pid "$animator_pid" --size "$size" \
-  --timeout "$step_timeout" --save-frame "$scratch/stream.png" || status=$?
+  --timeout "$step_timeout" --save-frame "$scratch/stream.png" \
+  --min-frames "${SCREENCAST_MIN_FRAMES:-10}" || status=$?
 
 # xdg-desktop-portal-wlr 0.7 (Debian 12 and 13) refuses to Start unless
 # screencopy also offers a dma-buf (upstream issue #289; 0.8.0 dropped the
