@@ -148,6 +148,10 @@ Seat::Seat(SeatContext context)
       windows.keyboard_requested.connect([this](wlr_surface* s) { focus_keyboard(s); });
   layer_keyboard_wanted_ =
       context_.layer_shell.keyboard_wanted.connect([this](wlr_surface* s) { focus_keyboard(s); });
+  layer_pointer_refresh_ = EventSource::timer(wl_display_get_event_loop(context_.display),
+                                              [this] { refresh_pointer_focus(monotonic_msec()); });
+  layer_surfaces_changed_ =
+      context_.layer_shell.surfaces_changed.connect([this] { layer_pointer_refresh_->arm_ms(1); });
   lock_keyboard_wanted_ =
       context_.session_lock.keyboard_wanted.connect([this](wlr_surface* s) { focus_keyboard(s); });
 }

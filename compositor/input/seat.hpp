@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compositor/input/grab.hpp"
+#include "util/event_source.hpp"
 #include "util/listener.hpp"
 #include "util/owned.hpp"
 #include "util/signal.hpp"
@@ -171,6 +172,11 @@ class Seat {
   Connection resize_requested_;
   Connection rearranged_;
   Connection layer_keyboard_wanted_;
+  Connection layer_surfaces_changed_;
+  // Pointer focus looked at again once wlroots has placed (or dropped) the
+  // layer surface's buffer in the scene: at its map signal the buffer is not
+  // there yet, at its unmap the node is still.
+  std::unique_ptr<EventSource> layer_pointer_refresh_;
   Connection lock_keyboard_wanted_;
 };
 

@@ -177,6 +177,7 @@ void LayerShell::update_keyboard_focus() {
 void LayerShell::surface_mapped_changed(LayerSurface& surface) {
   if (surface.wlr()->output != nullptr) arrange(surface.wlr()->output);
   update_keyboard_focus();
+  surfaces_changed.emit();
 }
 
 void LayerShell::surface_destroyed(LayerSurface& surface) {
@@ -184,6 +185,7 @@ void LayerShell::surface_destroyed(LayerSurface& surface) {
   std::erase_if(surfaces_, [&](const auto& s) { return s.get() == &surface; });
   if (output != nullptr) arrange(output);
   update_keyboard_focus();
+  surfaces_changed.emit();
 }
 
 }  // namespace baton

@@ -77,6 +77,9 @@ class LayerShell {
   /// Keyboard focus should go to this surface now (null: nobody): a panel
   /// that asks for it, or the focused window once none does. The seat gives it.
   Signal<wlr_surface*> keyboard_wanted;
+  /// A layer surface appeared or went: what lies under a still pointer may
+  /// have changed (an overlay opened under it must get the next click).
+  Signal<> surfaces_changed;
 
  private:
   wlr_seat* seat_;

@@ -456,6 +456,31 @@ TEST_F(LayerShellTest, ExclusiveKeyboardInteractivityTakesFocusAndGivesItBack) {
   EXPECT_TRUE(h.run_until([&] { return c.keyboard_focus == a.surface(); }));
 }
 
+// A chooser or launcher opened under a pointer that does not move (slurp,
+// as xdg-desktop-portal-wlr starts it): the pointer enters it at once, and
+// the next click is its, not the window's beneath; when it goes, the window
+// has the pointer again.
+TEST_F(LayerShellTest, AnOverlayMappedUnderAStillPointerTakesTheNextClick) {
+  Window a(c);
+  map(a, kRed);
+  pointer.move_to(320, 240, 640, 480);
+  ASSERT_TRUE(h.run_until([&] { return c.pointer_focus == a.surface(); }));
+  {
+    Panel overlay(c, ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY, 0, 100, 0, 0xffffff00);
+    ASSERT_TRUE(h.run_until([&] { return overlay.configured(); }));
+    EXPECT_TRUE(h.run_until([&] { return c.pointer_focus == overlay.surface(); }))
+        << "the pointer did not enter the overlay mapped under it";
+    c.buttons.clear();
+    pointer.button(BTN_LEFT, true);
+    pointer.button(BTN_LEFT, false);
+    h.sync();
+    EXPECT_EQ(c.pointer_focus, overlay.surface()) << "the click went to the window beneath";
+    EXPECT_EQ(c.buttons.size(), 1u);
+  }
+  EXPECT_TRUE(h.run_until([&] { return c.pointer_focus == a.surface(); }))
+      << "the pointer did not go back to the window when the overlay went";
+}
+
 TEST_F(LayerShellTest, BackgroundLayerIsBelowWindowsAndOverlayAbove) {
   Panel wallpaper(c, ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND, 15, 0, -1, 0xff808080);
   ASSERT_TRUE(h.run_until([&] { return wallpaper.configured(); }));
