@@ -10,6 +10,14 @@
 
 namespace baton {
 
+void AllocatorDestroyer::operator()(wlr_allocator* allocator) const {
+  wlr_allocator_destroy(allocator);
+}
+
+OutputAllocator RenderStack::allocator_for_output() const {
+  return OutputAllocator(vulkan::create_output_allocator(allocator_));
+}
+
 RenderStack::RenderStack(wl_display* display, wlr_backend* backend, RenderOptions options)
     : display_(display), backend_(backend), options_(std::move(options)) {}
 

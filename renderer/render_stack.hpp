@@ -28,6 +28,11 @@ struct wlr_renderer;
 
 namespace baton {
 
+struct AllocatorDestroyer {
+  void operator()(wlr_allocator* allocator) const;
+};
+using OutputAllocator = std::unique_ptr<wlr_allocator, AllocatorDestroyer>;
+
 class RenderStack {
  public:
   /// Called with the new pair once the old one is gone (nothing ran between).
@@ -45,6 +50,12 @@ class RenderStack {
 
   [[nodiscard]] wlr_renderer* renderer() const { return renderer_; }
   [[nodiscard]] wlr_allocator* allocator() const { return allocator_; }
+  /// An allocator of one output's own, destroyed with it: the Vulkan
+  /// renderer's slot budget (swapchain-slots) is per allocator and buffer
+  /// size, so two outputs of one size sharing allocator() would share one
+  /// budget and the second would get no buffer. Null for other renderers,
+  /// whose allocator() serves every output.
+  [[nodiscard]] OutputAllocator allocator_for_output() const;
   [[nodiscard]] const char* name() const { return name_; }
   /// How many times the pair was rebuilt after a loss.
   [[nodiscard]] int rebuilds() const { return rebuilds_; }

@@ -144,8 +144,8 @@ Result<wlr_allocator*> create_allocator(wlr_backend* backend, wlr_renderer* rend
     return allocator;
   }
   vulkan::SwapchainOptions swapchain;
-  // Outputs of one size share the allocator's per-size slot budget.
-  swapchain.slots = options.swapchain_slots * std::max(1, options.outputs);
+  // Per output: each has an allocator of its own (RenderStack::allocator_for_output).
+  swapchain.slots = options.swapchain_slots;
   swapchain.host_visible = true;
   const Consumer consumer = consumer_of(backend, renderer);
   swapchain.shm = consumer == Consumer::shm;

@@ -29,9 +29,8 @@ struct RenderOptions {
   /// A Vulkan device index or part of its name (default: chosen by baton).
   std::optional<std::string> vulkan_device;
   CompositingChoice compositing = CompositingChoice::automatic;
-  /// Swapchain slots per output, and the outputs that share the allocator.
+  /// Swapchain slots per output.
   int swapchain_slots = 3;
-  int outputs = 1;
   /// `--drm-device`: named as the Vulkan renderer's DRM device where its
   /// own has no render node (lavapipe), so that headless outputs allocate
   /// dma-bufs and capture offers them.

@@ -17,7 +17,6 @@ RenderOptions render_options(const Options& options, const Config& config) {
   render.vulkan_device = options.vulkan_device;
   render.compositing = options.compositing;
   render.swapchain_slots = options.swapchain_slots.value_or(config.swapchain_slots);
-  render.outputs = options.outputs;
   render.drm_device = options.drm_device;
   return render;
 }

@@ -54,7 +54,8 @@ Output::Output(const OutputContext& context, wlr_output* output)
                    (wlr_scene_output_needs_frame(scene_output_) || !captures_.empty());
           }) {
   apply_games_policy();
-  wlr_output_init_render(output, context.render.allocator(), context.render.renderer());
+  own_allocator_ = context.render.allocator_for_output();
+  wlr_output_init_render(output, allocator(), context.render.renderer());
 
   wlr_output_state state;
   wlr_output_state_init(&state);
@@ -310,10 +311,16 @@ void Output::session_resumed() {
   wlr_output_schedule_frame(output_);
 }
 
+wlr_allocator* Output::allocator() const {
+  return own_allocator_ ? own_allocator_.get() : context_.render.allocator();
+}
+
 void Output::renderer_rebuilt() {
   committer_.drop();  // drawn by the lost device
   render_loop_.renderer_changed();
-  if (!wlr_output_init_render(output_, context_.render.allocator(), context_.render.renderer()))
+  // The old allocator goes once the output has let go of it.
+  OutputAllocator old = std::exchange(own_allocator_, context_.render.allocator_for_output());
+  if (!wlr_output_init_render(output_, allocator(), context_.render.renderer()))
     LOG_ERROR("output %s: the rebuilt renderer cannot drive it", output_->name);
   // The new swapchain starts empty: repaint everything.
   wlr_damage_ring_add_whole(&scene_output_->damage_ring);

@@ -14,6 +14,7 @@ extern "C" {
 #include "compositor/output/frame_cadence.hpp"
 #include "compositor/output/frame_committer.hpp"
 #include "compositor/output/render_loop.hpp"
+#include "renderer/render_stack.hpp"
 #include "util/event_source.hpp"
 #include "util/image.hpp"
 #include "util/listener.hpp"
@@ -39,7 +40,6 @@ namespace baton {
 class CommitTiming;
 class Fifo;
 class Output;
-class RenderStack;
 class Trace;
 struct Config;
 struct Options;
@@ -132,9 +132,12 @@ class Output : public Weakable<Output> {
   void reset_back_off();
   void handle_commit(const wlr_output_event_commit& event);
   void update_background();
+  /// What this output allocates from: its own allocator, else the shared one.
+  [[nodiscard]] wlr_allocator* allocator() const;
 
   const OutputContext& context_;
   wlr_output* output_;
+  OutputAllocator own_allocator_;  // null: the renderer's shared allocator
   wlr_scene_output* scene_output_ = nullptr;
   wlr_scene_rect* background_ = nullptr;
   std::optional<wlr_box> usable_area_;

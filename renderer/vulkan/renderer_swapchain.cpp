@@ -44,6 +44,10 @@ Result<wlr_allocator*> create_swapchain_allocator(wlr_renderer* renderer,
   return create_slot_allocator(r.shared_device(), options, can);
 }
 
+wlr_allocator* create_output_allocator(wlr_allocator* shared) {
+  return create_sibling_allocator(shared);
+}
+
 bool when_rendered(wlr_renderer* renderer, wlr_buffer* buffer, std::function<void()> done) {
   Slot* target = slot_of(buffer);
   if (target == nullptr || !target->fenceless_consumer || !is_vulkan_renderer(renderer))

@@ -92,5 +92,8 @@ bool when_rendered(wlr_renderer* renderer, wlr_buffer* buffer, std::function<voi
 /// The core-owned swapchain allocator: its buffers are this renderer's images.
 [[nodiscard]] Result<wlr_allocator*> create_swapchain_allocator(wlr_renderer* renderer,
                                                                 const SwapchainOptions& options);
+/// One output's allocator, like `shared` (a swapchain allocator) but with its
+/// own slot budget; null when `shared` is another kind of allocator.
+[[nodiscard]] wlr_allocator* create_output_allocator(wlr_allocator* shared);
 
 }  // namespace baton::vulkan

@@ -153,7 +153,6 @@ TEST(Options, FactoryOptionsPreferTheCommandLine) {
   baton::RenderOptions render = baton::render_options(p->options, config);
   EXPECT_EQ(render.renderer, baton::RendererChoice::vulkan);
   EXPECT_EQ(render.swapchain_slots, 2);
-  EXPECT_EQ(render.outputs, 2);
 
   p = parse({"--renderer", "pixman", "--swapchain-slots", "4", "--compositing", "raster"});
   ASSERT_TRUE(p.ok()) << p.error().describe();

@@ -216,7 +216,7 @@ Status create_exported_slot(SlotBuffer& buffer, const FormatInfo& format,
   auto exported = create_exported_image(*buffer.device, format, buffer.slot.width,
                                         buffer.slot.height, offered, kExportedUsage);
   if (!exported) return exported.error();
-  if (alloc.kms_slots == SwapchainAllocator::KmsSlots::untried) {
+  if (alloc.findings->kms_slots == SlotFindings::KmsSlots::untried) {
     if (Status s = kms_takes(alloc.kms->get(), *exported, buffer.slot.width, buffer.slot.height,
                              format.drm);
         !s)
@@ -226,7 +226,7 @@ Status create_exported_slot(SlotBuffer& buffer, const FormatInfo& format,
         "vulkan swapchain: slots are Vulkan images exported as dma-bufs (modifier 0x%llx) "
         "that the display device scans out",
         static_cast<unsigned long long>(exported->modifier));
-    alloc.kms_slots = SwapchainAllocator::KmsSlots::exported;
+    alloc.findings->kms_slots = SlotFindings::KmsSlots::exported;
   }
   adopt_exported(buffer, std::move(*exported));
   if (Status s = create_view(buffer, format); !s) return s;
@@ -239,16 +239,16 @@ Status create_exported_slot(SlotBuffer& buffer, const FormatInfo& format,
 // good once it refused one) its dumb buffer.
 Status create_kms_slot(SlotBuffer& buffer, const FormatInfo& format, const wlr_drm_format& offered,
                        SwapchainAllocator& alloc) {
-  if (alloc.kms_slots != SwapchainAllocator::KmsSlots::dumb) {
+  if (alloc.findings->kms_slots != SlotFindings::KmsSlots::dumb) {
     Status exported = create_exported_slot(buffer, format, offered, alloc);
     if (exported) return exported;
-    if (alloc.kms_slots == SwapchainAllocator::KmsSlots::untried) {
+    if (alloc.findings->kms_slots == SlotFindings::KmsSlots::untried) {
       // tests grep this line: tests/vm/baton_drm_test.sh
       LOG_INFO(
           "vulkan swapchain: a slot allocated by Vulkan cannot be scanned out (%s): slots "
           "are the display device's dumb buffers",
           exported.error().describe().c_str());
-      alloc.kms_slots = SwapchainAllocator::KmsSlots::dumb;
+      alloc.findings->kms_slots = SlotFindings::KmsSlots::dumb;
     } else {
       LOG_ERROR("vulkan swapchain: exporting a slot failed (%s); using a dumb buffer",
                 exported.error().describe().c_str());
@@ -270,7 +270,7 @@ Status create_parent_slot(SlotBuffer& buffer, const FormatInfo& format,
   auto exported = create_exported_image(*buffer.device, format, buffer.slot.width,
                                         buffer.slot.height, offered, kExportedUsage);
   if (!exported) return exported.error();
-  if (!std::exchange(alloc.dmabuf_parent_logged, true)) {
+  if (!std::exchange(alloc.findings->dmabuf_parent_logged, true)) {
     if (alloc.for_capture)
       LOG_INFO(
           "vulkan swapchain: headless slots are Vulkan images exported as dma-bufs (modifier "
@@ -524,6 +524,7 @@ Result<wlr_allocator*> create_slot_allocator(std::shared_ptr<Device> device,
   auto alloc = std::make_unique<SwapchainAllocator>();
   alloc->device = std::move(device);
   alloc->counts = std::make_shared<SlotCounts>();
+  alloc->findings = std::make_shared<SlotFindings>();
   alloc->slots = std::max(1, options.slots);
   alloc->shm = options.shm && can.share_memory;
   if (options.shm && !alloc->shm)
@@ -556,6 +557,24 @@ Result<wlr_allocator*> create_slot_allocator(std::shared_ptr<Device> device,
   if (alloc->shm) caps |= WLR_BUFFER_CAP_SHM;
   if (alloc->kms || alloc->dmabuf_parent) caps |= WLR_BUFFER_CAP_DMABUF;
   wlr_allocator_init(&alloc->base, &kAllocatorImpl, caps);
+  return &alloc.release()->base;
+}
+
+wlr_allocator* create_sibling_allocator(wlr_allocator* shared) {
+  if (shared == nullptr || shared->impl != &kAllocatorImpl) return nullptr;
+  const SwapchainAllocator& from = *get(shared);
+  auto alloc = std::make_unique<SwapchainAllocator>();
+  alloc->device = from.device;
+  alloc->counts = std::make_shared<SlotCounts>();
+  alloc->slots = from.slots;
+  alloc->host_visible = from.host_visible;
+  alloc->shm = from.shm;
+  alloc->storage = from.storage;
+  alloc->kms = from.kms;
+  alloc->dmabuf_parent = from.dmabuf_parent;
+  alloc->for_capture = from.for_capture;
+  alloc->findings = from.findings;
+  wlr_allocator_init(&alloc->base, &kAllocatorImpl, shared->buffer_caps);
   return &alloc.release()->base;
 }
 

@@ -73,21 +73,29 @@ struct SlotBuffer {
   Listener<void> release;
 };
 
+/// What an allocator and its per-output siblings have found out together.
+struct SlotFindings {
+  // DRM slots are Vulkan images exported as dma-bufs until the display device
+  // refuses one; from then on they are its dumb buffers.
+  enum class KmsSlots { untried, exported, dumb } kms_slots = KmsSlots::untried;
+  bool dmabuf_parent_logged = false;
+};
+
 struct SwapchainAllocator {
   wlr_allocator base;  // first: wlroots hands us &base
   std::shared_ptr<Device> device;
+  /// `slots` is a budget per size and format of this allocator's buffers:
+  /// each output has an allocator of its own (create_output_allocator), so
+  /// two outputs of one size do not draw on one budget.
   std::shared_ptr<SlotCounts> counts;
   int slots = 3;
   bool host_visible = true;
   bool shm = false;
   bool storage = false;           // slots the compute compositor writes (STORAGE usage)
   std::shared_ptr<UniqueFd> kms;  // DRM slots: for this display device
-  // DRM slots are Vulkan images exported as dma-bufs until the display device
-  // refuses one; from then on they are its dumb buffers.
-  enum class KmsSlots { untried, exported, dumb } kms_slots = KmsSlots::untried;
-  bool dmabuf_parent = false;  // exported slots: for a parent compositor ...
-  bool for_capture = false;    // ... or, headless, for capture clients
-  bool dmabuf_parent_logged = false;
+  bool dmabuf_parent = false;     // exported slots: for a parent compositor ...
+  bool for_capture = false;       // ... or, headless, for capture clients
+  std::shared_ptr<SlotFindings> findings;
 };
 
 /// What the device (and the renderer on it) can do for slots.
@@ -102,5 +110,8 @@ struct SlotAllocatorDevice {
 [[nodiscard]] Result<wlr_allocator*> create_slot_allocator(std::shared_ptr<Device> device,
                                                            const SwapchainOptions& options,
                                                            const SlotAllocatorDevice& can);
+/// Another allocator like `shared` (one create_slot_allocator made), with a
+/// slot budget of its own: one per output. Null when `shared` is not one.
+[[nodiscard]] wlr_allocator* create_sibling_allocator(wlr_allocator* shared);
 
 }  // namespace baton::vulkan
