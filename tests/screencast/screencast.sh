@@ -11,6 +11,15 @@
 # SCREENCAST_BACKEND=drm runs baton on the DRM backend (a seat and
 # WLR_DRM_DEVICES ready) with SCREENCAST_OUTPUT (its connector) of
 # SCREENCAST_SIZE (its mode) shared, instead of a 640x480 headless output.
+# SCREENCAST_CHOOSER: `none` (the default) gives xdpw a config that shares
+# SCREENCAST_OUTPUT without asking; `default` gives it none, so it asks as it
+# does out of the box (slurp, else wofi, else bemenu, else the first output).
+# SCREENCAST_BEFORE_CLIENT: a command run once baton is up, before the
+# animating client starts (e.g. putting the pointer on the output to share,
+# where the window then opens). SCREENCAST_CHOOSE: a command run in the
+# background while the portal client runs (e.g. clicking in the chooser).
+# SCREENCAST_SHOT_INDEX: the output whose screenshot the stream must equal
+# (0, the first, unless told; baton writes output N's as baton-N.png).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,12 +51,17 @@ export XDG_CURRENT_DESKTOP=baton:wlroots
 export DBUS_SESSION_BUS_ADDRESS=unix:path=$run/bus
 unset WAYLAND_DISPLAY DISPLAY PIPEWIRE_REMOTE PIPEWIRE_RUNTIME_DIR
 
-# No chooser: xdpw shares baton's only output straight away.
-cat >"$scratch/config/xdg-desktop-portal-wlr/config" <<EOF
+# No chooser: xdpw shares the named output straight away.
+if [ "${SCREENCAST_CHOOSER:-none}" = none ]; then
+  cat >"$scratch/config/xdg-desktop-portal-wlr/config" <<EOF
 [screencast]
 chooser_type=none
 output_name=$output
 EOF
+fi
+shot=$scratch/baton.png
+index=${SCREENCAST_SHOT_INDEX:-0}
+[ "$index" = 0 ] || shot=$scratch/baton-$index.png
 
 names=() pids=()
 start() {  # start NAME CMD...: runs CMD in the background, its log in $scratch/NAME.log
@@ -154,6 +168,9 @@ baton_pid=${pids[-1]}
 wait_for "baton" test -e "$scratch/baton-ready"
 
 export WAYLAND_DISPLAY=$socket
+if [ -n "${SCREENCAST_BEFORE_CLIENT:-}" ]; then
+  bash -c "$SCREENCAST_BEFORE_CLIENT" || fail "SCREENCAST_BEFORE_CLIENT failed: $SCREENCAST_BEFORE_CLIENT"
+fi
 start weston-simple-shm weston-simple-shm
 animator_pid=${pids[-1]}
 
@@ -164,9 +181,10 @@ wait_for "xdg-desktop-portal" bus_name_owned org.freedesktop.portal.Desktop
 
 # The client is bounded by per-step timeouts; this guards it as a whole.
 # Debian's python3: python3-dbus and python3-gi live there.
+[ -n "${SCREENCAST_CHOOSE:-}" ] && start chooser bash -c "$SCREENCAST_CHOOSE"
 status=0
 timeout 90 /usr/bin/python3 "$here/portal_client.py" --baton-pid "$baton_pid" \
-  --screenshot "$scratch/baton.png" --animator-pid "$animator_pid" --size "$size" \
+  --screenshot "$shot" --animator-pid "$animator_pid" --size "$size" \
   --timeout "$step_timeout" --save-frame "$scratch/stream.png" \
   --min-frames "${SCREENCAST_MIN_FRAMES:-10}" || status=$?
 
