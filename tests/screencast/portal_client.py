@@ -5,8 +5,10 @@ Talks to org.freedesktop.portal.ScreenCast on the session bus (CreateSession,
 SelectSources, Start, OpenPipeWireRemote), plays the PipeWire node it gets
 through GStreamer's pipewiresrc on the portal's fd, then:
   1. counts the frames that arrive while the animating client draws;
-  2. freezes that client (SIGSTOP), asks baton for its own screenshot
-     (SIGUSR1) and compares the latest frame with it, pixel by pixel.
+  2. freezes that client (SIGSTOP): once the frames in flight are in, a
+     still screen must give none (capture is damage-driven);
+  3. asks baton for its own screenshot (SIGUSR1) and compares the latest
+     frame with it, pixel by pixel.
 Exits 0 when everything holds, 1 with the failing step otherwise.
 """
 import argparse
@@ -280,6 +282,8 @@ def main():
     parser.add_argument('--size', default='640x480')
     parser.add_argument('--min-frames', type=int, default=10)
     parser.add_argument('--count-seconds', type=float, default=3.0)
+    parser.add_argument('--still-seconds', type=float, default=2.0,
+                        help='how long a still screen must give no frame')
     # Exact by default: xdpw hands baton's XRGB8888 shm bytes to PipeWire as
     # BGRx (the same bytes) and the screenshot reads the same output buffer, so
     # no conversion happens on either side.
@@ -322,10 +326,27 @@ def main():
             raise Failure(f'stream: {distinct} distinct frames in {args.count_seconds:g} s, '
                           f'expected at least {args.min_frames}')
 
-        # 2. Freeze the screen, then take baton's screenshot and the latest frame
+        # Freeze the screen, then take baton's screenshot and the latest frame
         # of the same still picture.
         send(args.animator_pid, signal.SIGSTOP, 'the animating client')
-        spin(1.0, stream.check)  # frames already captured drain out
+        # Frames already captured drain out: until none came for 1.5 s (a
+        # busy guest delivers the client's last frame late), 15 s at most.
+        quiet_since, seen = time.monotonic(), stream.frames
+        drain_start, frozen_at = quiet_since, stream.frames
+        while time.monotonic() - quiet_since < 1.5:
+            if time.monotonic() - drain_start > 15:
+                raise Failure(f'stream: {stream.frames - frozen_at} frames in the 15 s after the '
+                              'client froze, never 1.5 s without one: not damage-driven')
+            spin(0.1, stream.check)
+            if stream.frames != seen:
+                quiet_since, seen = time.monotonic(), stream.frames
+        # 2. A still screen: no damage, so no frames (capture is damage-driven).
+        spin(args.still_seconds, stream.check)
+        still = stream.frames - seen
+        log(f'still screen: {still} frames in {args.still_seconds:g} s')
+        if still > 0:
+            raise Failure(f'stream: {still} frames in {args.still_seconds:g} s of a still '
+                          'screen: capture is not damage-driven')
         if os.path.exists(args.screenshot):
             os.remove(args.screenshot)
         before = stream.frames
