@@ -24,12 +24,16 @@
 #include "ext-image-capture-source-v1-client-protocol.h"
 #include "ext-image-copy-capture-v1-client-protocol.h"
 #include "linux-dmabuf-v1-client-protocol.h"
+#include "linux-drm-syncobj-v1-client-protocol.h"
 #include "sync/sync_file.hpp"
+#include "sync/timeline.hpp"
 #include "tests/clients/drm_node.hpp"
 #include "tests/clients/udmabuf.hpp"
+#include "tests/clients/vgem_fence.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/globals.hpp"
 #include "tests/support/harness.hpp"
+#include "tests/support/process.hpp"
 #include "util/malloc_ptr.hpp"
 #include "wlr-screencopy-unstable-v1-client-protocol.h"
 
@@ -37,6 +41,7 @@ namespace baton::test {
 namespace {
 
 constexpr uint32_t kRed = 0xffff0000;
+constexpr uint32_t kGreen = 0xff00ff00;
 constexpr uint32_t kMagenta = 0xffff00ff;  // the target before the copy
 
 #define SKIP_UNLESS_REQUIRED(why)                                                        \
@@ -74,6 +79,13 @@ struct DmabufTarget {
     uint32_t pixel = 0;
     std::memcpy(&pixel, memory.data() + (static_cast<size_t>(y) * width + x) * 4, 4);
     return pixel | 0xff000000u;
+  }
+  /// Pixels of colour `argb` (alpha aside).
+  [[nodiscard]] long count(uint32_t argb) const {
+    long n = 0;
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) n += at(x, y) == (argb | 0xff000000u);
+    return n;
   }
   /// Pixels that differ from `shot` (alpha aside).
   [[nodiscard]] long differences(const Image& shot) const {
@@ -137,6 +149,9 @@ class CaptureDmabuf : public ::testing::Test {
     }
     return std::make_unique<DmabufTarget>(std::move(*memory), dmabuf_, format, w, h);
   }
+  /// wlr-screencopy of the output into a client dma-buf, read as the client
+  /// does (after its fences); null (a failure) when that did not work.
+  std::unique_ptr<DmabufTarget> screencopy();
   /// The window's middle is red in `target`: the frame is the desktop, not
   /// an empty or stale buffer.
   [[nodiscard]] bool shows_the_window(const DmabufTarget& t) const {
@@ -161,11 +176,13 @@ struct ScreencopyFrame {
   bool buffer_done = false, ready = false, failed = false;
 };
 
-// xdg-desktop-portal-wlr 0.7's way: wlr-screencopy with the dma-buf it offers.
-TEST_F(CaptureDmabuf, ScreencopyCopiesTheOutputIntoAClientDmabuf) {
+std::unique_ptr<DmabufTarget> CaptureDmabuf::screencopy() {
   auto* manager = static_cast<zwlr_screencopy_manager_v1*>(
       globals_->bind(&zwlr_screencopy_manager_v1_interface, 3));
-  ASSERT_NE(manager, nullptr);
+  if (manager == nullptr) {
+    ADD_FAILURE() << "wlr-screencopy is not offered";
+    return nullptr;
+  }
   ScreencopyFrame result;
   zwlr_screencopy_frame_v1* frame =
       zwlr_screencopy_manager_v1_capture_output(manager, 0, c_->output);
@@ -192,22 +209,37 @@ TEST_F(CaptureDmabuf, ScreencopyCopiesTheOutputIntoAClientDmabuf) {
           },
   };
   zwlr_screencopy_frame_v1_add_listener(frame, &listener, &result);
-  ASSERT_TRUE(h_->run_until([&] { return result.buffer_done || result.failed; }));
-  ASSERT_NE(result.dmabuf_format, 0U) << "no dma-buf target offered: the headless slots are not "
-                                         "dma-bufs";
-  EXPECT_EQ(result.width, 640);
-  EXPECT_EQ(result.height, 480);
-  auto t = target(result.dmabuf_format, result.width, result.height);
+  std::unique_ptr<DmabufTarget> t;
+  if (!h_->run_until([&] { return result.buffer_done || result.failed; }))
+    ADD_FAILURE() << "no buffer_done";
+  else if (result.dmabuf_format == 0)
+    ADD_FAILURE() << "no dma-buf target offered: the headless slots are not dma-bufs";
+  else if (result.width != 640 || result.height != 480)
+    ADD_FAILURE() << "a " << result.width << "x" << result.height << " frame of a 640x480 output";
+  else
+    t = target(result.dmabuf_format, result.width, result.height);
+  if (t != nullptr) {
+    zwlr_screencopy_frame_v1_copy(frame, t->buffer);
+    if (!h_->run_until([&] { return result.ready || result.failed; }) || !result.ready) {
+      ADD_FAILURE() << "the copy into the client's dma-buf failed";
+      t.reset();
+    } else if (!t->wait_for_writers()) {
+      ADD_FAILURE() << "the copy's fence never signalled";
+      t.reset();
+    }
+  }
+  zwlr_screencopy_frame_v1_destroy(frame);
+  zwlr_screencopy_manager_v1_destroy(manager);
+  return t;
+}
+
+// xdg-desktop-portal-wlr 0.7's way: wlr-screencopy with the dma-buf it offers.
+TEST_F(CaptureDmabuf, ScreencopyCopiesTheOutputIntoAClientDmabuf) {
+  auto t = screencopy();
   ASSERT_NE(t, nullptr);
-  zwlr_screencopy_frame_v1_copy(frame, t->buffer);
-  ASSERT_TRUE(h_->run_until([&] { return result.ready || result.failed; }));
-  ASSERT_TRUE(result.ready) << "the copy into the client's dma-buf failed";
-  ASSERT_TRUE(t->wait_for_writers()) << "the copy's fence never signalled";
   Image shot = h_->capture();
   EXPECT_EQ(t->differences(shot), 0) << "the frame differs from baton's screenshot";
   EXPECT_TRUE(shows_the_window(*t));
-  zwlr_screencopy_frame_v1_destroy(frame);
-  zwlr_screencopy_manager_v1_destroy(manager);
 }
 
 // What ext-image-copy-capture offered for a session.
@@ -303,6 +335,67 @@ TEST_F(CaptureDmabuf, ImageCopyCaptureOffersTheDeviceAndCopiesIntoAClientDmabuf)
   ext_image_capture_source_v1_destroy(source);
   ext_image_copy_capture_manager_v1_destroy(manager);
   ext_output_image_capture_source_manager_v1_destroy(sources);
+}
+
+// A window's next frame that its GPU has not finished is not captured: its
+// buffer (green) waits for its acquire point, an unsignalled fence (vgem's,
+// on the client's timeline on the render node); a capture meanwhile gets the
+// frame before (the window red), never a frame with the unfinished buffer.
+// Once the fence signals, the next capture is green.
+TEST_F(CaptureDmabuf, ACaptureWhileTheWindowsFrameIsFencedShowsTheFrameBefore) {
+  auto* syncobj = static_cast<wp_linux_drm_syncobj_manager_v1*>(
+      globals_->bind(&wp_linux_drm_syncobj_manager_v1_interface, 1));
+  ASSERT_NE(syncobj, nullptr) << "linux-drm-syncobj-v1 is not offered on the render node";
+  auto render = testing::open_drm_node("virtio_gpu", testing::NodeKind::render);
+  ASSERT_TRUE(render) << render.error().describe();
+  auto vgem = testing::open_drm_node("vgem", testing::NodeKind::primary);
+  if (!vgem) SKIP_UNLESS_REQUIRED("UNTESTED HERE: no vgem card for an unsignalled fence");
+  auto acquire = sync::Timeline::create(render->get());
+  auto release = sync::Timeline::create(render->get());
+  ASSERT_TRUE(acquire && release);
+  auto acquire_fd = acquire->export_fd();
+  auto release_fd = release->export_fd();
+  ASSERT_TRUE(acquire_fd && release_fd);
+  auto* wl_acquire = wp_linux_drm_syncobj_manager_v1_import_timeline(syncobj, acquire_fd->get());
+  auto* wl_release = wp_linux_drm_syncobj_manager_v1_import_timeline(syncobj, release_fd->get());
+  auto* surface = wp_linux_drm_syncobj_manager_v1_get_surface(syncobj, window_->surface());
+
+  // The client's GPU is still drawing the green frame.
+  auto green = target(DRM_FORMAT_XRGB8888, 200, 150);
+  ASSERT_NE(green, nullptr);
+  auto* pixels = reinterpret_cast<uint32_t*>(green->memory.data());
+  std::fill(pixels, pixels + 200 * 150, kGreen);
+  auto pending = testing::make_pending_fence(vgem->get());
+  ASSERT_TRUE(pending) << pending.error().describe();
+  ASSERT_TRUE(acquire->import_sync_file(1, pending->sync_file));
+  wl_surface_attach(window_->surface(), green->buffer, 0, 0);
+  wl_surface_damage_buffer(window_->surface(), 0, 0, 200, 150);
+  wp_linux_drm_syncobj_surface_v1_set_acquire_point(surface, wl_acquire, 0, 1);
+  wp_linux_drm_syncobj_surface_v1_set_release_point(surface, wl_release, 0, 1);
+  wl_surface_commit(window_->surface());
+  h_->sync();
+  h_->run_for(std::chrono::milliseconds(300));
+
+  auto before = screencopy();
+  ASSERT_NE(before, nullptr);
+  EXPECT_TRUE(shows_the_window(*before)) << "the capture is not of the frame before";
+  EXPECT_EQ(before->count(kGreen), 0) << "the capture shows a frame whose GPU work is unfinished";
+
+  ASSERT_TRUE(pending->fence.signal());
+  ASSERT_TRUE(h_->run_until([&] { return count_pixels(h_->capture(), kGreen) > 0; }))
+      << "the window's frame never came once its fence signalled";
+  auto after = screencopy();
+  ASSERT_NE(after, nullptr);
+  EXPECT_GE(after->count(kGreen), 200 * 150 - 24 * 24) << "the capture misses the signalled frame";
+  EXPECT_EQ(after->count(kRed), 0);
+
+  wp_linux_drm_syncobj_surface_v1_destroy(surface);
+  wp_linux_drm_syncobj_timeline_v1_destroy(wl_acquire);
+  wp_linux_drm_syncobj_timeline_v1_destroy(wl_release);
+  wp_linux_drm_syncobj_manager_v1_destroy(syncobj);
+  // The buffer stays the window's until it goes (TearDown).
+  window_.reset();
+  h_->sync();
 }
 
 }  // namespace
