@@ -364,7 +364,7 @@ TEST_F(CaptureDmabuf, ACaptureWhileTheWindowsFrameIsFencedShowsTheFrameBefore) {
   auto green = target(DRM_FORMAT_XRGB8888, 200, 150);
   ASSERT_NE(green, nullptr);
   auto* pixels = reinterpret_cast<uint32_t*>(green->memory.data());
-  std::fill(pixels, pixels + 200 * 150, kGreen);
+  std::fill(pixels, pixels + ptrdiff_t{200} * 150, kGreen);
   auto pending = testing::make_pending_fence(vgem->get());
   ASSERT_TRUE(pending) << pending.error().describe();
   ASSERT_TRUE(acquire->import_sync_file(1, pending->sync_file));
