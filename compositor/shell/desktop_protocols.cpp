@@ -114,6 +114,14 @@ DesktopProtocols::DesktopProtocols(wl_display* display, wl_event_loop* loop, wlr
   // focus to its modal dialog (View::modal_for); placement centres child
   // windows on their parent.
   wlr_xdg_wm_dialog_v1_create(display, 1);
+  // xdg-foreign (v1: GTK 3; v2: GTK 4, Qt 6): another client's window, a
+  // portal's file chooser for one, is parented to an app's window by the
+  // handle the app exported. wlroots sets the parent, so the chooser is
+  // placed and focused as any child window (above). Not privileged: a
+  // handle names one window its owner chose to share.
+  wlr_xdg_foreign_registry* foreign = wlr_xdg_foreign_registry_create(display);
+  wlr_xdg_foreign_v1_create(display, foreign);
+  wlr_xdg_foreign_v2_create(display, foreign);
 
   wlr_xdg_decoration_manager_v1* decorations = wlr_xdg_decoration_manager_v1_create(display);
   new_decoration_.connect(

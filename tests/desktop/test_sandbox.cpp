@@ -102,7 +102,9 @@ TEST_F(Sandboxed, AppsSeeOnlyUnprivilegedGlobals) {
 
   // What every app needs is there...
   for (const char* name : {"wl_compositor", "wl_shm", "wl_seat", "xdg_wm_base", "wl_output",
-                           "wp_viewporter", "wp_presentation", "zxdg_decoration_manager_v1"})
+                           "wp_viewporter", "wp_presentation", "zxdg_decoration_manager_v1",
+                           // a sandboxed app's file chooser is parented by handle
+                           "zxdg_exporter_v2", "zxdg_exporter_v1"})
     EXPECT_TRUE(inside.names.count(name)) << name << " is hidden from sandboxed apps";
   // ...and everything privileged that the unsandboxed engine sees is not.
   int privileged = 0;

@@ -45,6 +45,8 @@
 #include "xdg-activation-v1-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 #include "xdg-dialog-v1-client-protocol.h"
+#include "xdg-foreign-unstable-v1-client-protocol.h"
+#include "xdg-foreign-unstable-v2-client-protocol.h"
 #include "xdg-output-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 #include "xdg-system-bell-v1-client-protocol.h"
@@ -95,6 +97,10 @@ const wl_interface* global_interface(std::string_view name) {
       &xdg_toplevel_icon_manager_v1_interface,
       &xdg_system_bell_v1_interface,
       &xdg_wm_dialog_v1_interface,
+      &zxdg_exporter_v1_interface,
+      &zxdg_importer_v1_interface,
+      &zxdg_exporter_v2_interface,
+      &zxdg_importer_v2_interface,
       &wp_alpha_modifier_v1_interface,
       &wp_security_context_manager_v1_interface,
       &wp_fifo_manager_v1_interface,
