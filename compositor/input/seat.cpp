@@ -105,6 +105,8 @@ Seat::Seat(SeatContext context)
                                  event->delta_discrete, event->source, event->relative_direction);
   });
   frame_.connect(&cursor_->events.frame, [this](void*) { wlr_seat_pointer_notify_frame(seat_); });
+  gestures_ =
+      std::make_unique<PointerGestures>(context_.display, seat_, cursor_, [this] { activity(); });
 
   // A client may set the cursor image only while it has pointer focus.
   request_cursor_.connect(

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compositor/input/grab.hpp"
+#include "compositor/input/pointer_gestures.hpp"
 #include "util/event_source.hpp"
 #include "util/listener.hpp"
 #include "util/owned.hpp"
@@ -148,6 +149,7 @@ class Seat {
   wlr_surface* pointer_surface_ = nullptr;
   double pointer_sx_ = 0, pointer_sy_ = 0;
   std::unique_ptr<PointerConstraints> constraints_;
+  std::unique_ptr<PointerGestures> gestures_;
   Grab grab_;
   uint32_t grab_button_ = 0;
   // A title bar button pressed and not yet released: it acts on release

@@ -21,6 +21,7 @@
 #include "linux-dmabuf-v1-client-protocol.h"
 #include "linux-drm-syncobj-v1-client-protocol.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
+#include "pointer-gestures-unstable-v1-client-protocol.h"
 #include "presentation-time-client-protocol.h"
 #include "primary-selection-unstable-v1-client-protocol.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
@@ -71,6 +72,7 @@ const wl_interface* global_interface(std::string_view name) {
       &wp_single_pixel_buffer_manager_v1_interface,
       &wp_fractional_scale_manager_v1_interface,
       &zwp_pointer_constraints_v1_interface,
+      &zwp_pointer_gestures_v1_interface,
       &wp_tearing_control_manager_v1_interface,
       &zwp_relative_pointer_manager_v1_interface,
       &zwp_tablet_manager_v2_interface,

@@ -90,4 +90,45 @@ void FakePointer::press(uint32_t button, bool pressed) {
   frame();
 }
 
+void FakePointer::swipe_begin(uint32_t fingers) {
+  wlr_pointer_swipe_begin_event event{&pointer_, ++time_, fingers};
+  wl_signal_emit_mutable(&pointer_.events.swipe_begin, &event);
+}
+
+void FakePointer::swipe_update(uint32_t fingers, double dx, double dy) {
+  wlr_pointer_swipe_update_event event{&pointer_, ++time_, fingers, dx, dy};
+  wl_signal_emit_mutable(&pointer_.events.swipe_update, &event);
+}
+
+void FakePointer::swipe_end(bool cancelled) {
+  wlr_pointer_swipe_end_event event{&pointer_, ++time_, cancelled};
+  wl_signal_emit_mutable(&pointer_.events.swipe_end, &event);
+}
+
+void FakePointer::pinch_begin(uint32_t fingers) {
+  wlr_pointer_pinch_begin_event event{&pointer_, ++time_, fingers};
+  wl_signal_emit_mutable(&pointer_.events.pinch_begin, &event);
+}
+
+void FakePointer::pinch_update(uint32_t fingers, double dx, double dy, double scale,
+                               double rotation) {
+  wlr_pointer_pinch_update_event event{&pointer_, ++time_, fingers, dx, dy, scale, rotation};
+  wl_signal_emit_mutable(&pointer_.events.pinch_update, &event);
+}
+
+void FakePointer::pinch_end(bool cancelled) {
+  wlr_pointer_pinch_end_event event{&pointer_, ++time_, cancelled};
+  wl_signal_emit_mutable(&pointer_.events.pinch_end, &event);
+}
+
+void FakePointer::hold_begin(uint32_t fingers) {
+  wlr_pointer_hold_begin_event event{&pointer_, ++time_, fingers};
+  wl_signal_emit_mutable(&pointer_.events.hold_begin, &event);
+}
+
+void FakePointer::hold_end(bool cancelled) {
+  wlr_pointer_hold_end_event event{&pointer_, ++time_, cancelled};
+  wl_signal_emit_mutable(&pointer_.events.hold_end, &event);
+}
+
 }  // namespace baton::test

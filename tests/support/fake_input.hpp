@@ -45,6 +45,15 @@ class FakePointer {
   void click(uint32_t button);
   /// One half of a click (WLCS drives them apart).
   void press(uint32_t button, bool pressed);
+  /// Touchpad gestures as libinput reports them (begin, updates, end).
+  void swipe_begin(uint32_t fingers);
+  void swipe_update(uint32_t fingers, double dx, double dy);
+  void swipe_end(bool cancelled);
+  void pinch_begin(uint32_t fingers);
+  void pinch_update(uint32_t fingers, double dx, double dy, double scale, double rotation);
+  void pinch_end(bool cancelled);
+  void hold_begin(uint32_t fingers);
+  void hold_end(bool cancelled);
 
  private:
   void frame();
