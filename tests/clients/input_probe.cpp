@@ -7,6 +7,8 @@
 //   axis vertical|horizontal VALUE
 //   keyboard-enter, key CODE pressed|released
 //   repeat-info RATE DELAY         the compositor's key repeat settings
+//   swipe-begin FINGERS, swipe-update DX DY, swipe-end|swipe-cancelled
+//                                  touchpad gestures (pointer-gestures-v1)
 //   frames N                       (--animate) every 10th frame shown
 // Runs until killed (SIGTERM) or the compositor goes away.
 //
@@ -21,6 +23,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "pointer-gestures-unstable-v1-client-protocol.h"
 #include "tests/clients/producer_buffer.hpp"
 #include "tests/clients/wayland_window.hpp"
 
@@ -74,10 +77,23 @@ const wl_keyboard_listener kKeyboard = {
                       int32_t delay) { line("repeat-info %d %d", rate, delay); },
 };
 
+const zwp_pointer_gesture_swipe_v1_listener kSwipe = {
+    .begin = [](void*, zwp_pointer_gesture_swipe_v1*, uint32_t, uint32_t, wl_surface*,
+                uint32_t fingers) { line("swipe-begin %u", fingers); },
+    .update =
+        [](void*, zwp_pointer_gesture_swipe_v1*, uint32_t, wl_fixed_t dx, wl_fixed_t dy) {
+          line("swipe-update %.2f %.2f", wl_fixed_to_double(dx), wl_fixed_to_double(dy));
+        },
+    .end = [](void*, zwp_pointer_gesture_swipe_v1*, uint32_t, uint32_t,
+              int32_t cancelled) { line(cancelled != 0 ? "swipe-cancelled" : "swipe-end"); },
+};
+
 struct Seat {
   wl_seat* seat = nullptr;
   wl_pointer* pointer = nullptr;
   wl_keyboard* keyboard = nullptr;
+  zwp_pointer_gestures_v1* gestures = nullptr;
+  zwp_pointer_gesture_swipe_v1* swipe = nullptr;
 };
 
 const wl_seat_listener kSeat = {
@@ -90,6 +106,8 @@ const wl_seat_listener kSeat = {
           const bool pointer = (caps & WL_SEAT_CAPABILITY_POINTER) != 0;
           const bool keyboard = (caps & WL_SEAT_CAPABILITY_KEYBOARD) != 0;
           if (!pointer && s->pointer != nullptr) {
+            if (s->swipe != nullptr) zwp_pointer_gesture_swipe_v1_destroy(s->swipe);
+            s->swipe = nullptr;
             wl_pointer_release(s->pointer);
             s->pointer = nullptr;
           }
@@ -100,6 +118,10 @@ const wl_seat_listener kSeat = {
           if (pointer && s->pointer == nullptr) {
             s->pointer = wl_seat_get_pointer(seat);
             wl_pointer_add_listener(s->pointer, &kPointer, nullptr);
+            if (s->gestures != nullptr) {
+              s->swipe = zwp_pointer_gestures_v1_get_swipe_gesture(s->gestures, s->pointer);
+              zwp_pointer_gesture_swipe_v1_add_listener(s->swipe, &kSwipe, nullptr);
+            }
           }
           if (keyboard && s->keyboard == nullptr) {
             s->keyboard = wl_seat_get_keyboard(seat);
@@ -115,6 +137,10 @@ const wl_registry_listener kRegistry = {
     .global =
         [](void* data, wl_registry* registry, uint32_t name, const char* interface, uint32_t) {
           auto* s = static_cast<Seat*>(data);
+          // Bound before the seat, whose capabilities make the swipe object.
+          if (std::string_view(interface) == zwp_pointer_gestures_v1_interface.name)
+            s->gestures = static_cast<zwp_pointer_gestures_v1*>(
+                wl_registry_bind(registry, name, &zwp_pointer_gestures_v1_interface, 1));
           if (std::string_view(interface) == wl_seat_interface.name && s->seat == nullptr) {
             s->seat =
                 static_cast<wl_seat*>(wl_registry_bind(registry, name, &wl_seat_interface, 7));

@@ -9,7 +9,8 @@
 # - baton-input-probe (fullscreen): flat acceleration moves the pointer 1:1,
 #   adaptive at speed 1 further; natural_scroll turns the wheel's direction;
 #   tap-to-click makes a touchpad tap a click, and without it nothing;
-#   the settings change on a config reload (SIGHUP);
+#   the settings change on a config reload (SIGHUP); a three-finger swipe
+#   on the touchpad reaches the window as a swipe gesture (pointer-gestures);
 # - a keyboard plugged in while baton runs types into the focused window;
 #   unplugged, baton drops it.
 #
@@ -164,6 +165,18 @@ send tap pad
 sleep 1
 ! since "$m" | grep -q "^button 272" || fail "a tap clicked although tap = false"
 echo "input: tap = false: a touchpad tap did not click"
+
+# A three-finger swipe to the right: libinput's gesture, through baton, to
+# the window under the pointer (pointer-gestures-v1).
+m=$(mark)
+send swipe pad 3 300 0 15
+sleep 1
+swipe=$(since "$m" | grep "^swipe-")
+swipe_dx=$(sed -n 's/^swipe-update \([-0-9.]*\) .*/\1/p' <<<"$swipe" | awk '{s += $1} END {print s + 0}')
+grep -q "^swipe-begin 3" <<<"$swipe" && grep -q "^swipe-end" <<<"$swipe" ||
+  fail "a three-finger swipe on the touchpad did not reach the window: '${swipe:-nothing}'"
+awk -v d="$swipe_dx" 'BEGIN { exit !(d > 0) }' || fail "the swipe went right, the window heard dx $swipe_dx"
+echo "input: a three-finger swipe reached the window: begin 3, updates summing to dx $swipe_dx, end"
 
 # --- hotplug --------------------------------------------------------------------
 # udev initialises a new device before libinput takes it; on a busy host

@@ -10,6 +10,9 @@
 //   move NAME DX DY N [MS]         N relative motions of DX,DY, MS apart (8)
 //   wheel NAME CLICKS              vertical wheel clicks (+: away from the user)
 //   tap NAME                       a one-finger tap in the touchpad's middle
+//   swipe NAME FINGERS DX DY N     FINGERS (2 or 3) fingers down side by side,
+//                                  moved together by DX,DY device units (10 a
+//                                  mm) in N steps 10 ms apart, then lifted
 //   sleep MS
 // Devices are unplugged at EOF.
 //
@@ -53,6 +56,7 @@ bool abs_axis(int fd, uint16_t code, int32_t max, int32_t resolution) {
 
 // Touchpad size in device units; 10 units per mm makes it 100 x 70 mm.
 constexpr int32_t kPadWidth = 1000, kPadHeight = 700, kPadResolution = 10;
+constexpr int kPadSlots = 3;  // three fingers: a three-finger swipe
 
 std::string create(UniqueFd& out, const std::string& kind, const std::string& name) {
   UniqueFd fd(open("/dev/uinput", O_WRONLY | O_NONBLOCK | O_CLOEXEC));
@@ -77,7 +81,7 @@ std::string create(UniqueFd& out, const std::string& kind, const std::string& na
          abs_axis(f, ABS_Y, kPadHeight, kPadResolution) &&
          abs_axis(f, ABS_MT_POSITION_X, kPadWidth, kPadResolution) &&
          abs_axis(f, ABS_MT_POSITION_Y, kPadHeight, kPadResolution) &&
-         abs_axis(f, ABS_MT_SLOT, 1, 0) && abs_axis(f, ABS_MT_TRACKING_ID, 65535, 0);
+         abs_axis(f, ABS_MT_SLOT, kPadSlots - 1, 0) && abs_axis(f, ABS_MT_TRACKING_ID, 65535, 0);
   } else {
     return "unknown device kind " + kind;
   }
@@ -108,6 +112,39 @@ void tap(int fd) {
   emit(fd, EV_ABS, ABS_MT_TRACKING_ID, -1);
   emit(fd, EV_KEY, BTN_TOUCH, 0);
   emit(fd, EV_KEY, BTN_TOOL_FINGER, 0);
+  sync(fd);
+}
+
+// Fingers 15 mm apart around the pad's middle, moved together.
+void swipe(int fd, int fingers, int32_t dx, int32_t dy, int steps) {
+  const int32_t x0 = kPadWidth / 2 - 150, y0 = kPadHeight / 2;
+  const int tool = fingers == 3 ? BTN_TOOL_TRIPLETAP : BTN_TOOL_DOUBLETAP;
+  auto place = [&](int32_t x, int32_t y, bool down) {
+    for (int i = 0; i < fingers; ++i) {
+      emit(fd, EV_ABS, ABS_MT_SLOT, i);
+      if (down) emit(fd, EV_ABS, ABS_MT_TRACKING_ID, 100 + i);
+      emit(fd, EV_ABS, ABS_MT_POSITION_X, x + 150 * i);
+      emit(fd, EV_ABS, ABS_MT_POSITION_Y, y);
+    }
+    emit(fd, EV_ABS, ABS_X, x);
+    emit(fd, EV_ABS, ABS_Y, y);
+  };
+  place(x0, y0, true);
+  emit(fd, EV_KEY, BTN_TOUCH, 1);
+  emit(fd, EV_KEY, tool, 1);
+  sync(fd);
+  for (int s = 1; s <= steps; ++s) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    place(x0 + dx * s / steps, y0 + dy * s / steps, false);
+    sync(fd);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < fingers; ++i) {
+    emit(fd, EV_ABS, ABS_MT_SLOT, i);
+    emit(fd, EV_ABS, ABS_MT_TRACKING_ID, -1);
+  }
+  emit(fd, EV_KEY, BTN_TOUCH, 0);
+  emit(fd, EV_KEY, tool, 0);
   sync(fd);
 }
 
@@ -169,6 +206,13 @@ int main() {
       }
     } else if (command == "tap") {
       if (const int fd = device(); fd >= 0) tap(fd);
+    } else if (command == "swipe") {
+      int fingers = 0, dx = 0, dy = 0, steps = 0;
+      in >> fingers >> dx >> dy >> steps;
+      if (fingers < 2 || fingers > kPadSlots || steps < 1)
+        error = "swipe takes 2 or 3 fingers and at least one step";
+      else if (const int fd = device(); fd >= 0)
+        swipe(fd, fingers, dx, dy, steps);
     } else if (command == "sleep") {
       std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(name)));
     } else {
