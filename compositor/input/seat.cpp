@@ -107,6 +107,7 @@ Seat::Seat(SeatContext context)
   frame_.connect(&cursor_->events.frame, [this](void*) { wlr_seat_pointer_notify_frame(seat_); });
   gestures_ =
       std::make_unique<PointerGestures>(context_.display, seat_, cursor_, [this] { activity(); });
+  touch_ = std::make_unique<Touch>(seat_, cursor_, context_.windows, [this] { activity(); });
 
   // A client may set the cursor image only while it has pointer focus.
   request_cursor_.connect(
@@ -161,7 +162,7 @@ Seat::Seat(SeatContext context)
 Seat::~Seat() {
   constraints_.reset();
   keyboards_.clear();
-  pointer_destroys_.clear();
+  device_destroys_.clear();
 }
 
 double Seat::cursor_x() const { return cursor_->x; }
@@ -191,10 +192,25 @@ void Seat::add_input(wlr_input_device* device) {
         LOG_INFO("input: pointer %s removed", device->name != nullptr ? device->name : "(unnamed)");
         --pointers_;
         std::erase(pointer_devices_, device);
-        std::erase_if(pointer_destroys_, [raw](const auto& l) { return l.get() == raw; });
+        std::erase_if(device_destroys_, [raw](const auto& l) { return l.get() == raw; });
         update_capabilities();
       });
-      pointer_destroys_.push_back(std::move(listener));
+      device_destroys_.push_back(std::move(listener));
+      break;
+    }
+    case WLR_INPUT_DEVICE_TOUCH: {
+      LOG_INFO("input: touch %s added", device->name != nullptr ? device->name : "(unnamed)");
+      wlr_cursor_attach_input_device(cursor_, device);
+      ++touches_;
+      auto listener = std::make_unique<Listener<void>>();
+      Listener<void>* raw = listener.get();
+      listener->connect(&device->events.destroy, [this, raw, device](void*) {
+        LOG_INFO("input: touch %s removed", device->name != nullptr ? device->name : "(unnamed)");
+        --touches_;
+        std::erase_if(device_destroys_, [raw](const auto& l) { return l.get() == raw; });
+        update_capabilities();
+      });
+      device_destroys_.push_back(std::move(listener));
       break;
     }
     default:
@@ -264,6 +280,7 @@ void Seat::update_capabilities() {
   uint32_t caps = 0;
   if (pointers_ > 0) caps |= WL_SEAT_CAPABILITY_POINTER;
   if (!keyboards_.empty()) caps |= WL_SEAT_CAPABILITY_KEYBOARD;
+  if (touches_ > 0) caps |= WL_SEAT_CAPABILITY_TOUCH;
   wlr_seat_set_capabilities(seat_, caps);
   if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");
 }

@@ -9,6 +9,7 @@
 
 #include "compositor/input/grab.hpp"
 #include "compositor/input/pointer_gestures.hpp"
+#include "compositor/input/touch.hpp"
 #include "util/event_source.hpp"
 #include "util/listener.hpp"
 #include "util/owned.hpp"
@@ -145,11 +146,13 @@ class Seat {
   std::vector<std::unique_ptr<Keyboard>> keyboards_;
   std::vector<wlr_input_device*> pointer_devices_;
   int pointers_ = 0;
+  int touches_ = 0;
   // Where the pointer is in the surface under it (for constraints).
   wlr_surface* pointer_surface_ = nullptr;
   double pointer_sx_ = 0, pointer_sy_ = 0;
   std::unique_ptr<PointerConstraints> constraints_;
   std::unique_ptr<PointerGestures> gestures_;
+  std::unique_ptr<Touch> touch_;
   Grab grab_;
   uint32_t grab_button_ = 0;
   // A title bar button pressed and not yet released: it acts on release
@@ -164,7 +167,7 @@ class Seat {
   Listener<void> frame_;
   Listener<wlr_seat_pointer_request_set_cursor_event> request_cursor_;
   Listener<wlr_seat_request_set_selection_event> request_selection_;
-  std::vector<std::unique_ptr<Listener<void>>> pointer_destroys_;
+  std::vector<std::unique_ptr<Listener<void>>> device_destroys_;
   Connection view_mapped_;
   Connection view_unmapped_;
   Connection view_destroyed_;

@@ -227,6 +227,37 @@ struct ClientListeners {
       };
       wl_pointer_add_listener(c->pointer, &listener, c);
     }
+    if ((caps & WL_SEAT_CAPABILITY_TOUCH) && c->touch == nullptr) {
+      c->touch = wl_seat_get_touch(seat);
+      static const wl_touch_listener listener = {
+          .down =
+              [](void* d, wl_touch*, uint32_t, uint32_t, wl_surface* surface, int32_t id,
+                 wl_fixed_t x, wl_fixed_t y) {
+                static_cast<Client*>(d)->touch_events.push_back(
+                    {"down", id, surface, wl_fixed_to_double(x), wl_fixed_to_double(y)});
+              },
+          .up =
+              [](void* d, wl_touch*, uint32_t, uint32_t, int32_t id) {
+                static_cast<Client*>(d)->touch_events.push_back({"up", id, nullptr, 0, 0});
+              },
+          .motion =
+              [](void* d, wl_touch*, uint32_t, int32_t id, wl_fixed_t x, wl_fixed_t y) {
+                static_cast<Client*>(d)->touch_events.push_back(
+                    {"motion", id, nullptr, wl_fixed_to_double(x), wl_fixed_to_double(y)});
+              },
+          .frame =
+              [](void* d, wl_touch*) {
+                static_cast<Client*>(d)->touch_events.push_back({"frame", -1, nullptr, 0, 0});
+              },
+          .cancel =
+              [](void* d, wl_touch*) {
+                static_cast<Client*>(d)->touch_events.push_back({"cancel", -1, nullptr, 0, 0});
+              },
+          .shape = [](void*, wl_touch*, int32_t, wl_fixed_t, wl_fixed_t) {},
+          .orientation = [](void*, wl_touch*, int32_t, wl_fixed_t) {},
+      };
+      wl_touch_add_listener(c->touch, &listener, c);
+    }
   }
 };
 
@@ -244,6 +275,7 @@ Client::Client(Harness& harness, wl_display* display) : harness_(harness), displ
 Client::~Client() {
   if (keyboard != nullptr) wl_keyboard_destroy(keyboard);
   if (pointer != nullptr) wl_pointer_destroy(pointer);
+  if (touch != nullptr) wl_touch_destroy(touch);
   if (presentation != nullptr) wp_presentation_destroy(presentation);
   if (seat != nullptr) wl_seat_destroy(seat);
   if (output != nullptr) wl_output_destroy(output);

@@ -135,6 +135,16 @@ class Client {
   std::vector<uint32_t> buttons;
   /// wl_pointer.axis_discrete steps, as they came (wheel scrolling).
   std::vector<int32_t> axis_discrete;
+  /// wl_touch events as they came: kind is down, up, motion, frame or cancel
+  /// (surface and x, y only for down and motion; the surface for down).
+  struct TouchEvent {
+    std::string kind;
+    int32_t id = -1;
+    wl_surface* surface = nullptr;
+    double x = 0, y = 0;
+  };
+  wl_touch* touch = nullptr;
+  std::vector<TouchEvent> touch_events;
   bool keymap_received = false;
 
  private:

@@ -9,6 +9,7 @@ namespace baton::test {
 namespace {
 const wlr_keyboard_impl kKeyboardImpl = {.name = "baton-test-keyboard", .led_update = nullptr};
 const wlr_pointer_impl kPointerImpl = {.name = "baton-test-pointer"};
+const wlr_touch_impl kTouchImpl = {.name = "baton-test-touch"};
 }  // namespace
 
 FakeKeyboard::FakeKeyboard(Server& server) {
@@ -130,5 +131,46 @@ void FakePointer::hold_end(bool cancelled) {
   wlr_pointer_hold_end_event event{&pointer_, ++time_, cancelled};
   wl_signal_emit_mutable(&pointer_.events.hold_end, &event);
 }
+
+FakeTouch::FakeTouch(Server& server) : server_(server) {
+  wlr_touch_init(&touch_, &kTouchImpl, "baton-test-touch");
+  server.seat().add_input(&touch_.base);
+}
+
+FakeTouch::~FakeTouch() { wlr_touch_finish(&touch_); }
+
+double FakeTouch::fx(double lx) const {
+  wlr_box layout{};
+  wlr_output_layout_get_box(server_.output_layout(), nullptr, &layout);
+  return (lx - layout.x) / layout.width;
+}
+
+double FakeTouch::fy(double ly) const {
+  wlr_box layout{};
+  wlr_output_layout_get_box(server_.output_layout(), nullptr, &layout);
+  return (ly - layout.y) / layout.height;
+}
+
+void FakeTouch::down(int32_t id, double lx, double ly) {
+  wlr_touch_down_event event{&touch_, ++time_, id, fx(lx), fy(ly)};
+  wl_signal_emit_mutable(&touch_.events.down, &event);
+}
+
+void FakeTouch::motion(int32_t id, double lx, double ly) {
+  wlr_touch_motion_event event{&touch_, ++time_, id, fx(lx), fy(ly)};
+  wl_signal_emit_mutable(&touch_.events.motion, &event);
+}
+
+void FakeTouch::up(int32_t id) {
+  wlr_touch_up_event event{&touch_, ++time_, id};
+  wl_signal_emit_mutable(&touch_.events.up, &event);
+}
+
+void FakeTouch::cancel(int32_t id) {
+  wlr_touch_cancel_event event{&touch_, ++time_, id};
+  wl_signal_emit_mutable(&touch_.events.cancel, &event);
+}
+
+void FakeTouch::frame() { wl_signal_emit_mutable(&touch_.events.frame, nullptr); }
 
 }  // namespace baton::test

@@ -62,4 +62,26 @@ class FakePointer {
   uint32_t time_ = 0;
 };
 
+/// A touchscreen over the whole layout: positions are layout coordinates.
+class FakeTouch {
+ public:
+  explicit FakeTouch(Server& server);
+  ~FakeTouch();
+  FakeTouch(const FakeTouch&) = delete;
+  FakeTouch& operator=(const FakeTouch&) = delete;
+  void down(int32_t id, double lx, double ly);
+  void motion(int32_t id, double lx, double ly);
+  void up(int32_t id);
+  void cancel(int32_t id);
+  /// Ends a group of the above, as the device's SYN_REPORT does.
+  void frame();
+
+ private:
+  [[nodiscard]] double fx(double lx) const;
+  [[nodiscard]] double fy(double ly) const;
+  Server& server_;
+  wlr_touch touch_{};
+  uint32_t time_ = 0;
+};
+
 }  // namespace baton::test

@@ -1,0 +1,55 @@
+#include "compositor/input/touch.hpp"
+
+#include <utility>
+
+#include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
+
+namespace baton {
+
+Touch::Touch(wlr_seat* seat, wlr_cursor* cursor, Windows& windows, std::function<void()> activity)
+    : seat_(seat), cursor_(cursor), windows_(windows), activity_(std::move(activity)) {
+  down_.connect(&cursor->events.touch_down, [this](wlr_touch_down_event* e) { down(*e); });
+  motion_.connect(&cursor->events.touch_motion,
+                  [this](wlr_touch_motion_event* e) { motion(*e); });
+  up_.connect(&cursor->events.touch_up, [this](wlr_touch_up_event* e) {
+    activity_();
+    if (points_.erase(e->touch_id) > 0) wlr_seat_touch_notify_up(seat_, e->time_msec, e->touch_id);
+  });
+  cancel_.connect(&cursor->events.touch_cancel, [this](wlr_touch_cancel_event* e) {
+    activity_();
+    wlr_touch_point* point = wlr_seat_touch_get_point(seat_, e->touch_id);
+    if (point != nullptr && point->client != nullptr)
+      wlr_seat_touch_notify_cancel(seat_, point->client);
+    points_.erase(e->touch_id);
+  });
+  frame_.connect(&cursor->events.touch_frame, [this](void*) { wlr_seat_touch_notify_frame(seat_); });
+}
+
+void Touch::down(const wlr_touch_down_event& event) {
+  activity_();
+  double lx = 0;
+  double ly = 0;
+  wlr_cursor_absolute_to_layout_coords(cursor_, &event.touch->base, event.x, event.y, &lx, &ly);
+  wlr_surface* surface = nullptr;
+  double sx = 0;
+  double sy = 0;
+  View* view = windows_.view_at(lx, ly, &surface, &sx, &sy);
+  if (surface == nullptr) return;  // the background: no client's
+  if (view != nullptr) windows_.focus(view);
+  points_[event.touch_id] = Origin{lx - sx, ly - sy};
+  wlr_seat_touch_notify_down(seat_, surface, event.time_msec, event.touch_id, sx, sy);
+}
+
+void Touch::motion(const wlr_touch_motion_event& event) {
+  activity_();
+  auto it = points_.find(event.touch_id);
+  if (it == points_.end()) return;
+  double lx = 0;
+  double ly = 0;
+  wlr_cursor_absolute_to_layout_coords(cursor_, &event.touch->base, event.x, event.y, &lx, &ly);
+  wlr_seat_touch_notify_motion(seat_, event.time_msec, event.touch_id, lx - it->second.x,
+                               ly - it->second.y);
+}
+
+}  // namespace baton
