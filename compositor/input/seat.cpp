@@ -199,6 +199,7 @@ void Seat::add_input(wlr_input_device* device) {
       break;
     }
     case WLR_INPUT_DEVICE_TOUCH: {
+      // tests grep this line: tests/vm/input_test.sh
       LOG_INFO("input: touch %s added", device->name != nullptr ? device->name : "(unnamed)");
       wlr_cursor_attach_input_device(cursor_, device);
       ++touches_;

@@ -10,8 +10,7 @@ namespace baton {
 Touch::Touch(wlr_seat* seat, wlr_cursor* cursor, Windows& windows, std::function<void()> activity)
     : seat_(seat), cursor_(cursor), windows_(windows), activity_(std::move(activity)) {
   down_.connect(&cursor->events.touch_down, [this](wlr_touch_down_event* e) { down(*e); });
-  motion_.connect(&cursor->events.touch_motion,
-                  [this](wlr_touch_motion_event* e) { motion(*e); });
+  motion_.connect(&cursor->events.touch_motion, [this](wlr_touch_motion_event* e) { motion(*e); });
   up_.connect(&cursor->events.touch_up, [this](wlr_touch_up_event* e) {
     activity_();
     if (points_.erase(e->touch_id) > 0) wlr_seat_touch_notify_up(seat_, e->time_msec, e->touch_id);
@@ -23,7 +22,8 @@ Touch::Touch(wlr_seat* seat, wlr_cursor* cursor, Windows& windows, std::function
       wlr_seat_touch_notify_cancel(seat_, point->client);
     points_.erase(e->touch_id);
   });
-  frame_.connect(&cursor->events.touch_frame, [this](void*) { wlr_seat_touch_notify_frame(seat_); });
+  frame_.connect(&cursor->events.touch_frame,
+                 [this](void*) { wlr_seat_touch_notify_frame(seat_); });
 }
 
 void Touch::down(const wlr_touch_down_event& event) {

@@ -7,6 +7,7 @@
 //   axis vertical|horizontal VALUE
 //   keyboard-enter, key CODE pressed|released
 //   repeat-info RATE DELAY         the compositor's key repeat settings
+//   touch-down ID X Y, touch-up ID  a touchscreen's points (surface coordinates)
 //   swipe-begin FINGERS, swipe-update DX DY, swipe-end|swipe-cancelled
 //                                  touchpad gestures (pointer-gestures-v1)
 //   frames N                       (--animate) every 10th frame shown
@@ -88,8 +89,23 @@ const zwp_pointer_gesture_swipe_v1_listener kSwipe = {
               int32_t cancelled) { line(cancelled != 0 ? "swipe-cancelled" : "swipe-end"); },
 };
 
+const wl_touch_listener kTouch = {
+    .down =
+        [](void*, wl_touch*, uint32_t, uint32_t, wl_surface*, int32_t id, wl_fixed_t x,
+           wl_fixed_t y) {
+          line("touch-down %d %.2f %.2f", id, wl_fixed_to_double(x), wl_fixed_to_double(y));
+        },
+    .up = [](void*, wl_touch*, uint32_t, uint32_t, int32_t id) { line("touch-up %d", id); },
+    .motion = [](void*, wl_touch*, uint32_t, int32_t, wl_fixed_t, wl_fixed_t) {},
+    .frame = [](void*, wl_touch*) {},
+    .cancel = [](void*, wl_touch*) { line("touch-cancel"); },
+    .shape = [](void*, wl_touch*, int32_t, wl_fixed_t, wl_fixed_t) {},
+    .orientation = [](void*, wl_touch*, int32_t, wl_fixed_t) {},
+};
+
 struct Seat {
   wl_seat* seat = nullptr;
+  wl_touch* touch = nullptr;
   wl_pointer* pointer = nullptr;
   wl_keyboard* keyboard = nullptr;
   zwp_pointer_gestures_v1* gestures = nullptr;
@@ -123,12 +139,22 @@ const wl_seat_listener kSeat = {
               zwp_pointer_gesture_swipe_v1_add_listener(s->swipe, &kSwipe, nullptr);
             }
           }
+          const bool touch = (caps & WL_SEAT_CAPABILITY_TOUCH) != 0;
+          if (!touch && s->touch != nullptr) {
+            wl_touch_release(s->touch);
+            s->touch = nullptr;
+          }
+          if (touch && s->touch == nullptr) {
+            s->touch = wl_seat_get_touch(seat);
+            wl_touch_add_listener(s->touch, &kTouch, nullptr);
+          }
           if (keyboard && s->keyboard == nullptr) {
             s->keyboard = wl_seat_get_keyboard(seat);
             wl_keyboard_add_listener(s->keyboard, &kKeyboard, nullptr);
           }
-          line("capabilities%s%s", (caps & WL_SEAT_CAPABILITY_POINTER) != 0 ? " pointer" : "",
-               (caps & WL_SEAT_CAPABILITY_KEYBOARD) != 0 ? " keyboard" : "");
+          line("capabilities%s%s%s", (caps & WL_SEAT_CAPABILITY_POINTER) != 0 ? " pointer" : "",
+               (caps & WL_SEAT_CAPABILITY_KEYBOARD) != 0 ? " keyboard" : "",
+               (caps & WL_SEAT_CAPABILITY_TOUCH) != 0 ? " touch" : "");
         },
     .name = [](void*, wl_seat*, const char*) {},
 };

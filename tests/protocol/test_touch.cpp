@@ -88,7 +88,8 @@ TEST_F(TouchTest, APointGoesToItsSurfaceInItsCoordinatesUntilItLifts) {
   screen.up(7);
   screen.frame();
   ASSERT_TRUE(h.run_until([&] { return kinds(a).size() == 6; }));
-  EXPECT_EQ(kinds(a), (std::vector<std::string>{"down", "frame", "motion", "frame", "up", "frame"}));
+  EXPECT_EQ(kinds(a),
+            (std::vector<std::string>{"down", "frame", "motion", "frame", "up", "frame"}));
   const Client::TouchEvent& down = a.touch_events[0];
   EXPECT_EQ(down.id, 7);
   EXPECT_EQ(down.surface, wa.surface());

@@ -11,6 +11,7 @@
 #   tap-to-click makes a touchpad tap a click, and without it nothing;
 #   the settings change on a config reload (SIGHUP); a three-finger swipe
 #   on the touchpad reaches the window as a swipe gesture (pointer-gestures);
+#   a touchscreen tap reaches it at the spot touched (wl_touch);
 # - a keyboard plugged in while baton runs types into the focused window;
 #   unplugged, baton drops it.
 #
@@ -30,6 +31,7 @@ source "$here/guest-uinput.sh"
 send keyboard kbd
 send mouse mouse
 send touchpad pad
+send touchscreen screen
 udev_settle
 
 write_config() {  # PROFILE SPEED NATURAL TAP
@@ -56,10 +58,11 @@ write_config flat 0.0 true true
 export WAYLAND_DISPLAY=baton-input
 launch_baton "$out/input-baton.log" \
   "$baton" --backend drm --renderer pixman --socket "$WAYLAND_DISPLAY" --config "$out/input.toml"
-for device in "keyboard baton-test kbd" "pointer baton-test mouse" "pointer baton-test pad"; do
+for device in "keyboard baton-test kbd" "pointer baton-test mouse" "pointer baton-test pad" \
+  "touch baton-test screen"; do
   grep -q "input: $device added" "$log" || fail "baton did not pick up the $device"
 done
-echo "input: baton took the keyboard, the mouse and the touchpad through libinput"
+echo "input: baton took the keyboard, the mouse, the touchpad and the touchscreen through libinput"
 
 # --- foot: layout and key repeat --------------------------------------------
 typed=$out/input-typed.txt
@@ -177,6 +180,18 @@ grep -q "^swipe-begin 3" <<<"$swipe" && grep -q "^swipe-end" <<<"$swipe" ||
   fail "a three-finger swipe on the touchpad did not reach the window: '${swipe:-nothing}'"
 awk -v d="$swipe_dx" 'BEGIN { exit !(d > 0) }' || fail "the swipe went right, the window heard dx $swipe_dx"
 echo "input: a three-finger swipe reached the window: begin 3, updates summing to dx $swipe_dx, end"
+
+# A touchscreen tap at a quarter of the way across and half way down: the
+# fullscreen window gets the point there, in its own coordinates (wl_touch).
+m=$(mark)
+send touch screen 2500 5000
+sleep 1
+down=$(since "$m" | sed -n 's/^touch-down [0-9]* \([-0-9.]*\) \([-0-9.]*\)$/\1 \2/p' | head -n 1)
+since "$m" | grep -q "^touch-up" || fail "a touchscreen tap did not reach the window (down: '${down:-none}', no up)"
+read -r tx ty <<<"$down"
+awk -v x="$tx" -v y="$ty" 'BEGIN { exit !(x > 310 && x < 330 && y > 390 && y < 410) }' ||
+  fail "a touchscreen tap at (25%, 50%) of 1280x800 reached the window at ($tx, $ty), not near (320, 400)"
+echo "input: a touchscreen tap at 25%,50% reached the window at $tx,$ty (wl_touch down and up)"
 
 # --- hotplug --------------------------------------------------------------------
 # udev initialises a new device before libinput takes it; on a busy host

@@ -3,13 +3,16 @@
 // treat like hardware. Commands come on stdin, one per line, and each is
 // answered "ok" (or "error ...") on stdout once done, so a test can step
 // through them:
-//   keyboard|mouse|touchpad NAME   create a device named "baton-test NAME"
+//   keyboard|mouse|touchpad|touchscreen NAME
+//                                  create a device named "baton-test NAME"
 //   destroy NAME                   unplug it
 //   key NAME CODE                  press and release an evdev key code
 //   press|release NAME CODE
 //   move NAME DX DY N [MS]         N relative motions of DX,DY, MS apart (8)
 //   wheel NAME CLICKS              vertical wheel clicks (+: away from the user)
 //   tap NAME                       a one-finger tap in the touchpad's middle
+//   touch NAME X Y                 a touchscreen tap at X,Y (0..9999 of its width
+//                                  and height), held 40 ms
 //   swipe NAME FINGERS DX DY N     FINGERS (2 or 3) fingers down side by side,
 //                                  moved together by DX,DY device units (10 a
 //                                  mm) in N steps 10 ms apart, then lifted
@@ -56,7 +59,8 @@ bool abs_axis(int fd, uint16_t code, int32_t max, int32_t resolution) {
 
 // Touchpad size in device units; 10 units per mm makes it 100 x 70 mm.
 constexpr int32_t kPadWidth = 1000, kPadHeight = 700, kPadResolution = 10;
-constexpr int kPadSlots = 3;  // three fingers: a three-finger swipe
+constexpr int kPadSlots = 3;          // three fingers: a three-finger swipe
+constexpr int32_t kScreenMax = 9999;  // a touchscreen's axes: 0..9999 across the screen
 
 std::string create(UniqueFd& out, const std::string& kind, const std::string& name) {
   UniqueFd fd(open("/dev/uinput", O_WRONLY | O_NONBLOCK | O_CLOEXEC));
@@ -82,6 +86,14 @@ std::string create(UniqueFd& out, const std::string& kind, const std::string& na
          abs_axis(f, ABS_MT_POSITION_X, kPadWidth, kPadResolution) &&
          abs_axis(f, ABS_MT_POSITION_Y, kPadHeight, kPadResolution) &&
          abs_axis(f, ABS_MT_SLOT, kPadSlots - 1, 0) && abs_axis(f, ABS_MT_TRACKING_ID, 65535, 0);
+  } else if (kind == "touchscreen") {
+    // A direct-touch device: libinput maps it onto the screen, not a cursor.
+    ok = ok && ioctl(f, UI_SET_EVBIT, EV_ABS) == 0 &&
+         ioctl(f, UI_SET_PROPBIT, INPUT_PROP_DIRECT) == 0 &&
+         ioctl(f, UI_SET_KEYBIT, BTN_TOUCH) == 0 && abs_axis(f, ABS_X, kScreenMax, 0) &&
+         abs_axis(f, ABS_Y, kScreenMax, 0) && abs_axis(f, ABS_MT_POSITION_X, kScreenMax, 0) &&
+         abs_axis(f, ABS_MT_POSITION_Y, kScreenMax, 0) && abs_axis(f, ABS_MT_SLOT, 1, 0) &&
+         abs_axis(f, ABS_MT_TRACKING_ID, 65535, 0);
   } else {
     return "unknown device kind " + kind;
   }
@@ -89,7 +101,7 @@ std::string create(UniqueFd& out, const std::string& kind, const std::string& na
   uinput_setup setup{};
   setup.id.bustype = BUS_USB;
   setup.id.vendor = 0x1234;
-  setup.id.product = kind == "keyboard" ? 1 : kind == "mouse" ? 2 : 3;
+  setup.id.product = kind == "keyboard" ? 1 : kind == "mouse" ? 2 : kind == "touchpad" ? 3 : 4;
   std::snprintf(setup.name, sizeof setup.name, "baton-test %s", name.c_str());
   if (ioctl(f, UI_DEV_SETUP, &setup) != 0 || ioctl(f, UI_DEV_CREATE) != 0)
     return std::string("cannot create the device: ") + std::strerror(errno);
@@ -112,6 +124,21 @@ void tap(int fd) {
   emit(fd, EV_ABS, ABS_MT_TRACKING_ID, -1);
   emit(fd, EV_KEY, BTN_TOUCH, 0);
   emit(fd, EV_KEY, BTN_TOOL_FINGER, 0);
+  sync(fd);
+}
+
+void touch(int fd, int32_t x, int32_t y) {
+  emit(fd, EV_ABS, ABS_MT_SLOT, 0);
+  emit(fd, EV_ABS, ABS_MT_TRACKING_ID, 1);
+  emit(fd, EV_ABS, ABS_MT_POSITION_X, x);
+  emit(fd, EV_ABS, ABS_MT_POSITION_Y, y);
+  emit(fd, EV_ABS, ABS_X, x);
+  emit(fd, EV_ABS, ABS_Y, y);
+  emit(fd, EV_KEY, BTN_TOUCH, 1);
+  sync(fd);
+  std::this_thread::sleep_for(std::chrono::milliseconds(40));
+  emit(fd, EV_ABS, ABS_MT_TRACKING_ID, -1);
+  emit(fd, EV_KEY, BTN_TOUCH, 0);
   sync(fd);
 }
 
@@ -167,7 +194,8 @@ int main() {
       return it->second.get();
     };
     if (command.empty() || command[0] == '#') continue;
-    if (command == "keyboard" || command == "mouse" || command == "touchpad") {
+    if (command == "keyboard" || command == "mouse" || command == "touchpad" ||
+        command == "touchscreen") {
       UniqueFd fd;
       error = create(fd, command, name);
       if (error.empty()) devices[name] = std::move(fd);
@@ -206,6 +234,10 @@ int main() {
       }
     } else if (command == "tap") {
       if (const int fd = device(); fd >= 0) tap(fd);
+    } else if (command == "touch") {
+      int x = 0, y = 0;
+      in >> x >> y;
+      if (const int fd = device(); fd >= 0) touch(fd, x, y);
     } else if (command == "swipe") {
       int fingers = 0, dx = 0, dy = 0, steps = 0;
       in >> fingers >> dx >> dy >> steps;
