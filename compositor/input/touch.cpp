@@ -4,6 +4,7 @@
 
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
+#include "compositor/desktop/workspaces.hpp"
 
 namespace baton {
 
@@ -13,10 +14,12 @@ Touch::Touch(wlr_seat* seat, wlr_cursor* cursor, Windows& windows, std::function
   motion_.connect(&cursor->events.touch_motion, [this](wlr_touch_motion_event* e) { motion(*e); });
   up_.connect(&cursor->events.touch_up, [this](wlr_touch_up_event* e) {
     activity_();
+    if (move_.active() && e->touch_id == move_id_) end_move();
     if (points_.erase(e->touch_id) > 0) wlr_seat_touch_notify_up(seat_, e->time_msec, e->touch_id);
   });
   cancel_.connect(&cursor->events.touch_cancel, [this](wlr_touch_cancel_event* e) {
     activity_();
+    if (move_.active() && e->touch_id == move_id_) end_move();
     wlr_touch_point* point = wlr_seat_touch_get_point(seat_, e->touch_id);
     if (point != nullptr && point->client != nullptr)
       wlr_seat_touch_notify_cancel(seat_, point->client);
@@ -35,6 +38,14 @@ void Touch::down(const wlr_touch_down_event& event) {
   double sx = 0;
   double sy = 0;
   View* view = windows_.view_at(lx, ly, &surface, &sx, &sy);
+  if (view != nullptr && surface == nullptr) {
+    // A window but no surface of it: the title bar baton draws.
+    if (move_.active()) return;  // one finger drags at a time
+    windows_.focus(view);
+    move_.begin(*view, Grab::Mode::move, lx, ly, 0);
+    move_id_ = event.touch_id;
+    return;
+  }
   if (surface == nullptr) return;  // the background: no client's
   if (view != nullptr) windows_.focus(view);
   points_[event.touch_id] = Origin{lx - sx, ly - sy};
@@ -43,13 +54,28 @@ void Touch::down(const wlr_touch_down_event& event) {
 
 void Touch::motion(const wlr_touch_motion_event& event) {
   activity_();
-  auto it = points_.find(event.touch_id);
-  if (it == points_.end()) return;
   double lx = 0;
   double ly = 0;
   wlr_cursor_absolute_to_layout_coords(cursor_, &event.touch->base, event.x, event.y, &lx, &ly);
+  if (move_.active() && event.touch_id == move_id_) {
+    if (move_.view() == nullptr)
+      move_.end();  // the window went mid-drag
+    else
+      move_.motion(lx, ly);
+    return;
+  }
+  auto it = points_.find(event.touch_id);
+  if (it == points_.end()) return;
   wlr_seat_touch_notify_motion(seat_, event.time_msec, event.touch_id, lx - it->second.x,
                                ly - it->second.y);
+}
+
+void Touch::end_move() {
+  // A window dragged onto another output joins its workspace.
+  View* view = move_.view();
+  move_.end();
+  move_id_ = -1;
+  if (view != nullptr) windows_.workspaces().place(*view);
 }
 
 }  // namespace baton

@@ -2,7 +2,9 @@
 // went down, in that surface's coordinates, and stay its own until it lifts
 // (a finger dragged off a window still talks to it). A point that goes down
 // on a window activates it, as a click does; one on no surface reaches no
-// client. Touch focus is per point and independent of the pointer's.
+// client. Touch focus is per point and independent of the pointer's. A
+// finger put down on a title bar baton draws drags that window, as the
+// pointer's left button does.
 // Touchscreens map to the whole layout unless the config names an output
 // (wlr_cursor maps them; see config/apply.cpp).
 #pragma once
@@ -10,6 +12,7 @@
 #include <functional>
 #include <map>
 
+#include "compositor/input/grab.hpp"
 #include "util/listener.hpp"
 #include "util/wlr.hpp"
 
@@ -30,12 +33,16 @@ class Touch {
   };
   void down(const wlr_touch_down_event& event);
   void motion(const wlr_touch_motion_event& event);
+  /// The point that drags a window lifts or is cancelled.
+  void end_move();
 
   wlr_seat* seat_;
   wlr_cursor* cursor_;
   Windows& windows_;
   std::function<void()> activity_;
   std::map<int32_t, Origin> points_;  // points down on a surface, by touch id
+  Grab move_;                         // a title bar dragged by one point
+  int32_t move_id_ = -1;
   Listener<wlr_touch_down_event> down_;
   Listener<wlr_touch_up_event> up_;
   Listener<wlr_touch_motion_event> motion_;

@@ -3,7 +3,7 @@
 // that surface's coordinates, to its end; points on two windows go to each
 // window's client at once; a point down on a window activates it; a point on
 // no window reaches nobody; a cancel reaches the point's client; touch does
-// not move the pointer's focus.
+// not move the pointer's focus; a finger on a title bar drags the window.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,8 +15,10 @@
 #include "compositor/server.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/fake_input.hpp"
+#include "tests/support/globals.hpp"
 #include "tests/support/harness.hpp"
 #include "util/wlr.hpp"
+#include "xdg-decoration-unstable-v1-client-protocol.h"
 
 namespace baton::test {
 namespace {
@@ -149,6 +151,35 @@ TEST_F(TouchTest, APointOnNoWindowReachesNobody) {
   for (const auto& e : b.touch_events) EXPECT_NE(e.kind, "down");
   const std::vector<std::string> heard = kinds(a);
   EXPECT_EQ(std::count(heard.begin(), heard.end(), std::string("motion")), 0);
+}
+
+// A finger down on the title bar baton draws drags the window to where it
+// lifts; the client hears nothing of that point.
+TEST_F(TouchTest, AFingerOnTheTitleBarDragsTheWindow) {
+  Globals globals(h, a.display());
+  auto* decorations = static_cast<zxdg_decoration_manager_v1*>(
+      globals.bind(&zxdg_decoration_manager_v1_interface, 1));
+  ASSERT_NE(decorations, nullptr);
+  Window wc(a);
+  auto* deco = zxdg_decoration_manager_v1_get_toplevel_decoration(decorations, wc.toplevel());
+  View* vc = map(wc, 0xff00ff00);
+  ASSERT_NE(vc, nullptr);
+  ASSERT_TRUE(h.run_until([&] { return vc->server_decorated(); }));
+  const Rect f = vc->frame();
+  const double x0 = f.x + 60, y0 = f.y - 10;  // on its title bar
+  a.touch_events.clear();
+  screen.down(4, x0, y0);
+  screen.frame();
+  screen.motion(4, x0 - 40, y0 + 33);
+  screen.frame();
+  screen.up(4);
+  screen.frame();
+  h.sync();
+  EXPECT_EQ(vc->frame().x, f.x - 40);
+  EXPECT_EQ(vc->frame().y, f.y + 33);
+  for (const auto& e : a.touch_events) EXPECT_TRUE(e.kind == "frame") << e.kind;
+  zxdg_toplevel_decoration_v1_destroy(deco);
+  zxdg_decoration_manager_v1_destroy(decorations);
 }
 
 }  // namespace
