@@ -176,6 +176,10 @@ TEST_F(XdgForeign, AnUnknownHandleIsVoidAndANonToplevelChildIsAProtocolError) {
   EXPECT_NE(map_window(h, still, kGreen), nullptr) << "the app cannot map a window any more";
   zxdg_exported_v2_destroy(e);
   zxdg_exporter_v2_destroy(exporter);
+  // The cut-off client's proxies (LeakSanitizer counts them).
+  wl_surface_destroy(bare);
+  zxdg_imported_v2_destroy(i);
+  zxdg_importer_v2_destroy(importer);
 }
 
 }  // namespace
