@@ -26,7 +26,7 @@ struct TearingObjects {
   Owned<wp_tearing_control_v1, wp_tearing_control_v1_destroy> tearing;
 };
 
-void run_fullscreen_async_client(Harness& h, Client& c, Window& w, TearingObjects& g) {
+void bind_tearing_manager(Harness& h, Client& c, TearingObjects& g) {
   g.registry = decltype(g.registry)(wl_display_get_registry(c.display()));
   static const wl_registry_listener listener = {
       [](void* data, wl_registry* r, uint32_t name, const char* iface, uint32_t) {
@@ -39,6 +39,11 @@ void run_fullscreen_async_client(Harness& h, Client& c, Window& w, TearingObject
   wl_registry_add_listener(g.registry, &listener, &g);
   h.sync();
   ASSERT_NE(g.manager.get(), nullptr) << "wp_tearing_control_manager_v1 is not advertised";
+}
+
+void run_fullscreen_async_client(Harness& h, Client& c, Window& w, TearingObjects& g) {
+  bind_tearing_manager(h, c, g);
+  if (g.manager.get() == nullptr) return;
   g.tearing = decltype(g.tearing)(
       wp_tearing_control_manager_v1_get_tearing_control(g.manager, w.surface()));
   wp_tearing_control_v1_set_presentation_hint(g.tearing,
@@ -71,6 +76,35 @@ TEST(Tearing, AsyncHintOfAFullscreenSurfaceIsRequestedButHeadlessCannotTear) {
   EXPECT_TRUE(output.tearing_requested());
   EXPECT_FALSE(output.tearing_active()) << "the headless backend has no vblank to skip";
   EXPECT_EQ(wl_display_get_error(c.display()), 0);
+}
+
+// Once its surface is destroyed, the client's tearing object is inert:
+// setting a hint on it must be ignored. wlroots 0.19.2 wrote through a null
+// pointer there (found by the protocol fuzzer; fixed in
+// tools/sources/wlroots-bookworm.patch), taking every client down.
+TEST(Tearing, AHintAfterItsSurfaceIsGoneIsIgnored) {
+  Harness h;
+  Client c(h);
+  TearingObjects tearing;
+  bind_tearing_manager(h, c, tearing);
+  ASSERT_NE(tearing.manager.get(), nullptr);
+  wl_surface* surface = wl_compositor_create_surface(c.compositor);
+  tearing.tearing = decltype(tearing.tearing)(
+      wp_tearing_control_manager_v1_get_tearing_control(tearing.manager, surface));
+  wl_surface_destroy(surface);
+  wp_tearing_control_v1_set_presentation_hint(tearing.tearing,
+                                              WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC);
+  h.sync();
+  EXPECT_EQ(wl_display_get_error(c.display()), 0) << "an inert object's request is no error";
+
+  Client other(h);
+  Window w(other);
+  w.initial_commit();
+  ASSERT_TRUE(h.run_until([&] { return w.configure_count() >= 1; }));
+  w.draw(320, 240, 0xff00ff00);
+  EXPECT_TRUE(h.run_until([&] {
+    return !h.server().windows().views().empty() && h.server().windows().views().front()->mapped();
+  })) << "baton stopped mapping windows";
 }
 
 TEST(Tearing, PolicyOffIgnoresTheHint) {
