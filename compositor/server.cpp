@@ -248,6 +248,7 @@ void Server::create_desktop() {
       .layer_shell = *layer_shell_,
       .session_lock = *session_lock_,
       .protocols = *protocols_,
+      .layers = layers_,
       .actions = ServerActions{
           .spawn = [this](const std::string& command) { (void)spawn(command); },
           .terminate = [this](int exit_code) { terminate(exit_code); },

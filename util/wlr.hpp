@@ -77,6 +77,7 @@ extern "C" {
 #include <wlr/types/wlr_single_pixel_buffer_v1.h>
 #include <wlr/types/wlr_subcompositor.h>
 #include <wlr/types/wlr_tearing_control_v1.h>
+#include <wlr/types/wlr_text_input_v3.h>
 #include <wlr/types/wlr_viewporter.h>
 #include <wlr/types/wlr_virtual_keyboard_v1.h>
 #include <wlr/types/wlr_virtual_pointer_v1.h>
@@ -93,6 +94,10 @@ extern "C" {
 #include <wlr/types/wlr_xdg_toplevel_icon_v1.h>
 #include <wlr/util/edges.h>
 #include <wlr/util/region.h>
+// A struct field is named `delete`.
+#define delete delete_
+#include <wlr/types/wlr_input_method_v2.h>
+#undef delete
 // A struct field is named `namespace`.
 #define namespace namespace_
 #include <wlr/types/wlr_layer_shell_v1.h>

@@ -12,6 +12,7 @@
 #include "compositor/input/pointer_constraints.hpp"
 #include "compositor/output/output.hpp"
 #include "compositor/output/outputs.hpp"
+#include "compositor/output/scene_layers.hpp"
 #include "compositor/shell/desktop_protocols.hpp"
 #include "compositor/shell/layer_shell.hpp"
 #include "compositor/shell/session_lock.hpp"
@@ -27,6 +28,7 @@ Keyboard::Keyboard(Seat& seat, wlr_keyboard* keyboard) : seat_(seat), keyboard_(
   apply_input_config(seat.context().config, &keyboard->base);
 
   modifiers_.connect(&keyboard->events.modifiers, [this](void*) {
+    if (seat_.input_method().take_modifiers(keyboard_)) return;
     wlr_seat_set_keyboard(seat_.wlr(), keyboard_);
     wlr_seat_keyboard_notify_modifiers(seat_.wlr(), &keyboard_->modifiers);
   });
@@ -42,6 +44,8 @@ Keyboard::Keyboard(Seat& seat, wlr_keyboard* keyboard) : seat_(seat), keyboard_(
     } else if (std::erase(swallowed_, event->keycode) > 0) {
       return;
     }
+    // An input method grabbing the keyboard composes from the keys.
+    if (seat_.input_method().take_key(keyboard_, *event)) return;
     wlr_seat_set_keyboard(seat_.wlr(), keyboard_);
     wlr_seat_keyboard_notify_key(seat_.wlr(), event->time_msec, event->keycode, event->state);
   });
@@ -108,6 +112,9 @@ Seat::Seat(SeatContext context)
   gestures_ =
       std::make_unique<PointerGestures>(context_.display, seat_, cursor_, [this] { activity(); });
   touch_ = std::make_unique<Touch>(seat_, cursor_, context_.windows, [this] { activity(); });
+  input_method_ =
+      std::make_unique<InputMethodRelay>(context_.display, seat_, context_.layers.scene,
+                                         context_.layers.input_popups, context_.outputs.layout());
 
   // A client may set the cursor image only while it has pointer focus.
   request_cursor_.connect(

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compositor/input/grab.hpp"
+#include "compositor/input/input_method_relay.hpp"
 #include "compositor/input/pointer_gestures.hpp"
 #include "compositor/input/touch.hpp"
 #include "util/event_source.hpp"
@@ -44,6 +45,7 @@ class SessionLock;
 class View;
 class Windows;
 struct Config;
+struct SceneLayers;
 
 /// What bindings ask of the server itself.
 struct ServerActions {
@@ -66,6 +68,7 @@ struct SeatContext {
   LayerShell& layer_shell;
   SessionLock& session_lock;
   DesktopProtocols& protocols;
+  const SceneLayers& layers;
   ServerActions actions;
 };
 
@@ -117,6 +120,7 @@ class Seat {
   /// baton's own cursor image (after a client's was taken away).
   void restore_cursor_image();
   [[nodiscard]] PointerConstraints& pointer_constraints() { return *constraints_; }
+  [[nodiscard]] InputMethodRelay& input_method() { return *input_method_; }
 
   /// Applies the current config's input settings to every device.
   void reapply_input_config();
@@ -153,6 +157,7 @@ class Seat {
   std::unique_ptr<PointerConstraints> constraints_;
   std::unique_ptr<PointerGestures> gestures_;
   std::unique_ptr<Touch> touch_;
+  std::unique_ptr<InputMethodRelay> input_method_;
   Grab grab_;
   uint32_t grab_button_ = 0;
   // A title bar button pressed and not yet released: it acts on release

@@ -14,9 +14,10 @@ struct SceneLayers {
   /// overlay); windows lie between bottom and top.
   wlr_scene_tree* shell[4] = {};
   wlr_scene_tree* windows = nullptr;
-  wlr_scene_tree* fullscreen = nullptr;  // above panels (top), below overlays
-  wlr_scene_tree* unmanaged = nullptr;   // X11 override-redirect menus and tooltips
-  wlr_scene_tree* lock = nullptr;        // lock surfaces: above everything
+  wlr_scene_tree* fullscreen = nullptr;    // above panels (top), below overlays
+  wlr_scene_tree* unmanaged = nullptr;     // X11 override-redirect menus and tooltips
+  wlr_scene_tree* input_popups = nullptr;  // input methods' candidate lists
+  wlr_scene_tree* lock = nullptr;          // lock surfaces: above everything
 
   /// Creates the trees in `scene`, in stacking order.
   static SceneLayers create(wlr_scene* scene);

@@ -27,6 +27,7 @@ constexpr std::array kPrivileged = {
     std::string_view{"zwlr_gamma_control_manager_v1"},
     std::string_view{"zwp_virtual_keyboard_manager_v1"},
     std::string_view{"zwlr_virtual_pointer_manager_v1"},
+    std::string_view{"zwp_input_method_manager_v2"},
     std::string_view{"zwp_keyboard_shortcuts_inhibit_manager_v1"},
     std::string_view{"ext_idle_notifier_v1"},
     std::string_view{"ext_session_lock_manager_v1"},

@@ -18,9 +18,12 @@
 namespace baton::test {
 
 View* find_view(Harness& h, const Window& window) {
-  uint32_t id = wl_proxy_get_id(reinterpret_cast<wl_proxy*>(window.surface()));
+  auto* surface = reinterpret_cast<wl_proxy*>(window.surface());
+  uint32_t id = wl_proxy_get_id(surface);
+  wl_client* client = h.server_client(wl_proxy_get_display(surface));
   for (const auto& v : h.server().windows().views()) {
     if (!v->mapped() || wl_resource_get_id(v->surface()->resource) != id) continue;
+    if (client != nullptr && wl_resource_get_client(v->surface()->resource) != client) continue;
     return v.get();
   }
   return nullptr;

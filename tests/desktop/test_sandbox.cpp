@@ -104,7 +104,9 @@ TEST_F(Sandboxed, AppsSeeOnlyUnprivilegedGlobals) {
   for (const char* name : {"wl_compositor", "wl_shm", "wl_seat", "xdg_wm_base", "wl_output",
                            "wp_viewporter", "wp_presentation", "zxdg_decoration_manager_v1",
                            // a sandboxed app's file chooser is parented by handle
-                           "zxdg_exporter_v2", "zxdg_exporter_v1"})
+                           "zxdg_exporter_v2", "zxdg_exporter_v1",
+                           // a sandboxed app's text fields take composed text
+                           "zwp_text_input_manager_v3"})
     EXPECT_TRUE(inside.names.count(name)) << name << " is hidden from sandboxed apps";
   // ...and everything privileged that the unsandboxed engine sees is not.
   int privileged = 0;
@@ -118,7 +120,9 @@ TEST_F(Sandboxed, AppsSeeOnlyUnprivilegedGlobals) {
   for (const char* name : {"zwlr_screencopy_manager_v1", "ext_image_copy_capture_manager_v1",
                            "ext_data_control_manager_v1", "zwlr_data_control_manager_v1",
                            "ext_foreign_toplevel_list_v1", "zwlr_foreign_toplevel_manager_v1",
-                           "zwp_virtual_keyboard_manager_v1", "wp_security_context_manager_v1"}) {
+                           "zwp_virtual_keyboard_manager_v1", "wp_security_context_manager_v1",
+                           // an input method reads every key
+                           "zwp_input_method_manager_v2"}) {
     EXPECT_TRUE(outside.names.count(name)) << name << " is not advertised at all";
     EXPECT_TRUE(Sandbox::privileged(name)) << name;
   }

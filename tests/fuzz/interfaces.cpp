@@ -17,6 +17,7 @@
 #include "fifo-v1-client-protocol.h"
 #include "fractional-scale-v1-client-protocol.h"
 #include "idle-inhibit-unstable-v1-client-protocol.h"
+#include "input-method-unstable-v2-client-protocol.h"
 #include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
 #include "linux-dmabuf-v1-client-protocol.h"
 #include "linux-drm-syncobj-v1-client-protocol.h"
@@ -29,6 +30,7 @@
 #include "single-pixel-buffer-v1-client-protocol.h"
 #include "tablet-unstable-v2-client-protocol.h"
 #include "tearing-control-v1-client-protocol.h"
+#include "text-input-unstable-v3-client-protocol.h"
 #include "viewporter-client-protocol.h"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
 #include "wlr-data-control-unstable-v1-client-protocol.h"
@@ -111,6 +113,8 @@ const wl_interface* global_interface(std::string_view name) {
       &zwlr_export_dmabuf_manager_v1_interface,
       &zwlr_data_control_manager_v1_interface,
       &zwp_primary_selection_device_manager_v1_interface,
+      &zwp_text_input_manager_v3_interface,
+      &zwp_input_method_manager_v2_interface,
   };
   for (const wl_interface* interface : kGlobals)
     if (name == interface->name) return interface;

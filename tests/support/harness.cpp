@@ -61,11 +61,12 @@ wl_display* Harness::connect() {
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
     throw std::runtime_error("socketpair failed");
-  if (wl_client_create(server_->display(), fds[0]) == nullptr)
-    throw std::runtime_error("wl_client_create failed");
+  wl_client* client = wl_client_create(server_->display(), fds[0]);
+  if (client == nullptr) throw std::runtime_error("wl_client_create failed");
   wl_display* display = wl_display_connect_to_fd(fds[1]);
   if (display == nullptr) throw std::runtime_error("wl_display_connect_to_fd failed");
   clients_.push_back(display);
+  server_clients_[display] = client;
   return display;
 }
 
@@ -87,8 +88,14 @@ wl_display* Harness::connect_to(const std::string& path) {
   return display;
 }
 
+wl_client* Harness::server_client(wl_display* display) const {
+  auto it = server_clients_.find(display);
+  return it != server_clients_.end() ? it->second : nullptr;
+}
+
 void Harness::disconnect(wl_display* display) {
   std::erase(clients_, display);
+  server_clients_.erase(display);
   wl_display_disconnect(display);
   pump(0);
 }

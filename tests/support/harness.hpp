@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,12 +50,16 @@ class Harness {
   wl_display* connect_to(const std::string& path);
   /// Disconnects a client (as if it crashed); its objects are destroyed.
   void disconnect(wl_display* display);
+  /// baton's side of a connection connect() made (null for connect_to's):
+  /// in-process clients share a pid, so only this tells them apart.
+  [[nodiscard]] wl_client* server_client(wl_display* display) const;
 
  private:
   void pump(int timeout_ms);
 
   std::unique_ptr<Server> server_;
   std::vector<wl_display*> clients_;
+  std::map<wl_display*, wl_client*> server_clients_;  // those made by connect()
 };
 
 }  // namespace baton::test

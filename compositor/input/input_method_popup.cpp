@@ -1,0 +1,55 @@
+#include "compositor/input/input_method_popup.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace baton {
+
+InputMethodPopup::InputMethodPopup(wlr_input_popup_surface_v2* popup, wlr_scene_tree* parent,
+                                   wlr_output_layout* layout,
+                                   std::function<void(InputMethodPopup&)> gone)
+    : popup_(popup),
+      layout_(layout),
+      tree_(wlr_scene_subsurface_tree_create(parent, popup->surface)) {
+  wlr_scene_node_set_enabled(&tree_->node, false);
+  commit_.connect(&popup->surface->events.commit, [this](void*) { place(cursor_); });
+  destroy_.connect(&popup->events.destroy, [this, gone = std::move(gone)](void*) { gone(*this); });
+}
+
+InputMethodPopup::~InputMethodPopup() { wlr_scene_node_destroy(&tree_->node); }
+
+void InputMethodPopup::place(std::optional<wlr_box> cursor) {
+  cursor_ = cursor;
+  if (!cursor) {
+    wlr_scene_node_set_enabled(&tree_->node, false);
+    return;
+  }
+  const int width = popup_->surface->current.width;
+  const int height = popup_->surface->current.height;
+  // The output under the rectangle's middle, or the nearest one.
+  double ox = 0;
+  double oy = 0;
+  wlr_output_layout_closest_point(layout_, nullptr, cursor->x + cursor->width / 2.0,
+                                  cursor->y + cursor->height / 2.0, &ox, &oy);
+  wlr_output* output = wlr_output_layout_output_at(layout_, ox, oy);
+  int x = cursor->x;
+  int y = cursor->y + cursor->height;
+  if (output != nullptr) {
+    wlr_box area{};
+    wlr_output_layout_get_box(layout_, output, &area);
+    if (y + height > area.y + area.height) y = cursor->y - height;  // no room below: above
+    x = std::max(area.x, std::min(x, area.x + area.width - width));
+    y = std::max(area.y, std::min(y, area.y + area.height - height));
+  }
+  wlr_scene_node_set_position(&tree_->node, x, y);
+  wlr_scene_node_set_enabled(&tree_->node, true);
+  // Told only when it changes: the client may commit in answer, which
+  // places the popup again.
+  const wlr_box relative{cursor->x - x, cursor->y - y, cursor->width, cursor->height};
+  if (!sent_ || !wlr_box_equal(&*sent_, &relative)) {
+    sent_ = relative;
+    wlr_input_popup_surface_v2_send_text_input_rectangle(popup_, &*sent_);
+  }
+}
+
+}  // namespace baton
