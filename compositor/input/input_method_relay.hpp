@@ -41,6 +41,10 @@ class InputMethodRelay {
   bool take_key(wlr_keyboard* keyboard, const wlr_keyboard_key_event& event);
   /// New modifiers on `keyboard`: true when the grab took them.
   bool take_modifiers(wlr_keyboard* keyboard);
+  /// An input method is running.
+  [[nodiscard]] bool connected() const { return input_method_ != nullptr; }
+  /// A focused text field is enabled, and an input method serves it.
+  [[nodiscard]] bool active() const { return active_ != nullptr && input_method_ != nullptr; }
 
  private:
   struct TextInput {

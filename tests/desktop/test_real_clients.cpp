@@ -4,17 +4,21 @@
 // They run as children of the server and connect to its socket while the
 // test pumps the event loop.
 #include <gtest/gtest.h>
+#include <linux/input-event-codes.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
+#include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
 #include "compositor/shell/layer_shell.hpp"
 #include "tests/support/client.hpp"
+#include "tests/support/fake_input.hpp"
 #include "tests/support/harness.hpp"
 #include "tests/support/process.hpp"
 #include "util/wlr.hpp"
@@ -227,6 +231,57 @@ TEST(RealClients, ChildrenGetTheSessionEnvironment) {
       h, "echo \"$WAYLAND_DISPLAY $XDG_CURRENT_DESKTOP $XDG_SESSION_TYPE\" > " + dir + "/env",
       dir + "/done"));
   EXPECT_EQ(read_file(dir + "/env"), h.server().socket_name() + " baton:wlroots wayland\n");
+}
+
+// fcitx5 (its Wayland input-method frontend, zwp_input_method_v2) with its
+// Korean engine composes what the user types into foot's text-input-v3:
+// the keys go through the seat's own keyboard path, fcitx5 grabs them,
+// composes g k s r m f into 한글 and commits it, and passes Enter on
+// through its virtual keyboard; `cat` in foot writes the line to a file.
+TEST(RealClients, Fcitx5ComposesKoreanIntoFoot) {
+  REQUIRE_PROGRAM("fcitx5");
+  REQUIRE_PROGRAM("foot");
+  if (access("/usr/share/fcitx5/addon/hangul.conf", F_OK) != 0)
+    GTEST_SKIP() << "SKIPPED LOUDLY: fcitx5-hangul is not installed "
+                    "(tools/deps.d/tests/desktop-clients.list)";
+  Harness h;
+  FakeKeyboard keyboard(h.server());
+  const std::string dir = scratch_dir("fcitx5");
+  const std::string config = dir + "/config";
+  std::filesystem::create_directories(config + "/fcitx5");
+  // Korean (2-set) the only input method, active from the start.
+  std::ofstream(config + "/fcitx5/profile") << "[Groups/0]\nName=Default\nDefault Layout=us\n"
+                                               "DefaultIM=hangul\n\n"
+                                               "[Groups/0/Items/0]\nName=keyboard-us\nLayout=\n\n"
+                                               "[Groups/0/Items/1]\nName=hangul\nLayout=\n\n"
+                                               "[GroupOrder]\n0=Default\n";
+  std::ofstream(config + "/fcitx5/config") << "[Behavior]\nActiveByDefault=True\n";
+  const std::string env = "HOME=" + dir + " XDG_CONFIG_HOME=" + config + " XDG_DATA_HOME=" + dir +
+                          "/data LC_ALL=C.UTF-8 ";
+  Result<pid_t> fcitx5 = h.server().spawn(
+      env + "exec fcitx5 --disable=all --enable=wayland,waylandim,hangul,keyboard > " + dir +
+      "/fcitx5.log 2>&1");
+  ASSERT_TRUE(fcitx5.ok());
+  ASSERT_TRUE(h.run_until([&] { return h.server().seat().input_method().connected(); },
+                          milliseconds(10000)))
+      << "fcitx5 never bound zwp_input_method_v2 (see " << dir << "/fcitx5.log)";
+  const std::string typed = dir + "/typed";
+  Result<pid_t> foot = h.server().spawn(env + "exec foot sh -c 'stty -echo; cat > " + typed + "'");
+  ASSERT_TRUE(foot.ok());
+  ASSERT_TRUE(
+      h.run_until([&] { return h.server().seat().input_method().active(); }, milliseconds(10000)))
+      << "foot's text input never activated the input method";
+  h.run_for(milliseconds(300));
+  for (uint32_t key : {KEY_G, KEY_K, KEY_S, KEY_R, KEY_M, KEY_F, KEY_ENTER}) {
+    keyboard.tap(key);
+    h.run_for(milliseconds(50));
+    // Mid-composition, for a person to look at: 한 committed, ㄱ in preedit.
+    if (key == KEY_R) (void)write_png(dir + "/composing.png", h.capture());
+  }
+  EXPECT_TRUE(h.run_until([&] { return read_file(typed) == "한글\n"; }, milliseconds(5000)))
+      << "foot got '" << read_file(typed) << "'";
+  kill(*foot, SIGTERM);
+  kill(*fcitx5, SIGTERM);
 }
 
 }  // namespace
