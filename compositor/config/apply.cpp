@@ -11,6 +11,9 @@ namespace {
 
 const char* device_type(wlr_input_device* device) {
   if (device->type == WLR_INPUT_DEVICE_KEYBOARD) return "keyboard";
+  if (device->type == WLR_INPUT_DEVICE_TOUCH) return "touch";
+  if (device->type == WLR_INPUT_DEVICE_TABLET || device->type == WLR_INPUT_DEVICE_TABLET_PAD)
+    return "tablet";
   if (wlr_input_device_is_libinput(device)) {
     libinput_device* handle = wlr_libinput_get_device_handle(device);
     if (libinput_device_config_tap_get_finger_count(handle) > 0) return "touchpad";
@@ -118,6 +121,14 @@ Status apply_output_config(const Config& config, wlr_output_layout* layout, wlr_
     return failure(std::string("output ") + output->name,
                    "the configured state was refused; keeping the current one");
   return {};
+}
+
+std::optional<std::string> mapped_output(const Config& config, wlr_input_device* device) {
+  std::optional<std::string> name;
+  for (const InputConfig* c :
+       config.inputs_for(device_type(device), device->name ? device->name : ""))
+    if (c->map_to_output) name = c->map_to_output;
+  return name;
 }
 
 void apply_input_config(const Config& config, wlr_input_device* device) {

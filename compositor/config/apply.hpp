@@ -1,6 +1,9 @@
 // Applies the configuration to live objects: outputs, input devices.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "util/result.hpp"
 
 struct wlr_output;
@@ -19,5 +22,9 @@ struct Config;
 /// xkb keymap and repeat for keyboards; accel, natural scroll and tap for
 /// libinput pointers. Virtual keyboards keep the keymap their client sent.
 void apply_input_config(const Config& config, wlr_input_device* device);
+/// The output a touchscreen or tablet is mapped to by the [[input]] entries
+/// matching it (the last that names one), if any.
+[[nodiscard]] std::optional<std::string> mapped_output(const Config& config,
+                                                       wlr_input_device* device);
 
 }  // namespace baton

@@ -246,8 +246,9 @@ void read_input(Reader& r, const toml::table& table, Config& config) {
     if (k == "type") {
       auto s = r.string(node, k);
       if (!s) continue;
-      if (*s != "keyboard" && *s != "pointer" && *s != "touchpad") {
-        r.error(node, "'type' must be keyboard, pointer or touchpad");
+      if (*s != "keyboard" && *s != "pointer" && *s != "touchpad" && *s != "touch" &&
+          *s != "tablet") {
+        r.error(node, "'type' must be keyboard, pointer, touchpad, touch or tablet");
         continue;
       }
       in.type = *s;
@@ -282,6 +283,8 @@ void read_input(Reader& r, const toml::table& table, Config& config) {
       in.natural_scroll = r.boolean(node, k);
     } else if (k == "tap") {
       in.tap = r.boolean(node, k);
+    } else if (k == "map_to_output") {
+      str(in.map_to_output);
     } else {
       r.error(node, "unknown input setting '" + k + "'");
     }

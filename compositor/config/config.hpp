@@ -71,7 +71,7 @@ struct GamesConfig {
 };
 
 struct InputConfig {
-  std::string type;  // "keyboard", "pointer", "touchpad" or "" (any)
+  std::string type;  // "keyboard", "pointer", "touchpad", "touch", "tablet" or "" (any)
   std::string name;  // device name, or "" (any)
   std::optional<std::string> xkb_rules, xkb_model, xkb_layout, xkb_variant, xkb_options;
   std::optional<int> repeat_rate, repeat_delay;
@@ -80,6 +80,9 @@ struct InputConfig {
   std::optional<AccelProfile> accel_profile;
   std::optional<bool> natural_scroll;
   std::optional<bool> tap;
+  /// Touchscreens and tablets: the output (connector name) the device
+  /// covers; unset, it covers the whole layout.
+  std::optional<std::string> map_to_output;
 };
 
 struct ConfigError {

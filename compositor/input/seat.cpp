@@ -162,6 +162,13 @@ Seat::Seat(SeatContext context)
                                               [this] { refresh_pointer_focus(monotonic_msec()); });
   layer_surfaces_changed_ =
       context_.layer_shell.surfaces_changed.connect([this] { layer_pointer_refresh_->arm_ms(1); });
+  // Touchscreens and tablets mapped to an output follow it as it comes and goes.
+  output_added_ = context_.outputs.added.connect([this](Output&) {
+    for (wlr_input_device* device : absolute_devices_) map_to_output(device, nullptr);
+  });
+  output_removed_ = context_.outputs.removed.connect([this](Output& going) {
+    for (wlr_input_device* device : absolute_devices_) map_to_output(device, &going);
+  });
   lock_keyboard_wanted_ =
       context_.session_lock.keyboard_wanted.connect([this](wlr_surface* s) { focus_keyboard(s); });
 }
@@ -210,11 +217,14 @@ void Seat::add_input(wlr_input_device* device) {
       LOG_INFO("input: touch %s added", device->name != nullptr ? device->name : "(unnamed)");
       wlr_cursor_attach_input_device(cursor_, device);
       ++touches_;
+      absolute_devices_.push_back(device);
+      map_to_output(device, nullptr);
       auto listener = std::make_unique<Listener<void>>();
       Listener<void>* raw = listener.get();
       listener->connect(&device->events.destroy, [this, raw, device](void*) {
         LOG_INFO("input: touch %s removed", device->name != nullptr ? device->name : "(unnamed)");
         --touches_;
+        std::erase(absolute_devices_, device);
         std::erase_if(device_destroys_, [raw](const auto& l) { return l.get() == raw; });
         update_capabilities();
       });
@@ -242,6 +252,20 @@ void Seat::reapply_input_config() {
   for (const auto& keyboard : keyboards_)
     apply_input_config(context_.config, &keyboard->wlr()->base);
   for (wlr_input_device* device : pointer_devices_) apply_input_config(context_.config, device);
+  for (wlr_input_device* device : absolute_devices_) map_to_output(device, nullptr);
+}
+
+void Seat::map_to_output(wlr_input_device* device, const Output* going) {
+  wlr_output* target = nullptr;
+  if (std::optional<std::string> name = mapped_output(context_.config, device)) {
+    for (Output* output : context_.outputs.all())
+      if (output != going && *name == output->wlr()->name) target = output->wlr();
+    if (target == nullptr)
+      LOG_INFO("input: %s is mapped to output %s, which is not there: it covers every output",
+               device->name != nullptr ? device->name : "(unnamed)", name->c_str());
+  }
+  // wlr_cursor keeps a bare pointer: it is cleared before its output goes.
+  wlr_cursor_map_input_to_output(cursor_, device, target);
 }
 
 void Seat::set_cursor_name(const char* name) {

@@ -38,6 +38,7 @@ namespace baton {
 
 class DesktopProtocols;
 class LayerShell;
+class Output;
 class Outputs;
 class PointerConstraints;
 class Seat;
@@ -136,6 +137,9 @@ class Seat {
 
  private:
   void update_capabilities();
+  /// Maps a touchscreen or tablet to its configured output, if present
+  /// (not `going`, an output about to be removed).
+  void map_to_output(wlr_input_device* device, const Output* going);
   void handle_button(const wlr_pointer_button_event& event);
   /// A press or release on a title bar button; true when it was one.
   bool handle_title_button(const wlr_pointer_button_event& event, View* view);
@@ -149,6 +153,7 @@ class Seat {
   Owned<wlr_xcursor_manager, wlr_xcursor_manager_destroy> cursor_theme_;
   std::vector<std::unique_ptr<Keyboard>> keyboards_;
   std::vector<wlr_input_device*> pointer_devices_;
+  std::vector<wlr_input_device*> absolute_devices_;  // touchscreens, tablets
   int pointers_ = 0;
   int touches_ = 0;
   // Where the pointer is in the surface under it (for constraints).
@@ -182,6 +187,8 @@ class Seat {
   Connection resize_requested_;
   Connection rearranged_;
   Connection layer_keyboard_wanted_;
+  Connection output_added_;
+  Connection output_removed_;
   Connection layer_surfaces_changed_;
   // Pointer focus looked at again once wlroots has placed (or dropped) the
   // layer surface's buffer in the scene: at its map signal the buffer is not

@@ -6,7 +6,7 @@
 // finger put down on a title bar baton draws drags that window, as the
 // pointer's left button does.
 // Touchscreens map to the whole layout unless the config names an output
-// (wlr_cursor maps them; see config/apply.cpp).
+// (wlr_cursor maps them; see Seat::map_to_output).
 #pragma once
 
 #include <functional>

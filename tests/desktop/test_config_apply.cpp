@@ -8,8 +8,10 @@
 
 #include <fstream>
 
+#include "compositor/desktop/view.hpp"
 #include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
+#include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/fake_input.hpp"
 #include "tests/support/harness.hpp"
 #include "tests/support/process.hpp"
@@ -197,6 +199,88 @@ TEST(ConfigApply, SighupReloads) {
   EXPECT_NE(read_file(log).find(path + ":1: unknown setting 'bogus'"), std::string::npos);
   baton.signal(SIGTERM);
   EXPECT_EQ(baton.wait(std::chrono::milliseconds(5000)), 0);
+}
+
+// A touchscreen mapped to one of two outputs: the middle of the device is
+// the middle of that output. Unmapped, it would be the middle of the whole
+// layout (the seam between the outputs, where no window is). An output
+// that is not there leaves the device over the whole layout.
+void tap_middle_of_device(Harness& h, FakeTouch& touch) {
+  touch.down_on_device(1, 0.5, 0.5);
+  touch.frame();
+  touch.up(1);
+  touch.frame();
+  h.sync();
+}
+
+TEST(ConfigApply, ATouchscreenMappedToAnOutputCoversOnlyThatOutput) {
+  const std::string path = write_config("touch-mapped", "");
+  Options options = headless_options(640, 480, 2);
+  options.config_path = path;
+  Harness h(options);
+  FakeTouch touch(h.server());
+  Client client(h);
+  Window window(client);
+  View* view = map_window(h, window, 0xff3050a0);
+  ASSERT_NE(view, nullptr);
+  // The window is centred on its output, so it covers that output's middle.
+  wlr_output* output =
+      wlr_output_layout_output_at(h.server().output_layout(), view->x() + 100, view->y() + 75);
+  ASSERT_NE(output, nullptr);
+  wlr_box box{};
+  wlr_output_layout_get_box(h.server().output_layout(), output, &box);
+
+  tap_middle_of_device(h, touch);  // unmapped: the seam between the outputs
+  EXPECT_TRUE(client.touch_events.empty()) << "the layout's middle is on the window";
+  client.touch_events.clear();
+
+  std::ofstream(path) << "[[input]]\ntype = \"touch\"\nmap_to_output = \"" << output->name
+                      << "\"\n";
+  ASSERT_TRUE(h.server().reload_config());
+  tap_middle_of_device(h, touch);
+  ASSERT_FALSE(client.touch_events.empty())
+      << "the touch did not reach the window on " << output->name;
+  const Client::TouchEvent& down = client.touch_events.front();
+  EXPECT_EQ(down.kind, "down");
+  EXPECT_EQ(down.surface, window.surface());
+  EXPECT_NEAR(down.x, box.x + box.width / 2.0 - view->x(), 1.0);
+  EXPECT_NEAR(down.y, box.y + box.height / 2.0 - view->y(), 1.0);
+
+  // The output is unplugged: the window moves to the other one, and the
+  // touchscreen covers what is left.
+  wlr_output_destroy(output);
+  h.run_for(std::chrono::milliseconds(20));
+  client.touch_events.clear();
+  wlr_box left{};
+  wlr_output_layout_get_box(h.server().output_layout(), nullptr, &left);
+  touch.down_on_device(1, (view->x() + 100.0 - left.x) / left.width,
+                       (view->y() + 75.0 - left.y) / left.height);
+  touch.frame();
+  touch.up(1);
+  touch.frame();
+  h.sync();
+  ASSERT_FALSE(client.touch_events.empty())
+      << "the touchscreen does not cover the remaining output (window at " << view->x() << ","
+      << view->y() << ", layout " << left.x << "," << left.y << " " << left.width << "x"
+      << left.height << ")";
+  EXPECT_EQ(client.touch_events.front().surface, window.surface());
+}
+
+TEST(ConfigApply, ATouchscreenMappedToAnAbsentOutputCoversTheLayout) {
+  Harness h(with_config("touch-absent",
+                        "[[input]]\ntype = \"touch\"\nmap_to_output = \"HEADLESS-9\"\n", 2));
+  FakeTouch touch(h.server());
+  Client client(h);
+  Window window(client);
+  View* view = map_window(h, window, 0xff3050a0);
+  ASSERT_NE(view, nullptr);
+  touch.down_on_device(1, 320.0 / 1280, 0.5);  // (320, 240) in the layout
+  touch.frame();
+  h.sync();
+  ASSERT_FALSE(client.touch_events.empty()) << "the touch did not land on the layout";
+  EXPECT_NEAR(client.touch_events.front().x, 320 - view->x(), 1.0);
+  touch.up(1);
+  touch.frame();
 }
 
 }  // namespace

@@ -156,6 +156,11 @@ void FakeTouch::down(int32_t id, double lx, double ly) {
   wl_signal_emit_mutable(&touch_.events.down, &event);
 }
 
+void FakeTouch::down_on_device(int32_t id, double x, double y) {
+  wlr_touch_down_event event{&touch_, ++time_, id, x, y};
+  wl_signal_emit_mutable(&touch_.events.down, &event);
+}
+
 void FakeTouch::motion(int32_t id, double lx, double ly) {
   wlr_touch_motion_event event{&touch_, ++time_, id, fx(lx), fy(ly)};
   wl_signal_emit_mutable(&touch_.events.motion, &event);

@@ -70,6 +70,9 @@ class FakeTouch {
   FakeTouch(const FakeTouch&) = delete;
   FakeTouch& operator=(const FakeTouch&) = delete;
   void down(int32_t id, double lx, double ly);
+  /// A point down where the device says, 0..1 across and down its surface
+  /// (for a touchscreen mapped to one output).
+  void down_on_device(int32_t id, double x, double y);
   void motion(int32_t id, double lx, double ly);
   void up(int32_t id);
   void cancel(int32_t id);
