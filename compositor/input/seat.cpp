@@ -112,6 +112,21 @@ Seat::Seat(SeatContext context)
   gestures_ =
       std::make_unique<PointerGestures>(context_.display, seat_, cursor_, [this] { activity(); });
   touch_ = std::make_unique<Touch>(seat_, cursor_, context_.windows, [this] { activity(); });
+  tablets_ = std::make_unique<Tablets>(
+      context_.display, seat_, cursor_, context_.windows,
+      PointerEmulation{
+          .moved = [this](uint32_t time_msec) { pointer_moved_to_cursor(time_msec); },
+          .button =
+              [this](uint32_t time_msec, uint32_t button, bool pressed) {
+                wlr_pointer_button_event event{};
+                event.time_msec = time_msec;
+                event.button = button;
+                event.state =
+                    pressed ? WL_POINTER_BUTTON_STATE_PRESSED : WL_POINTER_BUTTON_STATE_RELEASED;
+                handle_button(event);
+              },
+      },
+      [this] { activity(); });
   input_method_ =
       std::make_unique<InputMethodRelay>(context_.display, seat_, context_.layers.scene,
                                          context_.layers.input_popups, context_.outputs.layout());
@@ -231,6 +246,25 @@ void Seat::add_input(wlr_input_device* device) {
       device_destroys_.push_back(std::move(listener));
       break;
     }
+    case WLR_INPUT_DEVICE_TABLET: {
+      tablets_->add_tablet(device);
+      ++tablet_count_;
+      absolute_devices_.push_back(device);
+      map_to_output(device, nullptr);
+      auto listener = std::make_unique<Listener<void>>();
+      Listener<void>* raw = listener.get();
+      listener->connect(&device->events.destroy, [this, raw, device](void*) {
+        --tablet_count_;
+        std::erase(absolute_devices_, device);
+        std::erase_if(device_destroys_, [raw](const auto& l) { return l.get() == raw; });
+        update_capabilities();
+      });
+      device_destroys_.push_back(std::move(listener));
+      break;
+    }
+    case WLR_INPUT_DEVICE_TABLET_PAD:
+      tablets_->add_pad(device);
+      break;
     default:
       LOG_DEBUG("input device %s of type %d is not used yet", device->name, device->type);
       return;
@@ -269,7 +303,7 @@ void Seat::map_to_output(wlr_input_device* device, const Output* going) {
 }
 
 void Seat::set_cursor_name(const char* name) {
-  if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, name);
+  if (has_pointer()) wlr_cursor_set_xcursor(cursor_, cursor_theme_, name);
 }
 
 void Seat::activity() { context_.protocols.notify_activity(); }
@@ -308,13 +342,24 @@ void Seat::handle_motion(wlr_input_device* device, uint32_t time_msec, double dx
   refresh_pointer_focus(time_msec);
 }
 
+void Seat::pointer_moved_to_cursor(uint32_t time_msec) {
+  activity();
+  context_.windows.workspaces().pointer_on(context_.outputs.at(cursor_->x, cursor_->y));
+  if (grab_.active()) {
+    grab_.motion(cursor_->x, cursor_->y);
+    return;
+  }
+  refresh_pointer_focus(time_msec);
+}
+
 void Seat::update_capabilities() {
   uint32_t caps = 0;
-  if (pointers_ > 0) caps |= WL_SEAT_CAPABILITY_POINTER;
+  // A tablet's tool is a mouse over clients that do not speak tablet-v2.
+  if (has_pointer()) caps |= WL_SEAT_CAPABILITY_POINTER;
   if (!keyboards_.empty()) caps |= WL_SEAT_CAPABILITY_KEYBOARD;
   if (touches_ > 0) caps |= WL_SEAT_CAPABILITY_TOUCH;
   wlr_seat_set_capabilities(seat_, caps);
-  if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");
+  if (has_pointer()) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");
 }
 
 void Seat::focus_keyboard(wlr_surface* surface) {
@@ -339,7 +384,7 @@ void Seat::focus_keyboard(wlr_surface* surface) {
 }
 
 void Seat::restore_cursor_image() {
-  if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");
+  if (has_pointer()) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");
 }
 
 void Seat::refresh_pointer_focus(uint32_t time_msec) {
@@ -356,7 +401,7 @@ void Seat::refresh_pointer_focus(uint32_t time_msec) {
   }
   if (surface == nullptr) {
     // Over the background: our own cursor image, and no client focus.
-    if (pointers_ > 0) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");
+    if (has_pointer()) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");
     wlr_seat_pointer_clear_focus(seat_);
     return;
   }

@@ -10,6 +10,7 @@
 #include "compositor/input/grab.hpp"
 #include "compositor/input/input_method_relay.hpp"
 #include "compositor/input/pointer_gestures.hpp"
+#include "compositor/input/tablets.hpp"
 #include "compositor/input/touch.hpp"
 #include "util/event_source.hpp"
 #include "util/listener.hpp"
@@ -137,6 +138,12 @@ class Seat {
 
  private:
   void update_capabilities();
+  /// A mouse, touchpad or tablet (whose tool is a mouse over clients that do
+  /// not speak tablet-v2): the seat has a pointer and a cursor image.
+  [[nodiscard]] bool has_pointer() const { return pointers_ > 0 || tablet_count_ > 0; }
+  /// The cursor was put somewhere (a tablet tool acting as a mouse): grabs,
+  /// workspaces and the pointer focus follow.
+  void pointer_moved_to_cursor(uint32_t time_msec);
   /// Maps a touchscreen or tablet to its configured output, if present
   /// (not `going`, an output about to be removed).
   void map_to_output(wlr_input_device* device, const Output* going);
@@ -156,12 +163,14 @@ class Seat {
   std::vector<wlr_input_device*> absolute_devices_;  // touchscreens, tablets
   int pointers_ = 0;
   int touches_ = 0;
+  int tablet_count_ = 0;
   // Where the pointer is in the surface under it (for constraints).
   wlr_surface* pointer_surface_ = nullptr;
   double pointer_sx_ = 0, pointer_sy_ = 0;
   std::unique_ptr<PointerConstraints> constraints_;
   std::unique_ptr<PointerGestures> gestures_;
   std::unique_ptr<Touch> touch_;
+  std::unique_ptr<Tablets> tablets_;
   std::unique_ptr<InputMethodRelay> input_method_;
   Grab grab_;
   uint32_t grab_button_ = 0;

@@ -283,5 +283,33 @@ TEST(ConfigApply, ATouchscreenMappedToAnAbsentOutputCoversTheLayout) {
   touch.frame();
 }
 
+// A tablet follows its map_to_output as a touchscreen does: the middle of
+// the tablet is the middle of that output (the pen is a mouse here: the
+// client speaks no tablet-v2).
+TEST(ConfigApply, ATabletMappedToAnOutputCoversOnlyThatOutput) {
+  Options options = headless_options(640, 480, 2);
+  const std::string path = write_config("tablet-mapped", "");
+  options.config_path = path;
+  Harness h(options);
+  FakeTablet tablet(h.server());
+  Client client(h);
+  Window window(client);
+  View* view = map_window(h, window, 0xff3050a0);
+  ASSERT_NE(view, nullptr);
+  wlr_output* output =
+      wlr_output_layout_output_at(h.server().output_layout(), view->x() + 100, view->y() + 75);
+  ASSERT_NE(output, nullptr);
+  std::ofstream(path) << "[[input]]\ntype = \"tablet\"\nmap_to_output = \"" << output->name
+                      << "\"\n";
+  ASSERT_TRUE(h.server().reload_config());
+  h.sync();
+  tablet.proximity(0.5, 0.5, true);
+  h.sync();
+  EXPECT_EQ(client.pointer_focus, window.surface())
+      << "the middle of the tablet is not the middle of " << output->name;
+  EXPECT_NEAR(client.pointer_x, 100, 1.0);
+  EXPECT_NEAR(client.pointer_y, 75, 1.0);
+}
+
 }  // namespace
 }  // namespace baton::test

@@ -28,7 +28,7 @@
 #include "relative-pointer-unstable-v1-client-protocol.h"
 #include "security-context-v1-client-protocol.h"
 #include "single-pixel-buffer-v1-client-protocol.h"
-#include "tablet-unstable-v2-client-protocol.h"
+#include "tablet-v2-client-protocol.h"
 #include "tearing-control-v1-client-protocol.h"
 #include "text-input-unstable-v3-client-protocol.h"
 #include "viewporter-client-protocol.h"

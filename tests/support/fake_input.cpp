@@ -10,6 +10,8 @@ namespace {
 const wlr_keyboard_impl kKeyboardImpl = {.name = "baton-test-keyboard", .led_update = nullptr};
 const wlr_pointer_impl kPointerImpl = {.name = "baton-test-pointer"};
 const wlr_touch_impl kTouchImpl = {.name = "baton-test-touch"};
+const wlr_tablet_impl kTabletImpl = {.name = "baton-test-tablet"};
+const wlr_tablet_pad_impl kTabletPadImpl = {.name = "baton-test-tablet-pad"};
 }  // namespace
 
 FakeKeyboard::FakeKeyboard(Server& server) {
@@ -177,5 +179,91 @@ void FakeTouch::cancel(int32_t id) {
 }
 
 void FakeTouch::frame() { wl_signal_emit_mutable(&touch_.events.frame, nullptr); }
+
+FakeTablet::FakeTablet(Server& server) {
+  wlr_tablet_init(&tablet_, &kTabletImpl, "baton-test-tablet");
+  pen_.type = WLR_TABLET_TOOL_TYPE_PEN;
+  pen_.hardware_serial = 1;
+  pen_.pressure = pen_.tilt = true;
+  wl_signal_init(&pen_.events.destroy);
+  server.seat().add_input(&tablet_.base);
+}
+
+FakeTablet::~FakeTablet() {
+  wl_signal_emit_mutable(&pen_.events.destroy, &pen_);
+  wlr_tablet_finish(&tablet_);
+}
+
+void FakeTablet::proximity(double x, double y, bool in) {
+  x_ = x;
+  y_ = y;
+  wlr_tablet_tool_proximity_event event{
+      &tablet_, &pen_, ++time_,
+      x,        y,     in ? WLR_TABLET_TOOL_PROXIMITY_IN : WLR_TABLET_TOOL_PROXIMITY_OUT};
+  wl_signal_emit_mutable(&tablet_.events.proximity, &event);
+}
+
+void FakeTablet::move(double x, double y) {
+  wlr_tablet_tool_axis_event event{};
+  event.tablet = &tablet_;
+  event.tool = &pen_;
+  event.time_msec = ++time_;
+  event.updated_axes = WLR_TABLET_TOOL_AXIS_X | WLR_TABLET_TOOL_AXIS_Y;
+  event.x = x_ = x;
+  event.y = y_ = y;
+  wl_signal_emit_mutable(&tablet_.events.axis, &event);
+}
+
+void FakeTablet::pressure(double pressure) {
+  wlr_tablet_tool_axis_event event{};
+  event.tablet = &tablet_;
+  event.tool = &pen_;
+  event.time_msec = ++time_;
+  event.updated_axes = WLR_TABLET_TOOL_AXIS_PRESSURE;
+  event.x = x_;
+  event.y = y_;
+  event.pressure = pressure;
+  wl_signal_emit_mutable(&tablet_.events.axis, &event);
+}
+
+void FakeTablet::tilt(double x, double y) {
+  wlr_tablet_tool_axis_event event{};
+  event.tablet = &tablet_;
+  event.tool = &pen_;
+  event.time_msec = ++time_;
+  event.updated_axes = WLR_TABLET_TOOL_AXIS_TILT_X | WLR_TABLET_TOOL_AXIS_TILT_Y;
+  event.x = x_;
+  event.y = y_;
+  event.tilt_x = x;
+  event.tilt_y = y;
+  wl_signal_emit_mutable(&tablet_.events.axis, &event);
+}
+
+void FakeTablet::tip(bool down) {
+  wlr_tablet_tool_tip_event event{
+      &tablet_, &pen_, ++time_, x_, y_, down ? WLR_TABLET_TOOL_TIP_DOWN : WLR_TABLET_TOOL_TIP_UP};
+  wl_signal_emit_mutable(&tablet_.events.tip, &event);
+}
+
+void FakeTablet::button(uint32_t button, bool pressed) {
+  wlr_tablet_tool_button_event event{&tablet_, &pen_, ++time_, button,
+                                     pressed ? WLR_BUTTON_PRESSED : WLR_BUTTON_RELEASED};
+  wl_signal_emit_mutable(&tablet_.events.button, &event);
+}
+
+FakeTabletPad::FakeTabletPad(Server& server) {
+  wlr_tablet_pad_init(&pad_, &kTabletPadImpl, "baton-test-tablet-pad");
+  pad_.button_count = 4;
+  pad_.ring_count = 1;
+  server.seat().add_input(&pad_.base);
+}
+
+FakeTabletPad::~FakeTabletPad() { wlr_tablet_pad_finish(&pad_); }
+
+void FakeTabletPad::button(uint32_t button, bool pressed) {
+  wlr_tablet_pad_button_event event{++time_, button,
+                                    pressed ? WLR_BUTTON_PRESSED : WLR_BUTTON_RELEASED, 0, 0};
+  wl_signal_emit_mutable(&pad_.events.button, &event);
+}
 
 }  // namespace baton::test

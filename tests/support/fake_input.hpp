@@ -87,4 +87,41 @@ class FakeTouch {
   uint32_t time_ = 0;
 };
 
+/// A drawing tablet with one pen, over the whole layout unless the config
+/// maps it: positions are 0..1 across and down the tablet.
+class FakeTablet {
+ public:
+  explicit FakeTablet(Server& server);
+  ~FakeTablet();
+  FakeTablet(const FakeTablet&) = delete;
+  FakeTablet& operator=(const FakeTablet&) = delete;
+  void proximity(double x, double y, bool in);
+  void move(double x, double y);
+  void pressure(double pressure);
+  void tilt(double x, double y);
+  void tip(bool down);
+  /// BTN_STYLUS, BTN_STYLUS2
+  void button(uint32_t button, bool pressed);
+
+ private:
+  wlr_tablet tablet_{};
+  wlr_tablet_tool pen_{};
+  uint32_t time_ = 0;
+  double x_ = 0, y_ = 0;
+};
+
+/// A tablet's pad, with buttons.
+class FakeTabletPad {
+ public:
+  explicit FakeTabletPad(Server& server);
+  ~FakeTabletPad();
+  FakeTabletPad(const FakeTabletPad&) = delete;
+  FakeTabletPad& operator=(const FakeTabletPad&) = delete;
+  void button(uint32_t button, bool pressed);
+
+ private:
+  wlr_tablet_pad pad_{};
+  uint32_t time_ = 0;
+};
+
 }  // namespace baton::test
