@@ -10,6 +10,10 @@
 //   touch-down ID X Y, touch-up ID  a touchscreen's points (surface coordinates)
 //   swipe-begin FINGERS, swipe-update DX DY, swipe-end|swipe-cancelled
 //                                  touchpad gestures (pointer-gestures-v1)
+//   tablet-proximity-in, tablet-down X Y, tablet-pressure P (0..65535),
+//   tablet-up, tablet-proximity-out
+//                                  a tablet's pen (tablet-v2; X Y: the latest
+//                                  motion before the tip went down)
 //   frames N                       (--animate) every 10th frame shown
 // Runs until killed (SIGTERM) or the compositor goes away.
 //
@@ -25,6 +29,7 @@
 #include <string_view>
 
 #include "pointer-gestures-unstable-v1-client-protocol.h"
+#include "tablet-v2-client-protocol.h"
 #include "tests/clients/producer_buffer.hpp"
 #include "tests/clients/wayland_window.hpp"
 
@@ -103,8 +108,61 @@ const wl_touch_listener kTouch = {
     .orientation = [](void*, wl_touch*, int32_t, wl_fixed_t) {},
 };
 
+struct PenState {
+  double x = 0, y = 0;
+  uint32_t pressure = 0;
+};
+
+const zwp_tablet_tool_v2_listener kTool = {
+    .type = [](void*, zwp_tablet_tool_v2*, uint32_t) {},
+    .hardware_serial = [](void*, zwp_tablet_tool_v2*, uint32_t, uint32_t) {},
+    .hardware_id_wacom = [](void*, zwp_tablet_tool_v2*, uint32_t, uint32_t) {},
+    .capability = [](void*, zwp_tablet_tool_v2*, uint32_t) {},
+    .done = [](void*, zwp_tablet_tool_v2*) {},
+    .removed = [](void*, zwp_tablet_tool_v2*) {},
+    .proximity_in = [](void*, zwp_tablet_tool_v2*, uint32_t, zwp_tablet_v2*,
+                       wl_surface*) { line("tablet-proximity-in"); },
+    .proximity_out = [](void*, zwp_tablet_tool_v2*) { line("tablet-proximity-out"); },
+    .down =
+        [](void* data, zwp_tablet_tool_v2*, uint32_t) {
+          const auto* pen = static_cast<PenState*>(data);
+          line("tablet-down %.2f %.2f", pen->x, pen->y);
+        },
+    .up = [](void*, zwp_tablet_tool_v2*) { line("tablet-up"); },
+    .motion =
+        [](void* data, zwp_tablet_tool_v2*, wl_fixed_t x, wl_fixed_t y) {
+          auto* pen = static_cast<PenState*>(data);
+          pen->x = wl_fixed_to_double(x);
+          pen->y = wl_fixed_to_double(y);
+        },
+    .pressure =
+        [](void* data, zwp_tablet_tool_v2*, uint32_t pressure) {
+          auto* pen = static_cast<PenState*>(data);
+          if (pressure != pen->pressure) line("tablet-pressure %u", pressure);
+          pen->pressure = pressure;
+        },
+    .distance = [](void*, zwp_tablet_tool_v2*, uint32_t) {},
+    .tilt = [](void*, zwp_tablet_tool_v2*, wl_fixed_t, wl_fixed_t) {},
+    .rotation = [](void*, zwp_tablet_tool_v2*, wl_fixed_t) {},
+    .slider = [](void*, zwp_tablet_tool_v2*, int32_t) {},
+    .wheel = [](void*, zwp_tablet_tool_v2*, wl_fixed_t, int32_t) {},
+    .button = [](void*, zwp_tablet_tool_v2*, uint32_t, uint32_t, uint32_t) {},
+    .frame = [](void*, zwp_tablet_tool_v2*, uint32_t) {},
+};
+
+const zwp_tablet_seat_v2_listener kTabletSeat = {
+    .tablet_added = [](void*, zwp_tablet_seat_v2*, zwp_tablet_v2*) {},
+    .tool_added =
+        [](void* data, zwp_tablet_seat_v2*, zwp_tablet_tool_v2* tool) {
+          zwp_tablet_tool_v2_add_listener(tool, &kTool, data);
+        },
+    .pad_added = [](void*, zwp_tablet_seat_v2*, zwp_tablet_pad_v2*) {},
+};
+
 struct Seat {
   wl_seat* seat = nullptr;
+  zwp_tablet_manager_v2* tablets = nullptr;
+  PenState pen;
   wl_touch* touch = nullptr;
   wl_pointer* pointer = nullptr;
   wl_keyboard* keyboard = nullptr;
@@ -167,6 +225,9 @@ const wl_registry_listener kRegistry = {
           if (std::string_view(interface) == zwp_pointer_gestures_v1_interface.name)
             s->gestures = static_cast<zwp_pointer_gestures_v1*>(
                 wl_registry_bind(registry, name, &zwp_pointer_gestures_v1_interface, 1));
+          if (std::string_view(interface) == zwp_tablet_manager_v2_interface.name)
+            s->tablets = static_cast<zwp_tablet_manager_v2*>(
+                wl_registry_bind(registry, name, &zwp_tablet_manager_v2_interface, 1));
           if (std::string_view(interface) == wl_seat_interface.name && s->seat == nullptr) {
             s->seat =
                 static_cast<wl_seat*>(wl_registry_bind(registry, name, &wl_seat_interface, 7));
@@ -190,6 +251,9 @@ int run(bool animate, uint32_t colour, bool windowed) {
     line("input-probe: FAIL: no wl_seat");
     return 1;
   }
+  if (seat.tablets != nullptr)
+    zwp_tablet_seat_v2_add_listener(zwp_tablet_manager_v2_get_tablet_seat(seat.tablets, seat.seat),
+                                    &kTabletSeat, &seat.pen);
   // Windowed: 400x300, wherever the compositor places it.
   const auto width = static_cast<uint32_t>(!windowed && window.width() > 0 ? window.width() : 400);
   const auto height =

@@ -11,7 +11,8 @@
 #   tap-to-click makes a touchpad tap a click, and without it nothing;
 #   the settings change on a config reload (SIGHUP); a three-finger swipe
 #   on the touchpad reaches the window as a swipe gesture (pointer-gestures);
-#   a touchscreen tap reaches it at the spot touched (wl_touch);
+#   a touchscreen tap reaches it at the spot touched (wl_touch); a pen on a
+#   tablet reaches it as a tablet tool with its pressure (tablet-v2);
 # - a keyboard plugged in while baton runs types into the focused window;
 #   unplugged, baton drops it.
 #
@@ -32,6 +33,7 @@ send keyboard kbd
 send mouse mouse
 send touchpad pad
 send touchscreen screen
+send tablet pen
 udev_settle
 
 write_config() {  # PROFILE SPEED NATURAL TAP
@@ -59,10 +61,10 @@ export WAYLAND_DISPLAY=baton-input
 launch_baton "$out/input-baton.log" \
   "$baton" --backend drm --renderer pixman --socket "$WAYLAND_DISPLAY" --config "$out/input.toml"
 for device in "keyboard baton-test kbd" "pointer baton-test mouse" "pointer baton-test pad" \
-  "touch baton-test screen"; do
+  "touch baton-test screen" "tablet baton-test pen"; do
   grep -q "input: $device added" "$log" || fail "baton did not pick up the $device"
 done
-echo "input: baton took the keyboard, the mouse, the touchpad and the touchscreen through libinput"
+echo "input: baton took the keyboard, the mouse, the touchpad, the touchscreen and the tablet through libinput"
 
 # --- foot: layout and key repeat --------------------------------------------
 typed=$out/input-typed.txt
@@ -192,6 +194,24 @@ read -r tx ty <<<"$down"
 awk -v x="$tx" -v y="$ty" 'BEGIN { exit !(x > 310 && x < 330 && y > 390 && y < 410) }' ||
   fail "a touchscreen tap at (25%, 50%) of 1280x800 reached the window at ($tx, $ty), not near (320, 400)"
 echo "input: a touchscreen tap at 25%,50% reached the window at $tx,$ty (wl_touch down and up)"
+
+# A pen on the tablet at three quarters across and half way down, pressed at
+# 600 of 1023: the fullscreen window gets it as a tablet tool (tablet-v2)
+# there, with its pressure.
+m=$(mark)
+send pen pen 7500 5000 600
+sleep 1
+pen=$(since "$m" | grep "^tablet-")
+grep -q "^tablet-proximity-in" <<<"$pen" && grep -q "^tablet-up" <<<"$pen" &&
+  grep -q "^tablet-proximity-out" <<<"$pen" ||
+  fail "the pen did not reach the window as a tablet tool: '${pen:-nothing}'"
+read -r px py <<<"$(sed -n 's/^tablet-down \([-0-9.]*\) \([-0-9.]*\)$/\1 \2/p' <<<"$pen" | head -n 1)"
+awk -v x="$px" -v y="$py" 'BEGIN { exit !(x > 940 && x < 980 && y > 390 && y < 410) }' ||
+  fail "the pen at (75%, 50%) of 1280x800 touched down at (${px:-?}, ${py:-?}), not near (960, 400)"
+pressure=$(sed -n 's/^tablet-pressure //p' <<<"$pen" | sort -n | tail -n 1)
+awk -v p="${pressure:-0}" 'BEGIN { exit !(p > 30000 && p < 48000) }' ||
+  fail "the pen pressed at 600/1023 gave pressure ${pressure:-none}, not about 38000/65535"
+echo "input: a pen at 75%,50% touched the window at $px,$py with pressure $pressure/65535 (tablet-v2)"
 
 # --- hotplug --------------------------------------------------------------------
 # udev initialises a new device before libinput takes it; on a busy host

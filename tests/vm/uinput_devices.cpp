@@ -3,7 +3,7 @@
 // treat like hardware. Commands come on stdin, one per line, and each is
 // answered "ok" (or "error ...") on stdout once done, so a test can step
 // through them:
-//   keyboard|mouse|touchpad|touchscreen NAME
+//   keyboard|mouse|touchpad|touchscreen|tablet NAME
 //                                  create a device named "baton-test NAME"
 //   destroy NAME                   unplug it
 //   key NAME CODE                  press and release an evdev key code
@@ -16,6 +16,9 @@
 //   swipe NAME FINGERS DX DY N     FINGERS (2 or 3) fingers down side by side,
 //                                  moved together by DX,DY device units (10 a
 //                                  mm) in N steps 10 ms apart, then lifted
+//   pen NAME X Y PRESSURE          a tablet's pen comes into proximity at X,Y
+//                                  (0..9999 of the tablet), touches down with
+//                                  PRESSURE (0..1023), held 60 ms, lifts, leaves
 //   sleep MS
 // Devices are unplugged at EOF.
 //
@@ -61,6 +64,8 @@ bool abs_axis(int fd, uint16_t code, int32_t max, int32_t resolution) {
 constexpr int32_t kPadWidth = 1000, kPadHeight = 700, kPadResolution = 10;
 constexpr int kPadSlots = 3;          // three fingers: a three-finger swipe
 constexpr int32_t kScreenMax = 9999;  // a touchscreen's axes: 0..9999 across the screen
+// A pen tablet (not a display): 0..9999 on each axis, 40 units a mm.
+constexpr int32_t kTabletMax = 9999, kTabletResolution = 40, kPressureMax = 1023;
 
 std::string create(UniqueFd& out, const std::string& kind, const std::string& name) {
   UniqueFd fd(open("/dev/uinput", O_WRONLY | O_NONBLOCK | O_CLOEXEC));
@@ -94,6 +99,15 @@ std::string create(UniqueFd& out, const std::string& kind, const std::string& na
          abs_axis(f, ABS_Y, kScreenMax, 0) && abs_axis(f, ABS_MT_POSITION_X, kScreenMax, 0) &&
          abs_axis(f, ABS_MT_POSITION_Y, kScreenMax, 0) && abs_axis(f, ABS_MT_SLOT, 1, 0) &&
          abs_axis(f, ABS_MT_TRACKING_ID, 65535, 0);
+  } else if (kind == "tablet") {
+    // BTN_TOOL_PEN with absolute X/Y is what udev tags ID_INPUT_TABLET.
+    ok = ok && ioctl(f, UI_SET_EVBIT, EV_ABS) == 0 &&
+         ioctl(f, UI_SET_PROPBIT, INPUT_PROP_POINTER) == 0;
+    for (int key : {BTN_TOOL_PEN, BTN_TOUCH, BTN_STYLUS})
+      ok = ok && ioctl(f, UI_SET_KEYBIT, key) == 0;
+    ok = ok && abs_axis(f, ABS_X, kTabletMax, kTabletResolution) &&
+         abs_axis(f, ABS_Y, kTabletMax, kTabletResolution) &&
+         abs_axis(f, ABS_PRESSURE, kPressureMax, 0);
   } else {
     return "unknown device kind " + kind;
   }
@@ -101,7 +115,11 @@ std::string create(UniqueFd& out, const std::string& kind, const std::string& na
   uinput_setup setup{};
   setup.id.bustype = BUS_USB;
   setup.id.vendor = 0x1234;
-  setup.id.product = kind == "keyboard" ? 1 : kind == "mouse" ? 2 : kind == "touchpad" ? 3 : 4;
+  setup.id.product = kind == "keyboard"   ? 1
+                     : kind == "mouse"    ? 2
+                     : kind == "touchpad" ? 3
+                     : kind == "tablet"   ? 5
+                                          : 4;
   std::snprintf(setup.name, sizeof setup.name, "baton-test %s", name.c_str());
   if (ioctl(f, UI_DEV_SETUP, &setup) != 0 || ioctl(f, UI_DEV_CREATE) != 0)
     return std::string("cannot create the device: ") + std::strerror(errno);
@@ -139,6 +157,30 @@ void touch(int fd, int32_t x, int32_t y) {
   std::this_thread::sleep_for(std::chrono::milliseconds(40));
   emit(fd, EV_ABS, ABS_MT_TRACKING_ID, -1);
   emit(fd, EV_KEY, BTN_TOUCH, 0);
+  sync(fd);
+}
+
+// In proximity, a little motion (libinput wants to see the pen move before
+// it trusts the position), tip down with pressure, up, out of proximity.
+void pen(int fd, int32_t x, int32_t y, int32_t pressure) {
+  auto pause = [] { std::this_thread::sleep_for(std::chrono::milliseconds(20)); };
+  emit(fd, EV_ABS, ABS_X, x - 20);
+  emit(fd, EV_ABS, ABS_Y, y);
+  emit(fd, EV_KEY, BTN_TOOL_PEN, 1);
+  sync(fd);
+  pause();
+  emit(fd, EV_ABS, ABS_X, x);
+  sync(fd);
+  pause();
+  emit(fd, EV_ABS, ABS_PRESSURE, pressure);
+  emit(fd, EV_KEY, BTN_TOUCH, 1);
+  sync(fd);
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  emit(fd, EV_ABS, ABS_PRESSURE, 0);
+  emit(fd, EV_KEY, BTN_TOUCH, 0);
+  sync(fd);
+  pause();
+  emit(fd, EV_KEY, BTN_TOOL_PEN, 0);
   sync(fd);
 }
 
@@ -195,7 +237,7 @@ int main() {
     };
     if (command.empty() || command[0] == '#') continue;
     if (command == "keyboard" || command == "mouse" || command == "touchpad" ||
-        command == "touchscreen") {
+        command == "touchscreen" || command == "tablet") {
       UniqueFd fd;
       error = create(fd, command, name);
       if (error.empty()) devices[name] = std::move(fd);
@@ -238,6 +280,10 @@ int main() {
       int x = 0, y = 0;
       in >> x >> y;
       if (const int fd = device(); fd >= 0) touch(fd, x, y);
+    } else if (command == "pen") {
+      int x = 0, y = 0, pressure = 0;
+      in >> x >> y >> pressure;
+      if (const int fd = device(); fd >= 0) pen(fd, x, y, pressure);
     } else if (command == "swipe") {
       int fingers = 0, dx = 0, dy = 0, steps = 0;
       in >> fingers >> dx >> dy >> steps;
