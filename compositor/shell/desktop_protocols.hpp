@@ -23,6 +23,7 @@ struct Config;
 class XdgDecoration;
 class Activation;
 class Sandbox;
+class WorkspaceList;
 
 class DesktopProtocols {
  public:
@@ -53,6 +54,7 @@ class DesktopProtocols {
   int idle_inhibitors_ = 0;
   std::unique_ptr<Activation> activation_;
   std::unique_ptr<Sandbox> sandbox_;
+  std::unique_ptr<WorkspaceList> workspace_list_;
   std::vector<std::unique_ptr<XdgDecoration>> decorations_;
   std::vector<std::unique_ptr<Listener<void>>> inhibitor_destroys_;
 

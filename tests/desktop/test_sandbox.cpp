@@ -122,7 +122,9 @@ TEST_F(Sandboxed, AppsSeeOnlyUnprivilegedGlobals) {
                            "ext_foreign_toplevel_list_v1", "zwlr_foreign_toplevel_manager_v1",
                            "zwp_virtual_keyboard_manager_v1", "wp_security_context_manager_v1",
                            // an input method reads every key
-                           "zwp_input_method_manager_v2"}) {
+                           "zwp_input_method_manager_v2",
+                           // a panel switches workspaces
+                           "ext_workspace_manager_v1"}) {
     EXPECT_TRUE(outside.names.count(name)) << name << " is not advertised at all";
     EXPECT_TRUE(Sandbox::privileged(name)) << name;
   }

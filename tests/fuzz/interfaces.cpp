@@ -14,6 +14,7 @@
 #include "ext-image-capture-source-v1-client-protocol.h"
 #include "ext-image-copy-capture-v1-client-protocol.h"
 #include "ext-session-lock-v1-client-protocol.h"
+#include "ext-workspace-v1-client-protocol.h"
 #include "fifo-v1-client-protocol.h"
 #include "fractional-scale-v1-client-protocol.h"
 #include "idle-inhibit-unstable-v1-client-protocol.h"
@@ -115,6 +116,7 @@ const wl_interface* global_interface(std::string_view name) {
       &zwp_primary_selection_device_manager_v1_interface,
       &zwp_text_input_manager_v3_interface,
       &zwp_input_method_manager_v2_interface,
+      &ext_workspace_manager_v1_interface,
   };
   for (const wl_interface* interface : kGlobals)
     if (name == interface->name) return interface;
