@@ -23,6 +23,7 @@
 #include "compositor/input/seat.hpp"
 #include "compositor/input/virtual_input.hpp"
 #include "compositor/launcher.hpp"
+#include "compositor/output/drm_leases.hpp"
 #include "compositor/output/output.hpp"
 #include "compositor/output/outputs.hpp"
 #include "compositor/output/screenshot_writer.hpp"
@@ -256,6 +257,7 @@ void Server::create_desktop() {
       },
   });
   virtual_input_ = std::make_unique<VirtualInput>(display_, *seat_);
+  drm_leases_ = DrmLeases::create(display_, backend_);
 }
 
 int Server::sync_drm_fd() {
@@ -439,6 +441,19 @@ void Server::update_activation_environment() {
 }
 
 void Server::handle_new_output(wlr_output* output) {
+  // Not part of the desktop: a headset (non-desktop), or marked leasable.
+  bool leasable = output->non_desktop;
+  for (const OutputConfig* c : config_.outputs_for(output->name))
+    if (c->leasable) leasable = *c->leasable;
+  if (leasable) {
+    if (drm_leases_ != nullptr && drm_leases_->offer(output)) return;
+    if (output->non_desktop) {
+      LOG_INFO("output %s is not a desktop output and cannot be leased here: left off",
+               output->name);
+      return;
+    }
+    LOG_INFO("output %s: leasable, but there is no DRM lease here: a desktop output", output->name);
+  }
   auto added = std::make_unique<Output>(*output_context_, output);
   if (Status applied = apply_output_config(config_, output_layout_, output); !applied)
     LOG_ERROR("%s", applied.error().describe().c_str());

@@ -61,6 +61,7 @@ class Outputs;
 struct OutputContext;
 struct DesktopContext;
 class VirtualInput;
+class DrmLeases;
 class View;
 class Popup;
 class Seat;
@@ -224,6 +225,7 @@ class Server {
   std::unique_ptr<DesktopProtocols> protocols_;
   std::unique_ptr<SessionLock> session_lock_;
   std::unique_ptr<VirtualInput> virtual_input_;
+  std::unique_ptr<DrmLeases> drm_leases_;  // null without a DRM backend
 
   Listener<void> backend_destroy_;
   Listener<wlr_output> new_output_;

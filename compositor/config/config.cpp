@@ -202,6 +202,8 @@ void read_output(Reader& r, const toml::table& table, Config& config) {
                                static_cast<int>(*(*a)[1].value<int64_t>())};
     } else if (k == "adaptive_sync") {
       out.adaptive_sync = r.boolean(node, k);
+    } else if (k == "leasable") {
+      out.leasable = r.boolean(node, k);
     } else if (k == "cadence") {
       auto s = r.string(node, k);
       if (!s) continue;

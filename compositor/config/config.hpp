@@ -60,6 +60,9 @@ struct OutputConfig {
   std::optional<bool> tearing;
   /// When this output starts a frame before vblank (see RenderDeadline).
   std::optional<RenderDeadline> render_deadline;
+  /// True: not a desktop output but one offered to clients for DRM lease
+  /// (VR headsets that lack the non-desktop property; outputs kept apart).
+  std::optional<bool> leasable;
 };
 
 /// [games]: how fullscreen games are presented.

@@ -33,6 +33,7 @@ constexpr std::array kPrivileged = {
     std::string_view{"ext_session_lock_manager_v1"},
     std::string_view{"zwlr_layer_shell_v1"},
     std::string_view{"ext_workspace_manager_v1"},
+    std::string_view{"wp_drm_lease_device_v1"},
     std::string_view{"wp_security_context_manager_v1"},
 };
 
