@@ -25,7 +25,6 @@
 #include "compositor/desktop/windows.hpp"
 #include "compositor/server.hpp"
 #include "tests/support/fake_input.hpp"
-#include "tests/wlcs/fake_touch.hpp"
 #include "util/event_source.hpp"
 #include "util/log.hpp"
 #include "util/unique_fd.hpp"
@@ -50,7 +49,7 @@ struct PointerHandle {
 struct TouchHandle {
   WlcsTouch wlcs;
   Integration* self;
-  FakeTouch* touch;  // null once the server stopped
+  test::FakeTouch* touch;  // null once the server stopped
 };
 
 Options wlcs_options() {
@@ -136,11 +135,14 @@ class Integration {
                    started.error().describe().c_str());
       std::abort();  // WLCS would wait for it forever
     }
-    // A seat with a keyboard and a mouse from the start, as on a desktop:
-    // clients then hold wl_pointer and wl_keyboard before a test's first
-    // input, instead of racing it for the new capability.
+    // A seat with a keyboard, a mouse and a touchscreen from the start, as
+    // on a touchscreen laptop: clients then hold wl_pointer, wl_keyboard and
+    // wl_touch before a test's first input, instead of racing it for the new
+    // capability (a touch point that goes down before a client has wl_touch
+    // is not its own, and no later event tells it).
     test::FakeKeyboard keyboard(*server_);
     test::FakePointer mouse(*server_);
+    test::FakeTouch touchscreen(*server_);
     auto wlcs_calls =
         EventSource::fd(server_->event_loop(), wl_event_loop_get_fd(wlcs_loop), WL_EVENT_READABLE,
                         [wlcs_loop](uint32_t) { wl_event_loop_dispatch(wlcs_loop, 0); });
@@ -216,14 +218,26 @@ class Integration {
   WlcsTouch* create_touch() {
     auto* handle = new TouchHandle{};
     handle->wlcs.version = WLCS_TOUCH_VERSION;
+    // One finger per WLCS touch, each event a frame of its own. touch.h
+    // says wl_fixed_t, but WLCS 1.5's Touch::down_at and move_to pass their
+    // int pixel coordinates unconverted: they are whole pixels.
     handle->wlcs.touch_down = [](WlcsTouch* t, wl_fixed_t x, wl_fixed_t y) {
-      if (auto* f = touch_of(t)) f->down(wl_fixed_to_double(x), wl_fixed_to_double(y));
+      if (auto* f = touch_of(t)) {
+        f->down(0, static_cast<double>(x), static_cast<double>(y));
+        f->frame();
+      }
     };
     handle->wlcs.touch_move = [](WlcsTouch* t, wl_fixed_t x, wl_fixed_t y) {
-      if (auto* f = touch_of(t)) f->move(wl_fixed_to_double(x), wl_fixed_to_double(y));
+      if (auto* f = touch_of(t)) {
+        f->motion(0, static_cast<double>(x), static_cast<double>(y));
+        f->frame();
+      }
     };
     handle->wlcs.touch_up = [](WlcsTouch* t) {
-      if (auto* f = touch_of(t)) f->up();
+      if (auto* f = touch_of(t)) {
+        f->up(0);
+        f->frame();
+      }
     };
     handle->wlcs.destroy = [](WlcsTouch* t) {
       auto* handle = reinterpret_cast<TouchHandle*>(t);
@@ -231,7 +245,7 @@ class Integration {
       delete handle;
     };
     handle->self = this;
-    handle->touch = fake_touches_.emplace_back(std::make_unique<FakeTouch>(*server_)).get();
+    handle->touch = fake_touches_.emplace_back(std::make_unique<test::FakeTouch>(*server_)).get();
     touches_.push_back(handle);
     return &handle->wlcs;
   }
@@ -240,7 +254,9 @@ class Integration {
   static test::FakePointer* pointer_of(WlcsPointer* p) {
     return reinterpret_cast<PointerHandle*>(p)->pointer;
   }
-  static FakeTouch* touch_of(WlcsTouch* t) { return reinterpret_cast<TouchHandle*>(t)->touch; }
+  static test::FakeTouch* touch_of(WlcsTouch* t) {
+    return reinterpret_cast<TouchHandle*>(t)->touch;
+  }
 
   void forget(PointerHandle* handle) {
     std::erase(pointers_, handle);
@@ -272,7 +288,7 @@ class Integration {
   std::unique_ptr<Server> server_;
   std::map<int, wl_client*> clients_;  // client-side fd -> server-side client
   std::vector<std::unique_ptr<test::FakePointer>> fake_pointers_;
-  std::vector<std::unique_ptr<FakeTouch>> fake_touches_;
+  std::vector<std::unique_ptr<test::FakeTouch>> fake_touches_;
   std::vector<PointerHandle*> pointers_;
   std::vector<TouchHandle*> touches_;
 };
