@@ -4,7 +4,8 @@
 // on a window activates it, as a click does; one on no surface reaches no
 // client. Touch focus is per point and independent of the pointer's. A
 // finger put down on a title bar baton draws drags that window, as the
-// pointer's left button does.
+// pointer's left button does; a tap on its close or maximize button acts
+// when the finger lifts on the button it went down on.
 // Touchscreens map to the whole layout unless the config names an output
 // (wlr_cursor maps them; see Seat::map_to_output).
 #pragma once
@@ -12,8 +13,10 @@
 #include <functional>
 #include <map>
 
+#include "compositor/desktop/view.hpp"
 #include "compositor/input/grab.hpp"
 #include "util/listener.hpp"
+#include "util/weak.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
@@ -35,6 +38,8 @@ class Touch {
   void motion(const wlr_touch_motion_event& event);
   /// The point that drags a window lifts or is cancelled.
   void end_move();
+  /// The point on a title bar button lifts: the button acts if still under it.
+  void release_button();
 
   wlr_seat* seat_;
   wlr_cursor* cursor_;
@@ -43,6 +48,11 @@ class Touch {
   std::map<int32_t, Origin> points_;  // points down on a surface, by touch id
   Grab move_;                         // a title bar dragged by one point
   int32_t move_id_ = -1;
+  // A title bar button under one point, and where that point is now.
+  Weak<View> button_view_;
+  TitleButton button_ = TitleButton::none;
+  int32_t button_id_ = -1;
+  double button_x_ = 0, button_y_ = 0;
   Listener<wlr_touch_down_event> down_;
   Listener<wlr_touch_up_event> up_;
   Listener<wlr_touch_motion_event> motion_;

@@ -8,6 +8,7 @@
 #include "compositor/desktop/decorations.hpp"
 #include "compositor/desktop/view.hpp"
 #include "tests/desktop/desktop_clients.hpp"
+#include "tests/support/fake_input.hpp"
 #include "tests/support/golden.hpp"
 #include "tests/support/process.hpp"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
@@ -116,6 +117,45 @@ TEST_F(TitleButtons, AClickThatLeavesTheButtonBeforeReleaseDoesNothing) {
   pointer.button(BTN_LEFT, true);
   pointer.button(BTN_LEFT, false);
   EXPECT_TRUE(h.run_until([&] { return c.buttons.size() == 1; }));
+}
+
+// The same buttons under a finger: a tap acts when it lifts on the button it
+// went down on, and a finger that slides off first does nothing (nor drags).
+TEST_F(TitleButtons, ATapOnTheMaximizeButtonMaximizesAndOnCloseCloses) {
+  FakeTouch screen(h.server());
+  Rect f = view->frame();
+  const double mx = f.x + f.width - kButton * 3 / 2.0, my = f.y - kButton / 2.0;
+  screen.down(1, mx, my);
+  screen.frame();
+  h.sync();
+  EXPECT_FALSE(view->maximized()) << "the button acted before the finger lifted";
+  screen.up(1);
+  screen.frame();
+  ASSERT_TRUE(h.run_until([&] { return window.last_configure().width == 640; }))
+      << "a tap on the maximize button did not maximize";
+  follow_configure();
+  EXPECT_TRUE(view->maximized());
+
+  // Slid off before lifting: nothing.
+  const Rect max = view->frame();
+  const double cx = max.x + max.width - kButton / 2.0, cy = max.y - kButton / 2.0;
+  screen.down(2, cx, cy);
+  screen.frame();
+  screen.motion(2, max.x + 40, max.y + 40);
+  screen.frame();
+  screen.up(2);
+  screen.frame();
+  h.sync();
+  EXPECT_FALSE(window.closed) << "a finger that slid off the close button closed the window";
+  EXPECT_EQ(view->frame().x, max.x) << "nor does it drag the window";
+
+  screen.down(3, cx, cy);
+  screen.frame();
+  screen.up(3);
+  screen.frame();
+  EXPECT_TRUE(h.run_until([&] { return window.closed; })) << "a tap on close did not close";
+  EXPECT_TRUE(c.touch_events.empty() || c.touch_events.back().kind == "frame")
+      << "the client heard a tap on baton's title bar";
 }
 
 }  // namespace
