@@ -41,6 +41,13 @@ int View::x() const { return tree()->node.x; }
 int View::y() const { return tree()->node.y; }
 void View::move_to(int x, int y) { wlr_scene_node_set_position(&tree()->node, x, y); }
 void View::set_visible(bool visible) { wlr_scene_node_set_enabled(&tree()->node, visible); }
+
+void View::set_urgent(bool urgent) {
+  if (urgent == urgent_) return;
+  urgent_ = urgent;
+  urgency_shown();
+  windows_.urgency_changed.emit(*this);
+}
 bool View::visible() const { return tree()->node.enabled; }
 
 Output* View::output_under_frame() const {

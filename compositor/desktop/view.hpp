@@ -51,7 +51,8 @@ class View : public Weakable<View> {
   virtual void set_activated(bool activated) = 0;
   [[nodiscard]] bool activated() const { return activated_; }
   /// Asked for focus and was refused (xdg-activation); focusing clears it.
-  virtual void set_urgent(bool urgent) { urgent_ = urgent; }
+  /// Marks the window as wanting attention (or not): Windows::urgency_changed.
+  void set_urgent(bool urgent);
   [[nodiscard]] bool urgent() const { return urgent_; }
   /// Whether this is a mapped modal dialog (xdg-dialog) of `parent`, which
   /// then passes any focus it gets on to this window.
@@ -122,6 +123,8 @@ class View : public Weakable<View> {
   Windows& windows_;
   bool activated_ = false;
   bool urgent_ = false;
+  /// The urgent mark changed: redraw what shows it.
+  virtual void urgency_shown() {}
 
  public:
   struct SurfaceAddon {

@@ -85,6 +85,8 @@ class Windows {
   Signal<View&> view_unmapped;
   /// A window is about to be freed.
   Signal<View&> view_destroyed;
+  /// A window was marked urgent, or no longer is.
+  Signal<View&> urgency_changed;
   /// A client asks to move or resize its window with the pointer (the
   /// button it holds): the seat starts the grab.
   Signal<View&> move_requested;

@@ -152,10 +152,7 @@ void XdgView::set_activated(bool activated) {
   update_decoration();
   if (foreign_) foreign_->update();
 }
-void XdgView::set_urgent(bool urgent) {
-  urgent_ = urgent;
-  update_decoration();
-}
+void XdgView::urgency_shown() { update_decoration(); }
 
 std::string XdgView::title() const { return toplevel_->title ? toplevel_->title : ""; }
 std::string XdgView::app_id() const { return toplevel_->app_id ? toplevel_->app_id : ""; }

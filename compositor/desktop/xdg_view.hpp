@@ -28,7 +28,7 @@ class XdgView final : public View {
   [[nodiscard]] wlr_scene_tree* tree() const override { return tree_; }
   [[nodiscard]] bool mapped() const override { return mapped_; }
   void set_activated(bool activated) override;
-  void set_urgent(bool urgent) override;
+  void urgency_shown() override;
   void set_icon(wlr_xdg_toplevel_icon_v1* icon) override;
   [[nodiscard]] bool modal_for(const View& parent) const override;
   [[nodiscard]] std::string title() const override;

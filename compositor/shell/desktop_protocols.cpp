@@ -92,7 +92,7 @@ DesktopProtocols::DesktopProtocols(wl_display* display, wl_event_loop* loop, wlr
 
   activation_ = std::make_unique<Activation>(display, loop, config, windows);
   sandbox_ = std::make_unique<Sandbox>(display);
-  workspace_list_ = std::make_unique<WorkspaceList>(display, outputs, windows.workspaces());
+  workspace_list_ = std::make_unique<WorkspaceList>(display, outputs, windows);
 
   // A bell rung for a window that is not focused marks it urgent (its title
   // bar, task bars); a bell without a window has nothing to mark.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "compositor/desktop/view.hpp"
+#include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/output/output.hpp"
 #include "compositor/output/outputs.hpp"
@@ -44,10 +46,6 @@ namespace {
 
 using Binding = WorkspaceList::Binding;
 
-uint32_t state_of(Workspaces& workspaces, const Output* output, int n) {
-  return workspaces.current(output) == n ? EXT_WORKSPACE_HANDLE_V1_STATE_ACTIVE : 0;
-}
-
 void send_output_enters(Binding::Group& group) {
   wl_client* client = wl_resource_get_client(group.resource);
   wl_resource* output;
@@ -82,8 +80,8 @@ const struct ext_workspace_handle_v1_interface kWorkspaceImpl = {
 
 }  // namespace
 
-WorkspaceList::WorkspaceList(wl_display* display, Outputs& outputs, Workspaces& workspaces)
-    : outputs_(outputs), workspaces_(workspaces) {
+WorkspaceList::WorkspaceList(wl_display* display, Outputs& outputs, Windows& windows)
+    : outputs_(outputs), windows_(windows), workspaces_(windows.workspaces()) {
   global_ = wl_global_create(display, &ext_workspace_manager_v1_interface, 1, this, bind);
   if (global_ == nullptr) LOG_ERROR("ext-workspace: wl_global_create failed; it is off");
   auto watch_binds = [this](Output& output) {
@@ -111,7 +109,9 @@ WorkspaceList::WorkspaceList(wl_display* display, Outputs& outputs, Workspaces& 
     withdraw(output);
     std::erase_if(output_binds_, [&output](const auto& entry) { return entry.first == &output; });
   });
-  rearranged_ = workspaces.rearranged.connect([this] { refresh_states(); });
+  rearranged_ = workspaces_.rearranged.connect([this] { refresh_states(); });
+  urgency_changed_ = windows.urgency_changed.connect([this](View&) { refresh_states(); });
+  view_unmapped_ = windows.view_unmapped.connect([this](View&) { refresh_states(); });
 }
 
 WorkspaceList::~WorkspaceList() {
@@ -209,7 +209,7 @@ void WorkspaceList::announce(Binding& b, Output& output) {
     wl_array_release(&coordinates);
     ext_workspace_handle_v1_send_capabilities(
         resource, EXT_WORKSPACE_HANDLE_V1_WORKSPACE_CAPABILITIES_ACTIVATE);
-    ws->state = state_of(workspaces_, &output, n);
+    ws->state = state_of(&output, n);
     ext_workspace_handle_v1_send_state(resource, ws->state);
     ext_workspace_group_handle_v1_send_workspace_enter(group_resource, resource);
     b.workspaces.push_back(std::move(ws));
@@ -237,11 +237,19 @@ void WorkspaceList::withdraw(Output& output) {
   }
 }
 
+uint32_t WorkspaceList::state_of(const Output* output, int n) const {
+  uint32_t state = workspaces_.current(output) == n ? EXT_WORKSPACE_HANDLE_V1_STATE_ACTIVE : 0;
+  for (const auto& v : windows_.views())
+    if (v->mapped() && v->urgent() && v->output() == output && v->workspace() == n)
+      state |= EXT_WORKSPACE_HANDLE_V1_STATE_URGENT;
+  return state;
+}
+
 void WorkspaceList::refresh_states() {
   for (auto& b : bindings_) {
     bool changed = false;
     for (auto& w : b->workspaces) {
-      const uint32_t state = state_of(workspaces_, w->output, w->n);
+      const uint32_t state = state_of(w->output, w->n);
       if (state == w->state) continue;
       w->state = state;
       ext_workspace_handle_v1_send_state(w->resource, state);

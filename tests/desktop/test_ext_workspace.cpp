@@ -2,8 +2,9 @@
 // (no Debian 12 panel speaks it): each output is a group of workspaces 1..10
 // with the shown one active; activating one shows it (the window on the
 // workspace left is hidden) and the state follows, also when the user
-// switches with a binding; creating a workspace is refused without an
-// error; an output that goes takes its group; stop ends with finished.
+// switches with a binding; a workspace holding an urgent window is urgent;
+// creating a workspace is refused without an error; an output that goes
+// takes its group; stop ends with finished.
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
 
@@ -18,6 +19,7 @@
 #include "ext-workspace-v1-client-protocol.h"
 #include "tests/desktop/desktop_clients.hpp"
 #include "util/wlr.hpp"
+#include "xdg-system-bell-v1-client-protocol.h"
 
 namespace baton::test {
 namespace {
@@ -242,6 +244,44 @@ TEST(ExtWorkspace, CreatingIsRefusedAndAnOutputThatGoesTakesItsGroup) {
   ext_workspace_manager_v1_stop(panel.manager);
   h.sync();
   EXPECT_TRUE(panel.finished) << "stop did not end with finished";
+}
+
+// A window that rings the bell while its workspace is not shown is marked
+// urgent (xdg-system-bell): its workspace turns urgent for the panel, and
+// stops being so once the user goes there and the window takes focus.
+TEST(ExtWorkspace, AWorkspaceWithAnUrgentWindowIsUrgent) {
+  Harness h(two_outputs());
+  Client c(h);
+  VirtualKeyboard keyboard(h, c);
+  Window window(c);
+  View* view = map_window(h, window, 0xff3050a0);
+  ASSERT_NE(view, nullptr);
+  Panel panel(h, c);
+  Group* g = nullptr;
+  for (auto& group : panel.groups)
+    for (Workspace* w : group->workspaces)
+      if (w->id == std::string(view->output()->wlr()->name) + "/1") g = group.get();
+  ASSERT_NE(g, nullptr);
+  Workspace* one = Panel::named(*g, "1");
+  ext_workspace_handle_v1_activate(Panel::named(*g, "2")->proxy);
+  ext_workspace_manager_v1_commit(panel.manager);
+  h.sync();
+  ASSERT_FALSE(view->visible());
+  EXPECT_EQ(one->state, 0U);
+
+  Globals globals(h, c.display());
+  auto* bell = static_cast<xdg_system_bell_v1*>(globals.bind(&xdg_system_bell_v1_interface, 1));
+  ASSERT_NE(bell, nullptr);
+  xdg_system_bell_v1_ring(bell, window.surface());
+  h.sync();
+  EXPECT_EQ(one->state, static_cast<uint32_t>(EXT_WORKSPACE_HANDLE_V1_STATE_URGENT))
+      << "the workspace of the window that rang is not urgent";
+
+  keyboard.chord({KEY_LEFTMETA, KEY_1});
+  h.sync();
+  EXPECT_EQ(one->state, static_cast<uint32_t>(EXT_WORKSPACE_HANDLE_V1_STATE_ACTIVE))
+      << "still urgent after the window took focus";
+  xdg_system_bell_v1_destroy(bell);
 }
 
 }  // namespace
