@@ -12,14 +12,24 @@ InputMethodPopup::InputMethodPopup(wlr_input_popup_surface_v2* popup, wlr_scene_
       layout_(layout),
       tree_(wlr_scene_subsurface_tree_create(parent, popup->surface)) {
   wlr_scene_node_set_enabled(&tree_->node, false);
+  // The scene frees a surface's tree with the surface, which a client that
+  // dies may destroy before the popup object.
+  tree_destroy_.connect(&tree_->node.events.destroy, [this](void*) {
+    tree_ = nullptr;
+    tree_destroy_.disconnect();
+  });
   commit_.connect(&popup->surface->events.commit, [this](void*) { place(cursor_); });
   destroy_.connect(&popup->events.destroy, [this, gone = std::move(gone)](void*) { gone(*this); });
 }
 
-InputMethodPopup::~InputMethodPopup() { wlr_scene_node_destroy(&tree_->node); }
+InputMethodPopup::~InputMethodPopup() {
+  tree_destroy_.disconnect();
+  if (tree_ != nullptr) wlr_scene_node_destroy(&tree_->node);
+}
 
 void InputMethodPopup::place(std::optional<wlr_box> cursor) {
   cursor_ = cursor;
+  if (tree_ == nullptr) return;
   if (!cursor) {
     wlr_scene_node_set_enabled(&tree_->node, false);
     return;

@@ -23,12 +23,12 @@ class InputMethodPopup {
   /// Places the popup at `cursor`, the text field's cursor rectangle in
   /// layout coordinates; nothing hides it (no text field is active).
   void place(std::optional<wlr_box> cursor);
-  [[nodiscard]] wlr_scene_tree* tree() const { return tree_; }
 
  private:
   wlr_input_popup_surface_v2* popup_;
   wlr_output_layout* layout_;
-  wlr_scene_tree* tree_;
+  wlr_scene_tree* tree_;  // null once the scene freed it (its surface went first)
+  Listener<void> tree_destroy_;
   std::optional<wlr_box> cursor_;
   std::optional<wlr_box> sent_;  // the rectangle last told to the client
   Listener<void> commit_;        // its size may change: placed again

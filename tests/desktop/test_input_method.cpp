@@ -429,7 +429,10 @@ TEST_F(InputMethodTest, AnInputMethodThatDiesMidCompositionLeavesNoPreedit) {
 
   ime.preedit("ㅎ");
   ASSERT_TRUE(h.run_until([&] { return field.preedit == "ㅎ"; }));
-  // Killed mid-composition.
+  ime.show_popup(60, 20, 0xffe0c020);  // with its candidate popup up
+  h.sync();
+  // Killed mid-composition: its objects go in whatever order libwayland
+  // picks (the popup's surface may go before the popup).
   wl_display* gone = ime_client->display();
   ime.abandon();
   ime_owned.reset();
