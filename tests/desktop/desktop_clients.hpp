@@ -14,6 +14,7 @@
 #include "tests/support/client.hpp"
 #include "tests/support/globals.hpp"
 #include "tests/support/harness.hpp"
+#include "tests/support/map_window.hpp"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
 // A request parameter is named `namespace`.
 #define namespace namespace_
@@ -27,13 +28,6 @@ class View;
 
 namespace baton::test {
 
-/// The mapped View showing `window` (matched by the surface's protocol id
-/// and client), or null.
-View* find_view(Harness& h, const Window& window);
-/// Maps `window` as a client does: the initial commit, the first configure,
-/// then a `width`x`height` buffer of `argb`. Its View, or null (and a test
-/// failure) if it never maps.
-View* map_window(Harness& h, Window& window, uint32_t argb, int width = 200, int height = 150);
 /// Headless options (`outputs` outputs of 640x480) reading the config
 /// `text`, written into the scratch directory `name`.
 Options with_config(const std::string& name, const std::string& text, int outputs = 1);

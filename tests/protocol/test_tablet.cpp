@@ -19,6 +19,7 @@
 #include "tests/support/fake_input.hpp"
 #include "tests/support/globals.hpp"
 #include "tests/support/harness.hpp"
+#include "tests/support/map_window.hpp"
 #include "util/wlr.hpp"
 
 namespace baton::test {
@@ -155,21 +156,6 @@ struct TabletSeat {
   Heard heard;
 };
 
-View* map(Harness& h, Window& w, uint32_t argb) {
-  w.initial_commit();
-  EXPECT_TRUE(h.run_until([&] { return w.configure_count() >= 1; }));
-  w.draw(200, 150, argb);
-  View* view = nullptr;
-  EXPECT_TRUE(h.run_until([&] {
-    for (const auto& v : h.server().windows().views())
-      if (v->mapped() && wl_resource_get_id(v->surface()->resource) ==
-                             wl_proxy_get_id(reinterpret_cast<wl_proxy*>(w.surface())))
-        view = v.get();
-    return view != nullptr;
-  }));
-  return view;
-}
-
 // The tablet covers the 640x480 layout: 0..1 from layout coordinates.
 double fx(double lx) { return lx / 640.0; }
 double fy(double ly) { return ly / 480.0; }
@@ -178,7 +164,7 @@ TEST(Tablet, APenOverATabletClientIsATabletTool) {
   Harness h;
   Client c(h);
   Window w(c);
-  View* view = map(h, w, 0xff3050a0);
+  View* view = map_window(h, w, 0xff3050a0);
   ASSERT_NE(view, nullptr);
   TabletSeat seat(h, c);
   ASSERT_NE(seat.manager, nullptr) << "zwp_tablet_manager_v2 is not advertised";
@@ -219,7 +205,7 @@ TEST(Tablet, APenOverAClientWithoutTabletSupportIsAMouse) {
   Harness h;
   Client c(h);  // binds no tablet seat
   Window w(c);
-  View* view = map(h, w, 0xff3050a0);
+  View* view = map_window(h, w, 0xff3050a0);
   ASSERT_NE(view, nullptr);
   FakeTablet tablet(h.server());
   h.sync();
@@ -247,10 +233,10 @@ TEST(Tablet, APadTalksToTheWindowWithTheKeyboardFocus) {
   FakeKeyboard keyboard(h.server());
   Client a(h);
   Window wa(a);
-  View* va = map(h, wa, 0xff3050a0);
+  View* va = map_window(h, wa, 0xff3050a0);
   Client b(h);
   Window wb(b);
-  ASSERT_NE(map(h, wb, 0xffa05030), nullptr);  // b has the focus
+  ASSERT_NE(map_window(h, wb, 0xffa05030), nullptr);  // b has the focus
   ASSERT_NE(va, nullptr);
   TabletSeat seat_a(h, a);
   TabletSeat seat_b(h, b);
