@@ -205,6 +205,26 @@ TEST(ConfigApply, SighupReloads) {
 // the middle of that output. Unmapped, it would be the middle of the whole
 // layout (the seam between the outputs, where no window is). An output
 // that is not there leaves the device over the whole layout.
+Options two_outputs_with_config(const std::string& path) {
+  Options options = headless_options(640, 480, 2);
+  options.config_path = path;
+  return options;
+}
+
+/// The output a mapped window is centred on (its 200x150 middle is there).
+wlr_output* output_under(Harness& h, const View& view) {
+  return wlr_output_layout_output_at(h.server().output_layout(), view.x() + 100, view.y() + 75);
+}
+
+/// Maps devices of TYPE to OUTPUT through a reloaded config.
+void map_to_output_by_reload(Harness& h, const std::string& path, const char* type,
+                             const wlr_output& output) {
+  std::ofstream(path) << "[[input]]\ntype = \"" << type << "\"\nmap_to_output = \"" << output.name
+                      << "\"\n";
+  ASSERT_TRUE(h.server().reload_config());
+  h.sync();
+}
+
 void tap_middle_of_device(Harness& h, FakeTouch& touch) {
   touch.down_on_device(1, 0.5, 0.5);
   touch.frame();
@@ -215,17 +235,14 @@ void tap_middle_of_device(Harness& h, FakeTouch& touch) {
 
 TEST(ConfigApply, ATouchscreenMappedToAnOutputCoversOnlyThatOutput) {
   const std::string path = write_config("touch-mapped", "");
-  Options options = headless_options(640, 480, 2);
-  options.config_path = path;
-  Harness h(options);
+  Harness h(two_outputs_with_config(path));
   FakeTouch touch(h.server());
   Client client(h);
   Window window(client);
   View* view = map_window(h, window, 0xff3050a0);
   ASSERT_NE(view, nullptr);
   // The window is centred on its output, so it covers that output's middle.
-  wlr_output* output =
-      wlr_output_layout_output_at(h.server().output_layout(), view->x() + 100, view->y() + 75);
+  wlr_output* output = output_under(h, *view);
   ASSERT_NE(output, nullptr);
   wlr_box box{};
   wlr_output_layout_get_box(h.server().output_layout(), output, &box);
@@ -234,9 +251,7 @@ TEST(ConfigApply, ATouchscreenMappedToAnOutputCoversOnlyThatOutput) {
   EXPECT_TRUE(client.touch_events.empty()) << "the layout's middle is on the window";
   client.touch_events.clear();
 
-  std::ofstream(path) << "[[input]]\ntype = \"touch\"\nmap_to_output = \"" << output->name
-                      << "\"\n";
-  ASSERT_TRUE(h.server().reload_config());
+  map_to_output_by_reload(h, path, "touch", *output);
   tap_middle_of_device(h, touch);
   ASSERT_FALSE(client.touch_events.empty())
       << "the touch did not reach the window on " << output->name;
@@ -287,22 +302,16 @@ TEST(ConfigApply, ATouchscreenMappedToAnAbsentOutputCoversTheLayout) {
 // the tablet is the middle of that output (the pen is a mouse here: the
 // client speaks no tablet-v2).
 TEST(ConfigApply, ATabletMappedToAnOutputCoversOnlyThatOutput) {
-  Options options = headless_options(640, 480, 2);
   const std::string path = write_config("tablet-mapped", "");
-  options.config_path = path;
-  Harness h(options);
+  Harness h(two_outputs_with_config(path));
   FakeTablet tablet(h.server());
   Client client(h);
   Window window(client);
   View* view = map_window(h, window, 0xff3050a0);
   ASSERT_NE(view, nullptr);
-  wlr_output* output =
-      wlr_output_layout_output_at(h.server().output_layout(), view->x() + 100, view->y() + 75);
+  wlr_output* output = output_under(h, *view);
   ASSERT_NE(output, nullptr);
-  std::ofstream(path) << "[[input]]\ntype = \"tablet\"\nmap_to_output = \"" << output->name
-                      << "\"\n";
-  ASSERT_TRUE(h.server().reload_config());
-  h.sync();
+  map_to_output_by_reload(h, path, "tablet", *output);
   tablet.proximity(0.5, 0.5, true);
   h.sync();
   EXPECT_EQ(client.pointer_focus, window.surface())

@@ -68,6 +68,14 @@ struct Panel {
         return g.get();
     return nullptr;
   }
+  /// The group of an output's workspaces (their ids are OUTPUT/N).
+  Group* group_of(const Output& output) {
+    const std::string first = std::string(output.wlr()->name) + "/1";
+    for (auto& group : groups)
+      for (const Workspace* w : group->workspaces)
+        if (w->id == first) return group.get();
+    return nullptr;
+  }
   static Workspace* named(Group& g, const std::string& name) {
     for (Workspace* w : g.workspaces)
       if (w->name == name) return w;
@@ -189,10 +197,7 @@ TEST(ExtWorkspace, ActivatingShowsTheWorkspaceAndTheStateFollowsTheUser) {
   View* view = map_window(h, window, 0xff3050a0);
   ASSERT_NE(view, nullptr);
   Panel panel(h, c);
-  Group* g = nullptr;
-  for (auto& group : panel.groups)
-    for (Workspace* w : group->workspaces)
-      if (w->id == std::string(view->output()->wlr()->name) + "/1") g = group.get();
+  Group* g = panel.group_of(*view->output());
   ASSERT_NE(g, nullptr) << "no group for the window's output";
 
   Workspace* three = Panel::named(*g, "3");
@@ -257,10 +262,7 @@ TEST(ExtWorkspace, AWorkspaceWithAnUrgentWindowIsUrgent) {
   View* view = map_window(h, window, 0xff3050a0);
   ASSERT_NE(view, nullptr);
   Panel panel(h, c);
-  Group* g = nullptr;
-  for (auto& group : panel.groups)
-    for (Workspace* w : group->workspaces)
-      if (w->id == std::string(view->output()->wlr()->name) + "/1") g = group.get();
+  Group* g = panel.group_of(*view->output());
   ASSERT_NE(g, nullptr);
   Workspace* one = Panel::named(*g, "1");
   ext_workspace_handle_v1_activate(Panel::named(*g, "2")->proxy);

@@ -203,37 +203,33 @@ void FakeTablet::proximity(double x, double y, bool in) {
   wl_signal_emit_mutable(&tablet_.events.proximity, &event);
 }
 
-void FakeTablet::move(double x, double y) {
+wlr_tablet_tool_axis_event FakeTablet::axis_event(uint32_t axes) {
   wlr_tablet_tool_axis_event event{};
   event.tablet = &tablet_;
   event.tool = &pen_;
   event.time_msec = ++time_;
-  event.updated_axes = WLR_TABLET_TOOL_AXIS_X | WLR_TABLET_TOOL_AXIS_Y;
-  event.x = x_ = x;
-  event.y = y_ = y;
+  event.updated_axes = axes;
+  event.x = x_;
+  event.y = y_;
+  return event;
+}
+
+void FakeTablet::move(double x, double y) {
+  x_ = x;
+  y_ = y;
+  wlr_tablet_tool_axis_event event = axis_event(WLR_TABLET_TOOL_AXIS_X | WLR_TABLET_TOOL_AXIS_Y);
   wl_signal_emit_mutable(&tablet_.events.axis, &event);
 }
 
 void FakeTablet::pressure(double pressure) {
-  wlr_tablet_tool_axis_event event{};
-  event.tablet = &tablet_;
-  event.tool = &pen_;
-  event.time_msec = ++time_;
-  event.updated_axes = WLR_TABLET_TOOL_AXIS_PRESSURE;
-  event.x = x_;
-  event.y = y_;
+  wlr_tablet_tool_axis_event event = axis_event(WLR_TABLET_TOOL_AXIS_PRESSURE);
   event.pressure = pressure;
   wl_signal_emit_mutable(&tablet_.events.axis, &event);
 }
 
 void FakeTablet::tilt(double x, double y) {
-  wlr_tablet_tool_axis_event event{};
-  event.tablet = &tablet_;
-  event.tool = &pen_;
-  event.time_msec = ++time_;
-  event.updated_axes = WLR_TABLET_TOOL_AXIS_TILT_X | WLR_TABLET_TOOL_AXIS_TILT_Y;
-  event.x = x_;
-  event.y = y_;
+  wlr_tablet_tool_axis_event event =
+      axis_event(WLR_TABLET_TOOL_AXIS_TILT_X | WLR_TABLET_TOOL_AXIS_TILT_Y);
   event.tilt_x = x;
   event.tilt_y = y;
   wl_signal_emit_mutable(&tablet_.events.axis, &event);

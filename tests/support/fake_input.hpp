@@ -104,6 +104,8 @@ class FakeTablet {
   void button(uint32_t button, bool pressed);
 
  private:
+  /// An axis event with AXES updated, at the pen's last position.
+  wlr_tablet_tool_axis_event axis_event(uint32_t axes);
   wlr_tablet tablet_{};
   wlr_tablet_tool pen_{};
   uint32_t time_ = 0;
