@@ -121,7 +121,8 @@ share() {
   echo "---- screen sharing on $where"
   SCREENCAST_LOG_DIR=$out/$where "$(dirname "$0")/../screencast/screencast.sh" 2>&1 |
     tee "$out/$where/screencast.log"
-  [ "${PIPESTATUS[0]}" = 0 ] || fail "the share on $where did not pass (the log above)"
+  [ "${PIPESTATUS[0]}" = 0 ] ||
+    fail "the share on $where did not pass: $(grep -m 1 'screencast: FAIL' "$out/$where/screencast.log")"
   if [ "$where" != headless ]; then
     local picked
     picked=$(sed -n 's/.*output chooser selects //p' "$out/$where/xdg-desktop-portal-wlr.log" | head -n 1)
