@@ -12,7 +12,6 @@
 #include <ctime>
 
 #include "backend/backend_factory.hpp"
-#include "compositor/config/apply.hpp"
 #include "compositor/config/factory_options.hpp"
 #include "compositor/desktop/desktop_context.hpp"
 #include "compositor/desktop/windows.hpp"
@@ -454,10 +453,8 @@ void Server::handle_new_output(wlr_output* output) {
     }
     LOG_INFO("output %s: leasable, but there is no DRM lease here: a desktop output", output->name);
   }
-  auto added = std::make_unique<Output>(*output_context_, output);
-  if (Status applied = apply_output_config(config_, output_layout_, output); !applied)
-    LOG_ERROR("%s", applied.error().describe().c_str());
-  outputs_->add(std::move(added));
+  // The output starts in its configured state (Output's constructor).
+  outputs_->add(std::make_unique<Output>(*output_context_, output));
 }
 
 void Server::output_destroyed(Output& output) {

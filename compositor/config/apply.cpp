@@ -2,6 +2,8 @@
 
 #include <libinput.h>
 
+#include <tuple>
+
 #include "compositor/config/config.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
@@ -71,17 +73,40 @@ void apply_libinput(wlr_input_device* device, const std::vector<const InputConfi
   }
 }
 
+/// A listed mode of the configured size and refresh when the output has one,
+/// else a custom mode (headless, nested, or a monitor that accepts it).
+void set_configured_mode(const wlr_output* output, std::optional<std::pair<int, int>> size,
+                         std::optional<int> refresh, wlr_output_state& state) {
+  // Only a refresh: the size the state is about to set, else the current one.
+  int width = output->width;
+  int height = output->height;
+  if ((state.committed & WLR_OUTPUT_STATE_MODE) != 0) {
+    width = state.mode != nullptr ? state.mode->width : state.custom_mode.width;
+    height = state.mode != nullptr ? state.mode->height : state.custom_mode.height;
+  }
+  if (size) std::tie(width, height) = *size;
+  wlr_output_mode* best = nullptr;
+  wlr_output_mode* mode;
+  wl_list_for_each(mode, &output->modes, link) {
+    if (mode->width != width || mode->height != height) continue;
+    if (refresh && std::abs(mode->refresh - *refresh) > 500) continue;
+    if (best == nullptr || mode->refresh > best->refresh) best = mode;
+  }
+  if (best != nullptr)
+    wlr_output_state_set_mode(&state, best);
+  else
+    wlr_output_state_set_custom_mode(&state, width, height, refresh ? *refresh : 0);
+}
+
 }  // namespace
 
-Status apply_output_config(const Config& config, wlr_output_layout* layout, wlr_output* output) {
-  auto configs = config.outputs_for(output->name);
-  if (configs.empty()) return {};
-  wlr_output_state state;
-  wlr_output_state_init(&state);
+std::optional<std::pair<int, int>> add_configured_state(const Config& config,
+                                                        const wlr_output* output,
+                                                        wlr_output_state& state) {
   std::optional<std::pair<int, int>> position;
   std::optional<std::pair<int, int>> size;
   std::optional<int> refresh;
-  for (const OutputConfig* c : configs) {
+  for (const OutputConfig* c : config.outputs_for(output->name)) {
     if (c->enabled) wlr_output_state_set_enabled(&state, *c->enabled);
     if (c->mode) size = c->mode;
     if (c->refresh_mhz) refresh = c->refresh_mhz;
@@ -91,30 +116,28 @@ Status apply_output_config(const Config& config, wlr_output_layout* layout, wlr_
     if (c->adaptive_sync) wlr_output_state_set_adaptive_sync_enabled(&state, *c->adaptive_sync);
     if (c->position) position = c->position;
   }
-  if (size || refresh) {
-    int width = size ? size->first : output->width;
-    int height = size ? size->second : output->height;
-    // A listed mode when the output has one, else a custom mode (headless,
-    // nested, or a monitor that accepts it).
-    wlr_output_mode* best = nullptr;
-    wlr_output_mode* mode;
-    wl_list_for_each(mode, &output->modes, link) {
-      if (mode->width != width || mode->height != height) continue;
-      if (refresh && std::abs(mode->refresh - *refresh) > 500) continue;
-      if (best == nullptr || mode->refresh > best->refresh) best = mode;
-    }
-    if (best != nullptr)
-      wlr_output_state_set_mode(&state, best);
-    else
-      wlr_output_state_set_custom_mode(&state, width, height, refresh ? *refresh : 0);
-  }
-  bool ok = wlr_output_commit_state(output, &state);
-  // Adaptive sync is a wish: retry without it when that was what failed.
-  if (!ok && (state.committed & WLR_OUTPUT_STATE_ADAPTIVE_SYNC_ENABLED) != 0) {
-    state.committed &= ~WLR_OUTPUT_STATE_ADAPTIVE_SYNC_ENABLED;
-    ok = wlr_output_commit_state(output, &state);
-    if (ok) LOG_INFO("output %s: adaptive sync is not supported; left off", output->name);
-  }
+  if (size || refresh) set_configured_mode(output, size, refresh, state);
+  // A disabled output takes no mode or adaptive sync: wlroots refuses both.
+  if ((state.committed & WLR_OUTPUT_STATE_ENABLED) != 0 && !state.enabled)
+    state.committed &= ~(WLR_OUTPUT_STATE_MODE | WLR_OUTPUT_STATE_ADAPTIVE_SYNC_ENABLED);
+  return position;
+}
+
+bool commit_output_state(wlr_output* output, wlr_output_state& state) {
+  if (wlr_output_commit_state(output, &state)) return true;
+  if ((state.committed & WLR_OUTPUT_STATE_ADAPTIVE_SYNC_ENABLED) == 0) return false;
+  state.committed &= ~WLR_OUTPUT_STATE_ADAPTIVE_SYNC_ENABLED;
+  if (!wlr_output_commit_state(output, &state)) return false;
+  LOG_INFO("output %s: adaptive sync is not supported; left off", output->name);
+  return true;
+}
+
+Status apply_output_config(const Config& config, wlr_output_layout* layout, wlr_output* output) {
+  if (config.outputs_for(output->name).empty()) return {};
+  wlr_output_state state;
+  wlr_output_state_init(&state);
+  const std::optional<std::pair<int, int>> position = add_configured_state(config, output, state);
+  const bool ok = commit_output_state(output, state);
   wlr_output_state_finish(&state);
   if (position) wlr_output_layout_add(layout, output, position->first, position->second);
   if (!ok)

@@ -3,11 +3,13 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "util/result.hpp"
 
 struct wlr_output;
 struct wlr_output_layout;
+struct wlr_output_state;
 struct wlr_input_device;
 
 namespace baton {
@@ -19,6 +21,16 @@ struct Config;
 /// the state; it then keeps what it had (the position still applies).
 [[nodiscard]] Status apply_output_config(const Config& config, wlr_output_layout* layout,
                                          wlr_output* output);
+/// Adds what the [[output]] entries matching OUTPUT configure to STATE (a
+/// mode size without a refresh keeps the size STATE or the output has), so
+/// that a new output starts in its configured state with one modeset.
+/// Returns the configured layout position, if any.
+std::optional<std::pair<int, int>> add_configured_state(const Config& config,
+                                                        const wlr_output* output,
+                                                        wlr_output_state& state);
+/// Commits STATE. Adaptive sync is a wish: when it was what the output
+/// refused, the rest is committed without it.
+[[nodiscard]] bool commit_output_state(wlr_output* output, wlr_output_state& state);
 /// xkb keymap and repeat for keyboards; accel, natural scroll and tap for
 /// libinput pointers. Virtual keyboards keep the keymap their client sent.
 void apply_input_config(const Config& config, wlr_input_device* device);

@@ -67,11 +67,26 @@ Output::Output(const OutputContext& context, wlr_output* output)
     wlr_output_state_set_custom_mode(&state, size.width, size.height, size.refresh_mhz);
   }
   // Nested outputs keep the size of their window; they have no refresh rate.
-  if (!wlr_output_commit_state(output, &state))
-    LOG_ERROR("output %s: the initial mode could not be set", output->name);
+  // The configured state comes in the same commit: one modeset, not the
+  // preferred mode first (an output configured off is never lit).
+  wlr_output_state configured;
+  wlr_output_state_init(&configured);
+  wlr_output_state_copy(&configured, &state);
+  const std::optional<std::pair<int, int>> position =
+      add_configured_state(context.config, output, configured);
+  if (!commit_output_state(output, configured)) {
+    if (configured.committed != state.committed || position)
+      LOG_ERROR("output %s: the configured state was refused; starting in the preferred mode",
+                output->name);
+    if (!wlr_output_commit_state(output, &state))
+      LOG_ERROR("output %s: the initial mode could not be set", output->name);
+  }
+  wlr_output_state_finish(&configured);
   wlr_output_state_finish(&state);
 
-  wlr_output_layout_output* layout_output = wlr_output_layout_add_auto(context.layout, output);
+  wlr_output_layout_output* layout_output =
+      position ? wlr_output_layout_add(context.layout, output, position->first, position->second)
+               : wlr_output_layout_add_auto(context.layout, output);
   scene_output_ = wlr_scene_output_create(context.scene, output);
   committer_.set_scene_output(scene_output_);
   wlr_scene_output_layout_add_output(context.scene_layout, layout_output, scene_output_);

@@ -59,6 +59,41 @@ adaptive_sync = true
   EXPECT_FALSE(output->adaptive_sync_status == WLR_OUTPUT_ADAPTIVE_SYNC_ENABLED);
 }
 
+// A new output starts in its configured state with one commit: no modeset
+// to the preferred mode first, and an output configured off is never lit.
+TEST(ConfigApply, ANewOutputStartsInItsConfiguredStateWithOneCommit) {
+  const std::string path = write_config("output-first-commit", "");
+  Harness h(options_with(path));
+  // Headless outputs are numbered in order: the next two get these names.
+  const std::string first = h.server().outputs().back()->wlr()->name;
+  const int n = std::stoi(first.substr(first.rfind('-') + 1));
+  const std::string configured = "HEADLESS-" + std::to_string(n + 1);
+  const std::string off = "HEADLESS-" + std::to_string(n + 2);
+  std::ofstream(path) << "[[output]]\nname = \"" << configured
+                      << "\"\nmode = \"800x600@50\"\nposition = [2000, 0]\n\n"
+                      << "[[output]]\nname = \"" << off << "\"\nmode = \"800x600\"\n"
+                      << "enabled = false\n";
+  ASSERT_TRUE(h.server().reload_config());
+
+  wlr_output* plugged = wlr_headless_add_output(h.server().backend(), 640, 480);
+  ASSERT_EQ(plugged->name, configured);
+  EXPECT_EQ(plugged->commit_seq, 1U) << "the output was committed before its configured state";
+  EXPECT_EQ(plugged->width, 800);
+  EXPECT_EQ(plugged->refresh, 50000);
+  wlr_box box{};
+  wlr_output_layout_get_box(h.server().output_layout(), plugged, &box);
+  EXPECT_EQ(box.x, 2000);
+
+  // Off, with a mode too: wlroots refuses a mode for a disabled output, so
+  // the mode must not make the whole state fail (the output would be lit).
+  wlr_output* unlit = wlr_headless_add_output(h.server().backend(), 640, 480);
+  ASSERT_EQ(unlit->name, off);
+  EXPECT_FALSE(unlit->enabled);
+  EXPECT_EQ(unlit->commit_seq, 1U) << "the output configured off was lit first";
+  EXPECT_TRUE(h.server().config_errors().empty());
+  h.sync();
+}
+
 TEST(ConfigApply, NamedOutputOverridesWildcardAndDisableWorks) {
   std::string path = write_config("output-named", "");
   Harness h(options_with(path));
