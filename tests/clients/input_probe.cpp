@@ -8,8 +8,11 @@
 //   keyboard-enter, key CODE pressed|released
 //   repeat-info RATE DELAY         the compositor's key repeat settings
 //   touch-down ID X Y, touch-up ID  a touchscreen's points (surface coordinates)
-//   swipe-begin FINGERS, swipe-update DX DY, swipe-end|swipe-cancelled
-//                                  touchpad gestures (pointer-gestures-v1)
+//   swipe-begin FINGERS, swipe-update DX DY, swipe-end|swipe-cancelled,
+//   pinch-begin FINGERS, pinch-update SCALE, pinch-end|pinch-cancelled,
+//   hold-begin FINGERS, hold-end|hold-cancelled
+//                                  touchpad gestures (pointer-gestures-v1;
+//                                  SCALE: relative to the pinch's start)
 //   tablet-proximity-in, tablet-down X Y, tablet-pressure P (0..65535),
 //   tablet-up, tablet-proximity-out
 //                                  a tablet's pen (tablet-v2; X Y: the latest
@@ -23,6 +26,7 @@
 #include <unistd.h>
 #include <wayland-client.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -92,6 +96,23 @@ const zwp_pointer_gesture_swipe_v1_listener kSwipe = {
         },
     .end = [](void*, zwp_pointer_gesture_swipe_v1*, uint32_t, uint32_t,
               int32_t cancelled) { line(cancelled != 0 ? "swipe-cancelled" : "swipe-end"); },
+};
+
+const zwp_pointer_gesture_pinch_v1_listener kPinch = {
+    .begin = [](void*, zwp_pointer_gesture_pinch_v1*, uint32_t, uint32_t, wl_surface*,
+                uint32_t fingers) { line("pinch-begin %u", fingers); },
+    .update = [](void*, zwp_pointer_gesture_pinch_v1*, uint32_t, wl_fixed_t, wl_fixed_t,
+                 wl_fixed_t scale,
+                 wl_fixed_t) { line("pinch-update %.3f", wl_fixed_to_double(scale)); },
+    .end = [](void*, zwp_pointer_gesture_pinch_v1*, uint32_t, uint32_t,
+              int32_t cancelled) { line(cancelled != 0 ? "pinch-cancelled" : "pinch-end"); },
+};
+
+const zwp_pointer_gesture_hold_v1_listener kHold = {
+    .begin = [](void*, zwp_pointer_gesture_hold_v1*, uint32_t, uint32_t, wl_surface*,
+                uint32_t fingers) { line("hold-begin %u", fingers); },
+    .end = [](void*, zwp_pointer_gesture_hold_v1*, uint32_t, uint32_t,
+              int32_t cancelled) { line(cancelled != 0 ? "hold-cancelled" : "hold-end"); },
 };
 
 const wl_touch_listener kTouch = {
@@ -168,6 +189,29 @@ struct Seat {
   wl_keyboard* keyboard = nullptr;
   zwp_pointer_gestures_v1* gestures = nullptr;
   zwp_pointer_gesture_swipe_v1* swipe = nullptr;
+  zwp_pointer_gesture_pinch_v1* pinch = nullptr;
+  zwp_pointer_gesture_hold_v1* hold = nullptr;
+
+  void get_gestures() {
+    if (gestures == nullptr) return;
+    swipe = zwp_pointer_gestures_v1_get_swipe_gesture(gestures, pointer);
+    zwp_pointer_gesture_swipe_v1_add_listener(swipe, &kSwipe, nullptr);
+    pinch = zwp_pointer_gestures_v1_get_pinch_gesture(gestures, pointer);
+    zwp_pointer_gesture_pinch_v1_add_listener(pinch, &kPinch, nullptr);
+    if (zwp_pointer_gestures_v1_get_version(gestures) >=
+        ZWP_POINTER_GESTURES_V1_GET_HOLD_GESTURE_SINCE_VERSION) {
+      hold = zwp_pointer_gestures_v1_get_hold_gesture(gestures, pointer);
+      zwp_pointer_gesture_hold_v1_add_listener(hold, &kHold, nullptr);
+    }
+  }
+  void release_gestures() {
+    if (swipe != nullptr) zwp_pointer_gesture_swipe_v1_destroy(swipe);
+    if (pinch != nullptr) zwp_pointer_gesture_pinch_v1_destroy(pinch);
+    if (hold != nullptr) zwp_pointer_gesture_hold_v1_destroy(hold);
+    swipe = nullptr;
+    pinch = nullptr;
+    hold = nullptr;
+  }
 };
 
 const wl_seat_listener kSeat = {
@@ -180,8 +224,7 @@ const wl_seat_listener kSeat = {
           const bool pointer = (caps & WL_SEAT_CAPABILITY_POINTER) != 0;
           const bool keyboard = (caps & WL_SEAT_CAPABILITY_KEYBOARD) != 0;
           if (!pointer && s->pointer != nullptr) {
-            if (s->swipe != nullptr) zwp_pointer_gesture_swipe_v1_destroy(s->swipe);
-            s->swipe = nullptr;
+            s->release_gestures();
             wl_pointer_release(s->pointer);
             s->pointer = nullptr;
           }
@@ -192,10 +235,7 @@ const wl_seat_listener kSeat = {
           if (pointer && s->pointer == nullptr) {
             s->pointer = wl_seat_get_pointer(seat);
             wl_pointer_add_listener(s->pointer, &kPointer, nullptr);
-            if (s->gestures != nullptr) {
-              s->swipe = zwp_pointer_gestures_v1_get_swipe_gesture(s->gestures, s->pointer);
-              zwp_pointer_gesture_swipe_v1_add_listener(s->swipe, &kSwipe, nullptr);
-            }
+            s->get_gestures();
           }
           const bool touch = (caps & WL_SEAT_CAPABILITY_TOUCH) != 0;
           if (!touch && s->touch != nullptr) {
@@ -219,12 +259,14 @@ const wl_seat_listener kSeat = {
 
 const wl_registry_listener kRegistry = {
     .global =
-        [](void* data, wl_registry* registry, uint32_t name, const char* interface, uint32_t) {
+        [](void* data, wl_registry* registry, uint32_t name, const char* interface,
+           uint32_t version) {
           auto* s = static_cast<Seat*>(data);
-          // Bound before the seat, whose capabilities make the swipe object.
+          // Bound before the seat, whose capabilities make the gesture objects;
+          // version 3 has hold gestures.
           if (std::string_view(interface) == zwp_pointer_gestures_v1_interface.name)
-            s->gestures = static_cast<zwp_pointer_gestures_v1*>(
-                wl_registry_bind(registry, name, &zwp_pointer_gestures_v1_interface, 1));
+            s->gestures = static_cast<zwp_pointer_gestures_v1*>(wl_registry_bind(
+                registry, name, &zwp_pointer_gestures_v1_interface, std::min(version, 3U)));
           if (std::string_view(interface) == zwp_tablet_manager_v2_interface.name)
             s->tablets = static_cast<zwp_tablet_manager_v2*>(
                 wl_registry_bind(registry, name, &zwp_tablet_manager_v2_interface, 1));

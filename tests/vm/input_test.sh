@@ -9,8 +9,9 @@
 # - baton-input-probe (fullscreen): flat acceleration moves the pointer 1:1,
 #   adaptive at speed 1 further; natural_scroll turns the wheel's direction;
 #   tap-to-click makes a touchpad tap a click, and without it nothing;
-#   the settings change on a config reload (SIGHUP); a three-finger swipe
-#   on the touchpad reaches the window as a swipe gesture (pointer-gestures);
+#   the settings change on a config reload (SIGHUP); a three-finger swipe,
+#   a two-finger pinch and three resting fingers on the touchpad reach the
+#   window as swipe, pinch and hold gestures (pointer-gestures);
 #   a touchscreen tap reaches it at the spot touched (wl_touch); a pen on a
 #   tablet reaches it as a tablet tool with its pressure (tablet-v2);
 # - a keyboard plugged in while baton runs types into the focused window;
@@ -182,6 +183,41 @@ grep -q "^swipe-begin 3" <<<"$swipe" && grep -q "^swipe-end" <<<"$swipe" ||
   fail "a three-finger swipe on the touchpad did not reach the window: '${swipe:-nothing}'"
 awk -v d="$swipe_dx" 'BEGIN { exit !(d > 0) }' || fail "the swipe went right, the window heard dx $swipe_dx"
 echo "input: a three-finger swipe reached the window: begin 3, updates summing to dx $swipe_dx, end"
+
+# wait_probe MARK PATTERN: until the probe prints a line matching PATTERN
+# after MARK; 20 s at most (a liveness bound: a busy TCG guest is slow).
+wait_probe() {
+  for _ in $(seq 200); do
+    since "$1" | grep -q "$2" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# Two fingers spreading from 15 to 75 mm apart: libinput's pinch, through
+# baton, to the window under the pointer, its scale growing.
+m=$(mark)
+send pinch pad 600 15
+wait_probe "$m" "^pinch-end\|^pinch-cancelled" ||
+  fail "a two-finger pinch on the touchpad did not reach the window: '$(since "$m" | head -n 3)'"
+pinch=$(since "$m" | grep "^pinch-")
+grep -q "^pinch-begin 2" <<<"$pinch" && grep -q "^pinch-end" <<<"$pinch" ||
+  fail "the pinch reached the window as '$(head -n 1 <<<"$pinch") ... $(tail -n 1 <<<"$pinch")'"
+scale=$(sed -n 's/^pinch-update \([0-9.]*\)$/\1/p' <<<"$pinch" | tail -n 1)
+awk -v s="$scale" 'BEGIN { exit !(s > 1.5) }' ||
+  fail "the fingers spread from 15 to 75 mm; the window's last scale was '${scale:-none}'"
+echo "input: a two-finger pinch outwards reached the window: begin 2, scale $scale at its last update, end"
+
+# Three fingers resting, then lifted: libinput's hold gesture (its begin once
+# they rest, its end when they lift), through baton, to the window.
+m=$(mark)
+send hold pad 3 600
+wait_probe "$m" "^hold-end\|^hold-cancelled" ||
+  fail "three resting fingers gave the window no hold gesture: '$(since "$m" | head -n 3)'"
+hold=$(since "$m" | grep "^hold-")
+[ "$(head -n 1 <<<"$hold")" = "hold-begin 3" ] && grep -q "^hold-end" <<<"$hold" ||
+  fail "the hold reached the window as '$(tr '\n' ' ' <<<"$hold")'"
+echo "input: three resting fingers reached the window as a hold gesture: begin 3, end"
 
 # A touchscreen tap at a quarter of the way across and half way down: the
 # fullscreen window gets the point there, in its own coordinates (wl_touch).

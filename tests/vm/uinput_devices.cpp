@@ -16,6 +16,10 @@
 //   swipe NAME FINGERS DX DY N     FINGERS (2 or 3) fingers down side by side,
 //                                  moved together by DX,DY device units (10 a
 //                                  mm) in N steps 10 ms apart, then lifted
+//   pinch NAME SPREAD N            two fingers 15 mm apart, moved apart by
+//                                  SPREAD units in all (less than 0: together)
+//                                  in N steps 10 ms apart, then lifted
+//   hold NAME FINGERS MS           FINGERS fingers down, still for MS, lifted
 //   pen NAME X Y PRESSURE          a tablet's pen comes into proximity at X,Y
 //                                  (0..9999 of the tablet), touches down with
 //                                  PRESSURE (0..1023), held 60 ms, lifts, leaves
@@ -185,30 +189,46 @@ void pen(int fd, int32_t x, int32_t y, int32_t pressure) {
 }
 
 // Fingers 15 mm apart around the pad's middle, moved together.
-void swipe(int fd, int fingers, int32_t dx, int32_t dy, int steps) {
-  const int32_t x0 = kPadWidth / 2 - 150, y0 = kPadHeight / 2;
-  const int tool = fingers == 3 ? BTN_TOOL_TRIPLETAP : BTN_TOOL_DOUBLETAP;
-  auto place = [&](int32_t x, int32_t y, bool down) {
-    for (int i = 0; i < fingers; ++i) {
+// FINGERS fingers side by side, 150 units apart, around the touchpad's
+// middle; over STEPS steps 10 ms apart they move by DX,DY together and their
+// gap grows by SPREAD (a pinch); REST_MS still before they lift (a hold).
+struct FingerMotion {
+  int fingers = 2;
+  int32_t dx = 0, dy = 0, spread = 0;
+  int steps = 0;
+  int rest_ms = 10;
+};
+
+void fingers_gesture(int fd, const FingerMotion& m) {
+  const int32_t cx = kPadWidth / 2, cy = kPadHeight / 2, gap0 = 150;
+  const int tool = m.fingers == 3   ? BTN_TOOL_TRIPLETAP
+                   : m.fingers == 2 ? BTN_TOOL_DOUBLETAP
+                                    : BTN_TOOL_FINGER;
+  auto place = [&](int step, bool down) {
+    const int32_t x = cx + (m.steps > 0 ? m.dx * step / m.steps : 0);
+    const int32_t y = cy + (m.steps > 0 ? m.dy * step / m.steps : 0);
+    const int32_t gap = gap0 + (m.steps > 0 ? m.spread * step / m.steps : 0);
+    for (int i = 0; i < m.fingers; ++i) {
       emit(fd, EV_ABS, ABS_MT_SLOT, i);
       if (down) emit(fd, EV_ABS, ABS_MT_TRACKING_ID, 100 + i);
-      emit(fd, EV_ABS, ABS_MT_POSITION_X, x + 150 * i);
+      // Centred on x: (i - (fingers - 1) / 2) gaps from it.
+      emit(fd, EV_ABS, ABS_MT_POSITION_X, x + gap * (2 * i - (m.fingers - 1)) / 2);
       emit(fd, EV_ABS, ABS_MT_POSITION_Y, y);
     }
-    emit(fd, EV_ABS, ABS_X, x);
+    emit(fd, EV_ABS, ABS_X, x - gap * (m.fingers - 1) / 2);
     emit(fd, EV_ABS, ABS_Y, y);
   };
-  place(x0, y0, true);
+  place(0, true);
   emit(fd, EV_KEY, BTN_TOUCH, 1);
   emit(fd, EV_KEY, tool, 1);
   sync(fd);
-  for (int s = 1; s <= steps; ++s) {
+  for (int s = 1; s <= m.steps; ++s) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    place(x0 + dx * s / steps, y0 + dy * s / steps, false);
+    place(s, false);
     sync(fd);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  for (int i = 0; i < fingers; ++i) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(m.rest_ms));
+  for (int i = 0; i < m.fingers; ++i) {
     emit(fd, EV_ABS, ABS_MT_SLOT, i);
     emit(fd, EV_ABS, ABS_MT_TRACKING_ID, -1);
   }
@@ -285,12 +305,26 @@ int main() {
       in >> x >> y >> pressure;
       if (const int fd = device(); fd >= 0) pen(fd, x, y, pressure);
     } else if (command == "swipe") {
-      int fingers = 0, dx = 0, dy = 0, steps = 0;
-      in >> fingers >> dx >> dy >> steps;
-      if (fingers < 2 || fingers > kPadSlots || steps < 1)
+      FingerMotion m;
+      in >> m.fingers >> m.dx >> m.dy >> m.steps;
+      if (m.fingers < 2 || m.fingers > kPadSlots || m.steps < 1)
         error = "swipe takes 2 or 3 fingers and at least one step";
       else if (const int fd = device(); fd >= 0)
-        swipe(fd, fingers, dx, dy, steps);
+        fingers_gesture(fd, m);
+    } else if (command == "pinch") {
+      FingerMotion m;
+      in >> m.spread >> m.steps;
+      if (m.steps < 1 || m.spread <= -150)
+        error = "pinch takes a spread above -150 and at least one step";
+      else if (const int fd = device(); fd >= 0)
+        fingers_gesture(fd, m);
+    } else if (command == "hold") {
+      FingerMotion m;
+      in >> m.fingers >> m.rest_ms;
+      if (m.fingers < 1 || m.fingers > kPadSlots || m.rest_ms < 0)
+        error = "hold takes 1 to 3 fingers and a time";
+      else if (const int fd = device(); fd >= 0)
+        fingers_gesture(fd, m);
     } else if (command == "sleep") {
       std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(name)));
     } else {
