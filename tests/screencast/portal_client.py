@@ -135,9 +135,15 @@ class Stream:
     def __init__(self, fd, node):
         self.node = node
         try:
+            # always-copy: each PipeWire buffer goes back to xdg-desktop-portal-
+            # wlr as soon as pipewiresrc has copied it. Held until this script's
+            # thread takes it, a busy guest let the portal run out of buffers
+            # when the client froze (its log: "out of buffers"), and the last
+            # picture never reached the stream. No last-sample: the sink keeps
+            # no buffer either.
             self.pipeline = Gst.parse_launch(
-                f'pipewiresrc fd={fd} path={node} ! video/x-raw ! '
-                'appsink name=sink emit-signals=true sync=false')
+                f'pipewiresrc fd={fd} path={node} always-copy=true ! video/x-raw ! '
+                'appsink name=sink emit-signals=true sync=false enable-last-sample=false')
         except GLib.Error as error:
             raise Failure(f'stream: cannot build the pipeline: {error.message}') from None
         self.pipeline.get_by_name('sink').connect('new-sample', self._sample)
@@ -368,7 +374,8 @@ def main():
         wait_until('baton screenshot (SIGUSR1)', lambda: os.path.exists(args.screenshot),
                    args.timeout, stream.check)
         spin(0.5, stream.check)
-        log(f'screen frozen: {stream.frames - before} frames arrived around the screenshot')
+        log(f'screen frozen: {stream.frames - before} frames arrived around the screenshot '
+            f'({stream.corrupted} incomplete ones skipped in all)')
         _, _, pixels = frame_channels(stream.latest)
         shot_w, shot_h, shot = read_png(args.screenshot)
         if (shot_w, shot_h) != (width, height):

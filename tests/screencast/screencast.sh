@@ -206,6 +206,10 @@ if [ "$status" -ne 0 ] && [ "${SCREENCAST_NO_SKIP:-0}" != 1 ] &&
   echo "screencast: xdg-desktop-portal-wlr 0.7 needs one; run with a GPU or XDPW_EXE=<xdpw >= 0.8>"
   exit 77
 fi
+# The consumer keeping every buffer: the portal then skips captures until one
+# comes back (a stream that lags; its last picture can stay undelivered).
+echo "screencast: xdg-desktop-portal-wlr ran out of PipeWire buffers" \
+  "$(grep -c 'out of buffers' "$scratch/xdg-desktop-portal-wlr.log") times"
 [ "$status" -eq 0 ] || fail "portal client (status $status; its output above, daemon logs below)"
 
 # Which buffers the stream used: xdg-desktop-portal-wlr logs the type it
