@@ -45,6 +45,10 @@ using testing::NodeKind;
 
 // How long a commit is held on an unsignalled fence before the test signals it.
 constexpr auto kHold = 300ms;
+// How long a commit that may complete has to do so: a liveness bound. Quiet,
+// vkms completes within a vblank; a TCG guest on a busy host once took over a
+// second (the test failed on 1000 ms), so the bound is far above that.
+constexpr auto kComplete = 10s;
 
 template <auto Free>
 struct Freer {
@@ -362,7 +366,7 @@ class VkmsTest : public ::testing::Test {
     Frame f{.fb = fb.id, .writeback_fb = wb->id, .modeset = true, .nonblock = false};
     auto c = commit(f);
     ASSERT_EQ(c.error, 0) << "modeset: " << strerror(-c.error);
-    ASSERT_TRUE(signals_within(c.writeback_fence.get(), 1000ms))
+    ASSERT_TRUE(signals_within(c.writeback_fence.get(), kComplete))
         << "no writeback after the modeset";
     expect_shows(wb->pixels(), width_, height_, picture);
   }
@@ -383,9 +387,10 @@ class VkmsTest : public ::testing::Test {
     Comparison untouched = compare(wb->pixels(), width_, height_, solid(0xffff00ff));
     auto signalled_at = Clock::now();
     ASSERT_OK(hold.signal());
-    ASSERT_TRUE(signals_within(c.out_fence.get(), 1000ms)) << "no out-fence after the signal";
+    ASSERT_TRUE(signals_within(c.out_fence.get(), kComplete)) << "no out-fence after the signal";
     double out_ms = ms_since(signalled_at);
-    ASSERT_TRUE(signals_within(c.writeback_fence.get(), 1000ms)) << "no writeback after the signal";
+    ASSERT_TRUE(signals_within(c.writeback_fence.get(), kComplete))
+        << "no writeback after the signal";
     double wb_ms = ms_since(signalled_at);
     std::printf(
         "  %s: held %.0f ms with out-fence and writeback unsignalled: %s, writeback "
@@ -512,9 +517,9 @@ TEST_F(VkmsTest, WritebackCapturesEachCommittedFrame) {
     ASSERT_TRUE(wb);
     auto c = commit({.fb = fb->id, .writeback_fb = wb->id});
     ASSERT_EQ(c.error, 0) << strerror(-c.error);
-    ASSERT_TRUE(signals_within(c.writeback_fence.get(), 1000ms));
+    ASSERT_TRUE(signals_within(c.writeback_fence.get(), kComplete));
     double wb_ms = ms_since(c.at);
-    ASSERT_TRUE(signals_within(c.out_fence.get(), 1000ms));
+    ASSERT_TRUE(signals_within(c.out_fence.get(), kComplete));
     std::printf("  flip to pattern %u: writeback fence %.2f ms after the commit\n", seed, wb_ms);
     expect_shows(wb->pixels(), width_, height_, pattern(seed));
   }
@@ -529,8 +534,8 @@ TEST_F(VkmsTest, WritebackCapturesEachCommittedFrame) {
                    .cursor_y = 50,
                    .cursor_size = 64});
   ASSERT_EQ(c.error, 0) << strerror(-c.error);
-  ASSERT_TRUE(signals_within(c.writeback_fence.get(), 1000ms));
-  ASSERT_TRUE(signals_within(c.out_fence.get(), 1000ms));
+  ASSERT_TRUE(signals_within(c.writeback_fence.get(), kComplete));
+  ASSERT_TRUE(signals_within(c.out_fence.get(), kComplete));
   std::printf("  pattern 2 with the cursor at (100,50):\n");
   expect_shows(wb->pixels(), width_, height_, [](uint32_t x, uint32_t y) {
     bool in_cursor = x >= 100 && x < 164 && y >= 50 && y < 114;
@@ -566,8 +571,8 @@ TEST_F(VkmsTest, ScansOutForeignDmabufs) {
     ASSERT_TRUE(wb);
     auto c = commit({.fb = fb, .writeback_fb = wb->id});
     ASSERT_EQ(c.error, 0) << source << ": " << strerror(-c.error);
-    ASSERT_TRUE(signals_within(c.writeback_fence.get(), 1000ms));
-    ASSERT_TRUE(signals_within(c.out_fence.get(), 1000ms));
+    ASSERT_TRUE(signals_within(c.writeback_fence.get(), kComplete));
+    ASSERT_TRUE(signals_within(c.out_fence.get(), kComplete));
     expect_shows(wb->pixels(), width_, height_, pattern(seed));
   };
   auto vgem = BATON_ASSERT_OK(testing::open_drm_node("vgem", NodeKind::primary));
@@ -637,7 +642,7 @@ TEST_F(VkmsNoFence, RefusesInFenceFdWithEperm) {
   auto c = commit({.fb = b->id, .writeback_fb = wb->id});
   std::printf("  without IN_FENCE_FD: %s\n", c.error ? strerror(-c.error) : "accepted");
   ASSERT_EQ(c.error, 0);
-  ASSERT_TRUE(signals_within(c.writeback_fence.get(), 1000ms));
+  ASSERT_TRUE(signals_within(c.writeback_fence.get(), kComplete));
   expect_shows(wb->pixels(), width_, height_, pattern(2));
 }
 
