@@ -67,26 +67,11 @@ Output::Output(const OutputContext& context, wlr_output* output)
     wlr_output_state_set_custom_mode(&state, size.width, size.height, size.refresh_mhz);
   }
   // Nested outputs keep the size of their window; they have no refresh rate.
-  // The configured state comes in the same commit: one modeset, not the
-  // preferred mode first (an output configured off is never lit).
-  wlr_output_state configured;
-  wlr_output_state_init(&configured);
-  wlr_output_state_copy(&configured, &state);
-  const std::optional<std::pair<int, int>> position =
-      add_configured_state(context.config, output, configured);
-  if (!commit_output_state(output, configured)) {
-    if (configured.committed != state.committed || position)
-      LOG_ERROR("output %s: the configured state was refused; starting in the preferred mode",
-                output->name);
-    if (!wlr_output_commit_state(output, &state))
-      LOG_ERROR("output %s: the initial mode could not be set", output->name);
-  }
-  wlr_output_state_finish(&configured);
+  wlr_output_layout_add_auto(context.layout, output);
+  commit_with_config(state);
   wlr_output_state_finish(&state);
 
-  wlr_output_layout_output* layout_output =
-      position ? wlr_output_layout_add(context.layout, output, position->first, position->second)
-               : wlr_output_layout_add_auto(context.layout, output);
+  wlr_output_layout_output* layout_output = wlr_output_layout_get(context.layout, output);
   scene_output_ = wlr_scene_output_create(context.scene, output);
   committer_.set_scene_output(scene_output_);
   wlr_scene_output_layout_add_output(context.scene_layout, layout_output, scene_output_);
@@ -119,6 +104,26 @@ Output::Output(const OutputContext& context, wlr_output* output)
 
   LOG_INFO("output %s: %dx%d@%.2fHz", output->name, output->width, output->height,
            output->refresh / 1000.0);
+}
+
+void Output::commit_with_config(const wlr_output_state& base) {
+  wlr_output_state configured;
+  wlr_output_state_init(&configured);
+  wlr_output_state_copy(&configured, &base);
+  const std::optional<std::pair<int, int>> position =
+      add_configured_state(context_.config, output_, configured);
+  if (!commit_output_state(output_, configured)) {
+    if (configured.committed != base.committed)
+      LOG_ERROR("output %s: the configured state was refused; enabled without it", output_->name);
+    wlr_output_state plain;
+    wlr_output_state_init(&plain);
+    wlr_output_state_copy(&plain, &base);
+    if (!wlr_output_commit_state(output_, &plain))
+      LOG_ERROR("output %s: the output refused to be enabled", output_->name);
+    wlr_output_state_finish(&plain);
+  }
+  wlr_output_state_finish(&configured);
+  if (position) wlr_output_layout_add(context_.layout, output_, position->first, position->second);
 }
 
 void Output::connect_timing_protocols(Fifo& fifo, CommitTiming& commit_timing) {
@@ -318,10 +323,8 @@ void Output::session_resumed() {
   wlr_output_state state;
   wlr_output_state_init(&state);
   wlr_output_state_set_enabled(&state, true);
-  wlr_output_commit_state(output_, &state);
+  commit_with_config(state);
   wlr_output_state_finish(&state);
-  if (Status applied = apply_output_config(context_.config, context_.layout, output_); !applied)
-    LOG_ERROR("%s", applied.error().describe().c_str());
   wlr_damage_ring_add_whole(&scene_output_->damage_ring);
   wlr_output_schedule_frame(output_);
 }

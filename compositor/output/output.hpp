@@ -124,6 +124,10 @@ class Output : public Weakable<Output> {
   /// fifo barriers clear at this output's latches; commit-timing targets
   /// apply in the frame presented at or after them.
   void connect_timing_protocols(Fifo& fifo, CommitTiming& commit_timing);
+  /// Commits BASE with the [[output]] entries on top, in one commit (one
+  /// modeset; an output configured off is never lit), or BASE alone when
+  /// the output refuses that. Places the output at its configured position.
+  void commit_with_config(const wlr_output_state& base);
   void lock_for_capture(bool lock);
   /// The render loop's frame: builds and commits; whether a buffer went out.
   bool render_frame();

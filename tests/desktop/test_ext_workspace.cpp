@@ -217,8 +217,11 @@ TEST(ExtWorkspace, ActivatingShowsTheWorkspaceAndTheStateFollowsTheUser) {
   h.sync();
   EXPECT_TRUE(view->visible());
   EXPECT_EQ(Panel::active(*g), std::vector<std::string>{"1"}) << "the state did not follow";
-  for (auto& other : panel.groups)
-    if (other.get() != g) EXPECT_EQ(Panel::active(*other), std::vector<std::string>{"1"});
+  for (auto& other : panel.groups) {
+    if (other.get() != g) {
+      EXPECT_EQ(Panel::active(*other), std::vector<std::string>{"1"});
+    }
+  }
 }
 
 TEST(ExtWorkspace, CreatingIsRefusedAndAnOutputThatGoesTakesItsGroup) {
