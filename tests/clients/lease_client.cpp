@@ -183,7 +183,16 @@ int main(int argc, char** argv) {
   while (!state.finished && std::chrono::steady_clock::now() < end) {
     wl_display_flush(display);
     pollfd pfd{wl_display_get_fd(display), POLLIN, 0};
-    if (poll(&pfd, 1, 100) > 0 && wl_display_dispatch(display) < 0) break;
+    if (poll(&pfd, 1, 100) > 0 && wl_display_dispatch(display) < 0) {
+      // Said, so that a lease that ends early in a test shows why.
+      const wl_interface* interface = nullptr;
+      uint32_t id = 0;
+      const uint32_t code = wl_display_get_protocol_error(display, &interface, &id);
+      std::printf("lease-client: the connection ended early: %s (protocol error %u on %s@%u)\n",
+                  std::strerror(wl_display_get_error(display)), code,
+                  interface != nullptr ? interface->name : "nothing", id);
+      break;
+    }
   }
   if (state.finished) std::printf("finished\n");
   wp_drm_lease_v1_destroy(lease);

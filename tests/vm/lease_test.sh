@@ -62,7 +62,7 @@ echo "lease: $(grep '^shows' "$out/lease-client-1.txt"); Virtual-1 still shows b
 # While leased, nobody else gets it.
 "$client" Virtual-2 0000ff 1 >"$out/lease-client-2.txt" 2>&1
 rc=$?
-[ $rc = 2 ] || [ $rc = 3 ] || fail "a second lease of the leased Virtual-2 was not refused (exit $rc): $(cat "$out/lease-client-2.txt")"
+[ $rc = 2 ] || [ $rc = 3 ] || fail "a second lease of the leased Virtual-2 was not refused (exit $rc): $(cat "$out/lease-client-2.txt"); the first lessee (pid $client_pid$(kill -0 $client_pid 2>/dev/null && echo ", running" || echo ", gone")) printed: $(tr '\n' ' ' <"$out/lease-client-1.txt")"
 echo "lease: a second client could not lease Virtual-2 while it was leased (exit $rc)"
 
 # Released: offered again, and leased again.
