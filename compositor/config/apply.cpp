@@ -100,8 +100,7 @@ void set_configured_mode(const wlr_output* output, std::optional<std::pair<int, 
 
 }  // namespace
 
-std::optional<std::pair<int, int>> add_configured_state(const Config& config,
-                                                        const wlr_output* output,
+std::optional<std::pair<int, int>> add_configured_state(const Config& config, wlr_output* output,
                                                         wlr_output_state& state) {
   std::optional<std::pair<int, int>> position;
   std::optional<std::pair<int, int>> size;
@@ -120,7 +119,18 @@ std::optional<std::pair<int, int>> add_configured_state(const Config& config,
   // A disabled output takes no mode or adaptive sync: wlroots refuses both.
   if ((state.committed & WLR_OUTPUT_STATE_ENABLED) != 0 && !state.enabled)
     state.committed &= ~(WLR_OUTPUT_STATE_MODE | WLR_OUTPUT_STATE_ADAPTIVE_SYNC_ENABLED);
+  add_mode_if_none(output, state);
   return position;
+}
+
+void add_mode_if_none(wlr_output* output, wlr_output_state& state) {
+  const bool lighting = (state.committed & WLR_OUTPUT_STATE_ENABLED) != 0 && state.enabled;
+  if (!lighting || (state.committed & WLR_OUTPUT_STATE_MODE) != 0) return;
+  if (output->current_mode != nullptr || output->width != 0) return;
+  wlr_output_mode* mode = wlr_output_preferred_mode(output);
+  if (mode == nullptr && !wl_list_empty(&output->modes))
+    mode = wl_container_of(output->modes.next, mode, link);
+  if (mode != nullptr) wlr_output_state_set_mode(&state, mode);
 }
 
 bool commit_output_state(wlr_output* output, wlr_output_state& state) {

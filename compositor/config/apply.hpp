@@ -25,9 +25,12 @@ struct Config;
 /// mode size without a refresh keeps the size STATE or the output has), so
 /// that a new output starts in its configured state with one modeset.
 /// Returns the configured layout position, if any.
-std::optional<std::pair<int, int>> add_configured_state(const Config& config,
-                                                        const wlr_output* output,
+std::optional<std::pair<int, int>> add_configured_state(const Config& config, wlr_output* output,
                                                         wlr_output_state& state);
+/// When STATE turns OUTPUT on without a mode and OUTPUT has none yet (a DRM
+/// output that has never been lit: width 0), adds its preferred mode, else
+/// its first: wlroots refuses to light an output without one.
+void add_mode_if_none(wlr_output* output, wlr_output_state& state);
 /// Commits STATE. Adaptive sync is a wish: when it was what the output
 /// refused, the rest is committed without it.
 [[nodiscard]] bool commit_output_state(wlr_output* output, wlr_output_state& state);

@@ -113,14 +113,18 @@ void Output::commit_with_config(const wlr_output_state& base) {
   const std::optional<std::pair<int, int>> position =
       add_configured_state(context_.config, output_, configured);
   if (!commit_output_state(output_, configured)) {
-    if (configured.committed != base.committed)
-      LOG_ERROR("output %s: the configured state was refused; enabled without it", output_->name);
-    wlr_output_state plain;
-    wlr_output_state_init(&plain);
-    wlr_output_state_copy(&plain, &base);
-    if (!wlr_output_commit_state(output_, &plain))
+    // Without [[output]] entries there is nothing to leave out: no retry.
+    if (context_.config.outputs_for(output_->name).empty()) {
       LOG_ERROR("output %s: the output refused to be enabled", output_->name);
-    wlr_output_state_finish(&plain);
+    } else {
+      LOG_ERROR("output %s: the configured state was refused; enabled without it", output_->name);
+      wlr_output_state plain;
+      wlr_output_state_init(&plain);
+      wlr_output_state_copy(&plain, &base);
+      if (!wlr_output_commit_state(output_, &plain))
+        LOG_ERROR("output %s: the output refused to be enabled", output_->name);
+      wlr_output_state_finish(&plain);
+    }
   }
   wlr_output_state_finish(&configured);
   if (position) wlr_output_layout_add(context_.layout, output_, position->first, position->second);

@@ -52,6 +52,7 @@ DesktopProtocols::DesktopProtocols(wl_display* display, wl_event_loop* loop, wlr
         wlr_output_state state;
         wlr_output_state_init(&state);
         wlr_output_state_set_enabled(&state, event->mode == ZWLR_OUTPUT_POWER_V1_MODE_ON);
+        add_mode_if_none(event->output, state);
         if (!wlr_output_commit_state(event->output, &state))
           LOG_ERROR("output %s: power mode change failed", event->output->name);
         wlr_output_state_finish(&state);
@@ -173,6 +174,7 @@ void DesktopProtocols::apply_output_configuration(wlr_output_configuration_v1* c
     wlr_output_state state;
     wlr_output_state_init(&state);
     wlr_output_head_v1_state_apply(&head->state, &state);
+    add_mode_if_none(head->state.output, state);
     ok = ok && (test_only ? wlr_output_test_state(head->state.output, &state)
                           : wlr_output_commit_state(head->state.output, &state));
     wlr_output_state_finish(&state);

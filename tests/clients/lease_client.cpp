@@ -4,7 +4,8 @@
 //   connector NAME                 each connector the compositor offers
 //   shows NAME RRGGBB WxH          the lease was granted and the modeset made
 //   finished                       the compositor ended the lease
-// Exits 2 when NAME is not offered, 3 when the lease is refused, 1 on other
+// Exits 2 when NAME is not offered, 3 when the lease is refused, 4 when the
+// connection to the compositor ends while the lease is held, 1 on other
 // failures; else after SECONDS, releasing the lease.
 //
 // usage: baton-lease-client NAME RRGGBB SECONDS
@@ -180,6 +181,7 @@ int main(int argc, char** argv) {
   }
   std::printf("shows %s %06x %s\n", wanted.c_str(), rgb, what.c_str());
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  bool connection_lost = false;
   while (!state.finished && std::chrono::steady_clock::now() < end) {
     wl_display_flush(display);
     pollfd pfd{wl_display_get_fd(display), POLLIN, 0};
@@ -191,6 +193,7 @@ int main(int argc, char** argv) {
       std::printf("lease-client: the connection ended early: %s (protocol error %u on %s@%u)\n",
                   std::strerror(wl_display_get_error(display)), code,
                   interface != nullptr ? interface->name : "nothing", id);
+      connection_lost = true;
       break;
     }
   }
@@ -200,5 +203,5 @@ int main(int argc, char** argv) {
   close(state.lease_fd);
   wl_display_roundtrip(display);
   wl_display_disconnect(display);
-  return 0;
+  return connection_lost ? 4 : 0;
 }

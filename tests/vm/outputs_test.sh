@@ -9,7 +9,8 @@
 # - a window dragged (Super + left button) from one output to the other;
 # - wlr-randr --off on an output moves its window to the other output, where
 #   it keeps presenting; --on brings the output back, empty, and the moved
-#   window stays where it went.
+#   window stays where it went;
+# - an output configured off is never lit, and a config reload lights it.
 #
 # usage: outputs_test.sh BATON VM_UINPUT INPUT_PROBE SCANOUT_DUMP COLOUR_CHECK OUT_DIR
 set -uo pipefail
@@ -132,5 +133,25 @@ for pid in "${probe_pids[@]}"; do kill -0 "$pid" 2>/dev/null || fail "a window's
 echo "outputs: Virtual-2 on again; all three windows still there"
 
 kill "${probe_pids[@]}" 2>/dev/null
+finish_baton
+
+# Configured off from the start: Virtual-2 is never lit (no modeset for it
+# in baton's log), and it still comes on later. The kernel gave it no mode
+# yet, so baton picks its preferred one (wlroots refuses an output without).
+printf '[[output]]\nname = "Virtual-2"\nenabled = false\n' >"$out/outputs-off.toml"
+source "$here/guest-seat.sh"  # finish_baton stopped seatd
+launch_baton "$out/outputs-off-baton.log" "$baton" --backend drm --renderer pixman \
+  --socket "$WAYLAND_DISPLAY" --config "$out/outputs-off.toml" --background "#$amber"
+wlr-randr 2>&1 | grep -A8 "^Virtual-2" | grep -q "Enabled: no" ||
+  fail "Virtual-2, configured off, is on: $(wlr-randr 2>&1)"
+! grep -q "connector Virtual-2: Modesetting" "$out/outputs-off-baton.log" ||
+  fail "Virtual-2, configured off, was lit first: $(grep 'Virtual-2: Modesetting' "$out/outputs-off-baton.log")"
+# On by a config reload that names no mode (wlr-randr --on would send one).
+printf '[[output]]\nname = "Virtual-2"\nenabled = true\nposition = [1280, 0]\n' >"$out/outputs-off.toml"
+kill -HUP "$baton_pid"
+wait_for_log "configuration reloaded" 30 >/dev/null || fail "baton did not reload its config"
+expect 2 $amber yes "Virtual-2, turned on by the reload, does not show baton's background"
+wlr-randr 2>&1 | grep -A8 "^Virtual-2" | grep -q "Enabled: yes" || fail "wlr-randr does not show Virtual-2 on"
+echo "outputs: Virtual-2 configured off was never lit; a reload with enabled = true lit it"
 finish_baton
 echo "outputs: PASS"
