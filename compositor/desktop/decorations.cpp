@@ -1,5 +1,7 @@
 #include "compositor/desktop/decorations.hpp"
 
+#include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "compositor/config/config.hpp"
@@ -121,7 +123,12 @@ View* XdgDecoration::view() const {
 }
 
 void XdgDecoration::apply() {
-  bool client_side = decoration_->requested_mode == WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE;
+  // wlroots stores the client's set_mode argument unchecked: any uint32 can
+  // sit in the enum field, and loading one outside the enum is undefined
+  // behaviour. Read its bytes; an unknown mode is no preference.
+  std::underlying_type_t<wlr_xdg_toplevel_decoration_v1_mode> requested = 0;
+  std::memcpy(&requested, &decoration_->requested_mode, sizeof requested);
+  const bool client_side = requested == WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE;
   wlr_xdg_toplevel_decoration_v1_set_mode(
       decoration_, client_side ? WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE
                                : WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
