@@ -351,6 +351,26 @@ TEST_F(Protocols, DecorationModeFollowsTheClientsPreference) {
   zxdg_decoration_manager_v1_destroy(manager);
 }
 
+// A mode outside the protocol's enum (the fuzzer sent 393): wlroots keeps it
+// unchecked; baton takes it as no preference and draws the title bar.
+TEST_F(Protocols, AnUnknownDecorationModeIsNoPreference) {
+  auto* manager = bind<zxdg_decoration_manager_v1>(&zxdg_decoration_manager_v1_interface, 1);
+  uint32_t mode = 0;
+  static const zxdg_toplevel_decoration_v1_listener listener = {
+      [](void* d, zxdg_toplevel_decoration_v1*, uint32_t m) { *static_cast<uint32_t*>(d) = m; }};
+  Window a(c);
+  auto* deco = zxdg_decoration_manager_v1_get_toplevel_decoration(manager, a.toplevel());
+  zxdg_toplevel_decoration_v1_add_listener(deco, &listener, &mode);
+  zxdg_toplevel_decoration_v1_set_mode(deco, 393);
+  View* va = map(a, kRed);
+  ASSERT_TRUE(h.run_until([&] { return mode != 0; }));
+  EXPECT_EQ(mode, static_cast<uint32_t>(ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE));
+  EXPECT_TRUE(va->server_decorated());
+  EXPECT_EQ(wl_display_get_error(c.display()), 0);
+  zxdg_toplevel_decoration_v1_destroy(deco);
+  zxdg_decoration_manager_v1_destroy(manager);
+}
+
 // --- pointer: cursor shape, lock, title-bar drag ----------------------------
 
 TEST_F(Protocols, CursorShapeChangesTheCursorImage) {
