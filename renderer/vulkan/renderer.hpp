@@ -130,7 +130,8 @@ class Renderer {
   [[nodiscard]] Result<VkCommandBuffer> begin_commands();
   /// Queues a staging-ring -> texture upload; every queued upload is recorded
   /// (with one barrier batch before and one after) ahead of the next
-  /// submission, as a transfer command or by dispatch (uploads.cpp).
+  /// submission, as a transfer command or by dispatch (uploads.cpp). One
+  /// over a rectangle queued earlier for the same image lands after it.
   void queue_copy(const Texture& texture, VkImageLayout old_layout, VkBuffer staging,
                   const VkBufferImageCopy& region);
   /// Queues taking an imported dma-buf image over from its producer (queue
@@ -248,6 +249,10 @@ class Renderer {
   };
   struct PendingCopy {
     size_t image;  // in pending_images_
+    // Uploads of one round run unordered (one dispatch's workgroups, copies
+    // with no barrier between): a copy over an earlier one of the same image
+    // goes in a later round, after a barrier.
+    uint32_t round;
     VkBuffer staging;
     VkBufferImageCopy region;
   };
@@ -255,7 +260,8 @@ class Renderer {
   std::vector<PendingImage> pending_images_;
   std::vector<PendingCopy> pending_copies_;
   std::vector<VkImageMemoryBarrier2> upload_barriers_;
-  std::vector<UploadJob> upload_jobs_;
+  std::vector<UploadJob> upload_jobs_;     // by round
+  std::vector<size_t> upload_round_ends_;  // index in upload_jobs_ past each round's jobs
   StagingRing::Span upload_table_;
   TextureUploader uploader_;
   bool uploads_by_dispatch_ = false;  // with the compute path, where the device can

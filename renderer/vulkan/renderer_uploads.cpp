@@ -2,6 +2,9 @@
 // storage view go through one compute dispatch (upload_dispatch), the rest
 // (big first uploads, other formats, the raster path) as transfer commands.
 // Also the queue-family acquires of imported dma-bufs.
+#include <algorithm>
+#include <span>
+
 #include "renderer/vulkan/renderer.hpp"
 #include "util/log.hpp"
 
@@ -19,6 +22,23 @@ VkImageMemoryBarrier2 image_barrier(VkImage image, VkImageLayout from, VkImageLa
   return barrier;
 }
 
+bool overlaps(const VkBufferImageCopy& a, const VkBufferImageCopy& b) {
+  return a.imageOffset.x < b.imageOffset.x + int32_t(b.imageExtent.width) &&
+         b.imageOffset.x < a.imageOffset.x + int32_t(a.imageExtent.width) &&
+         a.imageOffset.y < b.imageOffset.y + int32_t(b.imageExtent.height) &&
+         b.imageOffset.y < a.imageOffset.y + int32_t(a.imageExtent.height);
+}
+
+// Uploads of a later round write what an earlier one wrote.
+VkMemoryBarrier2 between_rounds() {
+  VkMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+  barrier.srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT;
+  barrier.srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
+  barrier.dstStageMask = barrier.srcStageMask;
+  barrier.dstAccessMask = barrier.srcAccessMask;
+  return barrier;
+}
+
 // What reads a texture once its upload landed.
 constexpr VkPipelineStageFlags2 kReadStages = kSampleStages | VK_PIPELINE_STAGE_2_COPY_BIT;
 constexpr VkAccessFlags2 kReadAccess =
@@ -33,7 +53,12 @@ void Renderer::queue_copy(const Texture& texture, VkImageLayout old_layout, VkBu
   if (index == pending_images_.size())
     pending_images_.push_back(
         {texture.image, old_layout, texture.storage_view, texture.storage_view != VK_NULL_HANDLE});
-  pending_copies_.push_back({index, staging, region});
+  // A texture updated twice before a frame (a client committing faster than
+  // the output repaints): where the damage overlaps, the later one must win.
+  uint32_t round = 0;
+  for (const PendingCopy& c : pending_copies_)
+    if (c.image == index && overlaps(c.region, region)) round = std::max(round, c.round + 1);
+  pending_copies_.push_back({index, round, staging, region});
 }
 
 void Renderer::queue_acquire(VkImage image, bool held) {
@@ -114,12 +139,15 @@ void Renderer::plan_upload_dispatch() {
     for (PendingImage& image : pending_images_) image.by_dispatch = false;
     return;
   }
-  for (const PendingCopy& c : pending_copies_) {
-    const PendingImage& image = pending_images_[c.image];
-    if (!image.by_dispatch) continue;
-    upload_jobs_.push_back({image.storage_view, c.region.bufferOffset, c.region.imageOffset.x,
-                            c.region.imageOffset.y, c.region.imageExtent.width,
-                            c.region.imageExtent.height});
+  for (size_t round = 0; round < upload_round_ends_.size(); ++round) {
+    for (const PendingCopy& c : pending_copies_) {
+      const PendingImage& image = pending_images_[c.image];
+      if (!image.by_dispatch || c.round != round) continue;
+      upload_jobs_.push_back({image.storage_view, c.region.bufferOffset, c.region.imageOffset.x,
+                              c.region.imageOffset.y, c.region.imageExtent.width,
+                              c.region.imageExtent.height});
+    }
+    upload_round_ends_[round] = upload_jobs_.size();
   }
 }
 
@@ -140,6 +168,9 @@ void Renderer::record_uploads_into(VkCommandBuffer cb) {
     acquire_barriers_.clear();
   }
   if (pending_copies_.empty()) return;
+  uint32_t rounds = 0;
+  for (const PendingCopy& c : pending_copies_) rounds = std::max(rounds, c.round + 1);
+  upload_round_ends_.assign(rounds, 0);
   plan_upload_dispatch();
 
   // Before: earlier reads of the old contents finish (WAR), and each image
@@ -168,16 +199,33 @@ void Renderer::record_uploads_into(VkCommandBuffer cb) {
   dep.pImageMemoryBarriers = upload_barriers_.data();
   vkCmdPipelineBarrier2(cb, &dep);
 
-  for (const PendingCopy& c : pending_copies_) {
-    const PendingImage& image = pending_images_[c.image];
-    if (image.by_dispatch) continue;
-    vkCmdCopyBufferToImage(cb, c.staging, image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
-                           &c.region);
-    ++upload_counts_.copied;
-  }
-  if (!upload_jobs_.empty()) {
-    uploader_.record(cb, upload_table_.buffer, upload_jobs_, upload_table_);
-    upload_counts_.dispatched += upload_jobs_.size();
+  size_t first_job = 0;
+  for (uint32_t round = 0; round < rounds; ++round) {
+    if (round > 0) {
+      const VkMemoryBarrier2 barrier = between_rounds();
+      VkDependencyInfo ordered{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+      ordered.memoryBarrierCount = 1;
+      ordered.pMemoryBarriers = &barrier;
+      vkCmdPipelineBarrier2(cb, &ordered);
+    }
+    for (const PendingCopy& c : pending_copies_) {
+      const PendingImage& image = pending_images_[c.image];
+      if (image.by_dispatch || c.round != round) continue;
+      vkCmdCopyBufferToImage(cb, c.staging, image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                             &c.region);
+      ++upload_counts_.copied;
+    }
+    const size_t end_job = upload_jobs_.empty() ? 0 : upload_round_ends_[round];
+    if (end_job > first_job) {
+      // The round's rows of the job table, which the jobs before it fill.
+      const VkDeviceSize skip = TextureUploader::table_bytes(first_job);
+      const StagingRing::Span table{upload_table_.buffer, upload_table_.offset + skip,
+                                    upload_table_.data + skip};
+      uploader_.record(cb, upload_table_.buffer,
+                       std::span(upload_jobs_).subspan(first_job, end_job - first_job), table);
+      upload_counts_.dispatched += end_job - first_job;
+      first_job = end_job;
+    }
   }
 
   // After: the images move to the layout draws sample them in, and the

@@ -392,6 +392,70 @@ TEST_F(Golden, TextureUpdateUploadsOnlyDamage) {
   EXPECT_EQ(wrong, 0);
 }
 
+// A texture updated twice before a frame (a client committing faster than
+// the output repaints), with overlapping damage: where the rectangles overlap
+// the later update must win, every time. The uploads of one frame go out in
+// one dispatch, whose workgroups run in no set order, so they need an order
+// of their own.
+TEST_F(Golden, OverlappingUpdatesInOneFrameLandInOrder) {
+  RendererUnderTest& rut = harness().vulkan();
+  constexpr int kW = 256, kH = 128;
+  Owned first(MemoryBuffer::create(kW, kH, DRM_FORMAT_XRGB8888));
+  first.buffer->fill_pattern(31);
+  Owned second(MemoryBuffer::create(kW, kH, DRM_FORMAT_XRGB8888));
+  second.buffer->fill_pattern(32);
+  Owned third(MemoryBuffer::create(kW, kH, DRM_FORMAT_XRGB8888));
+  third.buffer->fill_pattern(33);
+  auto texel = [](const MemoryBuffer* b, int x, int y) {
+    uint32_t v = 0;
+    std::memcpy(
+        &v, b->data.data() + static_cast<ptrdiff_t>(y) * b->stride + static_cast<ptrdiff_t>(x) * 4,
+        4);
+    return v & 0xffffff;
+  };
+  // The second update covers the lower half, the third a band across it:
+  // each overlaps what came before it, where the tiles of the jobs before it
+  // are numbered last.
+  const pixman_box32_t lower = {0, kH / 2, kW, kH}, band = {16, kH - 40, kW - 16, kH - 8};
+  auto inside = [](const pixman_box32_t& b, int x, int y) {
+    return x >= b.x1 && x < b.x2 && y >= b.y1 && y < b.y2;
+  };
+  int wrong = 0, frames_wrong = 0;
+  constexpr int kFrames = 40;
+  for (int frame = 0; frame < kFrames; ++frame) {
+    Tex t(rut.renderer, first.buffer);
+    ASSERT_NE(t.texture, nullptr);
+    pixman_region32_t damage;
+    pixman_region32_init_rect(&damage, lower.x1, lower.y1, lower.x2 - lower.x1,
+                              lower.y2 - lower.y1);
+    ASSERT_TRUE(wlr_texture_update_from_buffer(t.texture, &second.buffer->base, &damage));
+    pixman_region32_fini(&damage);
+    pixman_region32_init_rect(&damage, band.x1, band.y1, band.x2 - band.x1, band.y2 - band.y1);
+    ASSERT_TRUE(wlr_texture_update_from_buffer(t.texture, &third.buffer->base, &damage));
+    pixman_region32_fini(&damage);
+    wlr_buffer* target = harness().target(rut, kW, kH);
+    ASSERT_NE(target, nullptr);
+    harness().render(rut, target, [&](wlr_render_pass* pass, wlr_renderer*) {
+      draw_texture(pass, t.texture, {0, 0, kW, kH});
+    });
+    Image vk = harness().read(rut, target);
+    wlr_buffer_drop(target);
+    ASSERT_FALSE(vk.empty());
+    int wrong_here = 0;
+    for (int y = 0; y < kH; ++y)
+      for (int x = 0; x < kW; ++x) {
+        const MemoryBuffer* want = inside(band, x, y)    ? third.buffer
+                                   : inside(lower, x, y) ? second.buffer
+                                                         : first.buffer;
+        wrong_here += (vk.at(x, y) & 0xffffff) != texel(want, x, y);
+      }
+    wrong += wrong_here;
+    frames_wrong += wrong_here > 0;
+  }
+  EXPECT_EQ(wrong, 0) << frames_wrong << " of " << kFrames
+                      << " frames showed an earlier update over a later one";
+}
+
 // Many textures updated in one frame, more than one upload dispatch holds
 // (16 images, 32 rectangles), beside a texture too big for a dispatch that is
 // created and updated in the same frame: every texel must land where it
