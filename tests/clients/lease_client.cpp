@@ -6,10 +6,12 @@
 //   finished                       the compositor ended the lease
 // Exits 2 when NAME is not offered, 3 when the lease is refused, 4 when the
 // connection to the compositor ends while the lease is held, 1 on other
-// failures; else after SECONDS, releasing the lease.
+// failures; else after SECONDS (0: at SIGTERM, so that a test on a slow
+// machine decides when), releasing the lease.
 //
 // usage: baton-lease-client NAME RRGGBB SECONDS
 #include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 #include <wayland-client.h>
 #include <xf86drm.h>
@@ -28,6 +30,9 @@
 #include "tests/clients/dumb_buffer.hpp"
 
 namespace {
+
+volatile sig_atomic_t g_release = 0;  // set by SIGTERM: end the lease and exit
+void on_term(int) { g_release = 1; }
 
 struct Connector {
   wp_drm_lease_connector_v1* proxy = nullptr;
@@ -140,6 +145,9 @@ int main(int argc, char** argv) {
   const auto rgb = static_cast<uint32_t>(std::strtoul(argv[2], nullptr, 16));
   const int seconds = std::atoi(argv[3]);
   setvbuf(stdout, nullptr, _IOLBF, 0);
+  struct sigaction term {};
+  term.sa_handler = on_term;
+  sigaction(SIGTERM, &term, nullptr);
   wl_display* display = wl_display_connect(nullptr);
   if (display == nullptr) {
     std::printf("lease-client: FAIL: no Wayland display\n");
@@ -182,7 +190,8 @@ int main(int argc, char** argv) {
   std::printf("shows %s %06x %s\n", wanted.c_str(), rgb, what.c_str());
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   bool connection_lost = false;
-  while (!state.finished && std::chrono::steady_clock::now() < end) {
+  while (!state.finished && g_release == 0 &&
+         (seconds == 0 || std::chrono::steady_clock::now() < end)) {
     wl_display_flush(display);
     pollfd pfd{wl_display_get_fd(display), POLLIN, 0};
     if (poll(&pfd, 1, 100) > 0 && wl_display_dispatch(display) < 0) {

@@ -47,9 +47,10 @@ grep -q "^connector Virtual-1" "$out/lease-client-desktop.txt" && fail "Virtual-
 echo "lease: the desktop output Virtual-1 is not offered"
 
 # The lease: the client's own modeset lights Virtual-2.
-"$client" Virtual-2 e0a020 8 >"$out/lease-client-1.txt" 2>&1 &
+# It holds the lease until told (SIGTERM), however slow the guest is.
+"$client" Virtual-2 e0a020 0 >"$out/lease-client-1.txt" 2>&1 &
 client_pid=$!
-for _ in $(seq 100); do grep -q "^shows" "$out/lease-client-1.txt" && break; sleep 0.1; done
+for _ in $(seq 300); do grep -q "^shows" "$out/lease-client-1.txt" && break; sleep 0.1; done
 grep -q "^shows Virtual-2 e0a020" "$out/lease-client-1.txt" ||
   fail "the lease of Virtual-2 did not light it: $(cat "$out/lease-client-1.txt")"
 grep -q "drm-lease: leased 1 connector" "$log" || fail "baton did not log the lease"
@@ -66,8 +67,11 @@ rc=$?
 echo "lease: a second client could not lease Virtual-2 while it was leased (exit $rc)"
 
 # Released: offered again, and leased again.
+kill -0 "$client_pid" 2>/dev/null ||
+  fail "the first lessee ended before it was told to: $(tr '\n' ' ' <"$out/lease-client-1.txt")"
+kill -TERM "$client_pid"
 wait "$client_pid" || fail "the lease client failed: $(cat "$out/lease-client-1.txt")"
-for _ in $(seq 100); do
+for _ in $(seq 300); do
   [ "$(grep -c 'drm-lease: Virtual-2 is offered for lease' "$log")" -ge 2 ] && break
   sleep 0.1
 done
