@@ -11,6 +11,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "compositor/output/output.hpp"
 #include "tests/support/poll.hpp"
@@ -101,6 +102,7 @@ void Harness::disconnect(wl_display* display) {
 }
 
 void Harness::pump(int timeout_ms) {
+  const auto started = std::chrono::steady_clock::now();
   // Send what clients queued, then wait on the server loop and all clients.
   std::vector<pollfd> fds;
   fds.push_back({wl_event_loop_get_fd(server_->event_loop()), POLLIN, 0});
@@ -127,6 +129,13 @@ void Harness::pump(int timeout_ms) {
       wl_display_cancel_read(client);
     wl_display_dispatch_pending(client);
   }
+  const auto overrun =
+      std::chrono::steady_clock::now() - started - std::chrono::milliseconds(timeout_ms);
+  longest_stall_ = std::max(longest_stall_, std::chrono::nanoseconds(overrun));
+}
+
+std::chrono::nanoseconds Harness::take_longest_stall() {
+  return std::exchange(longest_stall_, std::chrono::nanoseconds(0));
 }
 
 bool Harness::run_until(const std::function<bool()>& done, std::chrono::milliseconds timeout) {

@@ -53,6 +53,11 @@ class Harness {
   /// baton's side of a connection connect() made (null for connect_to's):
   /// in-process clients share a pid, so only this tells them apart.
   [[nodiscard]] wl_client* server_client(wl_display* display) const;
+  /// The longest a pump overran its wait since the last call (and resets
+  /// it): time this process was not running, or spent dispatching, on a busy
+  /// machine. A bound on how late something happens allows for it; a bound
+  /// on how early, never.
+  std::chrono::nanoseconds take_longest_stall();
 
  private:
   void pump(int timeout_ms);
@@ -60,6 +65,7 @@ class Harness {
   std::unique_ptr<Server> server_;
   std::vector<wl_display*> clients_;
   std::map<wl_display*, wl_client*> server_clients_;  // those made by connect()
+  std::chrono::nanoseconds longest_stall_{0};
 };
 
 }  // namespace baton::test
