@@ -73,13 +73,15 @@ done
 # 2. A stuck client does not stall another.
 echo "---- a client stuck on an unsignalled acquire point, another presenting meanwhile"
 rm -f "$work/stalled"
-"$client" --alloc udmabuf --sync explicit --frames 6 --delay-ms 100 --stall-at 2 --hold-ms 6000 \
+# The stall lasts until the test ends it (SIGTERM), however slow the guest.
+"$client" --alloc udmabuf --sync explicit --frames 6 --delay-ms 100 --stall-at 2 --hold-ms 600000 \
   --done-file "$work/stalled" &
 stuck_pid=$!
 status=0
 wait_file "$work/stalled" $stuck_pid || { echo "the stalling client never stalled"; status=1; }
 "$client" --alloc vgem --sync implicit --frames 8 --delay-ms 100 --hold-ms 0 || status=1
 kill -0 $stuck_pid 2>/dev/null || { echo "the stall ended before the other client finished"; status=1; }
+kill -TERM $stuck_pid 2>/dev/null
 wait $stuck_pid || status=1
 grep "readiness gate: .*buffer not ready" "$log" || { echo "baton did not log the stuck buffer"; status=1; }
 result stuck-client $status
@@ -102,7 +104,11 @@ result killed-while-held $status
 
 # 3. Protocol errors for bad explicit-sync input; a good client runs on.
 echo "---- misbehaving clients get protocol errors; a good client runs on"
-"$client" --alloc virtio-gpu --sync explicit --frames 12 --delay-ms 150 --hold-ms 0 &
+# The good one stays connected until the test ends it (SIGTERM after its
+# last frame), so it is there through every bad client however slow the guest.
+rm -f "$work/good-done"
+"$client" --alloc virtio-gpu --sync explicit --frames 12 --delay-ms 150 --hold-ms 600000 \
+  --done-file "$work/good-done" &
 good_pid=$!
 status=0
 sleep 1
@@ -110,7 +116,9 @@ sleep 1
 "$client" --alloc udmabuf --sync explicit --misbehave conflicting-points || status=1
 "$client" --alloc udmabuf --sync explicit --misbehave many-timelines || status=1
 "$client" --alloc udmabuf --sync explicit --misbehave many-held || status=1
-kill -0 $good_pid 2>/dev/null || { echo "the good client was done before the bad ones"; status=1; }
+kill -0 $good_pid 2>/dev/null || { echo "the good client ended before the bad ones were done"; status=1; }
+wait_file "$work/good-done" $good_pid || { echo "the good client never finished its frames"; status=1; }
+kill -TERM $good_pid 2>/dev/null
 wait $good_pid || status=1
 result protocol-errors $status
 
