@@ -173,29 +173,34 @@ echo "login ($seat_manager): the session's screen: $shared_out/login-$seat_manag
 
 # A VT switch inside the session.
 cp "$out/login-$seat_manager-session.png" "$out/login-$seat_manager-vt-before.png"
-busybox chvt 2 && sleep 1 && busybox chvt 1 || fail "chvt failed"
-for _ in $(seq 100); do grep -q "session resumed" "$log" && break; sleep 0.1; done
-grep -q "session resumed" "$log" || fail "baton did not resume after the VT switch"
-sleep 1
-"$dump" virtio_gpu "$out/login-$seat_manager-vt-after.png" >/dev/null || fail "no scanout after the VT switch"
+busybox chvt 2 || fail "chvt 2 failed"
+for _ in $(seq 600); do grep -q "session paused" "$log" && break; sleep 0.1; done
+busybox chvt 1 || fail "chvt 1 failed"
+for _ in $(seq 600); do grep -q "session resumed" "$log" && break; sleep 0.1; done
+grep -q "session resumed" "$log" || fail "baton did not resume after the VT switch (60 s)"
 # The same pixels: foot where it was, as it was (one PNG writer, so the
-# same picture is the same bytes).
+# same picture is the same bytes), once baton has drawn again (30 s at most).
+for _ in $(seq 60); do
+  "$dump" virtio_gpu "$out/login-$seat_manager-vt-after.png" >/dev/null || fail "no scanout after the VT switch"
+  cmp -s "$out/login-$seat_manager-vt-before.png" "$out/login-$seat_manager-vt-after.png" && break
+  sleep 0.5
+done
 cmp -s "$out/login-$seat_manager-vt-before.png" "$out/login-$seat_manager-vt-after.png" ||
   fail "the screen changed over the VT switch (login-$seat_manager-vt-before.png, login-$seat_manager-vt-after.png)"
 echo "login ($seat_manager): after a VT switch away and back the screen is the same picture (login-$seat_manager-vt-after.png)"
 
 # Leaving: Super+Shift+E, baton's exit binding; greetd's greeter comes back.
 send press kbd 125; send press kbd 42; send key kbd 18; send release kbd 42; send release kbd 125
-for _ in $(seq 100); do pgrep -x baton >/dev/null || break; sleep 0.1; done
-pgrep -x baton >/dev/null && fail "the exit binding did not end the session"
+for _ in $(seq 600); do pgrep -x baton >/dev/null || break; sleep 0.1; done
+pgrep -x baton >/dev/null && fail "the exit binding did not end the session (60 s)"
 grep -q "baton exits (status 0)" "$log" || fail "baton did not exit cleanly: $(tail -n 3 "$log")"
 cp "$log" "$out/login-$seat_manager-baton-first.log"
 grep -a -A3 "baton crashed" "$log" && fail "baton crashed on its way out (login-$seat_manager-baton-first.log)"
-for _ in $(seq 100); do pgrep -x agreety >/dev/null && break; sleep 0.1; done
+for _ in $(seq 600); do pgrep -x agreety >/dev/null && break; sleep 0.1; done
 pgrep -x agreety >/dev/null || fail "greetd's greeter did not come back after the session ended"
 echo "login ($seat_manager): the exit binding ended the session; greetd's greeter (agreety) is back on VT 1"
 if [ "$seat_manager" = logind ]; then
-  for _ in $(seq 100); do
+  for _ in $(seq 600); do
     state=$(loginctl show-session "$session_id" -p State --value 2>/dev/null)
     [ "$state" = active ] || break
     sleep 0.1
