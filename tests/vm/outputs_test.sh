@@ -51,7 +51,7 @@ shows() {  # OUTPUT COLOUR: OUTPUT's CRTC shows COLOUR (a 400x300 window's worth
 }
 expect() {  # OUTPUT(1|2) COLOUR yes|no WHAT
   local seen=no
-  for _ in $(seq 30); do
+  for _ in $(seq 100); do
     if shows "$1" "$2"; then seen=yes; else seen=no; fi
     [ $seen = "$3" ] && return 0
     sleep 0.2
@@ -117,8 +117,12 @@ off=$(wlr-randr --output Virtual-2 --off 2>&1) || fail "wlr-randr --off failed: 
 wlr-randr 2>&1 | grep -A8 "^Virtual-2" | grep -q "Enabled: no" || fail "wlr-randr still shows Virtual-2 on"
 expect 1 $amber yes "turning Virtual-2 off lost its window (not on Virtual-1)"
 frames_before=$(sed -n 's/^frames //p' "$out/outputs-probe-$amber.txt" | tail -n 1)
-sleep 1
-frames_after=$(sed -n 's/^frames //p' "$out/outputs-probe-$amber.txt" | tail -n 1)
+# The probe prints every 10th frame: wait for the next such line (30 s).
+for _ in $(seq 300); do
+  frames_after=$(sed -n 's/^frames //p' "$out/outputs-probe-$amber.txt" | tail -n 1)
+  [ "${frames_after:-0}" -gt "${frames_before:-0}" ] && break
+  sleep 0.1
+done
 [ "${frames_after:-0}" -gt "${frames_before:-0}" ] ||
   fail "the window moved off Virtual-2 stopped presenting ($frames_before -> $frames_after frames)"
 echo "outputs: Virtual-2 off: its window moved to Virtual-1 and presents there ($frames_before -> $frames_after frames)"
