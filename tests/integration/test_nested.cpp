@@ -21,9 +21,13 @@ TEST(Nested, BatonInsideBatonShowsItsOutputAndClient) {
   std::string png = dir + "/parent.png";
   std::string nested =
       baton_exe() + " --backend wayland --background '#3060a0' -s weston-simple-shm";
-  auto status = run_baton(
+  auto status = run_baton_until_shown(
       {"--backend", "headless", "--headless-size", "1920x1080", "--background", "#202020", "-s",
-       nested, "--screenshot", png, "--screenshot-delay", "2000", "--exit-after-screenshot"},
+       nested, "--screenshot", png, "--screenshot-delay", "1000"},
+      png,
+      [](const Image& shot) {
+        return shows_nested_output_with_client(shot, kNestedBackground, kParentBackground);
+      },
       dir + "/baton.log", milliseconds(30000));
   ASSERT_EQ(status, 0) << read_file(dir + "/baton.log");
   // The nested baton's output is a window in the parent, with the client

@@ -18,10 +18,14 @@ TEST(NestedVulkan, SlotsReachTheParentAsShmWithTheClientInThem) {
                        " --backend wayland --renderer vulkan --background '#3060a0'"
                        " -s weston-simple-shm";
   // The parent on pixman: what it shows is exactly the bytes it mapped.
-  auto status = run_baton({"--backend", "headless", "--renderer", "pixman", "--headless-size",
-                           "1920x1080", "--background", "#202020", "-s", nested, "--screenshot",
-                           png, "--screenshot-delay", "2500", "--exit-after-screenshot"},
-                          dir + "/baton.log", milliseconds(30000));
+  auto status = run_baton_until_shown(
+      {"--backend", "headless", "--renderer", "pixman", "--headless-size", "1920x1080",
+       "--background", "#202020", "-s", nested, "--screenshot", png, "--screenshot-delay", "1000"},
+      png,
+      [](const Image& shot) {
+        return shows_nested_output_with_client(shot, kNestedBackground, kParentBackground);
+      },
+      dir + "/baton.log", milliseconds(30000));
   ASSERT_EQ(status, 0) << read_file(dir + "/baton.log");
   const std::string log = read_file(dir + "/baton.log");
   if (log.find("renderer unavailable") != std::string::npos &&
@@ -42,10 +46,20 @@ TEST(NestedVulkan, SurvivesAGpuLossWithTheClientShown) {
   std::string nested = "env BATON_TEST_GPU_LOSS_MS=800 " + baton_exe() +
                        " --backend wayland --renderer vulkan --background '#3060a0'"
                        " -s weston-simple-shm";
-  auto status = run_baton({"--backend", "headless", "--renderer", "pixman", "--headless-size",
-                           "1920x1080", "--background", "#202020", "-s", nested, "--screenshot",
-                           png, "--screenshot-delay", "3500", "--exit-after-screenshot"},
-                          dir + "/baton.log", milliseconds(30000));
+  const std::string log_path = dir + "/baton.log";
+  const Box client{960 - 125, 540 - 125, 960 + 125, 540 + 125};
+  // Shown: after the rebuild, the client inside the nested output again.
+  auto status = run_baton_until_shown(
+      {"--backend", "headless", "--renderer", "pixman", "--headless-size", "1920x1080",
+       "--background", "#202020", "-s", nested, "--screenshot", png, "--screenshot-delay", "1500"},
+      png,
+      [&](const Image& shot) {
+        return read_file(log_path).find("renderer: rebuilt on vulkan") != std::string::npos &&
+               count_pixels(shot, kNestedBackground, client) == 0 &&
+               distinct_colours(shot, client) > 100 &&
+               count_pixels(shot, kNestedBackground) > 100000;
+      },
+      log_path, milliseconds(30000));
   ASSERT_EQ(status, 0) << read_file(dir + "/baton.log");
   const std::string log = read_file(dir + "/baton.log");
   if (log.find("backend wayland, renderer vulkan") == std::string::npos)
@@ -54,7 +68,6 @@ TEST(NestedVulkan, SurvivesAGpuLossWithTheClientShown) {
       << "no rebuild after the simulated loss:\n"
       << log;
   Image shot = load_png_or_fail(png);
-  Box client{960 - 125, 540 - 125, 960 + 125, 540 + 125};
   EXPECT_EQ(count_pixels(shot, kNestedBackground, client), 0);
   EXPECT_GT(distinct_colours(shot, client), 100);
   EXPECT_GT(count_pixels(shot, kNestedBackground), 100000) << "the nested output went dark";

@@ -124,6 +124,32 @@ std::optional<int> run_baton(const std::vector<std::string>& args, const std::st
   return baton.wait(timeout);
 }
 
+std::optional<int> run_baton_until_shown(const std::vector<std::string>& args,
+                                         const std::string& png,
+                                         const std::function<bool(const Image&)>& shown,
+                                         const std::string& log_path,
+                                         std::chrono::milliseconds limit,
+                                         const std::map<std::string, std::string>& env) {
+  std::vector<std::string> argv{baton_exe()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Process baton(argv, env, log_path);
+  std::filesystem::file_time_type judged{};
+  poll_until(
+      [&] {
+        std::error_code error;
+        const auto written = std::filesystem::last_write_time(png, error);
+        if (error || written == judged) return false;
+        judged = written;  // each screenshot is judged once
+        auto image = read_png(png);
+        if (image && shown(*image)) return true;
+        baton.signal(SIGUSR1);  // another, a little later
+        return false;
+      },
+      limit, std::chrono::milliseconds(250));
+  baton.signal(SIGTERM);
+  return baton.wait(std::chrono::milliseconds(10000));
+}
+
 std::string scratch_dir(const std::string& name) {
   auto dir = std::filesystem::path(BATON_BUILD_DIR) / "scratch" / name;
   std::filesystem::remove_all(dir);
@@ -188,6 +214,15 @@ long distinct_colours(const Image& image, Box box) {
   std::set<uint32_t> seen;
   for_each_pixel(image, box, [&](int, int, uint32_t p) { seen.insert(p); });
   return static_cast<long>(seen.size());
+}
+
+bool shows_nested_output_with_client(const Image& shot, uint32_t nested_background,
+                                     uint32_t parent_background) {
+  const Box nested = bounding_box(shot, nested_background);
+  const Box client{960 - 125, 540 - 125, 960 + 125, 540 + 125};
+  return nested.x0 == 320 && nested.y0 == 180 && nested.x1 == 1600 && nested.y1 == 900 &&
+         count_pixels(shot, nested_background, client) == 0 &&
+         distinct_colours(shot, client) > 100 && shot.at(10, 10) == parent_background;
 }
 
 void expect_nested_output_with_client(const Image& shot, uint32_t nested_background,

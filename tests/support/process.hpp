@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -51,6 +52,19 @@ std::optional<int> run_baton(const std::vector<std::string>& args, const std::st
                              std::chrono::milliseconds timeout,
                              const std::map<std::string, std::string>& env = {});
 
+/// Runs baton from BATON_EXE with `args`, which name `--screenshot PNG`,
+/// until a screenshot at PNG satisfies `shown`, asking for a new one
+/// (SIGUSR1) each time one does not, for `limit` at most; then ends it with
+/// SIGTERM. Returns its exit status (nullopt if it did not exit). A busy
+/// machine takes longer to show everything: the test waits for the picture,
+/// not for a fixed delay, and then judges the last screenshot.
+std::optional<int> run_baton_until_shown(const std::vector<std::string>& args,
+                                         const std::string& png,
+                                         const std::function<bool(const Image&)>& shown,
+                                         const std::string& log_path,
+                                         std::chrono::milliseconds limit,
+                                         const std::map<std::string, std::string>& env = {});
+
 std::string baton_exe();
 /// A fresh per-test directory under the build tree.
 std::string scratch_dir(const std::string& name);
@@ -77,5 +91,8 @@ long distinct_colours(const Image& image, Box box = {});
 /// background outside. Reports through GoogleTest expectations.
 void expect_nested_output_with_client(const Image& shot, uint32_t nested_background,
                                       uint32_t parent_background);
+/// The same check as a predicate (for run_baton_until_shown).
+bool shows_nested_output_with_client(const Image& shot, uint32_t nested_background,
+                                     uint32_t parent_background);
 
 }  // namespace baton::test
