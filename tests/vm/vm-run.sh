@@ -20,7 +20,9 @@
 #   --deb PACKAGE   a Debian package for the guest only (repeatable): fetched
 #                   into the cache with apt-get download on first use, its
 #                   path in $BATON_VM_DEBS for the command to dpkg -i
-#   --timeout SECS  whole-VM limit (default 240)
+#   --timeout SECS  whole-VM limit (default 330: under the 420 s meson gives a
+#                   kernel test, with room for a busy host to run a test at
+#                   twice its quiet time)
 #   --memory SIZE   guest RAM (default 1G)    --cpus N   vCPUs (default nproc)
 # The guest's cwd is the caller's; the guest has /dev/udmabuf (built in); its
 # /run is a fresh tmpfs; every other path outside --share directories is an
@@ -33,7 +35,7 @@
 set -uo pipefail
 here=$(dirname "$(realpath "$0")")
 cache=${BATON_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-vm}
-init=busybox modules="" gpu=0 lavapipe=0 timeout=240 memory=1G cpus=$(nproc)
+init=busybox modules="" gpu=0 lavapipe=0 timeout=330 memory=1G cpus=$(nproc)
 shares=() envs=() debs=()
 usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
