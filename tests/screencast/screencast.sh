@@ -179,11 +179,12 @@ wait_for "xdg-desktop-portal-wlr" bus_name_owned org.freedesktop.impl.portal.des
 start xdg-desktop-portal /usr/libexec/xdg-desktop-portal --verbose
 wait_for "xdg-desktop-portal" bus_name_owned org.freedesktop.portal.Desktop
 
-# The client is bounded by per-step timeouts; this guards it as a whole.
+# The client is bounded by per-step timeouts; this guards it as a whole
+# (its steps: start, the chooser, frames, the still screen, the screenshot).
 # Debian's python3: python3-dbus and python3-gi live there.
 [ -n "${SCREENCAST_CHOOSE:-}" ] && start chooser bash -c "$SCREENCAST_CHOOSE"
 status=0
-timeout 90 /usr/bin/python3 "$here/portal_client.py" --baton-pid "$baton_pid" \
+timeout "${SCREENCAST_CLIENT_TIMEOUT:-$((step_timeout * 6 + 30))}" /usr/bin/python3 "$here/portal_client.py" --baton-pid "$baton_pid" \
   --screenshot "$shot" --animator-pid "$animator_pid" --size "$size" \
   --timeout "$step_timeout" --save-frame "$scratch/stream.png" \
   --min-frames "${SCREENCAST_MIN_FRAMES:-10}" || status=$?

@@ -23,7 +23,9 @@ shift 3
 test_name=screencast
 source "$(dirname "$0")/guest-test.sh"
 render=$(drm_node virtio_gpu render) || fail "no render node for virtio-gpu: $render"
-export BATON_EXE=$baton SCREENCAST_NO_SKIP=1 SCREENCAST_STEP_TIMEOUT=60
+# Two shares in one VM: each client is guarded at 2 minutes, so a hang is
+# reported with its reason before the VM runs out.
+export BATON_EXE=$baton SCREENCAST_NO_SKIP=1 SCREENCAST_STEP_TIMEOUT=60 SCREENCAST_CLIENT_TIMEOUT=120
 # A liveness bound: quietly 30-50 distinct frames in 3 s in the TCG guest, 12
 # with both host cores busy; the stream must move, not keep that pace.
 export SCREENCAST_MIN_FRAMES=4
