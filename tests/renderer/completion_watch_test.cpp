@@ -8,6 +8,7 @@
 #include <wayland-server-core.h>
 
 #include <chrono>
+#include <functional>
 #include <vector>
 
 #include "renderer/vulkan/device/device.hpp"
@@ -46,6 +47,13 @@ struct Watch : ::testing::Test {
       wl_event_loop_dispatch(loop, static_cast<int>(left.count()) + 1);
     }
   }
+  // Dispatches until `done` holds, 10 s at most (the worker thread may be
+  // slow to run on a busy machine): whether it held.
+  bool run_until(const std::function<bool()>& done) const {
+    const auto end = Clock::now() + std::chrono::seconds(10);
+    while (!done() && Clock::now() < end) wl_event_loop_dispatch(loop, 100);
+    return done();
+  }
   std::shared_ptr<Device> device;
   wl_event_loop* loop = nullptr;
   std::unique_ptr<CompletionWatch> watch;
@@ -59,10 +67,11 @@ TEST_F(Watch, CallbacksWaitForTheirPointAndRunInOrder) {
   run_for(100);
   EXPECT_TRUE(ran.empty()) << "ran before the GPU reached any point";
   gpu_finishes(2);
-  run_for(100);
+  run_until([&] { return ran.size() >= 2; });
+  run_for(50);  // nothing more may run
   EXPECT_EQ(ran, (std::vector<int>{1, 2}));
   gpu_finishes(3);
-  run_for(100);
+  run_until([&] { return ran.size() >= 3; });
   EXPECT_EQ(ran, (std::vector<int>{1, 2, 3}));
   EXPECT_EQ(watch->pending(), 0U);
 }
@@ -73,8 +82,7 @@ TEST_F(Watch, AnEarlierPointAddedWhileWaitingForALaterOneIsNotStuckBehindIt) {
   run_for(50);  // the worker now waits for 10
   watch->when_done(4, [&] { early = true; });
   gpu_finishes(4);
-  run_for(100);
-  EXPECT_TRUE(early);
+  EXPECT_TRUE(run_until([&] { return early; }));
   EXPECT_FALSE(late);
 }
 
@@ -83,8 +91,7 @@ TEST_F(Watch, APointAlreadyReachedRunsFromTheLoopNotFromTheCall) {
   bool ran = false;
   watch->when_done(5, [&] { ran = true; });
   EXPECT_FALSE(ran);
-  run_for(50);
-  EXPECT_TRUE(ran);
+  EXPECT_TRUE(run_until([&] { return ran; }));
 }
 
 TEST_F(Watch, TheLoopIsWokenNotPolled) {
@@ -97,9 +104,10 @@ TEST_F(Watch, TheLoopIsWokenNotPolled) {
   watch->when_done(7, [&] { ran = true; });
   gpu_finishes(7);
   const auto woken = Clock::now();
-  wl_event_loop_dispatch(loop, 1000);
+  wl_event_loop_dispatch(loop, 10000);
   EXPECT_TRUE(ran);
-  EXPECT_LT(Clock::now() - woken, std::chrono::milliseconds(500));
+  // Woken, not timed out (10 s), however busy the machine.
+  EXPECT_LT(Clock::now() - woken, std::chrono::milliseconds(5000));
 }
 
 TEST_F(Watch, ALostDeviceRunsEverythingAndDroppedWatchesRunNothing) {
@@ -107,8 +115,8 @@ TEST_F(Watch, ALostDeviceRunsEverythingAndDroppedWatchesRunNothing) {
   watch->when_done(100, [&] { ran = true; });
   device->mark_lost();
   watch->when_done(101, [] {});
-  run_for(100);
-  EXPECT_TRUE(ran) << "a lost device's work never finishes: its waiters must not wait forever";
+  EXPECT_TRUE(run_until([&] { return ran; }))
+      << "a lost device's work never finishes: its waiters must not wait forever";
   bool dropped_ran = false;
   {
     auto second = CompletionWatch::create(device, loop);
