@@ -96,7 +96,8 @@ for name, (result, returncode) in program_results(sys.argv[1]).items():
     failed += 1
     failed_programs.append(f"  failed: {name} ({result}, exit {returncode}) with no failed case")
 # Every failed case by name, so that a log's tail says what failed.
-failed_names = [f"  failed: {suite}.{case}" for suite, case in failed_cases]
+failed_names = [f"  failed: {case if case == suite else f'{suite}.{case}'}"
+                for suite, case in failed_cases]
 for line in skip_reasons + failed_names + failed_programs + suite_counts_from_output(sys.argv[1]):
     print(line)
 line = f"{passed} passed, {failed} failed"
