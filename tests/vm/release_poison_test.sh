@@ -73,7 +73,11 @@ run_cell() {
   "$dump" "$driver" --watch 90 "${cell_forbidden:-f0f000,ff00ff}" 20c040,2060e0 "$out/release-poison-$tag.png" \
     >"$out/release-poison-$tag-watch.out" 2>&1 &
   watch_pid=$!
-  sleep 0.2
+  for _ in $(seq 200); do
+    grep -q "^scanout-watch: started" "$out/release-poison-$tag-watch.out" && break
+    kill -0 $watch_pid 2>/dev/null || break
+    sleep 0.1
+  done
   # Fullscreen: alone and covering the output, baton may scan it out directly.
   if [ "$layout" != fullscreen ]; then
     # The busy one: explicit sync, no delay, as many frames as the test lasts.
@@ -97,7 +101,7 @@ run_cell() {
   fi
   cat "$out/release-poison-$tag-watch.out"
   tail -n 2 "$out/release-poison-$tag.out"
-  watched=$(cat "$out/release-poison-$tag-watch.out")
+  watched=$(grep "samples of" "$out/release-poison-$tag-watch.out")
   poisoned=$(sed -n 's/^dmabuf-client: \([0-9]*\) buffers painted.*/\1/p' "$out/release-poison-$tag.out")
   read -r samples green blue <<<"$(sed -E 's/^scanout-watch: ([0-9]+) samples.*, ([0-9]+) showed 20c040, ([0-9]+) showed 2060e0$/\1 \2 \3/' \
     <<<"$watched")"

@@ -11,7 +11,8 @@
 // fails (and writes the first offending scanout to OUT.png) when any sample
 // holds a pixel of a FORBIDDEN colour (comma-separated RRGGBB); also counts the samples
 // with a pixel of each SEEN colour (comma-separated RRGGBB), so a test can
-// tell that the client really was on screen while it watched.
+// tell that the client really was on screen while it watched. Prints
+// "scanout-watch: started" after its first sample, for a test to wait on.
 //        vm-scanout-dump DRIVER --master
 // exits 0 when DRM master on the card is free (nobody holds it), 1 when a
 // compositor holds it.
@@ -241,6 +242,10 @@ int watch(int card, double seconds, const std::vector<uint32_t>& forbidden,
       continue;
     }
     ++samples;
+    if (samples == 1) {  // a test starts its clients once the watch is looking
+      std::printf("scanout-watch: started\n");
+      std::fflush(stdout);
+    }
     if (std::find(fbs.begin(), fbs.end(), s.fb_id) == fbs.end()) fbs.push_back(s.fb_id);
     bool hit = false;
     std::vector<bool> has(seen.size(), false);
