@@ -111,7 +111,9 @@ Seat::Seat(SeatContext context)
   frame_.connect(&cursor_->events.frame, [this](void*) { wlr_seat_pointer_notify_frame(seat_); });
   gestures_ =
       std::make_unique<PointerGestures>(context_.display, seat_, cursor_, [this] { activity(); });
-  touch_ = std::make_unique<Touch>(seat_, cursor_, context_.windows, [this] { activity(); });
+  drag_and_drop_ = std::make_unique<DragAndDrop>(seat_, cursor_, context_.layers.drag_icons);
+  touch_ = std::make_unique<Touch>(seat_, cursor_, context_.windows, *drag_and_drop_,
+                                   [this] { activity(); });
   tablets_ = std::make_unique<Tablets>(
       context_.display, seat_, cursor_, context_.windows,
       PointerEmulation{
@@ -161,13 +163,12 @@ Seat::Seat(SeatContext context)
 
   // Keyboard focus: the focused window's, unless a panel or lock screen
   // that asked for the keyboard holds it.
-  focused_changed_ = windows.focused_changed.connect([this](View* view) {
-    if (view == nullptr) {
-      focus_keyboard(nullptr);
-      return;
-    }
-    wlr_surface* exclusive = context_.layer_shell.exclusive_focus();
-    focus_keyboard(exclusive != nullptr ? exclusive : view->surface());
+  focused_changed_ = windows.focused_changed.connect([this](View*) { focus_focused_window(); });
+  // A drag held the pointer and the keyboard: what is under the pointer and
+  // the focused window have them again (focus may have moved meanwhile).
+  drag_ended_ = drag_and_drop_->ended.connect([this] {
+    refresh_pointer_focus(monotonic_msec());
+    focus_focused_window();
   });
   keyboard_requested_ =
       windows.keyboard_requested.connect([this](wlr_surface* s) { focus_keyboard(s); });
@@ -192,6 +193,16 @@ Seat::~Seat() {
   constraints_.reset();
   keyboards_.clear();
   device_destroys_.clear();
+}
+
+void Seat::focus_focused_window() {
+  View* view = context_.windows.focused();
+  if (view == nullptr) {
+    focus_keyboard(nullptr);
+    return;
+  }
+  wlr_surface* exclusive = context_.layer_shell.exclusive_focus();
+  focus_keyboard(exclusive != nullptr ? exclusive : view->surface());
 }
 
 double Seat::cursor_x() const { return cursor_->x; }
@@ -334,6 +345,7 @@ void Seat::handle_motion(wlr_input_device* device, uint32_t time_msec, double dx
   // No wl_pointer.motion without motion: a locked pointer must send none.
   if (dx == 0 && dy == 0) return;
   wlr_cursor_move(cursor_, device, dx, dy);
+  drag_and_drop_->pointer_moved(cursor_->x, cursor_->y);
   context_.windows.workspaces().pointer_on(context_.outputs.at(cursor_->x, cursor_->y));
   if (grab_.active()) {
     grab_.motion(cursor_->x, cursor_->y);
@@ -344,6 +356,7 @@ void Seat::handle_motion(wlr_input_device* device, uint32_t time_msec, double dx
 
 void Seat::pointer_moved_to_cursor(uint32_t time_msec) {
   activity();
+  drag_and_drop_->pointer_moved(cursor_->x, cursor_->y);
   context_.windows.workspaces().pointer_on(context_.outputs.at(cursor_->x, cursor_->y));
   if (grab_.active()) {
     grab_.motion(cursor_->x, cursor_->y);
@@ -447,6 +460,11 @@ void Seat::handle_button(const wlr_pointer_button_event& event) {
       grab_button_ = 0;
       refresh_pointer_focus(event.time_msec);
     }
+    return;
+  }
+  if (seat_->drag != nullptr) {
+    // The drag's grab has the buttons: a release drops or cancels it.
+    wlr_seat_pointer_notify_button(seat_, event.time_msec, event.button, event.state);
     return;
   }
   wlr_surface* surface = nullptr;

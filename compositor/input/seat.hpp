@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compositor/input/drag_and_drop.hpp"
 #include "compositor/input/grab.hpp"
 #include "compositor/input/input_method_relay.hpp"
 #include "compositor/input/pointer_gestures.hpp"
@@ -138,6 +139,9 @@ class Seat {
 
  private:
   void update_capabilities();
+  /// Keyboard focus to the focused window, or to the panel or lock screen
+  /// that holds it.
+  void focus_focused_window();
   /// A mouse, touchpad or tablet (whose tool is a mouse over clients that do
   /// not speak tablet-v2): the seat has a pointer and a cursor image.
   [[nodiscard]] bool has_pointer() const { return pointers_ > 0 || tablet_count_ > 0; }
@@ -169,6 +173,7 @@ class Seat {
   double pointer_sx_ = 0, pointer_sy_ = 0;
   std::unique_ptr<PointerConstraints> constraints_;
   std::unique_ptr<PointerGestures> gestures_;
+  std::unique_ptr<DragAndDrop> drag_and_drop_;
   std::unique_ptr<Touch> touch_;
   std::unique_ptr<Tablets> tablets_;
   std::unique_ptr<InputMethodRelay> input_method_;
@@ -191,6 +196,7 @@ class Seat {
   Connection view_unmapped_;
   Connection view_destroyed_;
   Connection focused_changed_;
+  Connection drag_ended_;
   Connection keyboard_requested_;
   Connection move_requested_;
   Connection resize_requested_;

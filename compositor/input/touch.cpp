@@ -5,11 +5,17 @@
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
+#include "compositor/input/drag_and_drop.hpp"
 
 namespace baton {
 
-Touch::Touch(wlr_seat* seat, wlr_cursor* cursor, Windows& windows, std::function<void()> activity)
-    : seat_(seat), cursor_(cursor), windows_(windows), activity_(std::move(activity)) {
+Touch::Touch(wlr_seat* seat, wlr_cursor* cursor, Windows& windows, DragAndDrop& drag_and_drop,
+             std::function<void()> activity)
+    : seat_(seat),
+      cursor_(cursor),
+      windows_(windows),
+      drag_and_drop_(drag_and_drop),
+      activity_(std::move(activity)) {
   down_.connect(&cursor->events.touch_down, [this](wlr_touch_down_event* e) { down(*e); });
   motion_.connect(&cursor->events.touch_motion, [this](wlr_touch_motion_event* e) { motion(*e); });
   up_.connect(&cursor->events.touch_up, [this](wlr_touch_up_event* e) {
@@ -83,10 +89,27 @@ void Touch::motion(const wlr_touch_motion_event& event) {
       move_.motion(lx, ly);
     return;
   }
+  if (drag_and_drop_.dragging_point() == event.touch_id) {
+    drag_motion(event, lx, ly);
+    return;
+  }
   auto it = points_.find(event.touch_id);
   if (it == points_.end()) return;
   wlr_seat_touch_notify_motion(seat_, event.time_msec, event.touch_id, lx - it->second.x,
                                ly - it->second.y);
+}
+
+void Touch::drag_motion(const wlr_touch_motion_event& event, double lx, double ly) {
+  drag_and_drop_.finger_moved(lx, ly);
+  wlr_surface* surface = nullptr;
+  double sx = 0;
+  double sy = 0;
+  windows_.view_at(lx, ly, &surface, &sx, &sy);
+  // Over no surface the drag keeps its last target: wlroots' touch drag
+  // has no leave without one (a pointer drag does).
+  if (surface == nullptr) return;
+  wlr_seat_touch_point_focus(seat_, surface, event.time_msec, event.touch_id, sx, sy);
+  wlr_seat_touch_notify_motion(seat_, event.time_msec, event.touch_id, sx, sy);
 }
 
 void Touch::release_button() {

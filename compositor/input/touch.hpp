@@ -21,12 +21,16 @@
 
 namespace baton {
 
+class DragAndDrop;
 class Windows;
 
 class Touch {
  public:
   /// `activity` is told of every touch event (it is user input).
-  Touch(wlr_seat* seat, wlr_cursor* cursor, Windows& windows, std::function<void()> activity);
+  /// A finger that drags (`drag_and_drop`) takes the drag over the
+  /// surfaces it crosses.
+  Touch(wlr_seat* seat, wlr_cursor* cursor, Windows& windows, DragAndDrop& drag_and_drop,
+        std::function<void()> activity);
   Touch(const Touch&) = delete;
   Touch& operator=(const Touch&) = delete;
 
@@ -36,6 +40,9 @@ class Touch {
   };
   void down(const wlr_touch_down_event& event);
   void motion(const wlr_touch_motion_event& event);
+  /// The finger that drags moved to (lx, ly): the drag goes to the surface
+  /// under it.
+  void drag_motion(const wlr_touch_motion_event& event, double lx, double ly);
   /// The point that drags a window lifts or is cancelled.
   void end_move();
   /// The point on a title bar button lifts: the button acts if still under it.
@@ -44,6 +51,7 @@ class Touch {
   wlr_seat* seat_;
   wlr_cursor* cursor_;
   Windows& windows_;
+  DragAndDrop& drag_and_drop_;
   std::function<void()> activity_;
   std::map<int32_t, Origin> points_;  // points down on a surface, by touch id
   Grab move_;                         // a title bar dragged by one point

@@ -18,6 +18,7 @@ SceneLayers SceneLayers::create(wlr_scene* scene) {
   layers.shell[ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY] = wlr_scene_tree_create(root);
   layers.unmanaged = wlr_scene_tree_create(root);
   layers.input_popups = wlr_scene_tree_create(root);
+  layers.drag_icons = wlr_scene_tree_create(root);
   layers.lock = wlr_scene_tree_create(root);
   return layers;
 }

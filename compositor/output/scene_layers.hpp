@@ -17,6 +17,7 @@ struct SceneLayers {
   wlr_scene_tree* fullscreen = nullptr;    // above panels (top), below overlays
   wlr_scene_tree* unmanaged = nullptr;     // X11 override-redirect menus and tooltips
   wlr_scene_tree* input_popups = nullptr;  // input methods' candidate lists
+  wlr_scene_tree* drag_icons = nullptr;    // what a drag-and-drop carries
   wlr_scene_tree* lock = nullptr;          // lock surfaces: above everything
 
   /// Creates the trees in `scene`, in stacking order.

@@ -231,8 +231,9 @@ struct ClientListeners {
       c->touch = wl_seat_get_touch(seat);
       static const wl_touch_listener listener = {
           .down =
-              [](void* d, wl_touch*, uint32_t, uint32_t, wl_surface* surface, int32_t id,
+              [](void* d, wl_touch*, uint32_t serial, uint32_t, wl_surface* surface, int32_t id,
                  wl_fixed_t x, wl_fixed_t y) {
+                static_cast<Client*>(d)->touch_down_serial = serial;
                 static_cast<Client*>(d)->touch_events.push_back(
                     {"down", id, surface, wl_fixed_to_double(x), wl_fixed_to_double(y)});
               },

@@ -144,6 +144,7 @@ class Client {
     double x = 0, y = 0;
   };
   wl_touch* touch = nullptr;
+  uint32_t touch_down_serial = 0;  // of the latest wl_touch.down
   std::vector<TouchEvent> touch_events;
   bool keymap_received = false;
 

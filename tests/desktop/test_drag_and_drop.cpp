@@ -1,0 +1,376 @@
+// Drag-and-drop between clients, from the clients' side: a drag started with
+// the button or finger the client holds carries its data to the window it is
+// dropped on, its icon follows the pointer above every window, and focus
+// comes back when it ends. A start_drag with no such press, or while another
+// drag runs, is refused: its source hears cancelled, and baton keeps nothing
+// of it (a refused drag was leaked by wlroots 0.19.2; found by the protocol
+// fuzzer).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <linux/input-event-codes.h>
+#include <malloc.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compositor/desktop/view.hpp"
+#include "tests/desktop/desktop_clients.hpp"
+#include "tests/support/fake_input.hpp"
+#include "tests/support/globals.hpp"
+#include "tests/support/harness.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/allocator_interface.h>
+#endif
+
+namespace baton::test {
+namespace {
+
+constexpr char kMime[] = "text/plain;charset=utf-8";
+constexpr uint32_t kIconColour = 0xff00ff00;
+
+/// Bytes this process holds on its heap now (baton and the test clients
+/// share it): ASan's allocator when it is there, glibc's otherwise.
+size_t heap_in_use() {
+#if defined(__SANITIZE_ADDRESS__)
+  return __sanitizer_get_current_allocated_bytes();
+#else
+  return mallinfo2().uordblks;
+#endif
+}
+
+/// One client's wl_data_device and what it heard.
+struct DataDevice {
+  DataDevice(Client& client, Globals& globals) {
+    manager = static_cast<wl_data_device_manager*>(
+        globals.bind(&wl_data_device_manager_interface, 3));
+    device = wl_data_device_manager_get_data_device(manager, client.seat);
+    static const wl_data_device_listener listener = {
+        .data_offer =
+            [](void* d, wl_data_device*, wl_data_offer* offer) {
+              auto* self = static_cast<DataDevice*>(d);
+              self->offers.push_back(offer);
+              static const wl_data_offer_listener offer_listener = {
+                  .offer =
+                      [](void* d, wl_data_offer*, const char* mime) {
+                        static_cast<DataDevice*>(d)->mimes.emplace_back(mime);
+                      },
+                  .source_actions = [](void*, wl_data_offer*, uint32_t) {},
+                  .action = [](void*, wl_data_offer*, uint32_t) {},
+              };
+              wl_data_offer_add_listener(offer, &offer_listener, self);
+            },
+        .enter =
+            [](void* d, wl_data_device*, uint32_t serial, wl_surface* surface, wl_fixed_t,
+               wl_fixed_t, wl_data_offer* offer) {
+              auto* self = static_cast<DataDevice*>(d);
+              ++self->enters;
+              self->enter_serial = serial;
+              self->entered = surface;
+              self->offer = offer;
+            },
+        .leave = [](void* d, wl_data_device*) { ++static_cast<DataDevice*>(d)->leaves; },
+        .motion = [](void* d, wl_data_device*, uint32_t,
+                     wl_fixed_t, wl_fixed_t) { ++static_cast<DataDevice*>(d)->motions; },
+        .drop = [](void* d, wl_data_device*) { ++static_cast<DataDevice*>(d)->drops; },
+        .selection = [](void*, wl_data_device*, wl_data_offer*) {},
+    };
+    wl_data_device_add_listener(device, &listener, this);
+  }
+  ~DataDevice() {
+    wl_data_device_release(device);
+    wl_data_device_manager_destroy(manager);
+  }
+  DataDevice(const DataDevice&) = delete;
+  DataDevice& operator=(const DataDevice&) = delete;
+
+  wl_data_device_manager* manager = nullptr;
+  wl_data_device* device = nullptr;
+  std::vector<wl_data_offer*> offers;
+  std::vector<std::string> mimes;
+  int enters = 0, leaves = 0, motions = 0, drops = 0;
+  uint32_t enter_serial = 0;
+  wl_surface* entered = nullptr;
+  wl_data_offer* offer = nullptr;  // the one the latest enter carried
+};
+
+/// A wl_data_source offering kMime, answering send with `text`.
+struct Source {
+  Source(DataDevice& device, std::string text) : text(std::move(text)) {
+    source = wl_data_device_manager_create_data_source(device.manager);
+    wl_data_source_offer(source, kMime);
+    wl_data_source_set_actions(source, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY |
+                                           WL_DATA_DEVICE_MANAGER_DND_ACTION_MOVE);
+    static const wl_data_source_listener listener = {
+        .target =
+            [](void* d, wl_data_source*, const char* mime) {
+              static_cast<Source*>(d)->target = mime != nullptr ? mime : "";
+            },
+        .send =
+            [](void* d, wl_data_source*, const char*, int32_t fd) {
+              const std::string& text = static_cast<Source*>(d)->text;
+              EXPECT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+              close(fd);
+            },
+        .cancelled = [](void* d, wl_data_source*) { static_cast<Source*>(d)->cancelled = true; },
+        .dnd_drop_performed =
+            [](void* d, wl_data_source*) { static_cast<Source*>(d)->drop_performed = true; },
+        .dnd_finished = [](void* d, wl_data_source*) { static_cast<Source*>(d)->finished = true; },
+        .action = [](void* d, wl_data_source*,
+                     uint32_t action) { static_cast<Source*>(d)->action = action; },
+    };
+    wl_data_source_add_listener(source, &listener, this);
+  }
+  ~Source() { wl_data_source_destroy(source); }
+  Source(const Source&) = delete;
+  Source& operator=(const Source&) = delete;
+
+  wl_data_source* source = nullptr;
+  std::string text;
+  std::string target;
+  uint32_t action = 0;
+  bool cancelled = false, drop_performed = false, finished = false;
+};
+
+/// A 48x48 surface of kIconColour, with the drag-icon role once start_drag
+/// names it: larger than the cursor image drawn over its top left.
+struct Icon {
+  explicit Icon(Client& client)
+      : surface(wl_compositor_create_surface(client.compositor)),
+        buffer(client.shm, 48, 48, kIconColour) {}
+  ~Icon() { wl_surface_destroy(surface); }
+  Icon(const Icon&) = delete;
+  Icon& operator=(const Icon&) = delete;
+  void show() {
+    wl_surface_attach(surface, buffer.get(), 0, 0);
+    wl_surface_damage_buffer(surface, 0, 0, 48, 48);
+    wl_surface_commit(surface);
+  }
+  wl_surface* surface;
+  ShmBuffer buffer;
+};
+
+/// Two windows side by side on a 640x480 output, a pointer and a finger:
+/// a drags, b receives.
+class DragAndDropTest : public ::testing::Test {
+ protected:
+  DragAndDropTest()
+      : pointer(h.server()),
+        screen(h.server()),
+        a(h),
+        b(h),
+        globals_a(h, a.display()),
+        globals_b(h, b.display()),
+        wa(a),
+        wb(b),
+        da(a, globals_a),
+        db(b, globals_b) {
+    va = map_window(h, wa, 0xffff0000);
+    vb = map_window(h, wb, 0xff0000ff);
+    if (va != nullptr && vb != nullptr) {
+      // Apart, so that a spot of each is the other's never.
+      va->move_to(20, 100);
+      vb->move_to(360, 100);
+    }
+    h.sync();
+  }
+  // The middle of a view's window, in the layout.
+  static void middle(const View* v, double& x, double& y) {
+    const Rect f = v->frame();
+    x = f.x + f.width / 2.0;
+    y = f.y + f.height / 2.0;
+  }
+
+  Harness h;
+  FakePointer pointer;
+  FakeTouch screen;
+  Client a, b;
+  Globals globals_a, globals_b;
+  Window wa, wb;
+  DataDevice da, db;
+  View* va = nullptr;
+  View* vb = nullptr;
+};
+
+TEST_F(DragAndDropTest, ADropCarriesTheDataToTheWindowUnderThePointer) {
+  ASSERT_TRUE(va != nullptr && vb != nullptr);
+  double ax = 0, ay = 0, bx = 0, by = 0;
+  middle(va, ax, ay);
+  middle(vb, bx, by);
+  pointer.move_to(ax, ay);
+  pointer.press(BTN_LEFT, true);
+  ASSERT_TRUE(h.run_until([&] { return a.button_serial != 0; })) << "a never got the press";
+
+  Source source(da, "carried by baton");
+  Icon icon(a);
+  wl_data_device_start_drag(da.device, source.source, wa.surface(), icon.surface,
+                            a.button_serial);
+  icon.show();
+  // The drag's grab takes the pointer from the window it started on.
+  ASSERT_TRUE(h.run_until([&] { return a.pointer_focus == nullptr; }))
+      << "the drag did not start: a kept the pointer";
+  EXPECT_FALSE(source.cancelled);
+
+  pointer.move_to(bx, by);
+  ASSERT_TRUE(h.run_until([&] { return db.enters == 1; })) << "b never heard the drag enter";
+  EXPECT_EQ(db.entered, wb.surface());
+  EXPECT_NE(db.offer, nullptr);
+  EXPECT_NE(std::find(db.mimes.begin(), db.mimes.end(), kMime), db.mimes.end());
+  EXPECT_EQ(b.pointer_focus, nullptr) << "b got wl_pointer.enter during the drag";
+  wl_data_offer_accept(db.offer, db.enter_serial, kMime);
+  wl_data_offer_set_actions(db.offer, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY,
+                            WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
+  ASSERT_TRUE(h.run_until([&] {
+    return source.target == kMime && source.action == WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY;
+  })) << "the source never heard b accept";
+
+  // The icon is drawn at the pointer, above b's window.
+  Image shot = h.capture();
+  // Its right edge: the cursor image covers its top left corner.
+  const int ix = static_cast<int>(bx) + 44;
+  const int iy = static_cast<int>(by) + 44;
+  EXPECT_EQ(shot.at(ix, iy), kIconColour) << "no drag icon at the pointer";
+  EXPECT_EQ(shot.at(ix + 8, iy + 8), 0xff0000ffu) << "b's window is not under the icon";
+
+  pointer.press(BTN_LEFT, false);
+  ASSERT_TRUE(h.run_until([&] { return db.drops == 1 && source.drop_performed; }))
+      << "the release did not drop on b";
+
+  int pipes[2];
+  ASSERT_EQ(pipe2(pipes, O_CLOEXEC | O_NONBLOCK), 0);  // read between pumps
+  wl_data_offer_receive(db.offer, kMime, pipes[1]);
+  close(pipes[1]);
+  std::string received;
+  ASSERT_TRUE(h.run_until([&] {
+    char chunk[64];
+    ssize_t n = 0;
+    while ((n = read(pipes[0], chunk, sizeof chunk)) > 0) received.append(chunk, n);
+    return n == 0;  // end of file: a wrote and closed
+  })) << "the data never came through";
+  close(pipes[0]);
+  EXPECT_EQ(received, "carried by baton");
+  wl_data_offer_finish(db.offer);
+  ASSERT_TRUE(h.run_until([&] { return source.finished; })) << "a never heard dnd_finished";
+
+  // The drag is over: its icon is gone and the pointer is b's again.
+  ASSERT_TRUE(h.run_until([&] { return b.pointer_focus == wb.surface(); }))
+      << "b did not get the pointer back after the drop";
+  EXPECT_EQ(h.capture().at(ix, iy), 0xff0000ffu) << "the drag icon stayed after the drop";
+  for (wl_data_offer* offer : db.offers) wl_data_offer_destroy(offer);
+}
+
+TEST_F(DragAndDropTest, AFingerDragsToo) {
+  ASSERT_TRUE(va != nullptr && vb != nullptr);
+  ASSERT_TRUE(h.run_until([&] { return a.touch != nullptr; })) << "no touch capability";
+  double ax = 0, ay = 0, bx = 0, by = 0;
+  middle(va, ax, ay);
+  middle(vb, bx, by);
+  screen.down(3, ax, ay);
+  screen.frame();
+  ASSERT_TRUE(h.run_until([&] { return a.touch_down_serial != 0; })) << "a never got the touch";
+
+  Source source(da, "by finger");
+  Icon icon(a);
+  wl_data_device_start_drag(da.device, source.source, wa.surface(), icon.surface,
+                            a.touch_down_serial);
+  icon.show();
+  h.sync();
+  EXPECT_FALSE(source.cancelled) << "a finger's drag was refused";
+
+  screen.motion(3, bx, by);
+  screen.frame();
+  ASSERT_TRUE(h.run_until([&] { return db.enters == 1; })) << "b never heard the drag enter";
+  EXPECT_EQ(db.entered, wb.surface());
+  wl_data_offer_accept(db.offer, db.enter_serial, kMime);
+  wl_data_offer_set_actions(db.offer, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY,
+                            WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
+  ASSERT_TRUE(h.run_until([&] { return source.target == kMime; }));
+  EXPECT_EQ(h.capture().at(static_cast<int>(bx) + 44, static_cast<int>(by) + 44), kIconColour)
+      << "no drag icon under the finger";
+
+  screen.up(3);
+  screen.frame();
+  ASSERT_TRUE(h.run_until([&] { return db.drops == 1 && source.drop_performed; }))
+      << "lifting the finger did not drop on b";
+  for (wl_data_offer* offer : db.offers) wl_data_offer_destroy(offer);
+}
+
+TEST_F(DragAndDropTest, OneDragAtATime) {
+  ASSERT_TRUE(va != nullptr && vb != nullptr);
+  double ax = 0, ay = 0, bx = 0, by = 0;
+  middle(va, ax, ay);
+  middle(vb, bx, by);
+  pointer.move_to(ax, ay);
+  pointer.press(BTN_LEFT, true);
+  ASSERT_TRUE(h.run_until([&] { return a.button_serial != 0; }));
+  Source first(da, "first");
+  wl_data_device_start_drag(da.device, first.source, wa.surface(), nullptr, a.button_serial);
+  ASSERT_TRUE(h.run_until([&] { return a.pointer_focus == nullptr; })) << "the drag did not start";
+
+  // The same press again, while the first drag runs: refused.
+  Source second(da, "second");
+  wl_data_device_start_drag(da.device, second.source, wa.surface(), nullptr, a.button_serial);
+  ASSERT_TRUE(h.run_until([&] { return second.cancelled; }))
+      << "a second drag during the first was not cancelled";
+  EXPECT_FALSE(first.cancelled) << "refusing the second drag cancelled the first";
+
+  // The first goes on.
+  pointer.move_to(bx, by);
+  ASSERT_TRUE(h.run_until([&] { return db.enters == 1; })) << "the first drag stopped";
+  pointer.press(BTN_LEFT, false);
+  // b accepted nothing: the drop is a cancel, and the seat is free again.
+  ASSERT_TRUE(h.run_until([&] { return first.cancelled; }));
+  ASSERT_TRUE(h.run_until([&] { return b.pointer_focus == wb.surface(); }));
+  for (wl_data_offer* offer : db.offers) wl_data_offer_destroy(offer);
+}
+
+// A start_drag with no press held (a made-up serial, or the serial of a
+// press already released) is refused: the source hears cancelled, and
+// baton's heap does not grow with such requests, with a source or without.
+TEST_F(DragAndDropTest, RefusedDragsAreCancelledAndLeaveNothingBehind) {
+  ASSERT_TRUE(va != nullptr && vb != nullptr);
+  double ax = 0, ay = 0;
+  middle(va, ax, ay);
+  pointer.move_to(ax, ay);
+  pointer.click(BTN_LEFT);  // pressed and released: its serial holds nothing
+  ASSERT_TRUE(h.run_until([&] { return a.button_serial != 0; }));
+  const uint32_t released = a.button_serial;
+
+  {
+    Source stale(da, "stale");
+    wl_data_device_start_drag(da.device, stale.source, wa.surface(), nullptr, released);
+    ASSERT_TRUE(h.run_until([&] { return stale.cancelled; }))
+        << "a drag from a released button was not cancelled";
+    EXPECT_NE(a.pointer_focus, nullptr) << "a refused drag took the pointer";
+  }
+
+  Icon icon(a);
+  auto refuse_many = [&](int count) {
+    for (int i = 0; i < count; ++i) {
+      Source source(da, "never");
+      const bool with_source = (i % 2) == 0;
+      wl_data_device_start_drag(da.device, with_source ? source.source : nullptr, wa.surface(),
+                                icon.surface, released + 1000 + i);
+      if (with_source) {
+        ASSERT_TRUE(h.run_until([&] { return source.cancelled; })) << "request " << i;
+      } else {
+        h.sync();
+      }
+    }
+  };
+  refuse_many(200);  // warm-up: buffers, hash tables and the like grow once
+  const size_t before = heap_in_use();
+  constexpr int kRequests = 4000;
+  refuse_many(kRequests);
+  const size_t after = heap_in_use();
+  const long growth = static_cast<long>(after) - static_cast<long>(before);
+  std::printf("heap: %ld bytes more after %d refused drags\n", growth, kRequests);
+  // A leaked wlr_drag is some 300 bytes: 4000 of them are over 1 MiB.
+  EXPECT_LT(growth, 256 * 1024) << "refused drags are kept";
+  EXPECT_NE(a.pointer_focus, nullptr);
+}
+
+}  // namespace
+}  // namespace baton::test
