@@ -8,25 +8,24 @@ namespace baton {
 
 DragAndDrop::DragAndDrop(wlr_seat* seat, wlr_cursor* cursor, wlr_scene_tree* icons)
     : seat_(seat), cursor_(cursor), icons_(icons) {
-  request_.connect(&seat->events.request_start_drag,
-                   [this](wlr_seat_request_start_drag_event* event) {
-                     if (wlr_seat_validate_pointer_grab_serial(seat_, event->origin,
-                                                               event->serial)) {
-                       wlr_seat_start_pointer_drag(seat_, event->drag, event->serial);
-                       return;
-                     }
-                     wlr_touch_point* point = nullptr;
-                     if (wlr_seat_validate_touch_grab_serial(seat_, event->origin, event->serial,
-                                                             &point)) {
-                       wlr_seat_start_touch_drag(seat_, event->drag, event->serial, point);
-                       return;
-                     }
-                     // Left alone, wlroots (baton's patch) refuses it and
-                     // cancels its source.
-                     LOG_DEBUG("drag-and-drop: start_drag refused: serial %u is no press held on "
-                               "its surface",
-                               event->serial);
-                   });
+  request_.connect(
+      &seat->events.request_start_drag, [this](wlr_seat_request_start_drag_event* event) {
+        if (wlr_seat_validate_pointer_grab_serial(seat_, event->origin, event->serial)) {
+          wlr_seat_start_pointer_drag(seat_, event->drag, event->serial);
+          return;
+        }
+        wlr_touch_point* point = nullptr;
+        if (wlr_seat_validate_touch_grab_serial(seat_, event->origin, event->serial, &point)) {
+          wlr_seat_start_touch_drag(seat_, event->drag, event->serial, point);
+          return;
+        }
+        // Left alone, wlroots (baton's patch) refuses it and
+        // cancels its source.
+        LOG_DEBUG(
+            "drag-and-drop: start_drag refused: serial %u is no press held on "
+            "its surface",
+            event->serial);
+      });
   started_.connect(&seat->events.start_drag, [this](wlr_drag* drag) { start(*drag); });
 }
 

@@ -44,8 +44,8 @@ size_t heap_in_use() {
 /// One client's wl_data_device and what it heard.
 struct DataDevice {
   DataDevice(Client& client, Globals& globals) {
-    manager = static_cast<wl_data_device_manager*>(
-        globals.bind(&wl_data_device_manager_interface, 3));
+    manager =
+        static_cast<wl_data_device_manager*>(globals.bind(&wl_data_device_manager_interface, 3));
     device = wl_data_device_manager_get_data_device(manager, client.seat);
     static const wl_data_device_listener listener = {
         .data_offer =
@@ -72,8 +72,8 @@ struct DataDevice {
               self->offer = offer;
             },
         .leave = [](void* d, wl_data_device*) { ++static_cast<DataDevice*>(d)->leaves; },
-        .motion = [](void* d, wl_data_device*, uint32_t,
-                     wl_fixed_t, wl_fixed_t) { ++static_cast<DataDevice*>(d)->motions; },
+        .motion = [](void* d, wl_data_device*, uint32_t, wl_fixed_t,
+                     wl_fixed_t) { ++static_cast<DataDevice*>(d)->motions; },
         .drop = [](void* d, wl_data_device*) { ++static_cast<DataDevice*>(d)->drops; },
         .selection = [](void*, wl_data_device*, wl_data_offer*) {},
     };
@@ -101,8 +101,8 @@ struct Source {
   Source(DataDevice& device, std::string text) : text(std::move(text)) {
     source = wl_data_device_manager_create_data_source(device.manager);
     wl_data_source_offer(source, kMime);
-    wl_data_source_set_actions(source, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY |
-                                           WL_DATA_DEVICE_MANAGER_DND_ACTION_MOVE);
+    wl_data_source_set_actions(
+        source, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY | WL_DATA_DEVICE_MANAGER_DND_ACTION_MOVE);
     static const wl_data_source_listener listener = {
         .target =
             [](void* d, wl_data_source*, const char* mime) {
@@ -205,8 +205,7 @@ TEST_F(DragAndDropTest, ADropCarriesTheDataToTheWindowUnderThePointer) {
 
   Source source(da, "carried by baton");
   Icon icon(a);
-  wl_data_device_start_drag(da.device, source.source, wa.surface(), icon.surface,
-                            a.button_serial);
+  wl_data_device_start_drag(da.device, source.source, wa.surface(), icon.surface, a.button_serial);
   icon.show();
   // The drag's grab takes the pointer from the window it started on.
   ASSERT_TRUE(h.run_until([&] { return a.pointer_focus == nullptr; }))

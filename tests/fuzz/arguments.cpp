@@ -31,8 +31,8 @@ constexpr std::array<const char*, 10> kWords = {"wl_compositor",
                                                 "image/png",
                                                 "x\ty\nz"};
 
-uint32_t choose_int(ByteSource& in, uint32_t hint) {
-  switch (in.u8() % 8) {
+uint32_t choose_int(ByteSource& in, uint32_t hint, uint32_t recent_serial) {
+  switch (in.u8() % 9) {
     case 0:
       return in.u8() % 8;
     case 1:
@@ -47,6 +47,8 @@ uint32_t choose_int(ByteSource& in, uint32_t hint) {
       return hint;  // e.g. the size of the memfd just sent
     case 6:
       return (in.u8() % 64) * 4;  // strides, offsets
+    case 7:
+      return recent_serial - in.u8() % 4;  // a press's serial, or one after it
     default:
       return in.u8();
   }
@@ -125,7 +127,8 @@ UniqueFd choose_fd(ByteSource& in, uint32_t& size) {
   return fd;
 }
 
-Request choose_request(ByteSource& in, const WireClient& client, const ClientObject& object) {
+Request choose_request(ByteSource& in, const WireClient& client, const ClientObject& object,
+                       uint32_t recent_serial) {
   Request request;
   const wl_interface& interface = *object.interface;
   request.target = object.id;
@@ -150,10 +153,11 @@ Request choose_request(ByteSource& in, const WireClient& client, const ClientObj
     switch (arg.type) {
       case 'i':
       case 'u':
-        arg.value = choose_int(in, hint);
+        arg.value = choose_int(in, hint, recent_serial);
         break;
       case 'f':
-        arg.value = mode % 2 ? choose_int(in, hint) : choose_int(in, hint) << 8;  // 24.8 fixed
+        arg.value = mode % 2 ? choose_int(in, hint, recent_serial)
+                             : choose_int(in, hint, recent_serial) << 8;  // 24.8 fixed
         break;
       case 's':
         arg.bytes = choose_string(in, arg);

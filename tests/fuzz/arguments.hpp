@@ -22,8 +22,11 @@ struct Request {
   std::vector<ClientObject> created;
 };
 
-/// A request on `object` (one of `client`'s) chosen from `in`.
-Request choose_request(ByteSource& in, const WireClient& client, const ClientObject& object);
+/// A request on `object` (one of `client`'s) chosen from `in`. Integers are
+/// now and then `recent_serial` or just below it: the serial of an input
+/// event lets requests such as start_drag, move and popup grabs through.
+Request choose_request(ByteSource& in, const WireClient& client, const ClientObject& object,
+                       uint32_t recent_serial);
 
 /// An fd for an 'h' argument: a memfd of some size, /dev/null, a pipe, a socket.
 /// `size` receives the memfd's size (0 for the others).

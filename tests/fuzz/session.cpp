@@ -1,5 +1,6 @@
 #include "tests/fuzz/session.hpp"
 
+#include <linux/input-event-codes.h>
 #include <wayland-client-protocol.h>
 
 #include <algorithm>
@@ -36,7 +37,8 @@ Options fuzz_options() {
 
 }  // namespace
 
-Session::Session() : harness_(fuzz_options()) {
+Session::Session()
+    : harness_(fuzz_options()), pointer_(harness_.server()), touch_(harness_.server()) {
   // BATON_FUZZ_TRACE=1: each request on stderr, to read what an input does.
   const char* trace = std::getenv("BATON_FUZZ_TRACE");
   trace_ = trace != nullptr && trace[0] == '1';
@@ -91,7 +93,8 @@ void Session::request(WireClient& client, ByteSource& in) {
                                                : objects[(pick >> 1) % objects.size()];
   if (object.interface == &wl_registry_interface) return bind(client, in);
   if (object.interface == nullptr) return;
-  Request request = choose_request(in, client, object);
+  Request request =
+      choose_request(in, client, object, wl_display_get_serial(harness_.server().display()));
   if (trace_ && request.opcode < static_cast<uint32_t>(object.interface->method_count))
     std::fprintf(stderr, "fuzz: %s@%u.%s\n", object.interface->name, request.target,
                  object.interface->methods[request.opcode].name);
@@ -117,6 +120,56 @@ void Session::gpu(ByteSource& in) {
     std::fprintf(stderr, "fuzz: gpu: timeline %u point %llu %s\n", which,
                  static_cast<unsigned long long>(point),
                  (how & 0x40) != 0 ? "signals" : "gets a fence");
+}
+
+void Session::input(ByteSource& in) {
+  const uint8_t what = in.u8();
+  // Over the 320x240 output, and a little past its edges.
+  const double x = static_cast<double>(in.u16() % 360) - 20.0;
+  const double y = static_cast<double>(in.u16() % 280) - 20.0;
+  static constexpr uint32_t kButtons[] = {BTN_LEFT, BTN_RIGHT, BTN_MIDDLE};
+  const uint32_t button = kButtons[(what >> 3) % 3];
+  const int32_t point = (what >> 3) % 3;
+  switch (what % 6) {
+    case 0:
+      pointer_.move_to(x, y);
+      break;
+    case 1:  // a button goes down once before it comes up, as on a mouse
+      if (buttons_held_.insert(button).second) pointer_.press(button, true);
+      break;
+    case 2:
+      if (buttons_held_.erase(button) > 0) pointer_.press(button, false);
+      break;
+    case 3:
+      if (points_down_.insert(point).second) {
+        touch_.down(point, x, y);
+        touch_.frame();
+      }
+      break;
+    case 4:
+      if (points_down_.count(point) > 0) {
+        touch_.motion(point, x, y);
+        touch_.frame();
+      }
+      break;
+    default:
+      if (points_down_.erase(point) > 0) {
+        touch_.up(point);
+        touch_.frame();
+      }
+      break;
+  }
+  if (trace_)
+    std::fprintf(stderr, "fuzz: input %d at %.0f,%.0f (button %u, point %d)\n", what % 6, x, y,
+                 button, point);
+}
+
+void Session::release_input() {
+  for (uint32_t button : buttons_held_) pointer_.press(button, false);
+  buttons_held_.clear();
+  for (int32_t point : points_down_) touch_.up(point);
+  if (!points_down_.empty()) touch_.frame();
+  points_down_.clear();
 }
 
 void Session::run(const uint8_t* data, size_t size) {
@@ -154,6 +207,9 @@ void Session::run(const uint8_t* data, size_t size) {
         }
         break;
       }
+      case 5:  // the user's hands
+        input(in);
+        break;
       case 4:  // the clients' GPU, once they have timelines
         if (test::fake_timelines_this_input() > 0) {
           gpu(in);
@@ -166,10 +222,12 @@ void Session::run(const uint8_t* data, size_t size) {
         break;
     }
   }
+  release_input();  // a drag still held drops on its clients
   settle(clients);
   clients.clear();  // hang up, as killed processes do
   test::fake_syncobj_input_done();
   harness_.server().dispatch(0);
+  pointer_.move_to(0, 0);  // every input starts with the pointer there
   unlock_left_session();
   check_still_serving();
 }

@@ -11,6 +11,7 @@
 
 #include "tests/fuzz/byte_source.hpp"
 #include "tests/fuzz/wire_client.hpp"
+#include "tests/support/fake_input.hpp"
 #include "tests/support/harness.hpp"
 
 namespace baton::fuzz {
@@ -30,11 +31,21 @@ class Session {
   void request(WireClient& client, ByteSource& in);
   void frame(ByteSource& in);
   void gpu(ByteSource& in);
+  /// A mouse or a finger acts: motion, a button, a touch point down, moving
+  /// or up (what drags, grabs and popups need from the seat).
+  void input(ByteSource& in);
+  /// Lets go of every button and touch point still held, so that the next
+  /// input starts from a seat at rest.
+  void release_input();
   void settle(const std::vector<std::unique_ptr<WireClient>>& clients);
   void unlock_left_session();
   void check_still_serving();
 
   test::Harness harness_;
+  test::FakePointer pointer_;
+  test::FakeTouch touch_;
+  std::set<uint32_t> buttons_held_;
+  std::set<int32_t> points_down_;
   std::set<std::string> unknown_globals_;
   bool trace_ = false;
 };
