@@ -80,6 +80,7 @@ struct DataDevice {
     wl_data_device_add_listener(device, &listener, this);
   }
   ~DataDevice() {
+    for (wl_data_offer* o : offers) wl_data_offer_destroy(o);
     wl_data_device_release(device);
     wl_data_device_manager_destroy(manager);
   }
@@ -257,7 +258,6 @@ TEST_F(DragAndDropTest, ADropCarriesTheDataToTheWindowUnderThePointer) {
   ASSERT_TRUE(h.run_until([&] { return b.pointer_focus == wb.surface(); }))
       << "b did not get the pointer back after the drop";
   EXPECT_EQ(h.capture().at(ix, iy), 0xff0000ffu) << "the drag icon stayed after the drop";
-  for (wl_data_offer* offer : db.offers) wl_data_offer_destroy(offer);
 }
 
 TEST_F(DragAndDropTest, AFingerDragsToo) {
@@ -293,7 +293,6 @@ TEST_F(DragAndDropTest, AFingerDragsToo) {
   screen.frame();
   ASSERT_TRUE(h.run_until([&] { return db.drops == 1 && source.drop_performed; }))
       << "lifting the finger did not drop on b";
-  for (wl_data_offer* offer : db.offers) wl_data_offer_destroy(offer);
 }
 
 TEST_F(DragAndDropTest, OneDragAtATime) {
@@ -322,7 +321,6 @@ TEST_F(DragAndDropTest, OneDragAtATime) {
   // b accepted nothing: the drop is a cancel, and the seat is free again.
   ASSERT_TRUE(h.run_until([&] { return first.cancelled; }));
   ASSERT_TRUE(h.run_until([&] { return b.pointer_focus == wb.surface(); }));
-  for (wl_data_offer* offer : db.offers) wl_data_offer_destroy(offer);
 }
 
 // A start_drag with no press held (a made-up serial, or the serial of a
