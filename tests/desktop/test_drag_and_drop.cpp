@@ -174,8 +174,16 @@ class DragAndDropTest : public ::testing::Test {
       // Apart, so that a spot of each is the other's never.
       va->move_to(20, 100);
       vb->move_to(360, 100);
+      middle(va, ax, ay);
+      middle(vb, bx, by);
     }
     h.sync();
+  }
+  // The pointer goes down on a's window: the press a drag starts from.
+  [[nodiscard]] bool press_on_a() {
+    pointer.move_to(ax, ay);
+    pointer.press(BTN_LEFT, true);
+    return h.run_until([&] { return a.button_serial != 0; });
   }
   // The middle of a view's window, in the layout.
   static void middle(const View* v, double& x, double& y) {
@@ -193,16 +201,12 @@ class DragAndDropTest : public ::testing::Test {
   DataDevice da, db;
   View* va = nullptr;
   View* vb = nullptr;
+  double ax = 0, ay = 0, bx = 0, by = 0;  // the middles of a's and b's windows
 };
 
 TEST_F(DragAndDropTest, ADropCarriesTheDataToTheWindowUnderThePointer) {
   ASSERT_TRUE(va != nullptr && vb != nullptr);
-  double ax = 0, ay = 0, bx = 0, by = 0;
-  middle(va, ax, ay);
-  middle(vb, bx, by);
-  pointer.move_to(ax, ay);
-  pointer.press(BTN_LEFT, true);
-  ASSERT_TRUE(h.run_until([&] { return a.button_serial != 0; })) << "a never got the press";
+  ASSERT_TRUE(press_on_a()) << "a never got the press";
 
   Source source(da, "carried by baton");
   Icon icon(a);
@@ -263,9 +267,6 @@ TEST_F(DragAndDropTest, ADropCarriesTheDataToTheWindowUnderThePointer) {
 TEST_F(DragAndDropTest, AFingerDragsToo) {
   ASSERT_TRUE(va != nullptr && vb != nullptr);
   ASSERT_TRUE(h.run_until([&] { return a.touch != nullptr; })) << "no touch capability";
-  double ax = 0, ay = 0, bx = 0, by = 0;
-  middle(va, ax, ay);
-  middle(vb, bx, by);
   screen.down(3, ax, ay);
   screen.frame();
   ASSERT_TRUE(h.run_until([&] { return a.touch_down_serial != 0; })) << "a never got the touch";
@@ -297,12 +298,7 @@ TEST_F(DragAndDropTest, AFingerDragsToo) {
 
 TEST_F(DragAndDropTest, OneDragAtATime) {
   ASSERT_TRUE(va != nullptr && vb != nullptr);
-  double ax = 0, ay = 0, bx = 0, by = 0;
-  middle(va, ax, ay);
-  middle(vb, bx, by);
-  pointer.move_to(ax, ay);
-  pointer.press(BTN_LEFT, true);
-  ASSERT_TRUE(h.run_until([&] { return a.button_serial != 0; }));
+  ASSERT_TRUE(press_on_a()) << "a never got the press";
   Source first(da, "first");
   wl_data_device_start_drag(da.device, first.source, wa.surface(), nullptr, a.button_serial);
   ASSERT_TRUE(h.run_until([&] { return a.pointer_focus == nullptr; })) << "the drag did not start";
@@ -328,8 +324,6 @@ TEST_F(DragAndDropTest, OneDragAtATime) {
 // baton's heap does not grow with such requests, with a source or without.
 TEST_F(DragAndDropTest, RefusedDragsAreCancelledAndLeaveNothingBehind) {
   ASSERT_TRUE(va != nullptr && vb != nullptr);
-  double ax = 0, ay = 0;
-  middle(va, ax, ay);
   pointer.move_to(ax, ay);
   pointer.click(BTN_LEFT);  // pressed and released: its serial holds nothing
   ASSERT_TRUE(h.run_until([&] { return a.button_serial != 0; }));
