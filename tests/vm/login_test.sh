@@ -223,9 +223,22 @@ second_log_running() {
   [ "$(stat -c %i "$log" 2>/dev/null)" != "$first_log_inode" ] &&
     grep -q "running on WAYLAND_DISPLAY" "$log" && pgrep -x baton >/dev/null
 }
-sleep 1
+# What VT 1 shows before its cursor: the prompt the greeter waits at. Keys
+# typed before it reads could be thrown away (a password prompt may flush
+# the input as it turns echo off), so each word waits for its prompt.
+vt1_prompt() {
+  local header lines cols x y
+  header=$(od -An -tu1 -N4 /dev/vcsa1)  # rows, columns, cursor x and y
+  read -r lines cols x y <<<"$header"
+  dd if=/dev/vcs1 bs=1 skip=$((y * cols)) count="$x" 2>/dev/null
+}
+wait_for_prompt() {
+  for _ in $(seq 300); do [[ "$(vt1_prompt)" == *"$1"* ]] && return 0; sleep 0.1; done
+  fail "the greeter on VT 1 did not ask '$1' within 30 s (it shows: '$(vt1_prompt)')"
+}
+wait_for_prompt "login:"
 type_word 48 30 20 24 49 22 31 18 19   # batonuser
-sleep 1
+wait_for_prompt "assword:"
 type_word 48 30 20 24 49               # baton
 for _ in $(seq 600); do second_log_running && break; sleep 0.1; done
 second_log_running || fail "the second login typed at the greeter did not start baton"
