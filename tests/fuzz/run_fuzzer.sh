@@ -32,8 +32,11 @@ pids=()
 for ((j = 0; j < jobs; ++j)); do
   # -max_len: a few hundred actions. -timeout: inputs take a few ms, but one
   # took 13 s of wall time at nice 19 on a machine busy with a CI run (it
-  # replays in 0.1 s): a minute is what a hang is.
-  "$fuzzer" -max_total_time="$seconds" -max_len=4096 -timeout=60 -rss_limit_mb=4096 \
+  # replays in 0.1 s): a minute is what a hang is. -entropic=0: libFuzzer's
+  # entropic schedule keeps a count per feature, and with this target's ~10^5
+  # features that bookkeeping took half the time (perf); without it a job ran
+  # 290 inputs/s instead of 213 and reached more edges in the same 90 s.
+  "$fuzzer" -max_total_time="$seconds" -max_len=4096 -timeout=60 -rss_limit_mb=4096 -entropic=0 \
     -print_final_stats=1 -artifact_prefix="$work/crashes/" \
     "$work/corpus" "$here/corpus" "$here/regressions" >"$work/logs/job-$j.log" 2>&1 &
   pids+=($!)
