@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -151,6 +152,46 @@ TEST(Faults, VirtualPointerHugeDiscreteScroll) {
   ASSERT_EQ(app.axis_discrete.size(), 2U);
   EXPECT_EQ(app.axis_discrete[0], 3);
   EXPECT_GT(app.axis_discrete[1], 3) << "a huge scroll down arrived as " << app.axis_discrete[1];
+  another_client_still_maps(h);
+}
+
+/// Sets `window`'s geometry and commits; true when baton raised the
+/// xdg_surface's invalid_size error for it.
+bool geometry_refused(Harness& h, Client& client, Window& window, int32_t x, int32_t y) {
+  xdg_surface_set_window_geometry(window.xdg(), x, y, 10, 10);
+  wl_surface_commit(window.surface());
+  // Answered after the commit, unless the error came first.
+  bool answered = false;
+  static const wl_callback_listener kDone = {
+      .done = [](void* data, wl_callback*, uint32_t) { *static_cast<bool*>(data) = true; }};
+  wl_callback* sync = wl_display_sync(client.display());
+  wl_callback_add_listener(sync, &kDone, &answered);
+  EXPECT_TRUE(h.run_until([&] { return answered || wl_display_get_error(client.display()) != 0; }));
+  wl_callback_destroy(sync);
+  const wl_interface* interface = nullptr;
+  const uint32_t code = wl_display_get_protocol_error(client.display(), &interface, nullptr);
+  return interface != nullptr && std::strcmp(interface->name, "xdg_surface") == 0 &&
+         code == XDG_SURFACE_ERROR_INVALID_SIZE;
+}
+
+// A window geometry far outside its surface: 0.19.2 took it as the window's
+// geometry, and wlroots' scene negated its x, undefined for INT32_MIN (found
+// by the protocol fuzzer under UBSan). The patch makes a box reaching past
+// 2^30 pixels the client's invalid_size error; one ending on 2^30 is taken.
+TEST(Faults, WindowGeometryPastTheIntRange) {
+  Harness h;
+  constexpr int32_t kLimit = 1 << 30;
+  Client at_int_min(h), past_the_edge(h), on_the_edge(h);
+  Window a(at_int_min), b(past_the_edge), c(on_the_edge);
+  ASSERT_NE(map_window(h, a, 0xff0000ff), nullptr);
+  ASSERT_NE(map_window(h, b, 0xff00ff00), nullptr);
+  ASSERT_NE(map_window(h, c, 0xffff0000), nullptr);
+  EXPECT_TRUE(geometry_refused(h, at_int_min, a, INT32_MIN, 0)) << "x = INT32_MIN was taken";
+  EXPECT_TRUE(geometry_refused(h, past_the_edge, b, 0, kLimit - 9))
+      << "a box ending one pixel past 2^30 was taken";
+  EXPECT_FALSE(geometry_refused(h, on_the_edge, c, -kLimit, kLimit - 10))
+      << "a box inside the range was refused";
+  EXPECT_EQ(wl_display_get_error(on_the_edge.display()), 0);
   another_client_still_maps(h);
 }
 

@@ -67,6 +67,7 @@ class Window {
   void unmap();
 
   [[nodiscard]] wl_surface* surface() const { return surface_; }
+  [[nodiscard]] xdg_surface* xdg() const { return xdg_surface_; }
   [[nodiscard]] xdg_toplevel* toplevel() const { return toplevel_; }
   [[nodiscard]] xdg_popup* popup() const { return popup_; }
   [[nodiscard]] size_t configure_count() const { return configures_.size(); }
