@@ -4,7 +4,7 @@
 // comes back when it ends. A start_drag with no such press, or while another
 // drag runs, is refused: its source hears cancelled, and baton keeps nothing
 // of it (a refused drag was leaked by wlroots 0.19.2; found by the protocol
-// fuzzer).
+// fuzzer). A source drags once: its reuse is the client's error.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
@@ -361,6 +361,69 @@ TEST_F(DragAndDropTest, RefusedDragsAreCancelledAndLeaveNothingBehind) {
   // A leaked wlr_drag is some 300 bytes: 4000 of them are over 1 MiB.
   EXPECT_LT(growth, 256 * 1024) << "refused drags are kept";
   EXPECT_NE(a.pointer_focus, nullptr);
+}
+
+// A source drags once. Lifting a finger ends a touch drag but leaves its
+// source alive and still the seat's drag source; a second start_drag from
+// that source made wlroots 0.19.2 destroy the seat's drag source, its own,
+// and free the new drag while starting it (heap use after free, found by the
+// protocol fuzzer under ASan). The reuse is the client's used_source error;
+// a fresh source drags again, and other clients go on.
+TEST_F(DragAndDropTest, ASourceDragsOnce) {
+  ASSERT_TRUE(va != nullptr && vb != nullptr);
+  ASSERT_TRUE(h.run_until([&] { return a.touch != nullptr; })) << "no touch capability";
+  auto touch_a = [&] {
+    const uint32_t before = a.touch_down_serial;
+    screen.down(1, ax, ay);
+    screen.frame();
+    return h.run_until([&] { return a.touch_down_serial != before; });
+  };
+  auto lift = [&] {
+    screen.up(1);
+    screen.frame();
+    h.sync();
+  };
+
+  // Two drags, each from a fresh source: both are taken.
+  {
+    Source fresh(da, "fresh");
+    ASSERT_TRUE(touch_a()) << "a never got the touch";
+    wl_data_device_start_drag(da.device, fresh.source, wa.surface(), nullptr, a.touch_down_serial);
+    h.sync();
+    EXPECT_FALSE(fresh.cancelled) << "a drag from a fresh source was refused";
+    lift();
+  }
+  Source source(da, "once");
+  ASSERT_TRUE(touch_a());
+  wl_data_device_start_drag(da.device, source.source, wa.surface(), nullptr, a.touch_down_serial);
+  h.sync();
+  ASSERT_FALSE(source.cancelled) << "the second drag was refused";
+  lift();
+  ASSERT_EQ(wl_display_get_error(a.display()), 0);
+  ASSERT_FALSE(source.cancelled) << "lifting the finger destroyed the source";
+
+  // The same source again, while it is still the seat's drag source.
+  ASSERT_TRUE(touch_a());
+  wl_data_device_start_drag(da.device, source.source, wa.surface(), nullptr, a.touch_down_serial);
+  ASSERT_TRUE(h.run_until([&] { return wl_display_get_error(a.display()) != 0; }))
+      << "a second drag from a used source was taken";
+  const wl_interface* interface = nullptr;
+  const uint32_t code = wl_display_get_protocol_error(a.display(), &interface, nullptr);
+  ASSERT_NE(interface, nullptr);
+  EXPECT_STREQ(interface->name, "wl_data_device");
+  EXPECT_EQ(code, static_cast<uint32_t>(WL_DATA_DEVICE_ERROR_USED_SOURCE));
+  lift();
+
+  // b still drags.
+  pointer.move_to(bx, by);
+  pointer.press(BTN_LEFT, true);
+  ASSERT_TRUE(h.run_until([&] { return b.button_serial != 0; })) << "b never got the press";
+  Source from_b(db, "from b");
+  wl_data_device_start_drag(db.device, from_b.source, wb.surface(), nullptr, b.button_serial);
+  ASSERT_TRUE(h.run_until([&] { return b.pointer_focus == nullptr; })) << "b's drag did not start";
+  EXPECT_FALSE(from_b.cancelled);
+  pointer.press(BTN_LEFT, false);
+  ASSERT_TRUE(h.run_until([&] { return from_b.cancelled; })) << "b's drag did not end";
 }
 
 }  // namespace
