@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "compositor/desktop/cairo_buffer.hpp"
@@ -50,12 +51,15 @@ cairo_surface_t* surface_from_buffer(wlr_buffer* buffer) {
     surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, buffer->width, buffer->height);
     unsigned char* out = cairo_image_surface_get_data(surface);
     const int out_stride = cairo_image_surface_get_stride(surface);
+    const size_t row_bytes = static_cast<size_t>(buffer->width) * 4;
     for (int y = 0; y < buffer->height; ++y) {
-      const auto* src = reinterpret_cast<const uint32_t*>(static_cast<const unsigned char*>(data) +
-                                                          static_cast<size_t>(y) * stride);
+      // A client's buffer may start at any byte offset in its pool, so its
+      // rows are copied bytewise; only cairo's own rows are aligned.
+      const auto* src = static_cast<const unsigned char*>(data) + static_cast<size_t>(y) * stride;
       auto* dst = reinterpret_cast<uint32_t*>(out + static_cast<ptrdiff_t>(y) * out_stride);
-      for (int x = 0; x < buffer->width; ++x)
-        dst[x] = format == DRM_FORMAT_XRGB8888 ? (src[x] | 0xff000000u) : src[x];
+      std::memcpy(dst, src, row_bytes);
+      if (format == DRM_FORMAT_XRGB8888)
+        for (int x = 0; x < buffer->width; ++x) dst[x] |= 0xff000000u;
     }
     cairo_surface_mark_dirty(surface);
   }

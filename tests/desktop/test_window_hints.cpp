@@ -6,7 +6,10 @@
 // version 2. No Debian 12 client speaks these (they arrived with GTK 4.16,
 // Qt 6.8 and foot 1.20), so the clients are our own, written from the XML.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -99,6 +102,41 @@ TEST_F(Icon, ABufferIconIsDrawnInTheTitleBarAndUnsetAgain) {
   xdg_toplevel_icon_manager_v1_set_icon(icons, window.toplevel(), nullptr);
   h.sync();
   EXPECT_EQ(count_pixels(h.capture(), kGreen), 0);
+}
+
+// wl_shm lets a buffer start at any byte of its pool. An icon two bytes in,
+// in XRGB8888 with its unused byte zero, is drawn whole and opaque (its rows
+// are not 4-byte aligned: reading them as words was undefined behaviour,
+// found by the protocol fuzzer under UBSan).
+TEST_F(Icon, AnIconAtAnOddOffsetInItsPoolIsDrawn) {
+  ASSERT_NE(view, nullptr);
+  constexpr int kSide = 48;
+  constexpr int kOffset = 2;
+  constexpr size_t kBytes = kOffset + size_t{kSide} * kSide * 4;
+  const int fd = memfd_create("baton-test-odd-icon", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, kBytes), 0);
+  void* map = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  const uint32_t green_no_alpha = kGreen & 0x00ffffffu;
+  for (size_t i = 0; i < size_t{kSide} * kSide; ++i)
+    std::memcpy(static_cast<unsigned char*>(map) + kOffset + i * 4, &green_no_alpha, 4);
+  munmap(map, kBytes);
+  wl_shm_pool* pool = wl_shm_create_pool(c.shm, fd, static_cast<int32_t>(kBytes));
+  close(fd);
+  wl_buffer* pixels =
+      wl_shm_pool_create_buffer(pool, kOffset, kSide, kSide, kSide * 4, WL_SHM_FORMAT_XRGB8888);
+  wl_shm_pool_destroy(pool);
+
+  xdg_toplevel_icon_v1* icon = xdg_toplevel_icon_manager_v1_create_icon(icons);
+  xdg_toplevel_icon_v1_add_buffer(icon, pixels, 1);
+  xdg_toplevel_icon_manager_v1_set_icon(icons, window.toplevel(), icon);
+  xdg_toplevel_icon_v1_destroy(icon);
+  h.sync();
+  const long area = static_cast<long>(Decoration::kIcon) * Decoration::kIcon;
+  EXPECT_GT(count_pixels(h.capture(), kGreen, icon_box()), area * 8 / 10)
+      << "the icon is missing or not opaque green";
+  wl_buffer_destroy(pixels);
 }
 
 TEST_F(Icon, ANamedIconComesFromTheIconTheme) {
