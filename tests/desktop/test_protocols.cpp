@@ -1,10 +1,14 @@
 // Desktop protocols from the client side: session lock (our client and
 // swaylock), foreign toplevels, shortcut inhibitors, idle
-// notification and inhibition, relative pointer, output power, decoration
-// mode negotiation.
+// notification and inhibition, relative pointer, output power, output
+// management, decoration mode negotiation.
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
 #include <signal.h>
+
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
@@ -25,6 +29,7 @@
 #include "util/wlr.hpp"
 #include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
 #include "wlr-gamma-control-unstable-v1-client-protocol.h"
+#include "wlr-output-management-unstable-v1-client-protocol.h"
 #include "wlr-output-power-management-unstable-v1-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 
@@ -327,6 +332,108 @@ TEST_F(Protocols, OutputPowerTurnsTheOutputOffAndOn) {
   ASSERT_TRUE(h.run_until([&] { return output->enabled; }));
   zwlr_output_power_v1_destroy(power);
   zwlr_output_power_manager_v1_destroy(manager);
+}
+
+// --- output management -----------------------------------------------------
+
+/// What a wlr-output-management client knows of the one head: the mode
+/// objects it holds, their sizes and the one named current.
+struct HeadView {
+  zwlr_output_head_v1* head = nullptr;
+  std::vector<zwlr_output_mode_v1*> modes;
+  std::map<zwlr_output_mode_v1*, std::pair<int, int>> sizes;
+  zwlr_output_mode_v1* current = nullptr;
+  int enabled = -1;
+};
+
+const zwlr_output_mode_v1_listener kModeListener = {
+    .size =
+        [](void* data, zwlr_output_mode_v1* mode, int32_t w, int32_t h) {
+          static_cast<HeadView*>(data)->sizes[mode] = {w, h};
+        },
+    .refresh = [](void*, zwlr_output_mode_v1*, int32_t) {},
+    .preferred = [](void*, zwlr_output_mode_v1*) {},
+    .finished = [](void*, zwlr_output_mode_v1*) {},
+};
+
+const zwlr_output_head_v1_listener kHeadListener = {
+    .name = [](void*, zwlr_output_head_v1*, const char*) {},
+    .description = [](void*, zwlr_output_head_v1*, const char*) {},
+    .physical_size = [](void*, zwlr_output_head_v1*, int32_t, int32_t) {},
+    .mode =
+        [](void* data, zwlr_output_head_v1*, zwlr_output_mode_v1* mode) {
+          static_cast<HeadView*>(data)->modes.push_back(mode);
+          zwlr_output_mode_v1_add_listener(mode, &kModeListener, data);
+        },
+    .enabled = [](void* data, zwlr_output_head_v1*,
+                  int32_t on) { static_cast<HeadView*>(data)->enabled = on; },
+    .current_mode = [](void* data, zwlr_output_head_v1*,
+                       zwlr_output_mode_v1* mode) { static_cast<HeadView*>(data)->current = mode; },
+    .position = [](void*, zwlr_output_head_v1*, int32_t, int32_t) {},
+    .transform = [](void*, zwlr_output_head_v1*, int32_t) {},
+    .scale = [](void*, zwlr_output_head_v1*, wl_fixed_t) {},
+    .finished = [](void*, zwlr_output_head_v1*) {},
+    .make = [](void*, zwlr_output_head_v1*, const char*) {},
+    .model = [](void*, zwlr_output_head_v1*, const char*) {},
+    .serial_number = [](void*, zwlr_output_head_v1*, const char*) {},
+    .adaptive_sync = [](void*, zwlr_output_head_v1*, uint32_t) {},
+};
+
+const zwlr_output_manager_v1_listener kManagerListener = {
+    .head =
+        [](void* data, zwlr_output_manager_v1*, zwlr_output_head_v1* head) {
+          static_cast<HeadView*>(data)->head = head;
+          zwlr_output_head_v1_add_listener(head, &kHeadListener, data);
+        },
+    .done = [](void*, zwlr_output_manager_v1*, uint32_t) {},
+    .finished = [](void*, zwlr_output_manager_v1*) {},
+};
+
+// A client may release its mode objects at any time (version 3). When the
+// head's state is sent again (here: the output turned off and on), its
+// current mode is announced to it anew, so current_mode names a live object,
+// even while another client still holds its own object for that mode (then
+// wlroots made none, failed an assertion and took baton down: found by the
+// protocol fuzzer).
+TEST_F(Protocols, OutputManagementNamesTheCurrentModeAfterItsObjectWasReleased) {
+  Client keeper(h);
+  Globals keeper_globals(h, keeper.display());
+  auto* kept = static_cast<zwlr_output_manager_v1*>(
+      keeper_globals.bind(&zwlr_output_manager_v1_interface, 4));
+  auto* manager = bind<zwlr_output_manager_v1>(&zwlr_output_manager_v1_interface, 4);
+  auto* powers = bind<zwlr_output_power_manager_v1>(&zwlr_output_power_manager_v1_interface, 1);
+  ASSERT_TRUE(kept && manager && powers);
+  HeadView keeper_view, view;
+  zwlr_output_manager_v1_add_listener(kept, &kManagerListener, &keeper_view);
+  zwlr_output_manager_v1_add_listener(manager, &kManagerListener, &view);
+  ASSERT_TRUE(h.run_until([&] { return view.current && keeper_view.current; }));
+  ASSERT_EQ(view.enabled, 1);
+  for (zwlr_output_mode_v1* mode : view.modes) zwlr_output_mode_v1_release(mode);
+  view.modes.clear();
+  view.sizes.clear();
+  view.current = nullptr;
+
+  auto* power = zwlr_output_power_manager_v1_get_output_power(powers, c.output);
+  zwlr_output_power_v1_set_mode(power, ZWLR_OUTPUT_POWER_V1_MODE_OFF);
+  ASSERT_TRUE(h.run_until([&] { return view.enabled == 0; }));
+  zwlr_output_power_v1_set_mode(power, ZWLR_OUTPUT_POWER_V1_MODE_ON);
+  ASSERT_TRUE(h.run_until([&] { return view.enabled == 1 && view.current != nullptr; }))
+      << "the enabled head named no current mode";
+  ASSERT_EQ(view.modes.size(), 1u) << "the current mode was not announced again";
+  EXPECT_EQ(view.current, view.modes[0]);
+  const wlr_output* output = h.server().outputs()[0]->wlr();
+  EXPECT_EQ(view.sizes[view.current], std::make_pair(output->width, output->height));
+  EXPECT_EQ(keeper_view.enabled, 1);
+  h.sync();  // baton still answers both
+
+  zwlr_output_power_v1_destroy(power);
+  zwlr_output_power_manager_v1_destroy(powers);
+  zwlr_output_mode_v1_release(view.current);
+  zwlr_output_head_v1_release(view.head);
+  zwlr_output_manager_v1_stop(manager);
+  zwlr_output_manager_v1_destroy(manager);
+  zwlr_output_manager_v1_stop(kept);
+  zwlr_output_manager_v1_destroy(kept);
 }
 
 // --- xdg-decoration ---------------------------------------------------------
