@@ -432,6 +432,8 @@ TEST_F(Protocols, OutputManagementNamesTheCurrentModeAfterItsObjectWasReleased) 
   zwlr_output_head_v1_release(view.head);
   zwlr_output_manager_v1_stop(manager);
   zwlr_output_manager_v1_destroy(manager);
+  for (zwlr_output_mode_v1* mode : keeper_view.modes) zwlr_output_mode_v1_release(mode);
+  zwlr_output_head_v1_release(keeper_view.head);
   zwlr_output_manager_v1_stop(kept);
   zwlr_output_manager_v1_destroy(kept);
 }
