@@ -87,10 +87,11 @@ class Windows {
   Signal<View&> view_destroyed;
   /// A window was marked urgent, or no longer is.
   Signal<View&> urgency_changed;
-  /// A client asks to move or resize its window with the pointer (the
-  /// button it holds): the seat starts the grab.
-  Signal<View&> move_requested;
-  Signal<View&, uint32_t> resize_requested;
+  /// A client asks to move or resize its window with the pointer: `serial`
+  /// names the press it holds (X11 has no serials: none). The seat starts
+  /// the grab if that press is still held.
+  Signal<View&, std::optional<uint32_t>> move_requested;
+  Signal<View&, uint32_t, std::optional<uint32_t>> resize_requested;
 
  private:
   const DesktopContext& context_;

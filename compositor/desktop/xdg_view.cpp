@@ -49,12 +49,13 @@ XdgView::XdgView(Windows& windows, wlr_xdg_toplevel* toplevel)
     else if (toplevel_->base->initialized)
       configure_unmapped();
   });
-  request_move_.connect(&toplevel->events.request_move, [this](void*) {
-    if (mapped_) windows_.move_requested.emit(*this);
+  request_move_.connect(&toplevel->events.request_move, [this](wlr_xdg_toplevel_move_event* event) {
+    if (mapped_) windows_.move_requested.emit(*this, event->serial);
   });
   request_resize_.connect(&toplevel->events.request_resize,
                           [this](wlr_xdg_toplevel_resize_event* event) {
-                            if (mapped_) windows_.resize_requested.emit(*this, event->edges);
+                            if (mapped_)
+                              windows_.resize_requested.emit(*this, event->edges, event->serial);
                           });
   set_title_.connect(&toplevel->events.set_title, [this](void*) {
     update_decoration();

@@ -74,7 +74,7 @@ class XdgView final : public View {
   Listener<void> destroy_;
   Listener<void> request_maximize_;
   Listener<void> request_fullscreen_;
-  Listener<void> request_move_;
+  Listener<wlr_xdg_toplevel_move_event> request_move_;
   Listener<wlr_xdg_toplevel_resize_event> request_resize_;
   Listener<void> set_title_;
   Listener<void> set_app_id_;

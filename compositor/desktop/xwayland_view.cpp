@@ -37,7 +37,7 @@ XwaylandView::XwaylandView(Windows& windows, wlr_xwayland_surface* surface)
     if (mapped_ && managed()) set_maximized(xsurface_->maximized_horz || xsurface_->maximized_vert);
   });
   request_move_.connect(&surface->events.request_move, [this](void*) {
-    if (mapped_ && managed()) windows_.move_requested.emit(*this);
+    if (mapped_ && managed()) windows_.move_requested.emit(*this, std::nullopt);
   });
   // Override-redirect windows position themselves.
   set_geometry_.connect(&surface->events.set_geometry, [this](void*) {

@@ -157,9 +157,14 @@ Seat::Seat(SeatContext context)
   view_destroyed_ = windows.view_destroyed.connect([this](View& view) { forget(view); });
   rearranged_ =
       windows.workspaces().rearranged.connect([this] { refresh_pointer_focus(monotonic_msec()); });
-  move_requested_ = windows.move_requested.connect([this](View& view) { begin_move(view); });
+  move_requested_ =
+      windows.move_requested.connect([this](View& view, std::optional<uint32_t> serial) {
+        if (press_still_held(view, serial)) begin_move(view);
+      });
   resize_requested_ = windows.resize_requested.connect(
-      [this](View& view, uint32_t edges) { begin_resize(view, edges); });
+      [this](View& view, uint32_t edges, std::optional<uint32_t> serial) {
+        if (press_still_held(view, serial)) begin_resize(view, edges);
+      });
 
   // Keyboard focus: the focused window's, unless a panel or lock screen
   // that asked for the keyboard holds it.
@@ -325,6 +330,21 @@ void Seat::forget(const View& view) {
     pressed_view_.reset();
     pressed_button_ = TitleButton::none;
   }
+}
+
+bool Seat::press_still_held(const View& view, std::optional<uint32_t> serial) const {
+  // A drag has the buttons: a move's grab would swallow the release that
+  // ends it. A second request during a move changes nothing.
+  if (seat_->drag != nullptr || grab_.active()) return false;
+  // The press is on one of the asking client's surfaces (a serial does not
+  // say whose it was).
+  const wlr_surface* pressed = seat_->pointer_state.focused_surface;
+  const wlr_surface* own = view.surface();
+  if (pressed == nullptr || own == nullptr ||
+      wl_resource_get_client(pressed->resource) != wl_resource_get_client(own->resource))
+    return false;
+  if (!serial) return seat_->pointer_state.button_count > 0;
+  return wlr_seat_validate_pointer_grab_serial(seat_, nullptr, *serial);
 }
 
 void Seat::begin_move(View& view) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -138,6 +139,10 @@ class Seat {
   void begin_resize(View& view, uint32_t edges);
 
  private:
+  /// A client's move or resize request may take the pointer: the press it
+  /// names (`serial`, or any press for X11) is held on one of its surfaces,
+  /// and neither a drag nor another grab has the pointer.
+  [[nodiscard]] bool press_still_held(const View& view, std::optional<uint32_t> serial) const;
   void update_capabilities();
   /// Keyboard focus to the focused window, or to the panel or lock screen
   /// that holds it.

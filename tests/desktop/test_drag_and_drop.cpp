@@ -4,7 +4,9 @@
 // comes back when it ends. A start_drag with no such press, or while another
 // drag runs, is refused: its source hears cancelled, and baton keeps nothing
 // of it (a refused drag was leaked by wlroots 0.19.2; found by the protocol
-// fuzzer). A source drags once: its reuse is the client's error.
+// fuzzer). A source drags once: its reuse is the client's error. Nothing
+// takes the seat from a running drag: a popup's grab is dismissed and a
+// window's move refused, so the release still ends the drag.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
@@ -424,6 +426,88 @@ TEST_F(DragAndDropTest, ASourceDragsOnce) {
   EXPECT_FALSE(from_b.cancelled);
   pointer.press(BTN_LEFT, false);
   ASSERT_TRUE(h.run_until([&] { return from_b.cancelled; })) << "b's drag did not end";
+}
+
+// A popup that asks for a grab while a drag holds the seat is dismissed
+// (popup_done): its grab would have taken the drag's place, the release would
+// have gone to the popup, and a drag with no source had nothing else to end
+// it. wlroots 0.19.2 kept such a drag for good, so every later start_drag was
+// refused as "another drag in progress" and the drag leaked (found by the
+// protocol fuzzer, whose LeakSanitizer saw the wlr_drag at its exit).
+TEST_F(DragAndDropTest, APopupCannotGrabTheSeatFromADrag) {
+  ASSERT_TRUE(va != nullptr && vb != nullptr);
+  ASSERT_TRUE(press_on_a()) << "a never got the press";
+  // A drag inside a: no source, no data for other clients.
+  wl_data_device_start_drag(da.device, nullptr, wa.surface(), nullptr, a.button_serial);
+  ASSERT_TRUE(h.run_until([&] { return a.pointer_focus == nullptr; })) << "the drag did not start";
+
+  xdg_positioner* positioner = xdg_wm_base_create_positioner(a.wm_base);
+  xdg_positioner_set_size(positioner, 40, 30);
+  xdg_positioner_set_anchor_rect(positioner, 10, 10, 1, 1);
+  Window popup(a, &wa, positioner);
+  xdg_positioner_destroy(positioner);
+  xdg_popup_grab(popup.popup(), a.seat, a.button_serial);
+  popup.initial_commit();
+  ASSERT_TRUE(h.run_until([&] { return popup.popup_done; }))
+      << "a popup took its grab in the middle of a drag";
+  EXPECT_EQ(wl_display_get_error(a.display()), 0);
+
+  // The release still ends the drag: a gets the pointer back.
+  pointer.press(BTN_LEFT, false);
+  ASSERT_TRUE(h.run_until([&] { return a.pointer_focus == wa.surface(); }))
+      << "the drag did not end with the release";
+
+  // And the seat is free for the next drag, b's.
+  pointer.move_to(bx, by);
+  pointer.press(BTN_LEFT, true);
+  ASSERT_TRUE(h.run_until([&] { return b.button_serial != 0; })) << "b never got the press";
+  Source from_b(db, "from b");
+  wl_data_device_start_drag(db.device, from_b.source, wb.surface(), nullptr, b.button_serial);
+  ASSERT_TRUE(h.run_until([&] { return b.pointer_focus == nullptr || from_b.cancelled; }));
+  EXPECT_FALSE(from_b.cancelled) << "b's drag was refused: the first drag is still held";
+  pointer.press(BTN_LEFT, false);
+  ASSERT_TRUE(h.run_until([&] { return from_b.cancelled; })) << "b's drag did not end";
+
+  // With no drag, a popup's grab is taken: it is configured, not dismissed.
+  ASSERT_TRUE(press_on_a());
+  xdg_positioner* menu_place = xdg_wm_base_create_positioner(a.wm_base);
+  xdg_positioner_set_size(menu_place, 40, 30);
+  xdg_positioner_set_anchor_rect(menu_place, 10, 10, 1, 1);
+  Window menu(a, &wa, menu_place);
+  xdg_positioner_destroy(menu_place);
+  xdg_popup_grab(menu.popup(), a.seat, a.button_serial);
+  menu.initial_commit();
+  ASSERT_TRUE(h.run_until([&] { return menu.configure_count() == 1 || menu.popup_done; }));
+  EXPECT_FALSE(menu.popup_done) << "a popup's grab was refused with no drag running";
+  pointer.press(BTN_LEFT, false);
+}
+
+// A window cannot start moving (or resizing) in the middle of a drag: the
+// move's grab would swallow the release that ends the drag. Before baton
+// checked, a drag with no source then held the seat for good (every later
+// start_drag refused) and leaked.
+TEST_F(DragAndDropTest, AWindowCannotMoveInTheMiddleOfADrag) {
+  ASSERT_TRUE(va != nullptr && vb != nullptr);
+  ASSERT_TRUE(press_on_a()) << "a never got the press";
+  wl_data_device_start_drag(da.device, nullptr, wa.surface(), nullptr, a.button_serial);
+  ASSERT_TRUE(h.run_until([&] { return a.pointer_focus == nullptr; })) << "the drag did not start";
+  const Rect before = va->frame();
+  xdg_toplevel_move(wa.toplevel(), a.seat, a.button_serial);
+  xdg_toplevel_resize(wa.toplevel(), a.seat, a.button_serial, XDG_TOPLEVEL_RESIZE_EDGE_RIGHT);
+  h.sync();
+  pointer.move_to(ax + 40, ay + 30);
+  h.sync();
+  auto unchanged = [&] {
+    const Rect now = va->frame();
+    return now.x == before.x && now.y == before.y && now.width == before.width &&
+           now.height == before.height;
+  };
+  EXPECT_TRUE(unchanged()) << "a's window moved or resized during the drag";
+
+  pointer.press(BTN_LEFT, false);
+  ASSERT_TRUE(h.run_until([&] { return a.pointer_focus == wa.surface(); }))
+      << "the drag did not end with the release";
+  EXPECT_TRUE(unchanged());
 }
 
 }  // namespace

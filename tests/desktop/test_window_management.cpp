@@ -271,6 +271,45 @@ TEST_F(Bindings, SuperRightDragResizes) {
   EXPECT_EQ(a.last_configure().height, before.height + 30);
 }
 
+// xdg_toplevel.move takes the pointer only with the press the client still
+// holds: a made-up serial, or that of a press already released, moves
+// nothing (else the window would follow the pointer with no button down,
+// until some later click).
+TEST_F(WindowManagement, AClientMovesItsWindowOnlyWithThePressItHolds) {
+  Window a(c);
+  View* va = map(a, kRed);
+  const Rect before = va->frame();
+  const int x0 = before.x + 50, y0 = before.y + 40;
+  pointer.move_to(x0, y0, 640, 480);
+  pointer.button(BTN_LEFT, true);
+  pointer.button(BTN_LEFT, false);
+  ASSERT_TRUE(h.run_until([&] { return c.buttons.size() == 1; })) << "a never got the click";
+  const uint32_t released = c.button_serial;
+
+  for (uint32_t serial : {released, released + 1000}) {
+    xdg_toplevel_move(a.toplevel(), c.seat, serial);
+    h.sync();
+    pointer.move_to(x0 + 60, y0 + 30, 640, 480);
+    pointer.move_to(x0, y0, 640, 480);
+    pointer.move_to(x0 + 60, y0 + 30, 640, 480);
+    h.sync();
+    EXPECT_EQ(va->frame().x, before.x) << "moved by serial " << serial;
+    EXPECT_EQ(va->frame().y, before.y) << "moved by serial " << serial;
+    pointer.move_to(x0, y0, 640, 480);
+  }
+
+  // The press it holds: the window follows the pointer until the release.
+  pointer.button(BTN_LEFT, true);
+  ASSERT_TRUE(h.run_until([&] { return c.buttons.size() == 2; }));
+  xdg_toplevel_move(a.toplevel(), c.seat, c.button_serial);
+  h.sync();
+  pointer.move_to(x0 + 60, y0 + 30, 640, 480);
+  pointer.button(BTN_LEFT, false);
+  pointer.move_to(x0 + 100, y0 + 100, 640, 480);
+  EXPECT_EQ(va->frame().x, before.x + 60);
+  EXPECT_EQ(va->frame().y, before.y + 30);
+}
+
 TEST_F(Bindings, ReloadBindingAppliesTheEditedFile) {
   std::ofstream(h.server().config_path()) << R"(background = "#123456"
 [keybindings]

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
 #include "compositor/shell/session_lock.hpp"
 #include "ext-session-lock-v1-client-protocol.h"
@@ -229,7 +230,18 @@ void Session::run(const uint8_t* data, size_t size) {
   harness_.server().dispatch(0);
   pointer_.move_to(0, 0);  // every input starts with the pointer there
   unlock_left_session();
+  check_no_drag_left();
   check_still_serving();
+}
+
+void Session::check_no_drag_left() {
+  // Every button and finger is up and every client gone: whatever drag
+  // there was has ended. One that had not would refuse every later
+  // start_drag, and leak (a popup's grab once took its place).
+  if (harness_.server().seat().wlr()->drag == nullptr) return;
+  std::fprintf(stderr,
+               "fuzz: a drag outlived its input (no button or finger held, its client gone)\n");
+  std::abort();
 }
 
 void Session::unlock_left_session() {

@@ -39,6 +39,8 @@ class Session {
   void release_input();
   void settle(const std::vector<std::unique_ptr<WireClient>>& clients);
   void unlock_left_session();
+  /// Aborts when a drag still holds the seat after the input.
+  void check_no_drag_left();
   void check_still_serving();
 
   test::Harness harness_;
