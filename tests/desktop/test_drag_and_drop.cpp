@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,19 @@ struct Icon {
   wl_surface* surface;
   ShmBuffer buffer;
 };
+
+/// A 40x30 popup of `parent` that asks for a grab with `serial` before its
+/// first commit, as a menu opened by a press does.
+std::unique_ptr<Window> grabbing_popup(Client& client, Window& parent, uint32_t serial) {
+  xdg_positioner* place = xdg_wm_base_create_positioner(client.wm_base);
+  xdg_positioner_set_size(place, 40, 30);
+  xdg_positioner_set_anchor_rect(place, 10, 10, 1, 1);
+  auto popup = std::make_unique<Window>(client, &parent, place);
+  xdg_positioner_destroy(place);
+  xdg_popup_grab(popup->popup(), client.seat, serial);
+  popup->initial_commit();
+  return popup;
+}
 
 /// Two windows side by side on a 640x480 output, a pointer and a finger:
 /// a drags, b receives.
@@ -441,14 +455,8 @@ TEST_F(DragAndDropTest, APopupCannotGrabTheSeatFromADrag) {
   wl_data_device_start_drag(da.device, nullptr, wa.surface(), nullptr, a.button_serial);
   ASSERT_TRUE(h.run_until([&] { return a.pointer_focus == nullptr; })) << "the drag did not start";
 
-  xdg_positioner* positioner = xdg_wm_base_create_positioner(a.wm_base);
-  xdg_positioner_set_size(positioner, 40, 30);
-  xdg_positioner_set_anchor_rect(positioner, 10, 10, 1, 1);
-  Window popup(a, &wa, positioner);
-  xdg_positioner_destroy(positioner);
-  xdg_popup_grab(popup.popup(), a.seat, a.button_serial);
-  popup.initial_commit();
-  ASSERT_TRUE(h.run_until([&] { return popup.popup_done; }))
+  std::unique_ptr<Window> popup = grabbing_popup(a, wa, a.button_serial);
+  ASSERT_TRUE(h.run_until([&] { return popup->popup_done; }))
       << "a popup took its grab in the middle of a drag";
   EXPECT_EQ(wl_display_get_error(a.display()), 0);
 
@@ -470,15 +478,9 @@ TEST_F(DragAndDropTest, APopupCannotGrabTheSeatFromADrag) {
 
   // With no drag, a popup's grab is taken: it is configured, not dismissed.
   ASSERT_TRUE(press_on_a());
-  xdg_positioner* menu_place = xdg_wm_base_create_positioner(a.wm_base);
-  xdg_positioner_set_size(menu_place, 40, 30);
-  xdg_positioner_set_anchor_rect(menu_place, 10, 10, 1, 1);
-  Window menu(a, &wa, menu_place);
-  xdg_positioner_destroy(menu_place);
-  xdg_popup_grab(menu.popup(), a.seat, a.button_serial);
-  menu.initial_commit();
-  ASSERT_TRUE(h.run_until([&] { return menu.configure_count() == 1 || menu.popup_done; }));
-  EXPECT_FALSE(menu.popup_done) << "a popup's grab was refused with no drag running";
+  std::unique_ptr<Window> menu = grabbing_popup(a, wa, a.button_serial);
+  ASSERT_TRUE(h.run_until([&] { return menu->configure_count() == 1 || menu->popup_done; }));
+  EXPECT_FALSE(menu->popup_done) << "a popup's grab was refused with no drag running";
   pointer.press(BTN_LEFT, false);
 }
 
