@@ -281,8 +281,10 @@ void Popup::unconstrain() {
   wlr_output* output = nullptr;
   if (layer_root != nullptr) {
     output = layer_root->output;
-  } else if (Output* o = windows_.context().outputs.at(lx + popup_->scheduled.geometry.x,
-                                                       ly + popup_->scheduled.geometry.y)) {
+  } else if (Output* o = windows_.context().outputs.at(
+                 // In double: a client's position may reach the int range.
+                 static_cast<double>(lx) + popup_->scheduled.geometry.x,
+                 static_cast<double>(ly) + popup_->scheduled.geometry.y)) {
     output = o->wlr();
   }
   if (output == nullptr) {

@@ -2,6 +2,8 @@
 // on the output when the positioner allows it.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "tests/support/client.hpp"
@@ -105,6 +107,64 @@ TEST(Popups, UnconstrainedWhenTheClientForbidsAdjustment) {
   ASSERT_TRUE(h.run_until([&] { return popup.configure_count() == 1; }));
   EXPECT_EQ(popup.popup_x, 190);
   EXPECT_EQ(popup.popup_y, 140);
+}
+
+// A reposition before the popup's first commit is kept for its initial
+// configure. wlroots 0.19.2 scheduled a configure at once, which its own
+// assertion forbids before the first commit: any client could stop baton
+// (found by the protocol fuzzer).
+TEST(Popups, RepositionedBeforeTheFirstCommit) {
+  Harness h;
+  Client c(h);
+  MappedParent parent(c);
+  xdg_positioner* first = positioner(c, 80, 60, 10, 10, XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_NONE);
+  xdg_positioner* second = positioner(c, 50, 40, 30, 20, XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_NONE);
+  Window popup(c, &parent.window, first);
+  xdg_popup_reposition(popup.popup(), second, 7);
+  xdg_positioner_destroy(first);
+  xdg_positioner_destroy(second);
+  h.sync();
+  EXPECT_EQ(popup.configure_count(), 0u) << "configured before its first commit";
+  popup.initial_commit();
+  ASSERT_TRUE(h.run_until([&] { return popup.configure_count() == 1; }));
+  EXPECT_EQ(popup.popup_x, 30);
+  EXPECT_EQ(popup.popup_y, 20);
+  EXPECT_EQ(popup.popup_width, 50);
+  EXPECT_EQ(popup.popup_height, 40);
+  EXPECT_EQ(wl_display_get_error(c.display()), 0);
+}
+
+// A positioner's values are added in int to place the popup: one far past
+// any output (an offset near INT32_MAX) overflowed in wlroots and in baton
+// (undefined behaviour, found by the protocol fuzzer under UBSan). Past 2^24
+// pixels it is the client's invalid_input error; other clients go on, and a
+// popup 16 million pixels away is still configured.
+TEST(Popups, APositionerPastTheRangeIsTheClientsError) {
+  Harness h;
+  Client c(h);
+  MappedParent parent(c);
+  xdg_positioner* far = positioner(c, 80, 60, 10, 10, XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_NONE);
+  xdg_positioner_set_offset(far, 0, (1 << 24));
+  Window popup(c, &parent.window, far);
+  xdg_positioner_destroy(far);
+  popup.initial_commit();
+  ASSERT_TRUE(h.run_until([&] { return popup.configure_count() == 1; }));
+  EXPECT_EQ(popup.popup_y, (1 << 24) + 10);
+
+  Client bad(h);
+  MappedParent bad_parent(bad);
+  xdg_positioner* past = xdg_wm_base_create_positioner(bad.wm_base);
+  xdg_positioner_set_offset(past, 0, INT32_MAX - 100);
+  ASSERT_TRUE(h.run_until([&] { return wl_display_get_error(bad.display()) != 0; }))
+      << "an offset past 2^24 pixels was taken";
+  const wl_interface* interface = nullptr;
+  const uint32_t code = wl_display_get_protocol_error(bad.display(), &interface, nullptr);
+  ASSERT_NE(interface, nullptr);
+  EXPECT_STREQ(interface->name, "xdg_positioner");
+  EXPECT_EQ(code, static_cast<uint32_t>(XDG_POSITIONER_ERROR_INVALID_INPUT));
+  xdg_positioner_destroy(past);
+  EXPECT_EQ(wl_display_get_error(c.display()), 0);
+  h.sync();  // baton still answers the other client
 }
 
 }  // namespace
