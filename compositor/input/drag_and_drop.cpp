@@ -35,9 +35,17 @@ void DragAndDrop::start(wlr_drag& drag) {
   drag_destroy_.connect(&drag.events.destroy, [this](void*) {
     // wlroots wants every listener gone once the destroy signal has run.
     drag_destroy_.disconnect();
+    point_destroy_.disconnect();
     forget_icon();
     ended.emit();
   });
+  if (drag.grab_type == WLR_DRAG_GRAB_KEYBOARD_TOUCH) {
+    // The point goes with its client: a finger's drag whose client left
+    // would wait for a lift that never reaches it, holding the seat.
+    if (wlr_touch_point* point = wlr_seat_touch_get_point(seat_, drag.touch_id))
+      point_destroy_.connect(&point->events.destroy,
+                             [this](void*) { wlr_seat_touch_end_grab(seat_); });
+  }
   forget_icon();
   if (drag.icon == nullptr) return;
   icon_ = wlr_scene_drag_icon_create(icons_, drag.icon);

@@ -47,7 +47,8 @@ class DragAndDrop {
   Listener<wlr_seat_request_start_drag_event> request_;
   Listener<wlr_drag> started_;
   Listener<void> drag_destroy_;
-  Listener<void> icon_destroy_;  // the scene frees the icon's tree with its surface
+  Listener<void> point_destroy_;  // a finger's drag: its touch point
+  Listener<void> icon_destroy_;   // the scene frees the icon's tree with its surface
 };
 
 }  // namespace baton
