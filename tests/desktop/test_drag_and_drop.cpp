@@ -6,7 +6,8 @@
 // of it (a refused drag was leaked by wlroots 0.19.2; found by the protocol
 // fuzzer). A source drags once: its reuse is the client's error. Nothing
 // takes the seat from a running drag: a popup's grab is dismissed and a
-// window's move refused, so the release still ends the drag.
+// window's move refused, so the release still ends the drag. A finger's drag
+// ends when its client goes with the finger still down.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "compositor/desktop/view.hpp"
+#include "compositor/input/seat.hpp"
 #include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/fake_input.hpp"
 #include "tests/support/globals.hpp"
@@ -510,6 +512,56 @@ TEST_F(DragAndDropTest, AWindowCannotMoveInTheMiddleOfADrag) {
   ASSERT_TRUE(h.run_until([&] { return a.pointer_focus == wa.surface(); }))
       << "the drag did not end with the release";
   EXPECT_TRUE(unchanged());
+}
+
+// A finger's drag ends when the client that holds the finger goes away
+// without lifting it, as a killed process does. wlroots drops a client's
+// touch points with the client, so the lift never reached the drag: with no
+// source to end it, the drag held the seat for good and every later drag was
+// refused (found by the protocol fuzzer's check that no drag outlives its
+// input).
+TEST_F(DragAndDropTest, AFingersDragEndsWhenItsClientGoes) {
+  ASSERT_TRUE(va != nullptr && vb != nullptr);
+  wl_display* gone = nullptr;
+  {
+    // A third client's window below a's and b's, touched and dragged from.
+    Client c(h);
+    Globals globals_c(h, c.display());
+    Window wc(c);
+    DataDevice dc(c, globals_c);
+    View* vc = map_window(h, wc, 0xff00ffff);
+    ASSERT_NE(vc, nullptr);
+    vc->move_to(220, 300);
+    double cx = 0;
+    double cy = 0;
+    middle(vc, cx, cy);
+    ASSERT_TRUE(h.run_until([&] { return c.touch != nullptr; })) << "no touch capability";
+    screen.down(2, cx, cy);
+    screen.frame();
+    ASSERT_TRUE(h.run_until([&] { return c.touch_down_serial != 0; })) << "c never got the touch";
+    wl_data_device_start_drag(dc.device, nullptr, wc.surface(), nullptr, c.touch_down_serial);
+    h.sync();
+    ASSERT_NE(h.server().seat().wlr()->drag, nullptr) << "c's drag did not start";
+    gone = c.display();
+    // Out of scope with no pump between: the destroy requests the objects
+    // queue never reach baton, which sees only the connection close.
+  }
+  h.disconnect(gone);
+  screen.up(2);  // the finger lifts after its client went
+  screen.frame();
+  h.sync();
+
+  // The seat is free: b's drag is taken, and ends with its release.
+  pointer.move_to(bx, by);
+  pointer.press(BTN_LEFT, true);
+  ASSERT_TRUE(h.run_until([&] { return b.button_serial != 0; })) << "b never got the press";
+  Source from_b(db, "from b");
+  wl_data_device_start_drag(db.device, from_b.source, wb.surface(), nullptr, b.button_serial);
+  ASSERT_TRUE(h.run_until([&] { return b.pointer_focus == nullptr || from_b.cancelled; }));
+  EXPECT_FALSE(from_b.cancelled)
+      << "b's drag was refused: the gone client's drag still holds the seat";
+  pointer.press(BTN_LEFT, false);
+  ASSERT_TRUE(h.run_until([&] { return from_b.cancelled; })) << "b's drag did not end";
 }
 
 }  // namespace
