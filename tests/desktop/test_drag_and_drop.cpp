@@ -203,6 +203,20 @@ class DragAndDropTest : public ::testing::Test {
     pointer.press(BTN_LEFT, true);
     return h.run_until([&] { return a.button_serial != 0; });
   }
+  // b presses on its window and drags from it: the drag must be taken (no
+  // earlier drag holds the seat), and the release ends it.
+  void b_drags(const char* if_refused) {
+    const uint32_t before = b.button_serial;
+    pointer.move_to(bx, by);
+    pointer.press(BTN_LEFT, true);
+    ASSERT_TRUE(h.run_until([&] { return b.button_serial != before; })) << "b never got the press";
+    Source from_b(db, "from b");
+    wl_data_device_start_drag(db.device, from_b.source, wb.surface(), nullptr, b.button_serial);
+    ASSERT_TRUE(h.run_until([&] { return b.pointer_focus == nullptr || from_b.cancelled; }));
+    EXPECT_FALSE(from_b.cancelled) << "b's drag was refused: " << if_refused;
+    pointer.press(BTN_LEFT, false);
+    ASSERT_TRUE(h.run_until([&] { return from_b.cancelled; })) << "b's drag did not end";
+  }
   // The middle of a view's window, in the layout.
   static void middle(const View* v, double& x, double& y) {
     const Rect f = v->frame();
@@ -433,15 +447,7 @@ TEST_F(DragAndDropTest, ASourceDragsOnce) {
   lift();
 
   // b still drags.
-  pointer.move_to(bx, by);
-  pointer.press(BTN_LEFT, true);
-  ASSERT_TRUE(h.run_until([&] { return b.button_serial != 0; })) << "b never got the press";
-  Source from_b(db, "from b");
-  wl_data_device_start_drag(db.device, from_b.source, wb.surface(), nullptr, b.button_serial);
-  ASSERT_TRUE(h.run_until([&] { return b.pointer_focus == nullptr; })) << "b's drag did not start";
-  EXPECT_FALSE(from_b.cancelled);
-  pointer.press(BTN_LEFT, false);
-  ASSERT_TRUE(h.run_until([&] { return from_b.cancelled; })) << "b's drag did not end";
+  b_drags("a's error left the seat held");
 }
 
 // A popup that asks for a grab while a drag holds the seat is dismissed
@@ -468,15 +474,7 @@ TEST_F(DragAndDropTest, APopupCannotGrabTheSeatFromADrag) {
       << "the drag did not end with the release";
 
   // And the seat is free for the next drag, b's.
-  pointer.move_to(bx, by);
-  pointer.press(BTN_LEFT, true);
-  ASSERT_TRUE(h.run_until([&] { return b.button_serial != 0; })) << "b never got the press";
-  Source from_b(db, "from b");
-  wl_data_device_start_drag(db.device, from_b.source, wb.surface(), nullptr, b.button_serial);
-  ASSERT_TRUE(h.run_until([&] { return b.pointer_focus == nullptr || from_b.cancelled; }));
-  EXPECT_FALSE(from_b.cancelled) << "b's drag was refused: the first drag is still held";
-  pointer.press(BTN_LEFT, false);
-  ASSERT_TRUE(h.run_until([&] { return from_b.cancelled; })) << "b's drag did not end";
+  b_drags("the first drag is still held");
 
   // With no drag, a popup's grab is taken: it is configured, not dismissed.
   ASSERT_TRUE(press_on_a());
@@ -552,16 +550,7 @@ TEST_F(DragAndDropTest, AFingersDragEndsWhenItsClientGoes) {
   h.sync();
 
   // The seat is free: b's drag is taken, and ends with its release.
-  pointer.move_to(bx, by);
-  pointer.press(BTN_LEFT, true);
-  ASSERT_TRUE(h.run_until([&] { return b.button_serial != 0; })) << "b never got the press";
-  Source from_b(db, "from b");
-  wl_data_device_start_drag(db.device, from_b.source, wb.surface(), nullptr, b.button_serial);
-  ASSERT_TRUE(h.run_until([&] { return b.pointer_focus == nullptr || from_b.cancelled; }));
-  EXPECT_FALSE(from_b.cancelled)
-      << "b's drag was refused: the gone client's drag still holds the seat";
-  pointer.press(BTN_LEFT, false);
-  ASSERT_TRUE(h.run_until([&] { return from_b.cancelled; })) << "b's drag did not end";
+  b_drags("the gone client's drag still holds the seat");
 }
 
 }  // namespace
