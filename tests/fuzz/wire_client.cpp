@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 
 namespace baton::fuzz {
 namespace {
@@ -83,6 +84,7 @@ WireClient::WireClient(wl_display* display) {
     throw std::runtime_error("wl_client_create failed");
   }
   objects_.push_back({1, &wl_display_interface, 1});
+  globals_.reserve(64);  // baton offers some fifty: no regrowth as they come
   std::vector<WireArg> args(1);
   args[0].type = 'n';
   args[0].value = next_id_;
@@ -119,36 +121,40 @@ void WireClient::send(uint32_t object, uint32_t opcode, std::vector<WireArg>& ar
   if (out_fds_.size() + fds > kMaxFdsPerSend) flush();
   if (out_fds_.size() + fds > kMaxFdsPerSend) return;  // still held: drop this one
 
-  std::vector<uint8_t> body;
+  // Written in place, the size once the body is there.
+  const size_t start = out_.size();
+  put_u32(out_, object);
+  put_u32(out_, 0);
   for (WireArg& arg : args) {
     switch (arg.type) {
       case 's':
         if (arg.null) {
-          put_u32(body, 0);
+          put_u32(out_, 0);
         } else {
-          std::string text = arg.bytes;
-          if (arg.terminated) text.push_back('\0');
-          put_u32(body, static_cast<uint32_t>(text.size()));
-          put_padded(body, text.data(), text.size());
+          const size_t length = arg.bytes.size() + (arg.terminated ? 1 : 0);
+          put_u32(out_, static_cast<uint32_t>(length));
+          out_.insert(out_.end(), arg.bytes.begin(), arg.bytes.end());
+          if (arg.terminated) out_.push_back(0);
+          out_.resize(out_.size() + (4 - length % 4) % 4, 0);
         }
         break;
       case 'a':
-        put_u32(body, arg.null ? 0 : static_cast<uint32_t>(arg.bytes.size()));
-        if (!arg.null) put_padded(body, arg.bytes.data(), arg.bytes.size());
+        put_u32(out_, arg.null ? 0 : static_cast<uint32_t>(arg.bytes.size()));
+        if (!arg.null) put_padded(out_, arg.bytes.data(), arg.bytes.size());
         break;
       case 'h':
         out_fds_.push_back(arg.fd.release());
         break;
       default:
-        put_u32(body, arg.value);
+        put_u32(out_, arg.value);
         break;
     }
   }
   // The size field has 16 bits; libwayland refuses what does not fit anyway.
-  const size_t size = 8 + body.size();
-  put_u32(out_, object);
-  put_u32(out_, static_cast<uint32_t>((std::min<size_t>(size, 0xffff) << 16) | (opcode & 0xffff)));
-  out_.insert(out_.end(), body.begin(), body.end());
+  const size_t size = out_.size() - start;
+  const uint32_t size_and_opcode =
+      static_cast<uint32_t>((std::min<size_t>(size, 0xffff) << 16) | (opcode & 0xffff));
+  std::memcpy(out_.data() + start + 4, &size_and_opcode, 4);
   if (out_.size() > size_t{16} * 1024) flush();
 }
 
@@ -239,42 +245,53 @@ void WireClient::handle_event(const ClientObject& target, uint32_t opcode, const
                               size_t size) {
   if (opcode >= static_cast<uint32_t>(target.interface->event_count)) return;
   const wl_message& message = target.interface->events[opcode];
-  const std::string types = signature_types(message);
-  // Decode just enough: integers, strings, new ids.
-  std::vector<uint32_t> words;
-  std::vector<std::string> strings;
+  // Decode just enough: the first two integers, the first string, new ids.
+  // Nothing is allocated per event: every new client reads some fifty
+  // globals, and under ASan the allocations cost more than the decoding.
+  std::array<uint32_t, 2> words{};
+  size_t word_count = 0;
+  std::string_view first_string;
+  size_t string_count = 0;
   size_t at = 0;
-  for (size_t i = 0; i < types.size(); ++i) {
-    const char type = types[i];
+  size_t index = 0;  // of the argument, in message.types
+  for (const char* c = message.signature; *c != '\0'; ++c) {
+    const char type = *c;
+    if (type == '?' || (type >= '0' && type <= '9')) continue;
+    const size_t arg = index++;
     if (type == 'h') continue;
     if (at + 4 > size) return;
     const uint32_t value = get_u32(args + at);
     at += 4;
     if (type == 's' || type == 'a') {
-      const size_t padded = (value + 3) & ~size_t{3};
+      const size_t padded = (size_t{value} + 3) & ~size_t{3};
       if (at + padded > size) return;
-      if (type == 's')
-        strings.emplace_back(reinterpret_cast<const char*>(args + at), value > 0 ? value - 1 : 0);
+      if (type == 's' && string_count++ == 0)
+        first_string =
+            std::string_view(reinterpret_cast<const char*>(args + at), value > 0 ? value - 1 : 0);
       at += padded;
       continue;
     }
-    words.push_back(value);
-    if (type == 'n') objects_.push_back({value, message.types[i], target.version});
+    if (word_count < words.size()) words[word_count] = value;
+    ++word_count;
+    if (type == 'n') objects_.push_back({value, message.types[arg], target.version});
   }
   if (target.id == 1 && opcode == kDisplayError) {
     dead_ = true;
-    error_ = strings.empty() ? "(no message)" : strings[0];
-  } else if (target.id == 1 && opcode == kDisplayDeleteId && !words.empty()) {
+    error_ = string_count == 0 ? "(no message)" : std::string(first_string);
+  } else if (target.id == 1 && opcode == kDisplayDeleteId && word_count > 0) {
     forget(words[0]);
   } else if (target.interface == &wl_registry_interface && opcode == kRegistryGlobal &&
-             words.size() == 2 && strings.size() == 1) {
+             word_count == 2 && string_count == 1) {
     // A second registry announces the same globals again.
-    if (std::none_of(globals_.begin(), globals_.end(),
-                     [&](const Global& g) { return g.name == words[0]; }))
-      globals_.push_back({words[0], strings[0], words[1]});
+    const auto known = std::lower_bound(global_names_.begin(), global_names_.end(), words[0]);
+    if (known == global_names_.end() || *known != words[0]) {
+      global_names_.insert(known, words[0]);
+      globals_.push_back({words[0], std::string(first_string), words[1]});
+    }
   } else if (target.interface == &wl_registry_interface && opcode == kRegistryGlobalRemove &&
-             !words.empty()) {
+             word_count > 0) {
     std::erase_if(globals_, [&](const Global& g) { return g.name == words[0]; });
+    std::erase(global_names_, words[0]);
   }
 }
 

@@ -87,6 +87,7 @@ class WireClient {
   std::vector<ClientObject> objects_;
   std::vector<uint32_t> stale_;
   std::vector<Global> globals_;
+  std::vector<uint32_t> global_names_;  // globals_' names, sorted: a quick look-up
   uint32_t next_id_ = 2;
 };
 
