@@ -1,5 +1,6 @@
 // xdg popups: placed by their positioner, drawn over their parent, and kept
-// on the output when the positioner allows it.
+// on the output when the positioner allows it. A popup cannot be its own
+// ancestor.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -165,6 +166,52 @@ TEST(Popups, APositionerPastTheRangeIsTheClientsError) {
   xdg_positioner_destroy(past);
   EXPECT_EQ(wl_display_get_error(c.display()), 0);
   h.sync();  // baton still answers the other client
+}
+
+// A surface keeps its popup role after its xdg_popup is destroyed, so its
+// next get_popup could name itself as the parent. wlroots 0.19.2 took it
+// (a chain through a child popup is already refused: destroying a popup
+// under its child is not_the_topmost_popup), and every walk up the popup chain (baton's
+// placement on the next commit) then looped for ever: any client could
+// freeze baton (found by the protocol fuzzer as a 60 s timeout). It is the
+// client's invalid_popup_parent error; other clients go on.
+TEST(Popups, APopupCannotBeItsOwnAncestor) {
+  Harness h;
+  Client c(h);
+  MappedParent parent(c);
+  auto expect_refused = [&](Client& bad, const char* what) {
+    ASSERT_TRUE(h.run_until([&] { return wl_display_get_error(bad.display()) != 0; }))
+        << what << " was taken";
+    const wl_interface* interface = nullptr;
+    const uint32_t code = wl_display_get_protocol_error(bad.display(), &interface, nullptr);
+    ASSERT_NE(interface, nullptr);
+    EXPECT_STREQ(interface->name, "xdg_wm_base") << what;
+    EXPECT_EQ(code, static_cast<uint32_t>(XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT)) << what;
+  };
+  // A popup surface's own next popup, parented on itself.
+  {
+    Client bad(h);
+    MappedParent bad_parent(bad);
+    xdg_positioner* place =
+        positioner(bad, 40, 30, 10, 10, XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_NONE);
+    wl_surface* surface = wl_compositor_create_surface(bad.compositor);
+    xdg_surface* xdg = xdg_wm_base_get_xdg_surface(bad.wm_base, surface);
+    xdg_popup_destroy(xdg_surface_get_popup(xdg, bad_parent.window.xdg(), place));
+    xdg_popup* looped = xdg_surface_get_popup(xdg, xdg, place);
+    wl_surface_commit(surface);
+    expect_refused(bad, "a popup parented on itself");
+    xdg_popup_destroy(looped);
+    xdg_surface_destroy(xdg);
+    wl_surface_destroy(surface);
+    xdg_positioner_destroy(place);
+  }
+  // The first client's popups still work.
+  xdg_positioner* place = positioner(c, 40, 30, 10, 10, XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_NONE);
+  Window popup(c, &parent.window, place);
+  xdg_positioner_destroy(place);
+  popup.initial_commit();
+  ASSERT_TRUE(h.run_until([&] { return popup.configure_count() == 1; }));
+  EXPECT_EQ(wl_display_get_error(c.display()), 0);
 }
 
 }  // namespace
