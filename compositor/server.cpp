@@ -14,6 +14,7 @@
 #include "backend/backend_factory.hpp"
 #include "compositor/config/factory_options.hpp"
 #include "compositor/desktop/desktop_context.hpp"
+#include "compositor/desktop/surface_commits.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
 #include "compositor/desktop/xdg_view.hpp"
@@ -237,6 +238,7 @@ void Server::create_desktop() {
                                                   *outputs_, *windows_);
   session_lock_ = std::make_unique<SessionLock>(display_, wlr_seat_, *outputs_, layers_, *windows_,
                                                 *layer_shell_);
+  surface_commits_ = std::make_unique<SurfaceCommits>(compositor_);
   seat_ = std::make_unique<Seat>(SeatContext{
       .display = display_,
       .seat = wlr_seat_,
@@ -247,6 +249,7 @@ void Server::create_desktop() {
       .windows = *windows_,
       .layer_shell = *layer_shell_,
       .session_lock = *session_lock_,
+      .surface_commits = *surface_commits_,
       .protocols = *protocols_,
       .layers = layers_,
       .actions = ServerActions{

@@ -65,6 +65,7 @@ class DrmLeases;
 class View;
 class Popup;
 class Seat;
+class SurfaceCommits;
 class Launcher;
 class ScreenshotWriter;
 class Xwayland;
@@ -216,6 +217,7 @@ class Server {
   Owned<wlr_cursor, destroy_cursor> cursor_;         // after the Seat that listens to it
   std::unique_ptr<OutputContext> output_context_;    // shared by every Output
   std::unique_ptr<DesktopContext> desktop_context_;  // shared by every window
+  std::unique_ptr<SurfaceCommits> surface_commits_;  // the Seat listens to it
   std::unique_ptr<Seat> seat_;
   std::unique_ptr<LayerShell> layer_shell_;
   std::unique_ptr<Outputs> outputs_;

@@ -39,7 +39,10 @@ View* View::on_surface(const Windows& windows, wlr_surface* surface) {
 
 int View::x() const { return tree()->node.x; }
 int View::y() const { return tree()->node.y; }
-void View::move_to(int x, int y) { wlr_scene_node_set_position(&tree()->node, x, y); }
+void View::move_to(int x, int y) {
+  wlr_scene_node_set_position(&tree()->node, x, y);
+  windows_.view_moved.emit(*this);
+}
 void View::set_visible(bool visible) { wlr_scene_node_set_enabled(&tree()->node, visible); }
 
 void View::set_urgent(bool urgent) {

@@ -87,6 +87,9 @@ class Windows {
   Signal<View&> view_destroyed;
   /// A window was marked urgent, or no longer is.
   Signal<View&> urgency_changed;
+  /// A window was moved (placed, dragged, or by a test's hand): what lies
+  /// under a still pointer may have changed.
+  Signal<View&> view_moved;
   /// A client asks to move or resize its window with the pointer: `serial`
   /// names the press it holds (X11 has no serials: none). The seat starts
   /// the grab if that press is still held.

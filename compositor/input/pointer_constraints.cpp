@@ -24,8 +24,10 @@ PointerConstraints::PointerConstraints(Seat& seat, wl_display* display)
         tracked->destroy.connect(&c->events.destroy, [this, c](void*) { forget(c); });
         tracked_.push_back(std::move(tracked));
         // A constraint made for the surface under the pointer applies at once.
-        if (focus_ != nullptr && c->surface == focus_ && c->seat == seat_.wlr()) activate(c);
+        if (c->seat == seat_.wlr() && may_apply(c)) activate(c);
       });
+  keyboard_focus_.connect(&seat_.wlr()->keyboard_state.events.focus_change,
+                          [this](wlr_seat_keyboard_focus_change_event*) { reconsider(); });
 }
 
 PointerConstraints::~PointerConstraints() { tracked_.clear(); }
@@ -70,11 +72,21 @@ void PointerConstraints::pointer_focus_changed(wlr_surface* surface, double sx, 
   focus_ = surface;
   focus_sx_ = sx;
   focus_sy_ = sy;
-  if (active_ != nullptr && active_->surface != surface) deactivate();
-  if (surface == nullptr) return;
-  if (wlr_pointer_constraint_v1* c =
-          wlr_pointer_constraints_v1_constraint_for_surface(constraints_, surface, seat_.wlr()))
-    activate(c);
+  reconsider();
+}
+
+bool PointerConstraints::may_apply(const wlr_pointer_constraint_v1* constraint) const {
+  wlr_surface* keyboard = seat_.wlr()->keyboard_state.focused_surface;
+  return focus_ != nullptr && constraint->surface == focus_ && keyboard != nullptr &&
+         wlr_surface_get_root_surface(keyboard) == wlr_surface_get_root_surface(focus_);
+}
+
+void PointerConstraints::reconsider() {
+  if (active_ != nullptr && !may_apply(active_)) deactivate();
+  if (focus_ == nullptr) return;
+  wlr_pointer_constraint_v1* c =
+      wlr_pointer_constraints_v1_constraint_for_surface(constraints_, focus_, seat_.wlr());
+  if (c != nullptr && may_apply(c)) activate(c);
 }
 
 void PointerConstraints::filter_motion(uint32_t time_msec, double sx, double sy, double& dx,

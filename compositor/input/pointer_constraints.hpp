@@ -1,7 +1,10 @@
 // Pointer constraints and relative pointer motion, for games: a locked
 // pointer stays put (and its cursor is hidden) while the client still gets
 // raw, unaccelerated relative motion; a confined pointer stays inside the
-// client's region. A constraint is active while its surface has pointer focus.
+// client's region. A constraint is active while its surface has pointer focus
+// and its window the keyboard: a game that loses the keyboard (another window
+// opened, the user switched away) lets the pointer go, as sway, KWin and Mir
+// do, so that the pointer can reach the window that has the keyboard.
 #pragma once
 
 #include <memory>
@@ -14,6 +17,7 @@ struct wlr_pointer_constraints_v1;
 struct wlr_pointer_constraint_v1;
 struct wlr_relative_pointer_manager_v1;
 struct wlr_surface;
+struct wlr_seat_keyboard_focus_change_event;
 
 namespace baton {
 
@@ -40,6 +44,11 @@ class PointerConstraints {
   void activate(wlr_pointer_constraint_v1* constraint);
   void deactivate();
   void forget(wlr_pointer_constraint_v1* constraint);
+  /// Whether `constraint` may be active now: its surface has the pointer,
+  /// and the keyboard is on the same window (the same root surface).
+  [[nodiscard]] bool may_apply(const wlr_pointer_constraint_v1* constraint) const;
+  /// Activates what may apply, deactivates what no longer may.
+  void reconsider();
 
   struct Tracked {
     wlr_pointer_constraint_v1* constraint;
@@ -54,6 +63,7 @@ class PointerConstraints {
   double focus_sx_ = 0, focus_sy_ = 0;
   std::vector<std::unique_ptr<Tracked>> tracked_;
   Listener<wlr_pointer_constraint_v1> new_constraint_;
+  Listener<wlr_seat_keyboard_focus_change_event> keyboard_focus_;
 };
 
 }  // namespace baton

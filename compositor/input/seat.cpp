@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "compositor/config/apply.hpp"
+#include "compositor/desktop/surface_commits.hpp"
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/desktop/workspaces.hpp"
@@ -179,10 +180,13 @@ Seat::Seat(SeatContext context)
       windows.keyboard_requested.connect([this](wlr_surface* s) { focus_keyboard(s); });
   layer_keyboard_wanted_ =
       context_.layer_shell.keyboard_wanted.connect([this](wlr_surface* s) { focus_keyboard(s); });
-  layer_pointer_refresh_ = EventSource::timer(wl_display_get_event_loop(context_.display),
-                                              [this] { refresh_pointer_focus(monotonic_msec()); });
+  pointer_rebase_ =
+      EventSource::timer(wl_display_get_event_loop(context_.display), [this] { rebase_pointer(); });
   layer_surfaces_changed_ =
-      context_.layer_shell.surfaces_changed.connect([this] { layer_pointer_refresh_->arm_ms(1); });
+      context_.layer_shell.surfaces_changed.connect([this] { schedule_pointer_rebase(); });
+  surface_committed_ =
+      context_.surface_commits.committed.connect([this] { schedule_pointer_rebase(); });
+  view_moved_ = windows.view_moved.connect([this](View&) { schedule_pointer_rebase(); });
   // Touchscreens and tablets mapped to an output follow it as it comes and goes.
   output_added_ = context_.outputs.added.connect([this](Output&) {
     for (wlr_input_device* device : absolute_devices_) map_to_output(device, nullptr);
@@ -440,6 +444,29 @@ void Seat::refresh_pointer_focus(uint32_t time_msec) {
   }
   wlr_seat_pointer_notify_enter(seat_, surface, sx, sy);
   wlr_seat_pointer_notify_motion(seat_, time_msec, sx, sy);
+}
+
+void Seat::schedule_pointer_rebase() {
+  // Armed once: re-arming on every commit would put it off for as long as
+  // clients keep committing.
+  if (pointer_rebase_pending_) return;
+  pointer_rebase_pending_ = true;
+  pointer_rebase_->arm_ms(1);
+}
+
+void Seat::rebase_pointer() {
+  pointer_rebase_pending_ = false;
+  const wlr_surface* before = seat_->pointer_state.focused_surface;
+  const wl_fixed_t before_x = wl_fixed_from_double(seat_->pointer_state.sx);
+  const wl_fixed_t before_y = wl_fixed_from_double(seat_->pointer_state.sy);
+  refresh_pointer_focus(monotonic_msec());
+  // An enter ends its own frame; a motion alone (the window moved, the
+  // pointer did not) needs one, as a device's events would have.
+  if (seat_->pointer_state.focused_surface != nullptr &&
+      seat_->pointer_state.focused_surface == before &&
+      (wl_fixed_from_double(seat_->pointer_state.sx) != before_x ||
+       wl_fixed_from_double(seat_->pointer_state.sy) != before_y))
+    wlr_seat_pointer_notify_frame(seat_);
 }
 
 bool Seat::handle_title_button(const wlr_pointer_button_event& event, View* view) {

@@ -41,6 +41,7 @@ namespace baton {
 
 class DesktopProtocols;
 class LayerShell;
+class SurfaceCommits;
 class Output;
 class Outputs;
 class PointerConstraints;
@@ -71,6 +72,7 @@ struct SeatContext {
   Windows& windows;
   LayerShell& layer_shell;
   SessionLock& session_lock;
+  SurfaceCommits& surface_commits;
   DesktopProtocols& protocols;
   const SceneLayers& layers;
   ServerActions actions;
@@ -116,6 +118,9 @@ class Seat {
   void focus_keyboard(wlr_surface* surface);
   /// Re-evaluates what is under the cursor, e.g. after windows moved.
   void refresh_pointer_focus(uint32_t time_msec);
+  /// Looks at what lies under the still pointer once the scene has settled.
+  void schedule_pointer_rebase();
+  void rebase_pointer();
   void keyboard_destroyed(Keyboard& keyboard);
   /// Stops handling keyboards, first thing at shutdown: a backend that goes
   /// releases every key still held (Super and Shift after the exit binding),
@@ -210,10 +215,15 @@ class Seat {
   Connection output_added_;
   Connection output_removed_;
   Connection layer_surfaces_changed_;
-  // Pointer focus looked at again once wlroots has placed (or dropped) the
-  // layer surface's buffer in the scene: at its map signal the buffer is not
-  // there yet, at its unmap the node is still.
-  std::unique_ptr<EventSource> layer_pointer_refresh_;
+  Connection surface_committed_;
+  Connection view_moved_;
+  // What lies under a still pointer is looked at again after the scene
+  // changed: a surface committed, a window moved, a layer surface came or
+  // went. Deferred, so that wlroots has placed (or dropped) the buffer in the
+  // scene first (at a layer surface's map signal it is not there yet, at its
+  // unmap the node still is), and so that a burst of commits looks once.
+  std::unique_ptr<EventSource> pointer_rebase_;
+  bool pointer_rebase_pending_ = false;
   Connection lock_keyboard_wanted_;
 };
 
