@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """Runs WLCS over baton-wlcs.so and checks the expected-failure list.
 
-usage: run_wlcs.py RUNNER MODULE EXPECTED_FAILURES | run_wlcs.py --missing
+usage: run_wlcs.py RUNNER MODULE EXPECTED_FAILURES
+       run_wlcs.py --fetch-runner FETCH_SCRIPT CACHE MODULE EXPECTED_FAILURES
+       run_wlcs.py --missing
+
+--fetch-runner: the runner is the one FETCH_SCRIPT (fetch-runner.sh) unpacks
+under CACHE and names; when it cannot, this fails with its reason.
 
 Every test off the list must pass (or be skipped by WLCS for an extension
 baton does not offer); every test on it must fail. A listed test that
@@ -78,7 +83,14 @@ def main():
     if sys.argv[1:] == ['--missing']:
         print('SKIP: the wlcs package is not installed (tools/deps.sh --tests installs it)')
         return 77
-    runner, module, list_path = sys.argv[1:4]
+    args = sys.argv[1:]
+    if args[0] == '--fetch-runner':
+        fetched = subprocess.run(['bash', args[1], args[2]], stdout=subprocess.PIPE, text=True)
+        if fetched.returncode != 0:
+            print('wlcs: FAIL: no WLCS runner (fetch-runner.sh, above, says why)')
+            return 1
+        args = [fetched.stdout.strip()] + args[3:]
+    runner, module, list_path = args[:3]
     expected, flaky = read_list(list_path)
     start = time.monotonic()
     listing = subprocess.run([runner, module, '--gtest_list_tests'], check=True,
