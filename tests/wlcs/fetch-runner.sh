@@ -65,16 +65,21 @@ fetch_one() {
   die "could not fetch any of $* from $uri/pool/main/$pool (404 or checksum mismatch, above)"
 }
 
-debs=(
-  "$(fetch_one w/wlcs wlcs_1.7.0-1_amd64.deb=92ff15572e0078c2b52eaf4340c615adac903a541231d84f3a39cb37c81d64b2)"
-  "$(fetch_one g/glibc \
-    libc6_2.41-12+deb13u5_amd64.deb=b59b0625cd1a791375d40dab23a4d5d3d0641e3d0a773501becdc3725b7f99cf \
-    libc6_2.41-12+deb13u4_amd64.deb=967aa62605721081c3eb2a17650611a792aa802d76a6511d1840242623d204c9 \
-    libc6_2.41-12+deb13u3_amd64.deb=8ffd13165b9ee3f067e2ee670df718e48c1bdaa18676ac93d1de761dbbb3913c \
-    libc6_2.41-12_amd64.deb=6cff801097cd0eb2126b60e533f37afdc78456efacdf2bfae62877f00c795d0b)"
-  "$(fetch_one g/gcc-14 libstdc++6_14.2.0-19_amd64.deb=ab1fa05837aa7a92aae748fd07a18a35f7d18bb4a71c4724fe2bbf0e32089de0)"
-  "$(fetch_one g/gcc-14 libgcc-s1_14.2.0-19_amd64.deb=3c71917b490d1a17aed43196a2787a256ecf060526cdb20216a74bedc061b150)"
-)
+# A failed $(...) does not stop the script by itself: each one is checked.
+debs=()
+fetch_into_debs() {
+  local deb
+  deb=$(fetch_one "$@") || exit 1
+  debs+=("$deb")
+}
+fetch_into_debs w/wlcs wlcs_1.7.0-1_amd64.deb=92ff15572e0078c2b52eaf4340c615adac903a541231d84f3a39cb37c81d64b2
+fetch_into_debs g/glibc \
+  libc6_2.41-12+deb13u5_amd64.deb=b59b0625cd1a791375d40dab23a4d5d3d0641e3d0a773501becdc3725b7f99cf \
+  libc6_2.41-12+deb13u4_amd64.deb=967aa62605721081c3eb2a17650611a792aa802d76a6511d1840242623d204c9 \
+  libc6_2.41-12+deb13u3_amd64.deb=8ffd13165b9ee3f067e2ee670df718e48c1bdaa18676ac93d1de761dbbb3913c \
+  libc6_2.41-12_amd64.deb=6cff801097cd0eb2126b60e533f37afdc78456efacdf2bfae62877f00c795d0b
+fetch_into_debs g/gcc-14 libstdc++6_14.2.0-19_amd64.deb=ab1fa05837aa7a92aae748fd07a18a35f7d18bb4a71c4724fe2bbf0e32089de0
+fetch_into_debs g/gcc-14 libgcc-s1_14.2.0-19_amd64.deb=3c71917b490d1a17aed43196a2787a256ecf060526cdb20216a74bedc061b150
 root="$work/root"
 for deb in "${debs[@]}"; do dpkg-deb -x "$deb" "$root"; done
 lib="$dest/usr/lib/x86_64-linux-gnu"
