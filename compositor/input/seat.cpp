@@ -83,7 +83,8 @@ Seat::Seat(SeatContext context)
     : context_(std::move(context)),
       seat_(context_.seat),
       cursor_(context_.cursor),
-      cursor_theme_(wlr_xcursor_manager_create(nullptr, 24)) {
+      cursor_theme_(wlr_xcursor_manager_create(nullptr, 24)),
+      pointer_rebase_(wl_display_get_event_loop(context_.display), [this] { rebase_pointer(); }) {
   wlr_cursor_attach_output_layout(cursor_, context_.outputs.layout());
 
   constraints_ = std::make_unique<PointerConstraints>(*this, context_.display);
@@ -180,13 +181,11 @@ Seat::Seat(SeatContext context)
       windows.keyboard_requested.connect([this](wlr_surface* s) { focus_keyboard(s); });
   layer_keyboard_wanted_ =
       context_.layer_shell.keyboard_wanted.connect([this](wlr_surface* s) { focus_keyboard(s); });
-  pointer_rebase_ =
-      EventSource::timer(wl_display_get_event_loop(context_.display), [this] { rebase_pointer(); });
   layer_surfaces_changed_ =
-      context_.layer_shell.surfaces_changed.connect([this] { schedule_pointer_rebase(); });
+      context_.layer_shell.surfaces_changed.connect([this] { pointer_rebase_.schedule(); });
   surface_committed_ =
-      context_.surface_commits.committed.connect([this] { schedule_pointer_rebase(); });
-  view_moved_ = windows.view_moved.connect([this](View&) { schedule_pointer_rebase(); });
+      context_.surface_commits.committed.connect([this] { pointer_rebase_.schedule(); });
+  view_moved_ = windows.view_moved.connect([this](View&) { pointer_rebase_.schedule(); });
   // Touchscreens and tablets mapped to an output follow it as it comes and goes.
   output_added_ = context_.outputs.added.connect([this](Output&) {
     for (wlr_input_device* device : absolute_devices_) map_to_output(device, nullptr);
@@ -446,16 +445,7 @@ void Seat::refresh_pointer_focus(uint32_t time_msec) {
   wlr_seat_pointer_notify_motion(seat_, time_msec, sx, sy);
 }
 
-void Seat::schedule_pointer_rebase() {
-  // Armed once: re-arming on every commit would put it off for as long as
-  // clients keep committing.
-  if (pointer_rebase_pending_) return;
-  pointer_rebase_pending_ = true;
-  pointer_rebase_->arm_ms(1);
-}
-
 void Seat::rebase_pointer() {
-  pointer_rebase_pending_ = false;
   const wlr_surface* before = seat_->pointer_state.focused_surface;
   const wl_fixed_t before_x = wl_fixed_from_double(seat_->pointer_state.sx);
   const wl_fixed_t before_y = wl_fixed_from_double(seat_->pointer_state.sy);

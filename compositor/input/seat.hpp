@@ -15,6 +15,7 @@
 #include "compositor/input/tablets.hpp"
 #include "compositor/input/touch.hpp"
 #include "util/event_source.hpp"
+#include "util/idle_call.hpp"
 #include "util/listener.hpp"
 #include "util/owned.hpp"
 #include "util/signal.hpp"
@@ -118,8 +119,7 @@ class Seat {
   void focus_keyboard(wlr_surface* surface);
   /// Re-evaluates what is under the cursor, e.g. after windows moved.
   void refresh_pointer_focus(uint32_t time_msec);
-  /// Looks at what lies under the still pointer once the scene has settled.
-  void schedule_pointer_rebase();
+  /// Looks at what lies under the still pointer (pointer_rebase_).
   void rebase_pointer();
   void keyboard_destroyed(Keyboard& keyboard);
   /// Stops handling keyboards, first thing at shutdown: a backend that goes
@@ -219,11 +219,12 @@ class Seat {
   Connection view_moved_;
   // What lies under a still pointer is looked at again after the scene
   // changed: a surface committed, a window moved, a layer surface came or
-  // went. Deferred, so that wlroots has placed (or dropped) the buffer in the
-  // scene first (at a layer surface's map signal it is not there yet, at its
-  // unmap the node still is), and so that a burst of commits looks once.
-  std::unique_ptr<EventSource> pointer_rebase_;
-  bool pointer_rebase_pending_ = false;
+  // went. Once the loop is idle: wlroots has placed (or dropped) the buffer
+  // in the scene by then (at a layer surface's map signal it is not there
+  // yet, at its unmap the node still is; baton's commit listener runs before
+  // the scene's), a burst of commits looks once, and the client's next
+  // roundtrip already sees its pointer where it now is.
+  IdleCall pointer_rebase_;
   Connection lock_keyboard_wanted_;
 };
 
