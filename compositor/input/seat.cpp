@@ -428,7 +428,22 @@ void Seat::refresh_pointer_focus(uint32_t time_msec) {
   double sx = 0;
   double sy = 0;
   if (grab_.active()) return;
+  // The implicit grab: while a button pressed over a surface is held, that
+  // surface keeps the pointer, so a drag past its edge (a scrollbar, a text
+  // selection) still reaches it, and so does the release. A drag-and-drop
+  // has its own grab, which follows what is under the pointer.
+  if (seat_->pointer_state.button_count > 0 && seat_->drag == nullptr &&
+      pointer_surface_ != nullptr && pointer_surface_->mapped &&
+      seat_->pointer_state.focused_surface == pointer_surface_) {
+    pointer_sx_ = cursor_->x - pointer_origin_x_;
+    pointer_sy_ = cursor_->y - pointer_origin_y_;
+    wlr_seat_pointer_notify_motion(seat_, time_msec, pointer_sx_, pointer_sy_);
+    return;
+  }
   context_.windows.view_at(cursor_->x, cursor_->y, &surface, &sx, &sy);
+  // Where the surface's origin is on the layout, for the implicit grab.
+  pointer_origin_x_ = cursor_->x - sx;
+  pointer_origin_y_ = cursor_->y - sy;
   pointer_sx_ = sx;
   pointer_sy_ = sy;
   if (surface != pointer_surface_) {
@@ -527,7 +542,11 @@ void Seat::handle_button(const wlr_pointer_button_event& event) {
     }
   }
   wlr_seat_pointer_notify_button(seat_, event.time_msec, event.button, event.state);
-  if (event.state != WL_POINTER_BUTTON_STATE_PRESSED) return;
+  if (event.state != WL_POINTER_BUTTON_STATE_PRESSED) {
+    // The implicit grab ended: the pointer goes to what is under it now.
+    if (seat_->pointer_state.button_count == 0) refresh_pointer_focus(event.time_msec);
+    return;
+  }
   // Click to focus: the window under the pointer is raised and focused; a
   // panel that takes keyboard input on demand gets it when clicked.
   if (view != nullptr) {

@@ -181,6 +181,7 @@ class Seat {
   // Where the pointer is in the surface under it (for constraints).
   wlr_surface* pointer_surface_ = nullptr;
   double pointer_sx_ = 0, pointer_sy_ = 0;
+  double pointer_origin_x_ = 0, pointer_origin_y_ = 0;  // pointer_surface_'s, on the layout
   std::unique_ptr<PointerConstraints> constraints_;
   std::unique_ptr<PointerGestures> gestures_;
   std::unique_ptr<DragAndDrop> drag_and_drop_;

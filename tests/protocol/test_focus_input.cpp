@@ -112,6 +112,33 @@ TEST_F(FocusTest, ClickRaisesAndFocusesTheWindowUnderThePointer) {
   EXPECT_EQ(h.capture().at(ox, oy), kRed);  // a is on top now
 }
 
+TEST_F(FocusTest, AButtonHeldKeepsThePointerOnTheWindowItWasPressedOver) {
+  Window a(c);
+  View* va = map(a, kRed);
+  Window b(c);
+  View* vb = map(b, kGreen);
+  ASSERT_TRUE(va && vb);
+  vb->move_to(va->x() + 300, va->y());  // side by side: a is 200 wide
+  pointer.move_to(va->x() + 5, va->y() + 5);
+  ASSERT_TRUE(h.run_until([&] { return c.pointer_focus == a.surface(); }));
+
+  // Pressed over a and dragged onto b: a keeps the pointer (a scrollbar or
+  // a text selection dragged past its edge), in its own coordinates.
+  pointer.press(BTN_LEFT, true);
+  pointer.move_to(vb->x() + 20, vb->y() + 20);
+  ASSERT_TRUE(h.run_until([&] { return c.pointer_x > 250; })) << "a saw no motion past its edge";
+  EXPECT_EQ(c.pointer_focus, a.surface()) << "b took the pointer while a's button was held";
+  EXPECT_NEAR(c.pointer_x, 320, 1);
+  EXPECT_NEAR(c.pointer_y, 20, 1);
+
+  // Released: the pointer goes to the window under it.
+  pointer.press(BTN_LEFT, false);
+  ASSERT_TRUE(h.run_until([&] { return c.pointer_focus == b.surface(); }))
+      << "the release did not give the pointer to the window under it";
+  EXPECT_NEAR(c.pointer_x, 20, 1);
+  EXPECT_NEAR(c.pointer_y, 20, 1);
+}
+
 TEST_F(FocusTest, UnmappingTheFocusedWindowFocusesThePreviousOne) {
   Window a(c);
   map(a, kRed);
