@@ -3,6 +3,7 @@
 #include <linux/input-event-codes.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "compositor/config/apply.hpp"
 #include "compositor/desktop/surface_commits.hpp"
@@ -461,16 +462,21 @@ void Seat::refresh_pointer_focus(uint32_t time_msec) {
 }
 
 void Seat::rebase_pointer() {
+  // wlroots keeps NaN there while no surface has the pointer.
   const wlr_surface* before = seat_->pointer_state.focused_surface;
-  const wl_fixed_t before_x = wl_fixed_from_double(seat_->pointer_state.sx);
-  const wl_fixed_t before_y = wl_fixed_from_double(seat_->pointer_state.sy);
+  const double before_x = seat_->pointer_state.sx;
+  const double before_y = seat_->pointer_state.sy;
   refresh_pointer_focus(monotonic_msec());
   // An enter ends its own frame; a motion alone (the window moved, the
-  // pointer did not) needs one, as a device's events would have.
+  // pointer did not) needs one, as a device's events would have. wlroots
+  // sends no motion that a client could not tell apart (wl_fixed_t).
+  const auto moved = [](double was, double is) {
+    return !std::isfinite(was) || !std::isfinite(is) ||
+           wl_fixed_from_double(was) != wl_fixed_from_double(is);
+  };
   if (seat_->pointer_state.focused_surface != nullptr &&
       seat_->pointer_state.focused_surface == before &&
-      (wl_fixed_from_double(seat_->pointer_state.sx) != before_x ||
-       wl_fixed_from_double(seat_->pointer_state.sy) != before_y))
+      (moved(before_x, seat_->pointer_state.sx) || moved(before_y, seat_->pointer_state.sy)))
     wlr_seat_pointer_notify_frame(seat_);
 }
 
