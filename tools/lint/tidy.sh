@@ -24,9 +24,13 @@ for entry in json.load(open(os.path.join(build, "compile_commands.json"))):
     path = os.path.normpath(os.path.join(entry["directory"], entry["file"]))
     print(os.path.relpath(path, root))
 ' "$build" | sort -u)
+# A set, not `printf | grep -q`: under pipefail grep's early exit could fail
+# printf with SIGPIPE on a busy machine, and a built file was then skipped.
+declare -A is_built=()
+for f in "${built[@]}"; do is_built[$f]=1; done
 kept=()
 for f in "${files[@]}"; do
-  if printf '%s\n' "${built[@]}" | grep -qxF "$f"; then kept+=("$f"); else echo "clang-tidy: not built here, not checked: $f"; fi
+  if [ -n "${is_built[$f]:-}" ]; then kept+=("$f"); else echo "clang-tidy: not built here, not checked: $f"; fi
 done
 files=("${kept[@]}")
 log=$(mktemp)
