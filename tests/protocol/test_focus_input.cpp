@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
 
+#include <utility>
+
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/output/output.hpp"
@@ -33,6 +35,12 @@ class FocusTest : public ::testing::Test {
     }));
     last_ = found;
     return found;
+  }
+
+  /// a red, then b green (b has the focus).
+  std::pair<View*, View*> map_red_then_green(Window& a, Window& b) {
+    View* va = map(a, kRed);
+    return {va, map(b, kGreen)};
   }
 
   Harness h;
@@ -86,9 +94,8 @@ TEST_F(FocusTest, KeysAreDeliveredWithoutWaitingForAFrame) {
 
 TEST_F(FocusTest, ClickRaisesAndFocusesTheWindowUnderThePointer) {
   Window a(c);
-  View* va = map(a, kRed);
   Window b(c);
-  View* vb = map(b, kGreen);
+  auto [va, vb] = map_red_then_green(a, b);
   ASSERT_TRUE(va && vb);
   // Placement keeps them apart: put b over a, offset; a point inside both
   // shows b, the newer one.
@@ -114,9 +121,8 @@ TEST_F(FocusTest, ClickRaisesAndFocusesTheWindowUnderThePointer) {
 
 TEST_F(FocusTest, AButtonHeldKeepsThePointerOnTheWindowItWasPressedOver) {
   Window a(c);
-  View* va = map(a, kRed);
   Window b(c);
-  View* vb = map(b, kGreen);
+  auto [va, vb] = map_red_then_green(a, b);
   ASSERT_TRUE(va && vb);
   vb->move_to(va->x() + 300, va->y());  // side by side: a is 200 wide
   pointer.move_to(va->x() + 5, va->y() + 5);
