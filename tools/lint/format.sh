@@ -10,10 +10,19 @@ if [ "${1:-}" = --fix ]; then
   clang-format -i "${files[@]}"
   exit 0
 fi
-drift=()
-for f in "${files[@]}"; do
-  clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || drift+=("$f")
-done
+# Batches of 32 files per clang-format, as many at once as there are cores
+# (one process per file, one at a time, took 44 s of CI's suite). Each drift
+# is a warning that names its file; any other failure is shown as it is.
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+printf '%s\0' "${files[@]}" | xargs -0 -n 32 -P "$(nproc)" clang-format --dry-run >"$out" 2>&1
+status=$?
+mapfile -t drift < <(sed -n 's/^\(.*\):[0-9]*:[0-9]*: warning: code should be clang-formatted.*/\1/p' "$out" | sort -u)
+if [ $status -ne 0 ] && [ ${#drift[@]} -eq 0 ]; then
+  echo "clang-format failed (exit $status):"
+  head -n 20 "$out"
+  exit 1
+fi
 if [ ${#drift[@]} -gt 0 ]; then
   echo "clang-format: ${#drift[@]} of ${#files[@]} files differ from .clang-format (fix: bash tools/lint/format.sh --fix):"
   printf '  %s\n' "${drift[@]}"
