@@ -3,7 +3,7 @@
 # On drift it names the files and exits 1; `tools/lint/format.sh --fix`
 # rewrites them in place.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 command -v clang-format >/dev/null || { echo "clang-format is missing (tools/deps.sh --tests installs it)"; exit 1; }
 mapfile -t files < <(bash tools/lint/sources.sh)
 if [ "${1:-}" = --fix ]; then
