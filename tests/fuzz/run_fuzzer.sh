@@ -23,6 +23,16 @@ mkdir -p "$work/corpus" "$work/crashes" "$work/logs"
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 export XDG_RUNTIME_DIR
 export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=1:detect_leaks=1}"
+# A 16 MB quarantine for freed memory, not ASan's 256: with 256 a freed block
+# comes back into use long after it left the cache, and allocation was the
+# top of the profile (perf: 23% in the allocator). 5000 runs from the same
+# inputs took 148 and 136 s with 256, 76 and 104 s with 16 (peak RSS 525 MB
+# against 130). A use after free is still caught while the block is among
+# the last 16 MB freed: about 20 inputs' worth (an input frees 0.8 MB).
+case "$ASAN_OPTIONS" in
+  *quarantine_size_mb=*) ;;
+  *) ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=16" ;;
+esac
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$here/../sanitizers/lsan.supp:print_suppressions=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}"
 
