@@ -484,6 +484,35 @@ TEST_F(DragAndDropTest, APopupCannotGrabTheSeatFromADrag) {
   pointer.press(BTN_LEFT, false);
 }
 
+// A popup may ask for its grab again before it is mapped. wlroots linked it
+// into the seat's popup grab once per request; when the popup went it was
+// unlinked once, and the grab held on to the freed popup: the seat stayed in
+// a dead popup's grab, and the next click outside a's surfaces read freed
+// memory (found by the protocol fuzzer under ASan). The first grab stands and
+// ends with the popup.
+TEST_F(DragAndDropTest, APopupThatAsksTwiceForItsGrabLetsGoOfTheSeatWhenItGoes) {
+  ASSERT_TRUE(va != nullptr && vb != nullptr);
+  ASSERT_TRUE(press_on_a()) << "a never got the press";
+  std::unique_ptr<Window> menu = grabbing_popup(a, wa, a.button_serial);
+  xdg_popup_grab(menu->popup(), a.seat, a.button_serial);
+  ASSERT_TRUE(h.run_until([&] { return menu->configure_count() == 1 || menu->popup_done; }));
+  EXPECT_FALSE(menu->popup_done) << "the popup's grab was refused";
+  EXPECT_EQ(wl_display_get_error(a.display()), 0);
+  pointer.press(BTN_LEFT, false);
+  h.sync();
+
+  menu.reset();  // the popup goes, and its grab with it
+  h.sync();
+  const uint32_t before = b.button_serial;
+  pointer.move_to(bx, by);
+  pointer.press(BTN_LEFT, true);
+  EXPECT_TRUE(h.run_until([&] {
+    return b.pointer_focus == wb.surface() && b.button_serial != before;
+  })) << "b did not get the pointer and the click: the gone popup's grab still held the seat";
+  pointer.press(BTN_LEFT, false);
+  h.sync();
+}
+
 // A window cannot start moving (or resizing) in the middle of a drag: the
 // move's grab would swallow the release that ends the drag. Before baton
 // checked, a drag with no source then held the seat for good (every later
