@@ -105,9 +105,12 @@ void Touch::drag_motion(const wlr_touch_motion_event& event, double lx, double l
   double sx = 0;
   double sy = 0;
   windows_.view_at(lx, ly, &surface, &sx, &sy);
-  // Over no surface the drag keeps its last target: wlroots' touch drag
-  // has no leave without one (a pointer drag does).
-  if (surface == nullptr) return;
+  // Over no window the drag leaves its target, as a pointer drag does, so
+  // that a finger lifted there drops nothing.
+  if (surface == nullptr) {
+    wlr_seat_touch_point_clear_focus(seat_, event.time_msec, event.touch_id);
+    return;
+  }
   wlr_seat_touch_point_focus(seat_, surface, event.time_msec, event.touch_id, sx, sy);
   wlr_seat_touch_notify_motion(seat_, event.time_msec, event.touch_id, sx, sy);
 }

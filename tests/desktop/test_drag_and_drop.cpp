@@ -6,8 +6,10 @@
 // of it (a refused drag was leaked by wlroots 0.19.2; found by the protocol
 // fuzzer). A source drags once: its reuse is the client's error. Nothing
 // takes the seat from a running drag: a popup's grab is dismissed and a
-// window's move refused, so the release still ends the drag. A finger's drag
-// ends when its client goes with the finger still down.
+// window's move refused, so the release still ends the drag. A lifted finger
+// ends a drag as a released button does: it drops only where the drag was
+// accepted. A finger's drag ends when its client goes with the finger still
+// down.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
@@ -395,12 +397,13 @@ TEST_F(DragAndDropTest, RefusedDragsAreCancelledAndLeaveNothingBehind) {
   EXPECT_NE(a.pointer_focus, nullptr);
 }
 
-// A source drags once. Lifting a finger ends a touch drag but leaves its
-// source alive and still the seat's drag source; a second start_drag from
-// that source made wlroots 0.19.2 destroy the seat's drag source, its own,
-// and free the new drag while starting it (heap use after free, found by the
-// protocol fuzzer under ASan). The reuse is the client's used_source error;
-// a fresh source drags again, and other clients go on.
+// A source drags once. A drop ends a touch drag but leaves its source alive
+// (it waits for the target's finish) and still the seat's drag source; a
+// second start_drag from that source made wlroots 0.19.2 destroy the seat's
+// drag source, its own, and free the new drag while starting it (heap use
+// after free, found by the protocol fuzzer under ASan). The reuse is the
+// client's used_source error; a fresh source drags again, and other clients
+// go on.
 TEST_F(DragAndDropTest, ASourceDragsOnce) {
   ASSERT_TRUE(va != nullptr && vb != nullptr);
   ASSERT_TRUE(h.run_until([&] { return a.touch != nullptr; })) << "no touch capability";
@@ -430,9 +433,18 @@ TEST_F(DragAndDropTest, ASourceDragsOnce) {
   wl_data_device_start_drag(da.device, source.source, wa.surface(), nullptr, a.touch_down_serial);
   h.sync();
   ASSERT_FALSE(source.cancelled) << "the second drag was refused";
+  // Dropped on b, which takes it.
+  screen.motion(1, bx, by);
+  screen.frame();
+  ASSERT_TRUE(h.run_until([&] { return db.enters == 1; })) << "b never heard the drag enter";
+  wl_data_offer_accept(db.offer, db.enter_serial, kMime);
+  wl_data_offer_set_actions(db.offer, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY,
+                            WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
+  ASSERT_TRUE(h.run_until([&] { return source.target == kMime; }));
   lift();
+  ASSERT_TRUE(h.run_until([&] { return source.drop_performed; })) << "no drop on b";
   ASSERT_EQ(wl_display_get_error(a.display()), 0);
-  ASSERT_FALSE(source.cancelled) << "lifting the finger destroyed the source";
+  ASSERT_FALSE(source.cancelled) << "the drop destroyed the source";
 
   // The same source again, while it is still the seat's drag source.
   ASSERT_TRUE(touch_a());
@@ -448,6 +460,85 @@ TEST_F(DragAndDropTest, ASourceDragsOnce) {
 
   // b still drags.
   b_drags("a's error left the seat held");
+}
+
+// A lifted finger ends a drag as a released button does: over a window that
+// accepted nothing, or over no window, nothing is dropped and the source hears
+// cancelled. wlroots 0.19.2 dropped on the finger's last window whether it
+// had accepted or not, and a finger moved off every window kept that window
+// as the target. A finger that comes back to the window enters it again.
+TEST_F(DragAndDropTest, AFingerDropsOnlyWhereTheDragWasAccepted) {
+  ASSERT_TRUE(va != nullptr && vb != nullptr);
+  ASSERT_TRUE(h.run_until([&] { return a.touch != nullptr; })) << "no touch capability";
+  const double nowhere_x = 300;  // between the two windows and below them
+  const double nowhere_y = 420;
+  // A finger from a's window to b's, carrying `source`.
+  auto drag_to_b = [&](Source& source) {
+    const uint32_t touched = a.touch_down_serial;
+    const int entered = db.enters;
+    screen.down(4, ax, ay);
+    screen.frame();
+    if (!h.run_until([&] { return a.touch_down_serial != touched; })) return false;
+    wl_data_device_start_drag(da.device, source.source, wa.surface(), nullptr, a.touch_down_serial);
+    h.sync();  // baton starts the drag before the finger moves
+    screen.motion(4, bx, by);
+    screen.frame();
+    return h.run_until([&] { return db.enters == entered + 1; });
+  };
+  auto b_accepts = [&](Source& source) {
+    wl_data_offer_accept(db.offer, db.enter_serial, kMime);
+    wl_data_offer_set_actions(db.offer, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY,
+                              WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
+    return h.run_until([&] { return source.target == kMime; });
+  };
+  auto lift = [&] {
+    screen.up(4);
+    screen.frame();
+  };
+  auto seat_free = [&] { return h.server().seat().wlr()->drag == nullptr; };
+
+  {  // b accepts nothing: the lift over b cancels.
+    Source refused(da, "refused");
+    ASSERT_TRUE(drag_to_b(refused)) << "b never heard the drag enter";
+    lift();
+    ASSERT_TRUE(h.run_until([&] { return refused.cancelled; }))
+        << "a lift over a window that accepted nothing did not cancel";
+    EXPECT_EQ(db.drops, 0) << "b got a drop it never accepted";
+    EXPECT_FALSE(refused.drop_performed);
+    EXPECT_TRUE(seat_free());
+  }
+  {  // b accepts, but the finger moves off every window: b hears leave, and
+     // the lift there cancels.
+    Source strayed(da, "strayed");
+    ASSERT_TRUE(drag_to_b(strayed)) << "b never heard the drag enter";
+    ASSERT_TRUE(b_accepts(strayed)) << "the source never heard b accept";
+    const int left = db.leaves;
+    screen.motion(4, nowhere_x, nowhere_y);
+    screen.frame();
+    ASSERT_TRUE(h.run_until([&] { return db.leaves == left + 1; }))
+        << "the drag kept b as its target off every window";
+    lift();
+    ASSERT_TRUE(h.run_until([&] { return strayed.cancelled; }))
+        << "a lift over no window did not cancel";
+    EXPECT_EQ(db.drops, 0) << "b got a drop the finger made elsewhere";
+    EXPECT_TRUE(seat_free());
+  }
+  {  // Off b and back: b is entered again, accepts, and gets the drop.
+    Source returned(da, "returned");
+    ASSERT_TRUE(drag_to_b(returned)) << "b never heard the drag enter";
+    const int entered = db.enters;
+    screen.motion(4, nowhere_x, nowhere_y);
+    screen.frame();
+    screen.motion(4, bx, by);
+    screen.frame();
+    ASSERT_TRUE(h.run_until([&] { return db.enters == entered + 1; }))
+        << "the finger came back to b and b heard no enter";
+    ASSERT_TRUE(b_accepts(returned)) << "the source never heard b accept";
+    lift();
+    ASSERT_TRUE(h.run_until([&] { return db.drops == 1 && returned.drop_performed; }))
+        << "lifting the finger over b, which accepted, did not drop";
+    EXPECT_FALSE(returned.cancelled);
+  }
 }
 
 // A popup that asks for a grab while a drag holds the seat is dismissed
