@@ -8,8 +8,9 @@
 // takes the seat from a running drag: a popup's grab is dismissed and a
 // window's move refused, so the release still ends the drag. A lifted finger
 // ends a drag as a released button does: it drops only where the drag was
-// accepted. A finger's drag ends when its client goes with the finger still
-// down.
+// accepted; and a finger drags onto windows whose clients take no touch, as a
+// pointer does. A finger's drag ends when its client goes with the finger
+// still down.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
@@ -541,6 +542,70 @@ TEST_F(DragAndDropTest, AFingerDropsOnlyWhereTheDragWasAccepted) {
   }
 }
 
+// A finger drags onto the window of a client that took no wl_touch (one that
+// reads only the mouse), as a pointer drags onto it: a drop needs the
+// client's wl_data_device, not its wl_touch. wlroots 0.19.2 gave a finger no
+// focus on such a window, so a finger's drag never entered it.
+TEST_F(DragAndDropTest, AFingerDragsOntoAWindowWhoseClientTakesNoTouch) {
+  ASSERT_TRUE(va != nullptr && vb != nullptr);
+  ASSERT_TRUE(h.run_until([&] { return a.touch != nullptr && b.touch != nullptr; }))
+      << "no touch capability";
+  wl_touch_release(b.touch);
+  b.touch = nullptr;
+  h.sync();
+  screen.down(5, ax, ay);
+  screen.frame();
+  ASSERT_TRUE(h.run_until([&] { return a.touch_down_serial != 0; })) << "a never got the touch";
+  Source source(da, "for the mouse's window");
+  wl_data_device_start_drag(da.device, source.source, wa.surface(), nullptr, a.touch_down_serial);
+  h.sync();
+  ASSERT_FALSE(source.cancelled) << "a finger's drag was refused";
+
+  screen.motion(5, bx, by);
+  screen.frame();
+  ASSERT_TRUE(h.run_until([&] { return db.enters == 1; }))
+      << "the drag never entered the window of a client without wl_touch";
+  wl_data_offer_accept(db.offer, db.enter_serial, kMime);
+  wl_data_offer_set_actions(db.offer, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY,
+                            WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
+  ASSERT_TRUE(h.run_until([&] { return source.target == kMime; }));
+  screen.up(5);
+  screen.frame();
+  ASSERT_TRUE(h.run_until([&] { return db.drops == 1 && source.drop_performed; }))
+      << "lifting the finger did not drop on b";
+  EXPECT_TRUE(b.touch_events.empty()) << "b, which took no wl_touch, heard touch events";
+}
+
+// A finger the touchscreen cancels (its touch taken back, as when the device
+// goes) ends its drag with no drop, and the source hears cancelled, as the
+// protocol says of a drag that ends without one: a source told nothing waits
+// for the drag's end for ever. The seat is free for the next drag.
+TEST_F(DragAndDropTest, ACancelledFingerCancelsItsDrag) {
+  ASSERT_TRUE(va != nullptr && vb != nullptr);
+  ASSERT_TRUE(h.run_until([&] { return a.touch != nullptr; })) << "no touch capability";
+  screen.down(6, ax, ay);
+  screen.frame();
+  ASSERT_TRUE(h.run_until([&] { return a.touch_down_serial != 0; })) << "a never got the touch";
+  Source source(da, "cancelled");
+  wl_data_device_start_drag(da.device, source.source, wa.surface(), nullptr, a.touch_down_serial);
+  h.sync();
+  screen.motion(6, bx, by);
+  screen.frame();
+  ASSERT_TRUE(h.run_until([&] { return db.enters == 1; })) << "b never heard the drag enter";
+  wl_data_offer_accept(db.offer, db.enter_serial, kMime);
+  wl_data_offer_set_actions(db.offer, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY,
+                            WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
+  ASSERT_TRUE(h.run_until([&] { return source.target == kMime; }));
+
+  screen.cancel(6);
+  screen.frame();
+  ASSERT_TRUE(h.run_until([&] { return source.cancelled; }))
+      << "the source never heard its drag end";
+  EXPECT_EQ(db.drops, 0) << "a cancelled finger dropped";
+  EXPECT_EQ(h.server().seat().wlr()->drag, nullptr) << "the drag outlived its finger";
+  b_drags("the cancelled finger's drag still holds the seat");
+}
+
 // A popup that asks for a grab while a drag holds the seat is dismissed
 // (popup_done): its grab would have taken the drag's place, the release would
 // have gone to the popup, and a drag with no source had nothing else to end
@@ -637,40 +702,46 @@ TEST_F(DragAndDropTest, AWindowCannotMoveInTheMiddleOfADrag) {
 // touch points with the client, so the lift never reached the drag: with no
 // source to end it, the drag held the seat for good and every later drag was
 // refused (found by the protocol fuzzer's check that no drag outlives its
-// input).
+// input). The same with a source, which goes with its client as the drag
+// ends.
 TEST_F(DragAndDropTest, AFingersDragEndsWhenItsClientGoes) {
   ASSERT_TRUE(va != nullptr && vb != nullptr);
-  wl_display* gone = nullptr;
-  {
-    // A third client's window below a's and b's, touched and dragged from.
-    Client c(h);
-    Globals globals_c(h, c.display());
-    Window wc(c);
-    DataDevice dc(c, globals_c);
-    View* vc = map_window(h, wc, 0xff00ffff);
-    ASSERT_NE(vc, nullptr);
-    vc->move_to(220, 300);
-    double cx = 0;
-    double cy = 0;
-    middle(vc, cx, cy);
-    ASSERT_TRUE(h.run_until([&] { return c.touch != nullptr; })) << "no touch capability";
-    screen.down(2, cx, cy);
+  for (const bool with_source : {false, true}) {
+    SCOPED_TRACE(with_source ? "a drag with a source" : "a drag without a source");
+    wl_display* gone = nullptr;
+    {
+      // A third client's window below a's and b's, touched and dragged from.
+      Client c(h);
+      Globals globals_c(h, c.display());
+      Window wc(c);
+      DataDevice dc(c, globals_c);
+      Source source(dc, "gone");
+      View* vc = map_window(h, wc, 0xff00ffff);
+      ASSERT_NE(vc, nullptr);
+      vc->move_to(220, 300);
+      double cx = 0;
+      double cy = 0;
+      middle(vc, cx, cy);
+      ASSERT_TRUE(h.run_until([&] { return c.touch != nullptr; })) << "no touch capability";
+      screen.down(2, cx, cy);
+      screen.frame();
+      ASSERT_TRUE(h.run_until([&] { return c.touch_down_serial != 0; })) << "c never got the touch";
+      wl_data_device_start_drag(dc.device, with_source ? source.source : nullptr, wc.surface(),
+                                nullptr, c.touch_down_serial);
+      h.sync();
+      ASSERT_NE(h.server().seat().wlr()->drag, nullptr) << "c's drag did not start";
+      gone = c.display();
+      // Out of scope with no pump between: the destroy requests the objects
+      // queue never reach baton, which sees only the connection close.
+    }
+    h.disconnect(gone);
+    screen.up(2);  // the finger lifts after its client went
     screen.frame();
-    ASSERT_TRUE(h.run_until([&] { return c.touch_down_serial != 0; })) << "c never got the touch";
-    wl_data_device_start_drag(dc.device, nullptr, wc.surface(), nullptr, c.touch_down_serial);
     h.sync();
-    ASSERT_NE(h.server().seat().wlr()->drag, nullptr) << "c's drag did not start";
-    gone = c.display();
-    // Out of scope with no pump between: the destroy requests the objects
-    // queue never reach baton, which sees only the connection close.
-  }
-  h.disconnect(gone);
-  screen.up(2);  // the finger lifts after its client went
-  screen.frame();
-  h.sync();
 
-  // The seat is free: b's drag is taken, and ends with its release.
-  b_drags("the gone client's drag still holds the seat");
+    // The seat is free: b's drag is taken, and ends with its release.
+    b_drags("the gone client's drag still holds the seat");
+  }
 }
 
 }  // namespace
