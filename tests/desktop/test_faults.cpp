@@ -13,7 +13,10 @@
 
 #include "compositor/desktop/view.hpp"
 #include "tests/desktop/desktop_clients.hpp"
+#include "tests/support/fake_input.hpp"
+#include "tests/support/globals.hpp"
 #include "tests/support/harness.hpp"
+#include "viewporter-client-protocol.h"
 
 namespace baton::test {
 namespace {
@@ -192,6 +195,61 @@ TEST(Faults, WindowGeometryPastTheIntRange) {
   EXPECT_FALSE(geometry_refused(h, on_the_edge, c, -kLimit, kLimit - 10))
       << "a box inside the range was refused";
   EXPECT_EQ(wl_display_get_error(on_the_edge.display()), 0);
+  another_client_still_maps(h);
+}
+
+// A cursor's hotspot is any int32, and wl_surface.offset moves it by any
+// int32. wlroots 0.19.2 scaled it to output pixels in float and converted
+// that to int, undefined at INT32_MAX (found by baton's protocol fuzzer
+// under UBSan), and summed the offsets in int32, which overflowed. A hotspot
+// is kept within 2^24 pixels: such a cursor is drawn far from the pointer,
+// and a sane hotspot set afterwards draws it at the pointer again.
+TEST(Faults, CursorHotspotPastTheIntRange) {
+  constexpr uint32_t kMagenta = 0xffff00ff;
+  Harness h;
+  FakePointer pointer(h.server());
+  Client c(h);
+  Window w(c);
+  View* v = map_window(h, w, 0xff0000ff);
+  ASSERT_NE(v, nullptr);
+  const int px = v->x() + 50;
+  const int py = v->y() + 50;
+  pointer.move_to(px, py);
+  ASSERT_TRUE(h.run_until([&] { return c.pointer_focus == w.surface(); }));
+  wl_surface* cursor = wl_compositor_create_surface(c.compositor);
+  ShmBuffer image(c.shm, 16, 16, kMagenta);
+  wl_surface_attach(cursor, image.get(), 0, 0);
+  wl_surface_damage_buffer(cursor, 0, 0, 16, 16);
+  wl_surface_commit(cursor);
+  for (const int32_t at : {INT32_MAX, INT32_MIN}) {
+    wl_pointer_set_cursor(c.pointer, c.pointer_enter_serial, cursor, at, at);
+    h.sync();
+    EXPECT_NE(h.capture().at(px, py), kMagenta) << "hotspot " << at << ": drawn at the pointer";
+    // An offset that moves the hotspot further out (hotspot - offset).
+    const int32_t further = at == INT32_MAX ? INT32_MIN : INT32_MAX;
+    wl_surface_offset(cursor, further, further);
+    wl_surface_commit(cursor);
+    h.sync();
+    EXPECT_NE(h.capture().at(px, py), kMagenta) << "offset " << further << ": drawn at the pointer";
+  }
+  wl_pointer_set_cursor(c.pointer, c.pointer_enter_serial, cursor, 0, 0);
+  h.sync();
+  EXPECT_EQ(h.capture().at(px, py), kMagenta) << "a sane hotspot did not bring the cursor back";
+
+  // A cursor as wide as an int32 holds (a viewport's destination): its size
+  // in output pixels was converted from float the same way.
+  Globals globals(h, c.display());
+  auto* viewporter = static_cast<wp_viewporter*>(globals.bind(&wp_viewporter_interface, 1));
+  ASSERT_NE(viewporter, nullptr);
+  wp_viewport* viewport = wp_viewporter_get_viewport(viewporter, cursor);
+  wp_viewport_set_destination(viewport, INT32_MAX, 16);
+  wl_surface_commit(cursor);
+  h.sync();
+  EXPECT_EQ(h.capture().at(px, py), kMagenta) << "the wide cursor is not drawn at the pointer";
+  EXPECT_EQ(wl_display_get_error(c.display()), 0);
+  wp_viewport_destroy(viewport);
+  wp_viewporter_destroy(viewporter);
+  wl_surface_destroy(cursor);
   another_client_still_maps(h);
 }
 
