@@ -220,6 +220,28 @@ class DragAndDropTest : public ::testing::Test {
     pointer.press(BTN_LEFT, false);
     ASSERT_TRUE(h.run_until([&] { return from_b.cancelled; })) << "b's drag did not end";
   }
+  // b accepts the offer of the drag over it, for kMime by copy: true once
+  // `source` hears it.
+  [[nodiscard]] bool b_accepts(Source& source) {
+    wl_data_offer_accept(db.offer, db.enter_serial, kMime);
+    wl_data_offer_set_actions(db.offer, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY,
+                              WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
+    return h.run_until([&] { return source.target == kMime; });
+  }
+  // Finger `id` goes down on a's window, a drags `source` from there, and
+  // the finger moves onto b's window: true once b hears the drag enter.
+  [[nodiscard]] bool finger_drags_from_a_to_b(int32_t id, Source& source) {
+    const uint32_t touched = a.touch_down_serial;
+    const int entered = db.enters;
+    screen.down(id, ax, ay);
+    screen.frame();
+    if (!h.run_until([&] { return a.touch_down_serial != touched; })) return false;
+    wl_data_device_start_drag(da.device, source.source, wa.surface(), nullptr, a.touch_down_serial);
+    h.sync();  // baton starts the drag before the finger moves
+    screen.motion(id, bx, by);
+    screen.frame();
+    return h.run_until([&] { return db.enters == entered + 1; });
+  }
   // The middle of a view's window, in the layout.
   static void middle(const View* v, double& x, double& y) {
     const Rect f = v->frame();
@@ -318,10 +340,7 @@ TEST_F(DragAndDropTest, AFingerDragsToo) {
   screen.frame();
   ASSERT_TRUE(h.run_until([&] { return db.enters == 1; })) << "b never heard the drag enter";
   EXPECT_EQ(db.entered, wb.surface());
-  wl_data_offer_accept(db.offer, db.enter_serial, kMime);
-  wl_data_offer_set_actions(db.offer, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY,
-                            WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
-  ASSERT_TRUE(h.run_until([&] { return source.target == kMime; }));
+  ASSERT_TRUE(b_accepts(source)) << "the source never heard b accept";
   EXPECT_EQ(h.capture().at(static_cast<int>(bx) + 44, static_cast<int>(by) + 44), kIconColour)
       << "no drag icon under the finger";
 
@@ -438,10 +457,7 @@ TEST_F(DragAndDropTest, ASourceDragsOnce) {
   screen.motion(1, bx, by);
   screen.frame();
   ASSERT_TRUE(h.run_until([&] { return db.enters == 1; })) << "b never heard the drag enter";
-  wl_data_offer_accept(db.offer, db.enter_serial, kMime);
-  wl_data_offer_set_actions(db.offer, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY,
-                            WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
-  ASSERT_TRUE(h.run_until([&] { return source.target == kMime; }));
+  ASSERT_TRUE(b_accepts(source)) << "the source never heard b accept";
   lift();
   ASSERT_TRUE(h.run_until([&] { return source.drop_performed; })) << "no drop on b";
   ASSERT_EQ(wl_display_get_error(a.display()), 0);
@@ -473,25 +489,7 @@ TEST_F(DragAndDropTest, AFingerDropsOnlyWhereTheDragWasAccepted) {
   ASSERT_TRUE(h.run_until([&] { return a.touch != nullptr; })) << "no touch capability";
   const double nowhere_x = 300;  // between the two windows and below them
   const double nowhere_y = 420;
-  // A finger from a's window to b's, carrying `source`.
-  auto drag_to_b = [&](Source& source) {
-    const uint32_t touched = a.touch_down_serial;
-    const int entered = db.enters;
-    screen.down(4, ax, ay);
-    screen.frame();
-    if (!h.run_until([&] { return a.touch_down_serial != touched; })) return false;
-    wl_data_device_start_drag(da.device, source.source, wa.surface(), nullptr, a.touch_down_serial);
-    h.sync();  // baton starts the drag before the finger moves
-    screen.motion(4, bx, by);
-    screen.frame();
-    return h.run_until([&] { return db.enters == entered + 1; });
-  };
-  auto b_accepts = [&](Source& source) {
-    wl_data_offer_accept(db.offer, db.enter_serial, kMime);
-    wl_data_offer_set_actions(db.offer, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY,
-                              WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
-    return h.run_until([&] { return source.target == kMime; });
-  };
+  auto drag_to_b = [&](Source& source) { return finger_drags_from_a_to_b(4, source); };
   auto lift = [&] {
     screen.up(4);
     screen.frame();
@@ -553,22 +551,10 @@ TEST_F(DragAndDropTest, AFingerDragsOntoAWindowWhoseClientTakesNoTouch) {
   wl_touch_release(b.touch);
   b.touch = nullptr;
   h.sync();
-  screen.down(5, ax, ay);
-  screen.frame();
-  ASSERT_TRUE(h.run_until([&] { return a.touch_down_serial != 0; })) << "a never got the touch";
   Source source(da, "for the mouse's window");
-  wl_data_device_start_drag(da.device, source.source, wa.surface(), nullptr, a.touch_down_serial);
-  h.sync();
-  ASSERT_FALSE(source.cancelled) << "a finger's drag was refused";
-
-  screen.motion(5, bx, by);
-  screen.frame();
-  ASSERT_TRUE(h.run_until([&] { return db.enters == 1; }))
+  ASSERT_TRUE(finger_drags_from_a_to_b(5, source))
       << "the drag never entered the window of a client without wl_touch";
-  wl_data_offer_accept(db.offer, db.enter_serial, kMime);
-  wl_data_offer_set_actions(db.offer, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY,
-                            WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
-  ASSERT_TRUE(h.run_until([&] { return source.target == kMime; }));
+  ASSERT_TRUE(b_accepts(source)) << "the source never heard b accept";
   screen.up(5);
   screen.frame();
   ASSERT_TRUE(h.run_until([&] { return db.drops == 1 && source.drop_performed; }))
@@ -583,19 +569,9 @@ TEST_F(DragAndDropTest, AFingerDragsOntoAWindowWhoseClientTakesNoTouch) {
 TEST_F(DragAndDropTest, ACancelledFingerCancelsItsDrag) {
   ASSERT_TRUE(va != nullptr && vb != nullptr);
   ASSERT_TRUE(h.run_until([&] { return a.touch != nullptr; })) << "no touch capability";
-  screen.down(6, ax, ay);
-  screen.frame();
-  ASSERT_TRUE(h.run_until([&] { return a.touch_down_serial != 0; })) << "a never got the touch";
   Source source(da, "cancelled");
-  wl_data_device_start_drag(da.device, source.source, wa.surface(), nullptr, a.touch_down_serial);
-  h.sync();
-  screen.motion(6, bx, by);
-  screen.frame();
-  ASSERT_TRUE(h.run_until([&] { return db.enters == 1; })) << "b never heard the drag enter";
-  wl_data_offer_accept(db.offer, db.enter_serial, kMime);
-  wl_data_offer_set_actions(db.offer, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY,
-                            WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
-  ASSERT_TRUE(h.run_until([&] { return source.target == kMime; }));
+  ASSERT_TRUE(finger_drags_from_a_to_b(6, source)) << "b never heard the drag enter";
+  ASSERT_TRUE(b_accepts(source)) << "the source never heard b accept";
 
   screen.cancel(6);
   screen.frame();
