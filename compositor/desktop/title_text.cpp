@@ -4,6 +4,7 @@
 #include <pango/pangocairo.h>
 
 #include <algorithm>
+#include <climits>
 
 #include "compositor/desktop/cairo_buffer.hpp"
 
@@ -11,6 +12,12 @@ namespace baton {
 
 wlr_buffer* render_title(const std::string& text, int max_width, int height, uint32_t rgb) {
   if (text.empty() || max_width <= 0 || height <= 0) return nullptr;
+  // A window can be over 2^30 pixels wide, but Pango's units (1/1024 pixel) hold
+  // 2^21 pixels and cairo draws images at most 32767 wide: a title never
+  // needs more room than that.
+  constexpr int kCairoMaxWidth = 32767;
+  static_assert(kCairoMaxWidth <= INT_MAX / PANGO_SCALE);
+  max_width = std::min(max_width, kCairoMaxWidth);
   // Measure first on a scratch surface, then draw into one that fits.
   cairo_surface_t* scratch = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
   cairo_t* measure = cairo_create(scratch);

@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
 #include "compositor/desktop/decorations.hpp"
 #include "compositor/desktop/view.hpp"
 #include "tests/desktop/desktop_clients.hpp"
@@ -156,6 +160,41 @@ TEST_F(TitleButtons, ATapOnTheMaximizeButtonMaximizesAndOnCloseCloses) {
   EXPECT_TRUE(h.run_until([&] { return window.closed; })) << "a tap on close did not close";
   EXPECT_TRUE(c.touch_events.empty() || c.touch_events.back().kind == "frame")
       << "the client heard a tap on baton's title bar";
+}
+
+/// The title bar's pixels from its left edge to `width` pixels right of it.
+std::vector<uint32_t> bar_start(const Image& shot, const Rect& frame, int width) {
+  std::vector<uint32_t> pixels;
+  for (int y = frame.y - Decoration::kTitleHeight; y < frame.y; ++y)
+    for (int x = frame.x; x < frame.x + width; ++x) pixels.push_back(shot.at(x, y));
+  return pixels;
+}
+
+// A window's geometry may be over 2^30 pixels wide (outside its surface,
+// wlroots takes it as it is), but Pango measures in 1/1024 pixels in an int:
+// the title's room of 2^22 + 40 pixels wrapped to 40 pixels, an overflow
+// UBSan stopped (found by the protocol fuzzer). The title is drawn as on a
+// window some hundred pixels wide: no narrower.
+TEST_F(TitleButtons, ATitleOnAWindowWiderThanPangoMeasuresIsDrawnInFull) {
+  xdg_toplevel_set_title(window.toplevel(), "A title wider than forty pixels");
+  h.sync();
+  const int room = 100;  // from the bar's left edge: the title's first words
+  const std::vector<uint32_t> before = bar_start(h.capture(), view->frame(), room);
+  ASSERT_GT(std::count(before.begin(), before.end(), kIcon), 20) << "no title drawn";
+  // The title's room is the width less two buttons and a padding each side.
+  const int32_t wide = (1 << 22) + 40 + 2 * kButton + 2 * 8;
+  // Past the surface's right edge: wlroots keeps a geometry off the surface.
+  // The bar moves right by as much and still shows its first 170 pixels.
+  xdg_surface_set_window_geometry(window.xdg(), 250, 0, wide, 150);
+  window.draw(200, 150, kRed);
+  ASSERT_TRUE(h.run_until([&] { return view->frame().width == wide; }));
+  ASSERT_LE(view->frame().x + room, 640) << "the bar's start is off the screen";
+  const std::vector<uint32_t> after = bar_start(h.capture(), view->frame(), room);
+  EXPECT_EQ(std::count(after.begin(), after.end(), kIcon),
+            std::count(before.begin(), before.end(), kIcon))
+      << "the title is not drawn as on a narrow window";
+  EXPECT_TRUE(after == before) << "the title's first " << room << " pixels changed";
+  EXPECT_EQ(wl_display_get_error(c.display()), 0);
 }
 
 }  // namespace
