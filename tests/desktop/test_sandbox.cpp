@@ -11,8 +11,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -21,6 +19,7 @@
 #include "compositor/shell/sandbox.hpp"
 #include "security-context-v1-client-protocol.h"
 #include "tests/desktop/desktop_clients.hpp"
+#include "tests/support/held_files.hpp"
 #include "tests/support/process.hpp"
 #include "util/owned.hpp"
 #include "wlr-screencopy-unstable-v1-client-protocol.h"
@@ -180,28 +179,6 @@ TEST_F(Sandboxed, ClosingTheEnginesPipeStopsNewConnections) {
   }
   // The connection made before keeps working.
   EXPECT_EQ(wl_display_get_error(first), 0);
-}
-
-/// What baton's open file descriptors point at (the server runs in this
-/// process), one line each.
-std::multiset<std::string> open_fds() {
-  std::multiset<std::string> targets;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
-    std::error_code error;
-    targets.insert(std::filesystem::read_symlink(entry.path(), error).string());
-  }
-  return targets;
-}
-
-/// The fds in `after` that were not in `before`.
-std::string added(const std::multiset<std::string>& before,
-                  const std::multiset<std::string>& after) {
-  std::vector<std::string> extra;
-  std::set_difference(after.begin(), after.end(), before.begin(), before.end(),
-                      std::back_inserter(extra));
-  std::string text;
-  for (const std::string& target : extra) text += " " + target;
-  return text;
 }
 
 /// One client asks for a listener on `listen_fd` (and a pipe's reader as the
