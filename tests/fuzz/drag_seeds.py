@@ -7,93 +7,52 @@
 # press's serial), so the fuzzer starts from here to reach the drag's grab,
 # motion, drop and cancel paths.
 #
-# The bytes follow the decoder in session.cpp and arguments.cpp (action
-# bytes, object picks, argument modes) and the order in which baton offers
-# its globals (wl_shm 0, wl_compositor 1, wl_data_device_manager 6,
-# xdg_wm_base 7, wl_seat 14): a change to either moves them. Check a seed
-# with `BATON_FUZZ_TRACE=1 baton-fuzz-replay FILE`, and that its drag starts
-# with gdb's `break wlr_seat_start_pointer_drag` (or _touch_drag).
+# The bytes follow seed_writer.py's encoding and the order in which baton
+# offers its globals (wl_shm 0, wl_compositor 1, wl_data_device_manager 6,
+# xdg_wm_base 7, wl_seat 14): a change to either moves them. Check that a
+# seed's drag starts with gdb's `break wlr_seat_start_pointer_drag` (or
+# _touch_drag).
 #
 # usage: drag_seeds.py OUT_DIR   (files named by their SHA-1, as libFuzzer names them)
-import hashlib
-import pathlib
 import sys
 
-REQUEST, SETTLE, FRAME, INPUT = 6, 1, 2, 5  # action bytes (% 12)
-NEW = [2]  # a new_id argument: the next free id
-NULL = [0]  # an object argument: null
-
-
-def obj(index=0):
-    return [3, index]  # an object argument: the index-th live one of its interface
-
-
-def small(value):
-    return [0, 8, value]  # an int argument taken from one byte
-
-
-def u16(value):
-    return [0, 1, value & 0xFF, value >> 8]  # an int argument taken from two bytes
-
-
-def serial(below):
-    return [0, 7, below]  # an int argument: the server's latest serial minus `below`
+from seed_writer import NEW, NULL, Seed, obj, serial, small, u16
 
 
 def seed(touch):
-    out = []
-
-    def bind(index):
-        out.extend([0, index, 0x14])  # the global's top version
-
-    def request(object_id, opcode, args=()):
-        # The object by its place in the client's list (ids 1, 2, 3... at 0,
-        # 1, 2... while none was destroyed), a live target, a real opcode.
-        out.extend([REQUEST, (object_id - 1) << 1, 2, opcode, 1, *args])
-
-    def hand(what, x, y):  # session.cpp input(): x and y are offset by 20
-        out.extend([INPUT, what, (x + 20) & 0xFF, (x + 20) >> 8, (y + 20) & 0xFF, (y + 20) >> 8])
-
-    bind(0); bind(1); bind(7); bind(14); bind(6)  # 3 shm, 4 compositor, 5 xdg_wm_base, 6 seat, 7 ddm
-    request(4, 0, NEW)  # 8 wl_surface
-    request(5, 2, NEW + obj())  # 9 xdg_surface
-    request(9, 1, NEW)  # 10 xdg_toplevel
-    request(8, 6)  # commit: baton configures
-    out.append(SETTLE)
-    request(9, 4, serial(0))  # ack_configure
-    request(3, 0, NEW + [0, 2, 3] + [0, 5])  # 11 pool: a 16384-byte memfd, that size
-    request(11, 0, NEW + small(0) + small(64) + small(64) + u16(256) + [0, 0, 0])  # 12 buffer
-    request(8, 1, obj() + small(0) + small(0))  # attach
-    request(8, 6)  # commit: mapped in the middle of the 320x240 output
-    out.extend([SETTLE, FRAME, 0, SETTLE])
+    s = Seed()
+    s.bind(0); s.bind(1); s.bind(7); s.bind(14); s.bind(6)  # 3 shm, 4 compositor, 5 xdg_wm_base, 6 seat, 7 ddm
+    s.request(4, 0, NEW)  # 8 wl_surface
+    s.request(5, 2, NEW + obj())  # 9 xdg_surface
+    s.request(9, 1, NEW)  # 10 xdg_toplevel
+    s.request(8, 6)  # commit: baton configures
+    s.settle()
+    s.request(9, 4, serial(0))  # ack_configure
+    s.request(3, 0, NEW + [0, 2, 3] + [0, 5])  # 11 pool: a 16384-byte memfd, that size
+    s.request(11, 0, NEW + small(0) + small(64) + small(64) + u16(256) + [0, 0, 0])  # 12 buffer
+    s.request(8, 1, obj() + small(0) + small(0))  # attach
+    s.request(8, 6)  # commit: mapped in the middle of the 320x240 output
+    s.settle(); s.frame(); s.settle()
     if touch:
-        request(6, 2, NEW)  # 13 wl_touch: a client without one gets no touch
-        out.append(SETTLE)
-        hand(3, 160, 120)  # finger 0 down on the window
+        s.request(6, 2, NEW)  # 13 wl_touch: a client without one gets no touch
+        s.settle()
+        s.hand(3, 160, 120)  # finger 0 down on the window
         below = 0  # its serial is the latest
     else:
-        hand(0, 160, 120)  # the pointer over the window
-        hand(1, 0, 0)  # BTN_LEFT down
+        s.hand(0, 160, 120)  # the pointer over the window
+        s.hand(1, 0, 0)  # BTN_LEFT down
         below = 1  # the keyboard's enter came after the press
-    out.append(SETTLE)
+    s.settle()
     source = 14 if touch else 13
-    request(7, 0, NEW)  # wl_data_source
-    request(source, 0, [0, 6, 2])  # offer text/plain;charset=utf-8
-    request(7, 1, NEW + obj())  # wl_data_device on the seat
-    request(source + 1, 0, obj() + obj() + NULL + serial(below))  # start_drag, no icon
-    out.append(SETTLE)
-    hand(4 if touch else 0, 300, 200)  # the finger or the pointer moves off the window
-    out.extend([SETTLE, FRAME, 0, SETTLE])
-    return bytes(out)
+    s.request(7, 0, NEW)  # wl_data_source
+    s.request(source, 0, [0, 6, 2])  # offer text/plain;charset=utf-8
+    s.request(7, 1, NEW + obj())  # wl_data_device on the seat
+    s.request(source + 1, 0, obj() + obj() + NULL + serial(below))  # start_drag, no icon
+    s.settle()
+    s.hand(4 if touch else 0, 300, 200)  # the finger or the pointer moves off the window
+    s.settle(); s.frame(); s.settle()
+    return s
 
 
-def main():
-    directory = pathlib.Path(sys.argv[1])
-    for touch in (False, True):
-        data = seed(touch)
-        path = directory / hashlib.sha1(data).hexdigest()
-        path.write_bytes(data)
-        print(path)
-
-
-main()
+for touch in (False, True):
+    seed(touch).write(sys.argv[1])
