@@ -1,6 +1,8 @@
 #include "compositor/input/input_method_popup.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <utility>
 
 namespace baton {
@@ -34,28 +36,39 @@ void InputMethodPopup::place(std::optional<wlr_box> cursor) {
     wlr_scene_node_set_enabled(&tree_->node, false);
     return;
   }
-  const int width = popup_->surface->current.width;
-  const int height = popup_->surface->current.height;
+  // In 64 bits: the popup's size is the client's too (a viewport can make
+  // it up to INT32_MAX), and the cursor is within 2^24 pixels of its surface.
+  const int64_t width = popup_->surface->current.width;
+  const int64_t height = popup_->surface->current.height;
   // The output under the rectangle's middle, or the nearest one.
   double ox = 0;
   double oy = 0;
   wlr_output_layout_closest_point(layout_, nullptr, cursor->x + cursor->width / 2.0,
                                   cursor->y + cursor->height / 2.0, &ox, &oy);
   wlr_output* output = wlr_output_layout_output_at(layout_, ox, oy);
-  int x = cursor->x;
-  int y = cursor->y + cursor->height;
+  int64_t x = cursor->x;
+  int64_t y = int64_t{cursor->y} + cursor->height;
   if (output != nullptr) {
     wlr_box area{};
     wlr_output_layout_get_box(layout_, output, &area);
-    if (y + height > area.y + area.height) y = cursor->y - height;  // no room below: above
-    x = std::max(area.x, std::min(x, area.x + area.width - width));
-    y = std::max(area.y, std::min(y, area.y + area.height - height));
+    const int64_t right = int64_t{area.x} + area.width;
+    const int64_t bottom = int64_t{area.y} + area.height;
+    if (y + height > bottom) y = cursor->y - height;  // no room below: above
+    x = std::max<int64_t>(area.x, std::min(x, right - width));
+    y = std::max<int64_t>(area.y, std::min(y, bottom - height));
   }
-  wlr_scene_node_set_position(&tree_->node, x, y);
+  // On an output, x and y are now within it or at its top left.
+  constexpr int64_t kLow = std::numeric_limits<int>::min();
+  constexpr int64_t kHigh = std::numeric_limits<int>::max();
+  x = std::clamp(x, kLow, kHigh);
+  y = std::clamp(y, kLow, kHigh);
+  wlr_scene_node_set_position(&tree_->node, static_cast<int>(x), static_cast<int>(y));
   wlr_scene_node_set_enabled(&tree_->node, true);
   // Told only when it changes: the client may commit in answer, which
   // places the popup again.
-  const wlr_box relative{cursor->x - x, cursor->y - y, cursor->width, cursor->height};
+  const wlr_box relative{static_cast<int>(std::clamp(cursor->x - x, kLow, kHigh)),
+                         static_cast<int>(std::clamp(cursor->y - y, kLow, kHigh)), cursor->width,
+                         cursor->height};
   if (!sent_ || !wlr_box_equal(&*sent_, &relative)) {
     sent_ = relative;
     wlr_input_popup_surface_v2_send_text_input_rectangle(popup_, &*sent_);

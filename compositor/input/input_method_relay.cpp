@@ -1,5 +1,7 @@
 #include "compositor/input/input_method_relay.hpp"
 
+#include <algorithm>
+
 #include "util/log.hpp"
 
 namespace baton {
@@ -195,10 +197,15 @@ std::optional<wlr_box> InputMethodRelay::cursor_rectangle() const {
   wlr_box box{origin->first, origin->second, 0, 0};
   // Without a rectangle, the surface's top left.
   if ((t.active_features & WLR_TEXT_INPUT_V3_FEATURE_CURSOR_RECTANGLE) != 0) {
-    box.x += t.current.cursor_rectangle.x;
-    box.y += t.current.cursor_rectangle.y;
-    box.width = t.current.cursor_rectangle.width;
-    box.height = t.current.cursor_rectangle.height;
+    // The client's rectangle is any int32: kept within 2^24 pixels of its
+    // surface, so that the sums here and in the popup's placement stay in
+    // range (the protocol fuzzer overflowed them at INT32_MAX).
+    constexpr int kReach = 1 << 24;
+    const wlr_box& r = t.current.cursor_rectangle;
+    box.x += std::clamp(r.x, -kReach, kReach);
+    box.y += std::clamp(r.y, -kReach, kReach);
+    box.width = std::clamp(r.width, 0, kReach);
+    box.height = std::clamp(r.height, 0, kReach);
   }
   return box;
 }

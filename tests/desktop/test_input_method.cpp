@@ -4,13 +4,15 @@
 // is what each side is told: the preedit and the composed string reach the
 // focused field only, focus moves the input method with it, the keyboard
 // grab takes the user's keys but not the input method's own, the candidate
-// popup is drawn at the text cursor (pixels) and kept on screen, and a field
+// popup is drawn at the text cursor (pixels) and kept on screen (also for a
+// cursor rectangle at the int32 limits), and a field
 // enabled without focus or an input method that dies mid-composition leaves
 // nothing behind. (fcitx5 driving foot under baton: tests/vm/.)
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
 #include <unistd.h>
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -411,6 +413,49 @@ TEST_F(InputMethodTest, ThePopupIsDrawnBelowTheTextCursorAndKeptOnScreen) {
   ASSERT_TRUE(h.run_until([&] { return !ime.active; }));
   h.run_for(std::chrono::milliseconds(20));
   EXPECT_EQ(count_pixels(h.capture(), kPopup), 0) << "the popup stayed after the field went";
+}
+
+// A cursor rectangle is any int32: one at INT32_MAX used to overflow baton's
+// sums (UBSan, found by the protocol fuzzer). It is taken as 2^24 pixels
+// from the field's surface: far to the right and below, so the popup sits in
+// the output's bottom right corner and is told the cursor is beyond it.
+TEST_F(InputMethodTest, ACursorRectangleAtTheIntLimitsKeepsThePopupOnScreen) {
+  Client app(h);
+  Window window(app);
+  View* view = map_window(h, window, 0xff204060, 600, 440);
+  ASSERT_NE(view, nullptr);
+  TextField field(h, app);
+  ASSERT_TRUE(h.run_until([&] { return field.entered != nullptr; }));
+  constexpr uint32_t kPopup = 0xffe0c020;
+  ime.show_popup(100, 40, kPopup);
+  h.sync();
+
+  constexpr int kMax = std::numeric_limits<int32_t>::max();
+  field.enable(kMax, kMax, kMax, kMax);
+  ASSERT_TRUE(h.run_until([&] { return ime.active && ime.rect_h != 0; }))
+      << "no text_input_rectangle for the popup";
+  constexpr int kReach = 1 << 24;
+  EXPECT_EQ(ime.rect_x, view->x() + kReach - (640 - 100)) << "not told the cursor is to its right";
+  EXPECT_EQ(ime.rect_y, view->y() + kReach - (480 - 40)) << "not told the cursor is below it";
+  EXPECT_EQ(ime.rect_w, kReach);
+  EXPECT_EQ(ime.rect_h, kReach);
+  h.run_for(std::chrono::milliseconds(20));
+  Image shot = h.capture();
+  EXPECT_EQ(count_pixels(shot, kPopup), 100 * 40) << "part of the popup is off screen";
+  EXPECT_EQ(shot.at(639, 479), kPopup) << "not in the output's bottom right corner";
+
+  // The other end: the cursor far up and left, a negative size taken as 0.
+  constexpr int kMin = std::numeric_limits<int32_t>::min();
+  field.move_cursor(kMin, kMin, -1, kMin);
+  ASSERT_TRUE(h.run_until([&] { return ime.rect_h == 0; }))
+      << "the popup was not told of the new rectangle (height " << ime.rect_h << ")";
+  EXPECT_EQ(ime.rect_x, view->x() - kReach);
+  EXPECT_EQ(ime.rect_y, view->y() - kReach);
+  EXPECT_EQ(ime.rect_w, 0);
+  h.run_for(std::chrono::milliseconds(20));
+  shot = h.capture();
+  EXPECT_EQ(count_pixels(shot, kPopup), 100 * 40) << "part of the popup is off screen";
+  EXPECT_EQ(shot.at(0, 0), kPopup) << "not in the output's top left corner";
 }
 
 TEST_F(InputMethodTest, AnInputMethodThatDiesMidCompositionLeavesNoPreedit) {
