@@ -7,7 +7,7 @@
 // popup is drawn at the text cursor (pixels) and kept on screen (also for a
 // cursor rectangle at the int32 limits), and a field
 // enabled without focus or an input method that dies mid-composition leaves
-// nothing behind. (fcitx5 driving foot under baton: tests/vm/.)
+// nothing behind. (fcitx5 driving foot under baton: test_real_clients.cpp.)
 #include <gtest/gtest.h>
 #include <linux/input-event-codes.h>
 #include <unistd.h>
