@@ -242,6 +242,24 @@ class InputMethodTest : public ::testing::Test {
   InputMethod& ime = *ime_owned;
 };
 
+constexpr uint32_t kPopupColour = 0xffe0c020;
+
+/// An app's 600x440 window with a focused text field (not yet enabled), and
+/// the input method's 100x40 popup shown: what the popup tests start from.
+struct PopupScene {
+  PopupScene(Harness& h, InputMethod& ime)
+      : app(h), window(app), view(map_window(h, window, 0xff204060, 600, 440)), field(h, app) {
+    if (view == nullptr) return;
+    h.run_until([&] { return field.entered != nullptr; });
+    ime.show_popup(100, 40, kPopupColour);
+    h.sync();
+  }
+  Client app;
+  Window window;
+  View* view;
+  TextField field;
+};
+
 TEST_F(InputMethodTest, PreeditAndComposedTextReachTheFocusedField) {
   ASSERT_NE(ime.input_method, nullptr) << "zwp_input_method_manager_v2 is not advertised";
   Client app(h);
@@ -367,16 +385,12 @@ TEST_F(InputMethodTest, TheGrabTakesTheUsersKeysButNotTheInputMethodsOwn) {
 }
 
 TEST_F(InputMethodTest, ThePopupIsDrawnBelowTheTextCursorAndKeptOnScreen) {
-  Client app(h);
-  Window window(app);
-  View* view = map_window(h, window, 0xff204060, 600, 440);
+  PopupScene scene(h, ime);
+  View* view = scene.view;
+  TextField& field = scene.field;
   ASSERT_NE(view, nullptr);
-  TextField field(h, app);
-  ASSERT_TRUE(h.run_until([&] { return field.entered != nullptr; }));
-  constexpr uint32_t kPopup = 0xffe0c020;
-  ime.show_popup(100, 40, kPopup);
-  h.sync();
-  EXPECT_EQ(count_pixels(h.capture(), kPopup), 0) << "a popup shown with no active field";
+  ASSERT_NE(field.entered, nullptr) << "the field's surface got no keyboard focus";
+  EXPECT_EQ(count_pixels(h.capture(), kPopupColour), 0) << "a popup shown with no active field";
 
   field.enable(10, 20, 2, 16);
   ASSERT_TRUE(h.run_until([&] { return ime.active && ime.rect_h == 16; }))
@@ -388,10 +402,11 @@ TEST_F(InputMethodTest, ThePopupIsDrawnBelowTheTextCursorAndKeptOnScreen) {
   const int py = view->y() + 36;
   h.run_for(std::chrono::milliseconds(20));
   Image shot = h.capture();
-  EXPECT_EQ(shot.at(px + 1, py + 1), kPopup) << "the popup's top left is not below the cursor";
-  EXPECT_EQ(shot.at(px + 98, py + 38), kPopup);
-  EXPECT_NE(shot.at(px + 1, py - 2), kPopup) << "the popup covers the text cursor";
-  EXPECT_EQ(count_pixels(shot, kPopup), 100 * 40);
+  EXPECT_EQ(shot.at(px + 1, py + 1), kPopupColour)
+      << "the popup's top left is not below the cursor";
+  EXPECT_EQ(shot.at(px + 98, py + 38), kPopupColour);
+  EXPECT_NE(shot.at(px + 1, py - 2), kPopupColour) << "the popup covers the text cursor";
+  EXPECT_EQ(count_pixels(shot, kPopupColour), 100 * 40);
 
   // A cursor near the output's bottom right corner: no room below, so the
   // popup goes above the cursor, and it is pushed left to stay on screen.
@@ -404,15 +419,15 @@ TEST_F(InputMethodTest, ThePopupIsDrawnBelowTheTextCursorAndKeptOnScreen) {
   EXPECT_EQ(ime.rect_x, 610 - 540) << "the popup was not pushed left by the output's edge";
   h.run_for(std::chrono::milliseconds(20));
   shot = h.capture();
-  EXPECT_EQ(count_pixels(shot, kPopup), 100 * 40) << "part of the popup is off screen";
-  EXPECT_EQ(shot.at(639, 450 - 40), kPopup) << "not against the output's right edge, above";
-  EXPECT_EQ(shot.at(639, 449), kPopup);
-  EXPECT_NE(shot.at(639, 450), kPopup) << "the popup covers the text cursor";
+  EXPECT_EQ(count_pixels(shot, kPopupColour), 100 * 40) << "part of the popup is off screen";
+  EXPECT_EQ(shot.at(639, 450 - 40), kPopupColour) << "not against the output's right edge, above";
+  EXPECT_EQ(shot.at(639, 449), kPopupColour);
+  EXPECT_NE(shot.at(639, 450), kPopupColour) << "the popup covers the text cursor";
 
   field.disable();
   ASSERT_TRUE(h.run_until([&] { return !ime.active; }));
   h.run_for(std::chrono::milliseconds(20));
-  EXPECT_EQ(count_pixels(h.capture(), kPopup), 0) << "the popup stayed after the field went";
+  EXPECT_EQ(count_pixels(h.capture(), kPopupColour), 0) << "the popup stayed after the field went";
 }
 
 // A cursor rectangle is any int32: one at INT32_MAX used to overflow baton's
@@ -420,15 +435,11 @@ TEST_F(InputMethodTest, ThePopupIsDrawnBelowTheTextCursorAndKeptOnScreen) {
 // from the field's surface: far to the right and below, so the popup sits in
 // the output's bottom right corner and is told the cursor is beyond it.
 TEST_F(InputMethodTest, ACursorRectangleAtTheIntLimitsKeepsThePopupOnScreen) {
-  Client app(h);
-  Window window(app);
-  View* view = map_window(h, window, 0xff204060, 600, 440);
+  PopupScene scene(h, ime);
+  View* view = scene.view;
+  TextField& field = scene.field;
   ASSERT_NE(view, nullptr);
-  TextField field(h, app);
-  ASSERT_TRUE(h.run_until([&] { return field.entered != nullptr; }));
-  constexpr uint32_t kPopup = 0xffe0c020;
-  ime.show_popup(100, 40, kPopup);
-  h.sync();
+  ASSERT_NE(field.entered, nullptr) << "the field's surface got no keyboard focus";
 
   constexpr int kMax = std::numeric_limits<int32_t>::max();
   field.enable(kMax, kMax, kMax, kMax);
@@ -441,8 +452,8 @@ TEST_F(InputMethodTest, ACursorRectangleAtTheIntLimitsKeepsThePopupOnScreen) {
   EXPECT_EQ(ime.rect_h, kReach);
   h.run_for(std::chrono::milliseconds(20));
   Image shot = h.capture();
-  EXPECT_EQ(count_pixels(shot, kPopup), 100 * 40) << "part of the popup is off screen";
-  EXPECT_EQ(shot.at(639, 479), kPopup) << "not in the output's bottom right corner";
+  EXPECT_EQ(count_pixels(shot, kPopupColour), 100 * 40) << "part of the popup is off screen";
+  EXPECT_EQ(shot.at(639, 479), kPopupColour) << "not in the output's bottom right corner";
 
   // The other end: the cursor far up and left, a negative size taken as 0.
   constexpr int kMin = std::numeric_limits<int32_t>::min();
@@ -454,8 +465,8 @@ TEST_F(InputMethodTest, ACursorRectangleAtTheIntLimitsKeepsThePopupOnScreen) {
   EXPECT_EQ(ime.rect_w, 0);
   h.run_for(std::chrono::milliseconds(20));
   shot = h.capture();
-  EXPECT_EQ(count_pixels(shot, kPopup), 100 * 40) << "part of the popup is off screen";
-  EXPECT_EQ(shot.at(0, 0), kPopup) << "not in the output's top left corner";
+  EXPECT_EQ(count_pixels(shot, kPopupColour), 100 * 40) << "part of the popup is off screen";
+  EXPECT_EQ(shot.at(0, 0), kPopupColour) << "not in the output's top left corner";
 }
 
 TEST_F(InputMethodTest, AnInputMethodThatDiesMidCompositionLeavesNoPreedit) {
