@@ -8,6 +8,7 @@
 #include "compositor/output/output.hpp"
 #include "compositor/output/outputs.hpp"
 #include "compositor/output/scene_layers.hpp"
+#include "compositor/shell/layer_placement.hpp"
 #include "util/log.hpp"
 
 namespace baton {
@@ -37,11 +38,21 @@ LayerSurface::LayerSurface(LayerShell& shell, wlr_layer_surface_v1* surface)
       wlr_scene_node_reparent(&scene_->tree->node, shell_.tree(layer_));
     }
     if (surface_->initial_commit || surface_->current.committed != 0) {
+      answer_due_ = true;
       shell_.arrange(surface_->output);
       if (mapped_) shell_.update_keyboard_focus();
     }
   });
   destroy_.connect(&surface->events.destroy, [this](void*) { shell_.surface_destroyed(*this); });
+}
+
+void LayerSurface::configure(int width, int height) {
+  const std::pair<int, int> size{width, height};
+  if (!answer_due_ && configured_size_ == size) return;
+  answer_due_ = false;
+  configured_size_ = size;
+  wlr_layer_surface_v1_configure(surface_, static_cast<uint32_t>(width),
+                                 static_cast<uint32_t>(height));
 }
 
 // wlr-layer-shell: a size of 0 asks to be stretched between the opposite
@@ -114,7 +125,10 @@ void LayerShell::arrange(wlr_output* output) {
         if (ls->output != output || !ls->initialized) continue;
         if (static_cast<int>(ls->current.layer) != layer) continue;
         if ((ls->current.exclusive_zone > 0) != exclusive) continue;
-        wlr_scene_layer_surface_v1_configure(s->scene(), &full, &usable);
+        const wlr_box box = place_layer_surface(ls->current, full, usable);
+        wlr_scene_node_set_position(&s->scene()->tree->node, box.x, box.y);
+        s->configure(box.width, box.height);
+        if (s->mapped()) reserve_exclusive_zone(ls->current, usable);
       }
     }
   }

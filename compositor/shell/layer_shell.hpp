@@ -5,6 +5,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "util/listener.hpp"
@@ -27,6 +29,12 @@ class LayerSurface {
   [[nodiscard]] wlr_layer_surface_v1* wlr() const { return surface_; }
   [[nodiscard]] wlr_scene_layer_surface_v1* scene() const { return scene_; }
   [[nodiscard]] bool mapped() const { return mapped_; }
+  /// Asks the client for this size, unless it was the last size asked and
+  /// the client has committed no new layer state since: a configure that
+  /// changes nothing still costs the client a redraw (and slurp 1.4, which
+  /// draws a frame per configure, crashes on one that comes while its last
+  /// frame is pending).
+  void configure(int width, int height);
 
  private:
   void reject_unanchored_zero_size();
@@ -36,6 +44,10 @@ class LayerSurface {
   wlr_scene_layer_surface_v1* scene_;
   bool mapped_ = false;
   int layer_;
+  // The size last sent, and whether the client's last commit changed its
+  // layer state (anchor, size, margins...), which a configure answers.
+  std::optional<std::pair<int, int>> configured_size_;
+  bool answer_due_ = false;
   Listener<void> map_;
   Listener<void> unmap_;
   Listener<void> client_commit_;

@@ -138,6 +138,7 @@ struct PanelListener {
   static void configure(void* data, zwlr_layer_surface_v1* surface, uint32_t serial, uint32_t width,
                         uint32_t height) {
     auto* panel = static_cast<Panel*>(data);
+    ++panel->configures;
     zwlr_layer_surface_v1_ack_configure(surface, serial);
     panel->width = static_cast<int>(width);
     panel->height = static_cast<int>(height);

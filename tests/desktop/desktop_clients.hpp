@@ -72,9 +72,12 @@ class Panel {
   ~Panel();
   [[nodiscard]] bool configured() const { return buffer_ != nullptr; }
   [[nodiscard]] wl_surface* surface() const { return surface_; }
+  [[nodiscard]] zwlr_layer_surface_v1* layer_surface() const { return layer_surface_; }
   /// Makes `popup` (made with Window(client, positioner)) this panel's.
   void adopt_popup(Window& popup);
   int width = 0, height = 0;
+  /// Configure events received.
+  int configures = 0;
   bool closed = false;
 
  private:

@@ -11,12 +11,15 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
 #include "compositor/input/seat.hpp"
 #include "compositor/output/output.hpp"
+#include "compositor/output/outputs.hpp"
 #include "compositor/shell/layer_shell.hpp"
+#include "tests/desktop/desktop_clients.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/fake_input.hpp"
 #include "tests/support/harness.hpp"
@@ -228,6 +231,51 @@ TEST(RealClients, WaybarReservesItsZoneAndIsDrawn) {
   kill(*pid, SIGTERM);
   EXPECT_TRUE(h.run_until([&] { return h.server().layer_shell().usable_area(output).y == 0; },
                           milliseconds(30000)));
+}
+
+// slurp as xdg-desktop-portal-wlr runs it to ask which output to share
+// (`slurp -f %o -or`): an overlay on each output, and the output clicked is
+// the one it prints. Each overlay is configured once: slurp 1.4 (Debian 12's)
+// draws a frame per configure and, given one while its last frame is
+// pending, leaves a frame callback behind that crashes it on exit (fixed in
+// slurp 1.5); baton no longer re-sends an unchanged size when a surface maps.
+TEST(RealClients, SlurpPicksTheClickedOutputAndIsConfiguredOncePerOverlay) {
+  REQUIRE_PROGRAM("slurp");
+  Harness h(headless_options(640, 480, 2));
+  Client c(h);
+  VirtualPointer pointer(h, c);
+  std::string dir = scratch_dir("slurp");
+  for (int x : {960, 320}) {
+    const Output* clicked = h.server().output_set().at(x, 240);
+    ASSERT_NE(clicked, nullptr);
+    pointer.move_to(x, 240, 1280, 480);
+    std::remove((dir + "/done").c_str());
+    ASSERT_TRUE(h.server()
+                    .spawn("WAYLAND_DEBUG=1 slurp -f %o -or > " + dir + "/out 2> " + dir +
+                           "/log; echo $? > " + dir + "/rc; touch " + dir + "/done")
+                    .ok());
+    // Until both overlays are up, then a click where the pointer stands.
+    ASSERT_TRUE(h.run_until(
+        [&] {
+          int mapped = 0;
+          for (const auto& s : h.server().layer_shell().surfaces()) mapped += s->mapped() ? 1 : 0;
+          return mapped == 2;
+        },
+        milliseconds(30000)))
+        << read_file(dir + "/log");
+    pointer.button(BTN_LEFT, true);
+    pointer.button(BTN_LEFT, false);
+    ASSERT_TRUE(h.run_until([&] { return access((dir + "/done").c_str(), F_OK) == 0; },
+                            milliseconds(30000)));
+    const std::string log = read_file(dir + "/log");
+    EXPECT_EQ(read_file(dir + "/rc"), "0\n") << log;
+    EXPECT_EQ(read_file(dir + "/out"), clicked->wlr()->name);
+    // What slurp was sent, as it logged it: one configure per overlay.
+    const std::regex configure(R"(zwlr_layer_surface_v1[@#][0-9]+\.configure\()");
+    const auto count = std::distance(std::sregex_iterator(log.begin(), log.end(), configure),
+                                     std::sregex_iterator());
+    EXPECT_EQ(count, 2) << "configure events in slurp's WAYLAND_DEBUG log";
+  }
 }
 
 TEST(RealClients, ChildrenGetTheSessionEnvironment) {

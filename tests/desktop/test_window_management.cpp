@@ -520,6 +520,56 @@ TEST_F(LayerShellTest, AnOverlayMappedUnderAStillPointerTakesTheNextClick) {
       << "the pointer did not go back to the window when the overlay went";
 }
 
+// A configure is sent when the size a surface is to have changes or its
+// client committed new layer state, not whenever baton lays the output out
+// again (a surface mapping, another arriving): each one costs the client a
+// redraw, and slurp 1.4 (Debian 12's, xdg-desktop-portal-wlr's output
+// chooser) crashes on one that comes while its last frame is pending.
+TEST_F(LayerShellTest, ASurfaceIsConfiguredAgainOnlyWhenSomethingChanged) {
+  constexpr uint32_t kTopEdge = ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP |
+                                ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT |
+                                ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT;
+  Panel panel(c, ZWLR_LAYER_SHELL_V1_LAYER_TOP, kTopEdge, 30, 30, 0xff0000ff);
+  ASSERT_TRUE(h.run_until([&] { return panel.configured(); }));
+  // Its buffer maps it: it is laid out again, at the same size.
+  ASSERT_TRUE(h.run_until([&] {
+    return h.server().layer_shell().usable_area(h.server().outputs()[0]->wlr()).y == 30;
+  }));
+  h.sync();
+  EXPECT_EQ(panel.configures, 1) << "mapping at the size it was given sent another configure";
+
+  // An overlay over the whole output (slurp's) maps beside it: one each.
+  Panel overlay(c, ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY, 15, 0, -1, 0xffffff00);
+  ASSERT_TRUE(h.run_until([&] { return overlay.configured(); }));
+  h.sync();
+  h.sync();
+  EXPECT_EQ(overlay.configures, 1);
+  EXPECT_EQ(overlay.width, 640);
+  EXPECT_EQ(overlay.height, 480);
+  EXPECT_EQ(panel.configures, 1) << "another surface mapping re-sent the panel its size";
+
+  // The client commits new layer state (a top margin moves it down): that
+  // is answered, even at the same size.
+  zwlr_layer_surface_v1_set_margin(panel.layer_surface(), 5, 0, 0, 0);
+  wl_surface_commit(panel.surface());
+  ASSERT_TRUE(h.run_until([&] { return panel.configures == 2; }))
+      << "a commit of layer state got no configure";
+  EXPECT_EQ(panel.width, 640);
+  EXPECT_EQ(panel.height, 30);
+  h.sync();
+  // Its zone now ends below the margin too.
+  EXPECT_EQ(h.server().layer_shell().usable_area(h.server().outputs()[0]->wlr()).y, 35);
+  EXPECT_EQ(count_pixels(h.capture(), 0xff0000ff, {0, 5, 640, 35}),
+            count_pixels(h.capture(), 0xff0000ff));
+  // A size it asks for that changes what it is given: configured at it.
+  zwlr_layer_surface_v1_set_size(panel.layer_surface(), 0, 40);
+  wl_surface_commit(panel.surface());
+  ASSERT_TRUE(h.run_until([&] { return panel.height == 40; }));
+  h.sync();
+  EXPECT_EQ(panel.configures, 3);
+  EXPECT_EQ(overlay.configures, 1);
+}
+
 TEST_F(LayerShellTest, BackgroundLayerIsBelowWindowsAndOverlayAbove) {
   Panel wallpaper(c, ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND, 15, 0, -1, 0xff808080);
   ASSERT_TRUE(h.run_until([&] { return wallpaper.configured(); }));
