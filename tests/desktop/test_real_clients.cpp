@@ -250,10 +250,11 @@ TEST(RealClients, SlurpPicksTheClickedOutputAndIsConfiguredOncePerOverlay) {
     ASSERT_NE(clicked, nullptr);
     pointer.move_to(x, 240, 1280, 480);
     std::remove((dir + "/done").c_str());
-    ASSERT_TRUE(h.server()
-                    .spawn("WAYLAND_DEBUG=1 slurp -f %o -or > " + dir + "/out 2> " + dir +
-                           "/log; echo $? > " + dir + "/rc; touch " + dir + "/done")
-                    .ok());
+    // Its output, its protocol log, its exit status, then a mark that it ended.
+    std::string command = "WAYLAND_DEBUG=1 slurp -f %o -or > ";
+    for (const char* tail : {"/out 2> ", "/log; echo $? > ", "/rc; touch ", "/done"})
+      command.append(dir).append(tail);
+    ASSERT_TRUE(h.server().spawn(command).ok());
     // Until both overlays are up, then a click where the pointer stands.
     ASSERT_TRUE(h.run_until(
         [&] {
