@@ -2,6 +2,7 @@
 // with baton running and another client's window mapped. (The cells that
 // need a kernel, a GPU or a seat are guest tests: tests/vm/.)
 #include <gtest/gtest.h>
+#include <linux/input-event-codes.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "compositor/desktop/view.hpp"
@@ -155,6 +157,52 @@ TEST(Faults, VirtualPointerHugeDiscreteScroll) {
   ASSERT_EQ(app.axis_discrete.size(), 2U);
   EXPECT_EQ(app.axis_discrete[0], 3);
   EXPECT_GT(app.axis_discrete[1], 3) << "a huge scroll down arrived as " << app.axis_discrete[1];
+  another_client_still_maps(h);
+}
+
+// A virtual pointer may press a button it already holds. wlroots' seat
+// counts presses per button, and 0.19.2 passed the second press on, so one
+// release (or the one release the device sends for each held button when it
+// goes) left the seat holding the button: the window never heard the
+// release and kept the pointer (its implicit grab), and a drag started from
+// the press never ended (found by the protocol fuzzer). The patch passes on
+// a press only of a button the device does not hold.
+TEST(Faults, AVirtualPointerPressingTwiceHoldsNoButtonForEver) {
+  Harness h;
+  Client app(h);
+  Window window(app);
+  View* view = map_window(h, window, 0xff2060e0);
+  ASSERT_NE(view, nullptr);
+  // A spot off the window, on the bare desktop.
+  const int off_x = view->x() > 10 ? 5 : 635;
+  ASSERT_TRUE(off_x < view->x() || off_x >= view->x() + 200);
+
+  // The desktop's own mouse stays plugged in while the other device goes,
+  // so the seat keeps its pointer.
+  VirtualPointer mouse(h, app);
+  auto pointer = std::make_unique<VirtualPointer>(h, app);
+  pointer->move_to(view->x() + 100, view->y() + 75, 640, 480);
+  ASSERT_EQ(app.pointer_focus, window.surface());
+  pointer->button(BTN_LEFT, true);
+  pointer->button(BTN_LEFT, true);
+  pointer->button(BTN_LEFT, false);
+  EXPECT_EQ(app.buttons.size(), 1U) << "the held button was pressed again";
+  EXPECT_EQ(app.released_buttons.size(), 1U) << "the window never heard the button come up";
+  pointer->move_to(off_x, 5, 640, 480);
+  EXPECT_EQ(app.pointer_focus, nullptr) << "the window kept the pointer: the button is still held";
+
+  // Held twice, then the device goes: its one release lets the button go.
+  pointer->move_to(view->x() + 100, view->y() + 75, 640, 480);
+  ASSERT_EQ(app.pointer_focus, window.surface());
+  pointer->button(BTN_RIGHT, true);
+  pointer->button(BTN_RIGHT, true);
+  pointer.reset();
+  h.sync();
+  EXPECT_EQ(app.released_buttons.size(), 2U) << "the button stayed down after its device went";
+  mouse.move_to(view->x() + 100, view->y() + 75, 640, 480);
+  ASSERT_EQ(app.pointer_focus, window.surface());
+  mouse.move_to(off_x, 5, 640, 480);
+  EXPECT_EQ(app.pointer_focus, nullptr) << "the window kept the pointer after the device went";
   another_client_still_maps(h);
 }
 

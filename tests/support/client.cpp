@@ -211,7 +211,10 @@ struct ClientListeners {
           },
           [](void* d, wl_pointer*, uint32_t serial, uint32_t, uint32_t button, uint32_t state) {
             auto* client = static_cast<Client*>(d);
-            if (state != WL_POINTER_BUTTON_STATE_PRESSED) return;
+            if (state != WL_POINTER_BUTTON_STATE_PRESSED) {
+              client->released_buttons.push_back(button);
+              return;
+            }
             client->button_serial = serial;
             client->buttons.push_back(button);
           },

@@ -133,7 +133,8 @@ class Client {
   uint32_t key_serial = 0, button_serial = 0;
   double pointer_x = 0, pointer_y = 0;
   std::vector<KeyEvent> keys;
-  std::vector<uint32_t> buttons;
+  std::vector<uint32_t> buttons;  // pressed, as wl_pointer.button said
+  std::vector<uint32_t> released_buttons;
   /// wl_pointer.axis_discrete steps, as they came (wheel scrolling).
   std::vector<int32_t> axis_discrete;
   /// wl_touch events as they came: kind is down, up, motion, frame or cancel
