@@ -1,6 +1,8 @@
 #include "compositor/input/pointer_constraints.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
 
 #include "compositor/input/seat.hpp"
 #include "util/log.hpp"
@@ -12,6 +14,18 @@ extern "C" {
 }
 
 namespace baton {
+namespace {
+
+// wl_fixed_t carries 24 bits of whole pixels. A larger delta (a jump across a
+// layout whose outputs lie far apart) would wrap to the opposite sign.
+double fixed_range(double delta) {
+  constexpr double most = static_cast<double>(INT32_MAX) / 256.0;
+  constexpr double least = static_cast<double>(INT32_MIN) / 256.0;
+  if (!std::isfinite(delta)) return 0;
+  return std::clamp(delta, least, most);
+}
+
+}  // namespace
 
 PointerConstraints::PointerConstraints(Seat& seat, wl_display* display)
     : seat_(seat),
@@ -94,7 +108,8 @@ void PointerConstraints::filter_motion(uint32_t time_msec, double sx, double sy,
   focus_sx_ = sx;
   focus_sy_ = sy;
   wlr_relative_pointer_manager_v1_send_relative_motion(
-      relative_, seat_.wlr(), uint64_t{time_msec} * 1000, dx, dy, raw_dx, raw_dy);
+      relative_, seat_.wlr(), uint64_t{time_msec} * 1000, fixed_range(dx), fixed_range(dy),
+      fixed_range(raw_dx), fixed_range(raw_dy));
   if (active_ == nullptr) return;
   if (active_->type == WLR_POINTER_CONSTRAINT_V1_LOCKED) {
     dx = 0;

@@ -94,16 +94,19 @@ Seat::Seat(SeatContext context)
     handle_motion(&event->pointer->base, event->time_msec, event->delta_x, event->delta_y,
                   event->unaccel_dx, event->unaccel_dy);
   });
-  motion_absolute_.connect(&cursor_->events.motion_absolute,
-                           [this](wlr_pointer_motion_absolute_event* event) {
-                             double lx = 0;
-                             double ly = 0;
-                             wlr_cursor_absolute_to_layout_coords(cursor_, &event->pointer->base,
-                                                                  event->x, event->y, &lx, &ly);
-                             double dx = lx - cursor_->x;
-                             double dy = ly - cursor_->y;
-                             handle_motion(&event->pointer->base, event->time_msec, dx, dy, dx, dy);
-                           });
+  motion_absolute_.connect(
+      &cursor_->events.motion_absolute, [this](wlr_pointer_motion_absolute_event* event) {
+        double lx = 0;
+        double ly = 0;
+        wlr_cursor_absolute_to_layout_coords(cursor_, &event->pointer->base, event->x, event->y,
+                                             &lx, &ly);
+        // A virtual pointer may aim far past its extent: the move (and the
+        // relative motion it makes) ends at the layout's edge, as the cursor.
+        wlr_output_layout_closest_point(context_.outputs.layout(), nullptr, lx, ly, &lx, &ly);
+        double dx = lx - cursor_->x;
+        double dy = ly - cursor_->y;
+        handle_motion(&event->pointer->base, event->time_msec, dx, dy, dx, dy);
+      });
   button_.connect(&cursor_->events.button,
                   [this](wlr_pointer_button_event* event) { handle_button(*event); });
   axis_.connect(&cursor_->events.axis, [this](wlr_pointer_axis_event* event) {

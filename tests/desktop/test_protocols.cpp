@@ -320,6 +320,73 @@ TEST_F(Protocols, RelativePointerReportsMotion) {
   zwp_relative_pointer_manager_v1_destroy(manager);
 }
 
+// A client with a window and a relative pointer, and a virtual pointer
+// (another client's, as wayvnc's) that jumps: what does the relative
+// pointer hear of the jump?
+class RelativeJumps : public Protocols {
+ protected:
+  // Moves onto the window in a layout `width` pixels wide (relative motion
+  // goes to the window under the pointer) and forgets that motion.
+  Rect point_at_window(int width) {
+    EXPECT_TRUE(h.run_until([&] { return c.pointer != nullptr; }));
+    manager = Owned<zwp_relative_pointer_manager_v1, zwp_relative_pointer_manager_v1_destroy>(
+        bind<zwp_relative_pointer_manager_v1>(&zwp_relative_pointer_manager_v1_interface, 1));
+    relative = Owned<zwp_relative_pointer_v1, zwp_relative_pointer_v1_destroy>(
+        zwp_relative_pointer_manager_v1_get_relative_pointer(manager, c.pointer));
+    static const zwp_relative_pointer_v1_listener listener = {
+        [](void* d, zwp_relative_pointer_v1*, uint32_t, uint32_t, wl_fixed_t x, wl_fixed_t,
+           wl_fixed_t, wl_fixed_t) {
+          auto* self = static_cast<RelativeJumps*>(d);
+          self->dx += wl_fixed_to_double(x);
+          ++self->events;
+        }};
+    zwp_relative_pointer_v1_add_listener(relative, &listener, this);
+    const Rect f = map(window, kRed)->frame();
+    pointer.move_to(f.x + 10, f.y + 10, width, 480);
+    EXPECT_TRUE(h.run_until([&] { return c.pointer_focus == window.surface(); }));
+    dx = 0;
+    events = 0;
+    return f;
+  }
+
+  VirtualPointer pointer{h, c};
+  Window window{c};
+  Owned<zwp_relative_pointer_manager_v1, zwp_relative_pointer_manager_v1_destroy> manager{nullptr};
+  Owned<zwp_relative_pointer_v1, zwp_relative_pointer_v1_destroy> relative{nullptr};
+  double dx = 0;
+  int events = 0;
+};
+
+// A virtual pointer aiming far past its extent (x = 2^32-1 of 1) moves the
+// cursor to the layout's edge, and the relative motion says just that much:
+// not 2^32 screen widths, nor (as wl_fixed wrapped it) a jump to the left.
+TEST_F(RelativeJumps, AJumpPastTheLayoutEndsAtItsEdge) {
+  const Rect f = point_at_window(640);
+  pointer.move_to(-1, f.y + 10, 1, 480);  // x = UINT32_MAX, x_extent = 1
+  ASSERT_TRUE(h.run_until([&] { return events == 1; }));
+  EXPECT_NEAR(dx, 640 - (f.x + 10), 1) << "the relative motion went past the layout's edge";
+  EXPECT_NEAR(h.server().seat().cursor_x(), 640, 1);
+  Window other(c);
+  EXPECT_NE(map(other, kGreen), nullptr) << "the client was cut off";
+}
+
+// Outputs 20 million pixels apart (as wlr-randr may place them): a jump from
+// one to the other is more than wl_fixed carries, so the relative motion
+// says the most it can in the right direction instead of wrapping around.
+TEST_F(RelativeJumps, AJumpBeyondWlFixedKeepsItsDirection) {
+  constexpr int kFar = 20'000'000;
+  // Both placed, as an output configuration places every output.
+  wlr_output* near = h.server().outputs()[0]->wlr();
+  wlr_output* far = wlr_headless_add_output(h.server().backend(), 640, 480);
+  wlr_output_layout_add(h.server().output_layout(), near, 0, 0);
+  wlr_output_layout_add(h.server().output_layout(), far, kFar, 0);
+  const Rect f = point_at_window(kFar + 640);
+  pointer.move_to(kFar + 100, f.y + 10, kFar + 640, 480);
+  ASSERT_TRUE(h.run_until([&] { return events == 1; }));
+  EXPECT_GT(dx, 8'388'607) << "the jump to the right was sent as " << dx;
+  EXPECT_NEAR(h.server().seat().cursor_x(), kFar + 100, 1) << "the cursor did not make the jump";
+}
+
 // --- output power ----------------------------------------------------------
 
 TEST_F(Protocols, OutputPowerTurnsTheOutputOffAndOn) {
