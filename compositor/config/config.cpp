@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "compositor/config/layout_reach.hpp"
 #include "compositor/config/options.hpp"
 #include "util/wlr.hpp"
 
@@ -198,8 +199,14 @@ void read_output(Reader& r, const toml::table& table, Config& config) {
         r.error(node, "'position' must be [x, y]");
         continue;
       }
-      out.position = std::pair{static_cast<int>(*(*a)[0].value<int64_t>()),
-                               static_cast<int>(*(*a)[1].value<int64_t>())};
+      const int64_t x = *(*a)[0].value<int64_t>();
+      const int64_t y = *(*a)[1].value<int64_t>();
+      if (!within_layout_reach(x, y)) {
+        r.error(node, "'position' must be within " + std::to_string(kLayoutReach) +
+                          " pixels of 0 on each axis");
+        continue;
+      }
+      out.position = std::pair{static_cast<int>(x), static_cast<int>(y)};
     } else if (k == "adaptive_sync") {
       out.adaptive_sync = r.boolean(node, k);
     } else if (k == "leasable") {

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "compositor/config/apply.hpp"
+#include "compositor/config/layout_reach.hpp"
 #include "compositor/desktop/decorations.hpp"
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
@@ -170,6 +171,15 @@ void DesktopProtocols::apply_output_configuration(wlr_output_configuration_v1* c
                                                   bool test_only) {
   bool ok = true;
   wlr_output_configuration_head_v1* head;
+  // A position past the layout's reach fails the whole configuration, before
+  // any output changes (every commit below is skipped once ok is false).
+  wl_list_for_each(head, &config->heads, link) {
+    if (head->state.enabled && !within_layout_reach(head->state.x, head->state.y)) {
+      LOG_ERROR("output configuration refused: %s at %d,%d is more than %d pixels out",
+                head->state.output->name, head->state.x, head->state.y, kLayoutReach);
+      ok = false;
+    }
+  }
   wl_list_for_each(head, &config->heads, link) {
     wlr_output_state state;
     wlr_output_state_init(&state);

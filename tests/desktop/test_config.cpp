@@ -195,6 +195,34 @@ accel_profile = "custom"
   EXPECT_EQ(p.config.swapchain_slots, 3);
 }
 
+// A position millions of pixels out (or past int, which once wrapped to
+// some other place) is an error on its line; the output's other keys apply.
+TEST(Config, AnOutputPositionPastTheLayoutsReachIsReported) {
+  ParsedConfig p = parse(R"([[output]]
+name = "A"
+position = [5000000000, 0]
+scale = 2.0
+
+[[output]]
+name = "B"
+position = [-2097153, 0]
+
+[[output]]
+name = "C"
+position = [2097152, -2097152]
+)");
+  ASSERT_EQ(p.errors.size(), 2u);
+  EXPECT_EQ(p.errors[0].line, 3);
+  EXPECT_EQ(p.errors[1].line, 8);
+  EXPECT_NE(p.errors[0].reason.find("within 2097152 pixels"), std::string::npos)
+      << p.errors[0].reason;
+  ASSERT_EQ(p.config.outputs.size(), 3u);
+  EXPECT_FALSE(p.config.outputs[0].position.has_value());
+  EXPECT_DOUBLE_EQ(*p.config.outputs[0].scale, 2.0);
+  EXPECT_FALSE(p.config.outputs[1].position.has_value());
+  EXPECT_EQ(p.config.outputs[2].position, (std::pair{2097152, -2097152}));
+}
+
 TEST(Config, SyntaxErrorIsReportedAndTheOtherLinesStillApply) {
   ParsedConfig p = parse(R"(swapchain_slots = 5
 this is not toml

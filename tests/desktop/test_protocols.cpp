@@ -370,12 +370,13 @@ TEST_F(RelativeJumps, AJumpPastTheLayoutEndsAtItsEdge) {
   EXPECT_NE(map(other, kGreen), nullptr) << "the client was cut off";
 }
 
-// Outputs 20 million pixels apart (as wlr-randr may place them): a jump from
-// one to the other is more than wl_fixed carries, so the relative motion
-// says the most it can in the right direction instead of wrapping around.
+// Outputs 20 million pixels apart: a jump from one to the other is more
+// than wl_fixed carries, so the relative motion says the most it can in the
+// right direction instead of wrapping around. baton's own ways of placing
+// outputs (config, wlr-output-management) refuse such a place (kLayoutReach),
+// so the layout is set here directly, as wlroots' layout itself allows.
 TEST_F(RelativeJumps, AJumpBeyondWlFixedKeepsItsDirection) {
   constexpr int kFar = 20'000'000;
-  // Both placed, as an output configuration places every output.
   wlr_output* near = h.server().outputs()[0]->wlr();
   wlr_output* far = wlr_headless_add_output(h.server().backend(), 640, 480);
   wlr_output_layout_add(h.server().output_layout(), near, 0, 0);

@@ -125,6 +125,32 @@ TEST(RealClients, WlrRandrListsAndChangesModeScaleAndTransform) {
   EXPECT_NE(after.find("Transform: 90"), std::string::npos) << after;
 }
 
+// wlr-randr may ask for any int32 position. One past the layout's reach
+// (kLayoutReach) is refused whole, and the output stays where it was (at
+// 2147483600, x + width overflowed int in wlroots' layout and scene: UBSan
+// stopped there); a far but reachable one applies.
+TEST(RealClients, WlrRandrCannotPlaceAnOutputPastTheLayoutsReach) {
+  REQUIRE_PROGRAM("wlr-randr");
+  Harness h;
+  std::string dir = scratch_dir("wlr-randr-reach");
+  wlr_output* output = h.server().outputs()[0]->wlr();
+  const std::string name = output->name;
+  ASSERT_TRUE(run_client(h,
+                         "wlr-randr --output " + name + " --pos 2147483600,0 > " + dir +
+                             "/far.txt 2>&1; echo $? > " + dir + "/far.rc",
+                         dir + "/done1"));
+  wlr_box box{};
+  wlr_output_layout_get_box(h.server().output_layout(), output, &box);
+  EXPECT_EQ(box.x, 0) << "the output was placed past the layout's reach";
+  EXPECT_NE(read_file(dir + "/far.rc"), "0\n") << "wlr-randr was told it applied";
+  ASSERT_TRUE(run_client(
+      h, "wlr-randr --output " + name + " --pos 100000,-2000 > " + dir + "/near.txt 2>&1",
+      dir + "/done2"));
+  wlr_output_layout_get_box(h.server().output_layout(), output, &box);
+  EXPECT_EQ(box.x, 100000) << read_file(dir + "/near.txt");
+  EXPECT_EQ(box.y, -2000);
+}
+
 TEST(RealClients, KanshiAppliesItsProfile) {
   REQUIRE_PROGRAM("kanshi");
   Harness h;
