@@ -450,10 +450,7 @@ void Seat::refresh_pointer_focus(uint32_t time_msec) {
   pointer_origin_y_ = cursor_->y - sy;
   pointer_sx_ = sx;
   pointer_sy_ = sy;
-  if (surface != pointer_surface_) {
-    pointer_surface_ = surface;
-    constraints_->pointer_focus_changed(surface, sx, sy);
-  }
+  if (surface != pointer_surface_) set_pointer_surface(surface, sx, sy);
   if (surface == nullptr) {
     // Over the background: our own cursor image, and no client focus.
     if (has_pointer()) wlr_cursor_set_xcursor(cursor_, cursor_theme_, "default");
@@ -462,6 +459,19 @@ void Seat::refresh_pointer_focus(uint32_t time_msec) {
   }
   wlr_seat_pointer_notify_enter(seat_, surface, sx, sy);
   wlr_seat_pointer_notify_motion(seat_, time_msec, sx, sy);
+}
+
+void Seat::set_pointer_surface(wlr_surface* surface, double sx, double sy) {
+  pointer_surface_ = surface;
+  constraints_->pointer_focus_changed(surface, sx, sy);
+  if (surface == nullptr) {
+    pointer_surface_destroy_.disconnect();
+    return;
+  }
+  // A surface can go between two looks at what is under the pointer (a
+  // layer surface's going only schedules the next look).
+  pointer_surface_destroy_.connect(&surface->events.destroy,
+                                   [this](void*) { set_pointer_surface(nullptr, 0, 0); });
 }
 
 void Seat::rebase_pointer() {

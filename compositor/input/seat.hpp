@@ -161,6 +161,8 @@ class Seat {
   /// Maps a touchscreen or tablet to its configured output, if present
   /// (not `going`, an output about to be removed).
   void map_to_output(wlr_input_device* device, const Output* going);
+  /// The surface under the pointer is now `surface`: constraints follow.
+  void set_pointer_surface(wlr_surface* surface, double sx, double sy);
   void handle_button(const wlr_pointer_button_event& event);
   /// A press or release on a title bar button; true when it was one.
   bool handle_title_button(const wlr_pointer_button_event& event, View* view);
@@ -178,8 +180,10 @@ class Seat {
   int pointers_ = 0;
   int touches_ = 0;
   int tablet_count_ = 0;
-  // Where the pointer is in the surface under it (for constraints).
+  // Where the pointer is in the surface under it (for constraints and the
+  // implicit grab); cleared when that surface is destroyed.
   wlr_surface* pointer_surface_ = nullptr;
+  Listener<void> pointer_surface_destroy_;
   double pointer_sx_ = 0, pointer_sy_ = 0;
   double pointer_origin_x_ = 0, pointer_origin_y_ = 0;  // pointer_surface_'s, on the layout
   std::unique_ptr<PointerConstraints> constraints_;

@@ -520,6 +520,36 @@ TEST_F(LayerShellTest, AnOverlayMappedUnderAStillPointerTakesTheNextClick) {
       << "the pointer did not go back to the window when the overlay went";
 }
 
+// The overlay a button was pressed over goes while the button is held (slurp
+// exits on the click): the pointer goes to the window beneath. baton kept
+// the gone surface as the held button's and read it when it next looked at
+// what is under the pointer (AddressSanitizer: heap-use-after-free, seen in
+// RealClients.SlurpPicksTheClickedOutputAndIsConfiguredOncePerOverlay).
+TEST_F(LayerShellTest, AnOverlayGoingWhileAButtonIsHeldOverItHandsThePointerOn) {
+  Window a(c);
+  map(a, kRed);
+  pointer.move_to(320, 240, 640, 480);
+  ASSERT_TRUE(h.run_until([&] { return c.pointer_focus == a.surface(); }));
+  {
+    Panel overlay(c, ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY, 0, 100, 0, 0xffffff00);
+    ASSERT_TRUE(h.run_until([&] { return c.pointer_focus == overlay.surface(); }));
+    c.buttons.clear();
+    pointer.button(BTN_LEFT, true);
+    ASSERT_TRUE(h.run_until([&] { return c.buttons.size() == 1; }));
+  }
+  EXPECT_TRUE(h.run_until([&] { return c.pointer_focus == a.surface(); }))
+      << "the window beneath did not get the pointer while the button was held";
+  // The window commits with the button still held: each commit has baton
+  // look at what is under the pointer again.
+  a.draw(200, 150, kRed);
+  h.sync();
+  pointer.move_to(330, 250, 640, 480);
+  h.sync();
+  EXPECT_EQ(c.pointer_focus, a.surface());
+  pointer.button(BTN_LEFT, false);
+  h.sync();
+}
+
 // A configure is sent when the size a surface is to have changes or its
 // client committed new layer state, not whenever baton lays the output out
 // again (a surface mapping, another arriving): each one costs the client a
