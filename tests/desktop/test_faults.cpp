@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "compositor/desktop/view.hpp"
@@ -206,12 +208,13 @@ TEST(Faults, AVirtualPointerPressingTwiceHoldsNoButtonForEver) {
   another_client_still_maps(h);
 }
 
-/// Sets `window`'s geometry and commits; true when baton raised the
-/// xdg_surface's invalid_size error for it.
-bool geometry_refused(Harness& h, Client& client, Window& window, int32_t x, int32_t y) {
-  xdg_surface_set_window_geometry(window.xdg(), x, y, 10, 10);
-  wl_surface_commit(window.surface());
-  // Answered after the commit, unless the error came first.
+/// A protocol error: the interface's name and the code ("" and 0 for none).
+using ProtocolError = std::pair<std::string, uint32_t>;
+
+/// The protocol error `client` was sent once baton has answered its requests
+/// so far.
+ProtocolError error_after_roundtrip(Harness& h, Client& client) {
+  // Answered after the requests, unless the error came first.
   bool answered = false;
   static const wl_callback_listener kDone = {
       .done = [](void* data, wl_callback*, uint32_t) { *static_cast<bool*>(data) = true; }};
@@ -221,8 +224,16 @@ bool geometry_refused(Harness& h, Client& client, Window& window, int32_t x, int
   wl_callback_destroy(sync);
   const wl_interface* interface = nullptr;
   const uint32_t code = wl_display_get_protocol_error(client.display(), &interface, nullptr);
-  return interface != nullptr && std::strcmp(interface->name, "xdg_surface") == 0 &&
-         code == XDG_SURFACE_ERROR_INVALID_SIZE;
+  return {interface != nullptr ? interface->name : "", code};
+}
+
+/// Sets `window`'s geometry and commits; true when baton raised the
+/// xdg_surface's invalid_size error for it.
+bool geometry_refused(Harness& h, Client& client, Window& window, int32_t x, int32_t y) {
+  xdg_surface_set_window_geometry(window.xdg(), x, y, 10, 10);
+  wl_surface_commit(window.surface());
+  return error_after_roundtrip(h, client) ==
+         ProtocolError("xdg_surface", XDG_SURFACE_ERROR_INVALID_SIZE);
 }
 
 // A window geometry far outside its surface: 0.19.2 took it as the window's
@@ -284,13 +295,14 @@ TEST(Faults, CursorHotspotPastTheIntRange) {
   h.sync();
   EXPECT_EQ(h.capture().at(px, py), kMagenta) << "a sane hotspot did not bring the cursor back";
 
-  // A cursor as wide as an int32 holds (a viewport's destination): its size
-  // in output pixels was converted from float the same way.
+  // A cursor as wide as a viewport's destination may be (2^24 pixels; it
+  // was any int32 before SurfaceTrees' bound): its size in output pixels
+  // was converted from float the same way.
   Globals globals(h, c.display());
   auto* viewporter = static_cast<wp_viewporter*>(globals.bind(&wp_viewporter_interface, 1));
   ASSERT_NE(viewporter, nullptr);
   wp_viewport* viewport = wp_viewporter_get_viewport(viewporter, cursor);
-  wp_viewport_set_destination(viewport, INT32_MAX, 16);
+  wp_viewport_set_destination(viewport, 1 << 24, 16);
   wl_surface_commit(cursor);
   h.sync();
   EXPECT_EQ(h.capture().at(px, py), kMagenta) << "the wide cursor is not drawn at the pointer";
@@ -330,6 +342,144 @@ TEST(Faults, AClientThatNeverReadsIsDisconnectedNotBuffered) {
   if (cut_off) std::printf("faults: the mute client was cut off after %d syncs\n", sent);
   for (wl_callback* callback : callbacks) wl_callback_destroy(callback);
   wl_display_disconnect(mute);
+  another_client_still_maps(h);
+}
+
+// A viewport's destination and a subsurface's position are any int32 on the
+// wire, and wlroots' scene adds sizes and positions down a surface tree in
+// int: a window with a destination near INT32_MAX overflowed there (found by
+// the protocol fuzzer under UBSan), a subsurface near INT32_MAX in the
+// surface's extents. The patch bounds what a tree can span: a destination
+// past 2^24 pixels is bad_value, a position past 2^23 pixels bad_surface,
+// nesting past 16 levels bad_parent. Values on the bounds are taken.
+class SurfaceTrees : public ::testing::Test {
+ protected:
+  /// A mapped window of `client` with a wl_subcompositor and a wp_viewporter.
+  struct App {
+    explicit App(Harness& h)
+        : client(h),
+          window(client),
+          globals(h, client.display()),
+          view(map_window(h, window, 0xff0000ff)) {
+      subcompositor = static_cast<wl_subcompositor*>(globals.bind(&wl_subcompositor_interface, 1));
+      viewporter = static_cast<wp_viewporter*>(globals.bind(&wp_viewporter_interface, 1));
+    }
+    /// A subsurface of `parent` at (x, y) showing a `size`-pixel square.
+    wl_subsurface* child_of(wl_surface* parent, int32_t x, int32_t y, int size, uint32_t argb) {
+      wl_surface* surface = wl_compositor_create_surface(client.compositor);
+      wl_subsurface* subsurface = wl_subcompositor_get_subsurface(subcompositor, surface, parent);
+      wl_subsurface_set_position(subsurface, x, y);
+      buffers.push_back(std::make_unique<ShmBuffer>(client.shm, size, size, argb));
+      wl_surface_attach(surface, buffers.back()->get(), 0, 0);
+      wl_surface_damage_buffer(surface, 0, 0, size, size);
+      surfaces.push_back(surface);
+      return subsurface;
+    }
+    /// Commits the subsurfaces, deepest first, then the window.
+    void commit_all() {
+      for (auto it = surfaces.rbegin(); it != surfaces.rend(); ++it) wl_surface_commit(*it);
+      wl_surface_commit(window.surface());
+    }
+    Client client;
+    Window window;
+    Globals globals;
+    View* view;
+    wl_subcompositor* subcompositor = nullptr;
+    wp_viewporter* viewporter = nullptr;
+    std::vector<wl_surface*> surfaces;
+    std::vector<std::unique_ptr<ShmBuffer>> buffers;
+  };
+  Harness h;
+  static constexpr uint32_t kMagenta = 0xffff00ff;
+};
+
+TEST_F(SurfaceTrees, AViewportDestinationPast2To24PixelsIsBadValue) {
+  for (const int32_t width : {(1 << 24) + 1, INT32_MAX - 1}) {
+    App app(h);
+    ASSERT_NE(app.view, nullptr);
+    wp_viewport* viewport = wp_viewporter_get_viewport(app.viewporter, app.window.surface());
+    wp_viewport_set_destination(viewport, width, 16);
+    wl_surface_commit(app.window.surface());
+    EXPECT_EQ(error_after_roundtrip(h, app.client),
+              ProtocolError("wp_viewport", WP_VIEWPORT_ERROR_BAD_VALUE))
+        << "a destination " << width << " pixels wide was taken";
+  }
+  // On the bound: taken, and the window is drawn stretched over the output.
+  App app(h);
+  ASSERT_NE(app.view, nullptr);
+  wp_viewport* viewport = wp_viewporter_get_viewport(app.viewporter, app.window.surface());
+  wp_viewport_set_destination(viewport, 1 << 24, 1 << 24);
+  wl_surface_commit(app.window.surface());
+  EXPECT_EQ(error_after_roundtrip(h, app.client), ProtocolError("", 0));
+  EXPECT_EQ(h.capture().at(320, 240), 0xff0000ffU)
+      << "the window at its largest destination is not drawn over the output";
+  another_client_still_maps(h);
+}
+
+TEST_F(SurfaceTrees, ASubsurfacePast2To23PixelsFromItsParentIsBadSurface) {
+  for (const int32_t at : {(1 << 23) + 1, -(1 << 23) - 1, INT32_MAX - 10, INT32_MIN}) {
+    App app(h);
+    ASSERT_NE(app.view, nullptr);
+    app.child_of(app.window.surface(), 0, at, 16, kMagenta);
+    app.commit_all();
+    EXPECT_EQ(error_after_roundtrip(h, app.client),
+              ProtocolError("wl_subsurface", WL_SUBSURFACE_ERROR_BAD_SURFACE))
+        << "a subsurface at y = " << at << " was taken";
+  }
+  App app(h);
+  ASSERT_NE(app.view, nullptr);
+  app.child_of(app.window.surface(), 1 << 23, -(1 << 23), 16, kMagenta);
+  app.child_of(app.window.surface(), 10, 10, 16, kMagenta);
+  // The window is its own surface: without a geometry it would span the
+  // far subsurface too, and be placed by that.
+  xdg_surface_set_window_geometry(app.window.xdg(), 0, 0, 200, 150);
+  app.commit_all();
+  EXPECT_EQ(error_after_roundtrip(h, app.client), ProtocolError("", 0));
+  EXPECT_EQ(h.capture().at(app.view->x() + 12, app.view->y() + 12), kMagenta)
+      << "a subsurface beside one on the bound is not drawn";
+  another_client_still_maps(h);
+}
+
+TEST_F(SurfaceTrees, SubsurfacesNestSixteenLevelsDeepAndNoMore) {
+  // Sixteen levels, each one pixel further: the deepest is drawn 16 pixels
+  // in from the window's corner.
+  App app(h);
+  ASSERT_NE(app.view, nullptr);
+  wl_surface* parent = app.window.surface();
+  for (int level = 1; level <= 16; ++level) {
+    app.child_of(parent, 1, 1, level == 16 ? 8 : 4, level == 16 ? kMagenta : 0xff00ff00);
+    parent = app.surfaces.back();
+  }
+  app.commit_all();
+  EXPECT_EQ(error_after_roundtrip(h, app.client), ProtocolError("", 0));
+  EXPECT_EQ(h.capture().at(app.view->x() + 22, app.view->y() + 22), kMagenta)
+      << "the sixteenth level is not drawn where its positions add up to";
+  // A seventeenth is refused.
+  wl_surface* deeper = wl_compositor_create_surface(app.client.compositor);
+  wl_subcompositor_get_subsurface(app.subcompositor, deeper, parent);
+  EXPECT_EQ(error_after_roundtrip(h, app.client),
+            ProtocolError("wl_subcompositor", WL_SUBCOMPOSITOR_ERROR_BAD_PARENT));
+
+  // Joining two trees: a tree ten levels high put under a surface six
+  // levels deep would make 17.
+  App joined(h);
+  ASSERT_NE(joined.view, nullptr);
+  wl_surface* low = joined.window.surface();
+  for (int level = 1; level <= 6; ++level) {
+    joined.child_of(low, 1, 1, 4, 0xff00ff00);
+    low = joined.surfaces.back();
+  }
+  wl_surface* top = wl_compositor_create_surface(joined.client.compositor);
+  wl_surface* branch = top;
+  for (int level = 1; level <= 10; ++level) {
+    joined.child_of(branch, 1, 1, 4, 0xff00ff00);
+    branch = joined.surfaces.back();
+  }
+  EXPECT_EQ(error_after_roundtrip(h, joined.client), ProtocolError("", 0));
+  wl_subcompositor_get_subsurface(joined.subcompositor, top, low);
+  EXPECT_EQ(error_after_roundtrip(h, joined.client),
+            ProtocolError("wl_subcompositor", WL_SUBCOMPOSITOR_ERROR_BAD_PARENT))
+      << "a tree of ten levels was taken under a surface six levels deep";
   another_client_still_maps(h);
 }
 
