@@ -364,16 +364,40 @@ class SurfaceTrees : public ::testing::Test {
       subcompositor = static_cast<wl_subcompositor*>(globals.bind(&wl_subcompositor_interface, 1));
       viewporter = static_cast<wp_viewporter*>(globals.bind(&wp_viewporter_interface, 1));
     }
+    App(const App&) = delete;
+    App& operator=(const App&) = delete;
+    ~App() {
+      for (auto it = subsurfaces.rbegin(); it != subsurfaces.rend(); ++it)
+        wl_subsurface_destroy(*it);
+      for (wp_viewport* viewport : viewports) wp_viewport_destroy(viewport);
+      for (auto it = surfaces.rbegin(); it != surfaces.rend(); ++it) wl_surface_destroy(*it);
+      wp_viewporter_destroy(viewporter);
+      wl_subcompositor_destroy(subcompositor);
+    }
+    /// A surface with no role yet.
+    wl_surface* surface() {
+      surfaces.push_back(wl_compositor_create_surface(client.compositor));
+      return surfaces.back();
+    }
+    /// Makes `surface` a subsurface of `parent`.
+    wl_subsurface* subsurface(wl_surface* surface, wl_surface* parent) {
+      subsurfaces.push_back(wl_subcompositor_get_subsurface(subcompositor, surface, parent));
+      return subsurfaces.back();
+    }
+    /// The window's wp_viewport.
+    wp_viewport* viewport() {
+      viewports.push_back(wp_viewporter_get_viewport(viewporter, window.surface()));
+      return viewports.back();
+    }
     /// A subsurface of `parent` at (x, y) showing a `size`-pixel square.
     wl_subsurface* child_of(wl_surface* parent, int32_t x, int32_t y, int size, uint32_t argb) {
-      wl_surface* surface = wl_compositor_create_surface(client.compositor);
-      wl_subsurface* subsurface = wl_subcompositor_get_subsurface(subcompositor, surface, parent);
-      wl_subsurface_set_position(subsurface, x, y);
+      wl_surface* child = surface();
+      wl_subsurface* made = subsurface(child, parent);
+      wl_subsurface_set_position(made, x, y);
       buffers.push_back(std::make_unique<ShmBuffer>(client.shm, size, size, argb));
-      wl_surface_attach(surface, buffers.back()->get(), 0, 0);
-      wl_surface_damage_buffer(surface, 0, 0, size, size);
-      surfaces.push_back(surface);
-      return subsurface;
+      wl_surface_attach(child, buffers.back()->get(), 0, 0);
+      wl_surface_damage_buffer(child, 0, 0, size, size);
+      return made;
     }
     /// Commits the subsurfaces, deepest first, then the window.
     void commit_all() {
@@ -386,7 +410,9 @@ class SurfaceTrees : public ::testing::Test {
     View* view;
     wl_subcompositor* subcompositor = nullptr;
     wp_viewporter* viewporter = nullptr;
-    std::vector<wl_surface*> surfaces;
+    std::vector<wl_surface*> surfaces;  // the subsurfaces' among them, in the order made
+    std::vector<wl_subsurface*> subsurfaces;
+    std::vector<wp_viewport*> viewports;
     std::vector<std::unique_ptr<ShmBuffer>> buffers;
   };
   Harness h;
@@ -397,8 +423,7 @@ TEST_F(SurfaceTrees, AViewportDestinationPast2To24PixelsIsBadValue) {
   for (const int32_t width : {(1 << 24) + 1, INT32_MAX - 1}) {
     App app(h);
     ASSERT_NE(app.view, nullptr);
-    wp_viewport* viewport = wp_viewporter_get_viewport(app.viewporter, app.window.surface());
-    wp_viewport_set_destination(viewport, width, 16);
+    wp_viewport_set_destination(app.viewport(), width, 16);
     wl_surface_commit(app.window.surface());
     EXPECT_EQ(error_after_roundtrip(h, app.client),
               ProtocolError("wp_viewport", WP_VIEWPORT_ERROR_BAD_VALUE))
@@ -407,8 +432,7 @@ TEST_F(SurfaceTrees, AViewportDestinationPast2To24PixelsIsBadValue) {
   // On the bound: taken, and the window is drawn stretched over the output.
   App app(h);
   ASSERT_NE(app.view, nullptr);
-  wp_viewport* viewport = wp_viewporter_get_viewport(app.viewporter, app.window.surface());
-  wp_viewport_set_destination(viewport, 1 << 24, 1 << 24);
+  wp_viewport_set_destination(app.viewport(), 1 << 24, 1 << 24);
   wl_surface_commit(app.window.surface());
   EXPECT_EQ(error_after_roundtrip(h, app.client), ProtocolError("", 0));
   EXPECT_EQ(h.capture().at(320, 240), 0xff0000ffU)
@@ -455,8 +479,7 @@ TEST_F(SurfaceTrees, SubsurfacesNestSixteenLevelsDeepAndNoMore) {
   EXPECT_EQ(h.capture().at(app.view->x() + 22, app.view->y() + 22), kMagenta)
       << "the sixteenth level is not drawn where its positions add up to";
   // A seventeenth is refused.
-  wl_surface* deeper = wl_compositor_create_surface(app.client.compositor);
-  wl_subcompositor_get_subsurface(app.subcompositor, deeper, parent);
+  app.subsurface(app.surface(), parent);
   EXPECT_EQ(error_after_roundtrip(h, app.client),
             ProtocolError("wl_subcompositor", WL_SUBCOMPOSITOR_ERROR_BAD_PARENT));
 
@@ -469,17 +492,58 @@ TEST_F(SurfaceTrees, SubsurfacesNestSixteenLevelsDeepAndNoMore) {
     joined.child_of(low, 1, 1, 4, 0xff00ff00);
     low = joined.surfaces.back();
   }
-  wl_surface* top = wl_compositor_create_surface(joined.client.compositor);
+  wl_surface* top = joined.surface();
   wl_surface* branch = top;
   for (int level = 1; level <= 10; ++level) {
     joined.child_of(branch, 1, 1, 4, 0xff00ff00);
     branch = joined.surfaces.back();
   }
   EXPECT_EQ(error_after_roundtrip(h, joined.client), ProtocolError("", 0));
-  wl_subcompositor_get_subsurface(joined.subcompositor, top, low);
+  joined.subsurface(top, low);
   EXPECT_EQ(error_after_roundtrip(h, joined.client),
             ProtocolError("wl_subcompositor", WL_SUBCOMPOSITOR_ERROR_BAD_PARENT))
       << "a tree of ten levels was taken under a surface six levels deep";
+  another_client_still_maps(h);
+}
+
+// A popup lies up to 2^26 pixels from its parent, and wlroots adds the
+// positions down a chain of popups in int (placing, unconstraining, the
+// scene): 80 popups each 2^25 pixels further overflowed (UBSan). The patch
+// makes a chain longer than 15 popups invalid_popup_parent.
+TEST(Faults, APopupChainIsAtMostFifteenPopupsLong) {
+  constexpr uint32_t kMagenta = 0xffff00ff;
+  Harness h;
+  Client c(h);
+  Window w(c);
+  View* v = map_window(h, w, 0xff0000ff);
+  ASSERT_NE(v, nullptr);
+  // Each popup 2 pixels right of and below its parent's corner.
+  std::vector<xdg_positioner*> positioners;
+  auto place = [&] {
+    xdg_positioner* p = positioners.emplace_back(xdg_wm_base_create_positioner(c.wm_base));
+    xdg_positioner_set_size(p, 10, 10);
+    xdg_positioner_set_anchor_rect(p, 2, 2, 1, 1);
+    xdg_positioner_set_anchor(p, XDG_POSITIONER_ANCHOR_TOP_LEFT);
+    xdg_positioner_set_gravity(p, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT);
+    return p;
+  };
+  std::vector<std::unique_ptr<Window>> chain;
+  Window* parent = &w;
+  for (int length = 1; length <= 15; ++length) {
+    chain.push_back(std::make_unique<Window>(c, parent, place()));
+    chain.back()->initial_commit();
+    ASSERT_TRUE(h.run_until([&] { return chain.back()->configure_count() >= 1; }))
+        << "popup " << length << " was not configured";
+    chain.back()->draw(10, 10, length == 15 ? kMagenta : 0xff00ff00);
+    parent = chain.back().get();
+  }
+  EXPECT_EQ(error_after_roundtrip(h, c), ProtocolError("", 0));
+  EXPECT_EQ(h.capture().at(v->x() + 38, v->y() + 38), kMagenta)
+      << "the fifteenth popup is not drawn where its positions add up to";
+  Window sixteenth(c, parent, place());
+  EXPECT_EQ(error_after_roundtrip(h, c),
+            ProtocolError("xdg_wm_base", XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT));
+  for (xdg_positioner* p : positioners) xdg_positioner_destroy(p);
   another_client_still_maps(h);
 }
 
