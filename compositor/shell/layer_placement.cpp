@@ -1,6 +1,7 @@
 #include "compositor/shell/layer_placement.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 
 #include "util/wlr.hpp"
@@ -8,11 +9,14 @@
 namespace baton {
 namespace {
 
-// Client values are any int32 or uint32: sums are done in 64 bits and the
-// result kept within int.
-int clamp_int(int64_t v) {
-  return static_cast<int>(
-      std::clamp<int64_t>(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+// Client values are any int32 or uint32: sums are done in 64 bits, and the
+// result kept within 2^24 pixels of the origin. Outputs lie within 2^21, so
+// a box out there is off every output all the same, while the scene adds a
+// surface's position, its size and its subsurfaces' offsets in int: a panel
+// placed near INT32_MAX overflowed there.
+int clamp_far(int64_t v) {
+  constexpr int64_t kFar = int64_t{1} << 24;
+  return static_cast<int>(std::clamp<int64_t>(v, -kFar, kFar));
 }
 
 struct Span {
@@ -29,7 +33,7 @@ Span place_axis(int bounds_start, int bounds_length, uint32_t desired, bool low,
   const int64_t length = bounds_length;
   if (desired == 0) {
     const int64_t stretched = length - static_cast<int64_t>(margin_low) - margin_high;
-    return {clamp_int(start + margin_low), clamp_int(std::max<int64_t>(stretched, 0))};
+    return {clamp_far(start + margin_low), clamp_far(std::max<int64_t>(stretched, 0))};
   }
   const int64_t size = std::min<int64_t>(desired, std::numeric_limits<int>::max());
   int64_t at = start + length / 2 - size / 2;
@@ -37,7 +41,7 @@ Span place_axis(int bounds_start, int bounds_length, uint32_t desired, bool low,
     at = start + margin_low;
   else if (high && !low)
     at = start + length - size - margin_high;
-  return {clamp_int(at), clamp_int(size)};
+  return {clamp_far(at), clamp_far(size)};
 }
 
 }  // namespace
@@ -81,8 +85,8 @@ void reserve_exclusive_zone(const wlr_layer_surface_v1_state& state, wlr_box& us
   } else {
     return;
   }
-  usable = {clamp_int(x), clamp_int(y), clamp_int(std::max<int64_t>(width, 0)),
-            clamp_int(std::max<int64_t>(height, 0))};
+  usable = {clamp_far(x), clamp_far(y), clamp_far(std::max<int64_t>(width, 0)),
+            clamp_far(std::max<int64_t>(height, 0))};
 }
 
 }  // namespace baton

@@ -547,5 +547,36 @@ TEST(Faults, APopupChainIsAtMostFifteenPopupsLong) {
   another_client_still_maps(h);
 }
 
+// A panel's margins are any int32 and its size any uint32. baton placed it
+// within the int range, and the scene added its position and width in int:
+// a panel anchored left with a margin near INT32_MAX overflowed (UBSan). A
+// panel is now kept within 2^24 pixels of the origin: off every output, and
+// the client is not at fault.
+TEST(Faults, APanelWithMarginsAtTheIntLimitsStaysOffTheOutputs) {
+  struct Far {
+    uint32_t anchor;
+    int32_t top, right, bottom, left;
+    int x, y;  // on the 200x200 panel where it starts, on the 640x480 output
+  };
+  for (const Far far : {Far{ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT, 0, 0, 0, INT32_MAX - 100, 100, 240},
+                        Far{ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT, 0, INT32_MIN, 0, 0, 540, 240},
+                        Far{ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP, INT32_MAX, 0, 0, 0, 320, 100}}) {
+    Harness h;
+    Client c(h);
+    Panel panel(c, ZWLR_LAYER_SHELL_V1_LAYER_TOP, far.anchor, 200, 0, 0xff00ff00);
+    ASSERT_TRUE(h.run_until([&] { return panel.configured(); }));
+    ASSERT_EQ(h.capture().at(far.x, far.y), 0xff00ff00U) << "the panel is not on screen at first";
+    const int before = panel.configures;
+    zwlr_layer_surface_v1_set_margin(panel.layer_surface(), far.top, far.right, far.bottom,
+                                     far.left);
+    wl_surface_commit(panel.surface());
+    ASSERT_TRUE(h.run_until([&] { return panel.configures > before; }));
+    EXPECT_EQ(error_after_roundtrip(h, c), ProtocolError("", 0));
+    EXPECT_NE(h.capture().at(far.x, far.y), 0xff00ff00U)
+        << "a panel anchored " << far.anchor << " with a margin at the int limit is still drawn";
+    another_client_still_maps(h);
+  }
+}
+
 }  // namespace
 }  // namespace baton::test

@@ -92,16 +92,21 @@ TEST(LayerPlacement, ValuesAtTheLimitsStayInRange) {
   constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
   wlr_layer_surface_v1_state s = state(kTop | kLeft | kRight, 0, 30, kMax);
   s.margin = {kMax, kMax, kMax, -kMax};
+  // Within 2^24 pixels: the scene adds positions and sizes in int.
+  constexpr int kFar = 1 << 24;
   const wlr_box box = place_layer_surface(s, kOutput, kOutput);
   EXPECT_GE(box.width, 0);
   EXPECT_GE(box.height, 0);
+  EXPECT_EQ(box.x, -kFar) << "a margin of -INT32_MAX on the left";
+  EXPECT_EQ(box.y, kFar) << "a margin of INT32_MAX on top";
   wlr_box usable = kOutput;
   reserve_exclusive_zone(s, usable);
   EXPECT_EQ(usable.height, 0) << "a zone past the output leaves nothing, not a negative area";
+  EXPECT_EQ(usable.y, kFar);
   const wlr_box huge = place_layer_surface(
       state(kRight, std::numeric_limits<uint32_t>::max(), 1, 0), kOutput, kOutput);
-  EXPECT_EQ(huge.width, std::numeric_limits<int>::max());
-  EXPECT_LE(huge.x, kOutput.x);
+  EXPECT_EQ(huge.width, kFar);
+  EXPECT_EQ(huge.x, -kFar);
 }
 
 }  // namespace
