@@ -321,6 +321,40 @@ TEST_F(DragAndDropTest, ADropCarriesTheDataToTheWindowUnderThePointer) {
   EXPECT_EQ(h.capture().at(ix, iy), 0xff0000ffu) << "the drag icon stayed after the drop";
 }
 
+// wl_surface.offset moves a drag icon by any int32 at each commit, and the
+// scene added that to the pointer's position in int: INT32_MAX overflowed
+// (UBSan). The icon stays within 2^24 pixels of the pointer, so moving it
+// back by 2^24 brings it to the pointer again however far it was sent.
+TEST_F(DragAndDropTest, ADragIconOffsetPastTheIntRangeStopsAt2To24Pixels) {
+  ASSERT_TRUE(va != nullptr && vb != nullptr);
+  ASSERT_TRUE(press_on_a()) << "a never got the press";
+  Source source(da, "carried by baton");
+  Icon icon(a);
+  wl_data_device_start_drag(da.device, source.source, wa.surface(), icon.surface, a.button_serial);
+  icon.show();
+  ASSERT_TRUE(h.run_until([&] { return a.pointer_focus == nullptr; }))
+      << "the drag did not start: a kept the pointer";
+  pointer.move_to(bx, by);
+  // The icon's right edge: the cursor image covers its top left corner.
+  const int ix = static_cast<int>(bx) + 44;
+  const int iy = static_cast<int>(by) + 44;
+  ASSERT_EQ(h.capture().at(ix, iy), kIconColour) << "no drag icon at the pointer";
+  for (int i = 0; i < 2; ++i) {
+    wl_surface_offset(icon.surface, INT32_MAX, INT32_MAX);
+    wl_surface_commit(icon.surface);
+    h.sync();
+    EXPECT_NE(h.capture().at(ix, iy), kIconColour) << "offset " << i << ": the icon did not move";
+  }
+  wl_surface_offset(icon.surface, -(1 << 24), -(1 << 24));
+  wl_surface_commit(icon.surface);
+  h.sync();
+  EXPECT_EQ(h.capture().at(ix, iy), kIconColour) << "the icon did not come back by 2^24 pixels";
+  pointer.move_to(ax, ay);
+  h.sync();
+  EXPECT_EQ(h.capture().at(static_cast<int>(ax) + 44, static_cast<int>(ay) + 44), kIconColour)
+      << "the icon does not follow the pointer";
+  EXPECT_EQ(wl_display_get_error(a.display()), 0);
+}
 TEST_F(DragAndDropTest, AFingerDragsToo) {
   ASSERT_TRUE(va != nullptr && vb != nullptr);
   ASSERT_TRUE(h.run_until([&] { return a.touch != nullptr; })) << "no touch capability";
