@@ -54,18 +54,16 @@ Decoration::Decoration(View& view, const Config& config)
 
 Decoration::~Decoration() { wlr_scene_node_destroy(&tree_->node); }
 
-void Decoration::update(int x, int y, int width, Look look, bool visible,
-                        const std::string& title) {
+void Decoration::update(int width, Look look, bool visible, const std::string& title) {
   constexpr int kPadding = 8;
-  x_ = x;
-  y_ = y;
+  constexpr int y = -kTitleHeight;  // the bar's top
   width_ = width;
   visible_ = visible;
   float colour[4];
   to_rgba(look == Look::focused ? focused_ : look == Look::urgent ? urgent_ : unfocused_, colour);
   wlr_scene_rect_set_color(title_, colour);
   wlr_scene_rect_set_size(title_, width, kTitleHeight);
-  wlr_scene_node_set_position(&title_->node, x, y - kTitleHeight);
+  wlr_scene_node_set_position(&title_->node, 0, y);
   // The icon, when there is one, sits where the title began; the title moves right.
   const int icon_room = has_icon_ ? kIcon + kPadding / 2 : 0;
   int text_width = width - 2 * kPadding - 2 * kButton - icon_room;
@@ -76,11 +74,11 @@ void Decoration::update(int x, int y, int width, Look look, bool visible,
     drawn_title_ = title;
     drawn_width_ = text_width;
   }
-  wlr_scene_node_set_position(&icon_->node, x + kPadding / 2, y - kTitleHeight + 2);
-  wlr_scene_node_set_position(&text_->node, x + kPadding + icon_room, y - kTitleHeight);
-  wlr_scene_node_set_position(&close_->node, x + width - kButton, y - kTitleHeight);
-  wlr_scene_node_set_position(&close_icon_->node, x + width - kButton, y - kTitleHeight);
-  wlr_scene_node_set_position(&maximize_icon_->node, x + width - 2 * kButton, y - kTitleHeight);
+  wlr_scene_node_set_position(&icon_->node, kPadding / 2, y + 2);
+  wlr_scene_node_set_position(&text_->node, kPadding + icon_room, y);
+  wlr_scene_node_set_position(&close_->node, width - kButton, y);
+  wlr_scene_node_set_position(&close_icon_->node, width - kButton, y);
+  wlr_scene_node_set_position(&maximize_icon_->node, width - 2 * kButton, y);
   wlr_scene_node_set_enabled(&tree_->node, visible);
 }
 
@@ -91,9 +89,9 @@ void Decoration::set_icon(wlr_buffer* icon) {
 }
 
 TitleButton Decoration::button_at(double x, double y) const {
-  if (!visible_ || y < y_ - kTitleHeight || y >= y_ || x >= x_ + width_) return TitleButton::none;
-  if (x >= x_ + width_ - kButton) return TitleButton::close;
-  if (x >= x_ + width_ - 2 * kButton) return TitleButton::maximize;
+  if (!visible_ || y < -kTitleHeight || y >= 0 || x >= width_) return TitleButton::none;
+  if (x >= width_ - kButton) return TitleButton::close;
+  if (x >= width_ - 2 * kButton) return TitleButton::maximize;
   return TitleButton::none;
 }
 

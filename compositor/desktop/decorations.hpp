@@ -35,9 +35,10 @@ class Decoration {
   Decoration(const Decoration&) = delete;
   Decoration& operator=(const Decoration&) = delete;
 
-  /// Lays the frame around the geometry box at (x, y) of `width` in the
-  /// View's tree coordinates, with `title` written in it.
-  void update(int x, int y, int width, Look look, bool visible, const std::string& title);
+  /// Lays the bar above the window's geometry box, `width` wide, with `title`
+  /// written in it. The box's top left is the View's tree origin: wlroots'
+  /// scene tree for an xdg surface holds the surface at minus its offset.
+  void update(int width, Look look, bool visible, const std::string& title);
   /// Shows `icon` (kIcon pixels square, or null for none) at the bar's left.
   void set_icon(wlr_buffer* icon);
   static constexpr int kIcon = kTitleHeight - 4;
@@ -55,8 +56,8 @@ class Decoration {
   wlr_scene_rect* close_;
   wlr_scene_buffer* close_icon_;
   wlr_scene_buffer* maximize_icon_;
-  // Where the bar was laid out last (tree coordinates), for button_at.
-  int x_ = 0, y_ = 0, width_ = 0;
+  // How wide the bar was laid out last, for button_at.
+  int width_ = 0;
   bool visible_ = false;
   std::string drawn_title_;
   int drawn_width_ = -1;

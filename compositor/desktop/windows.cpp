@@ -27,11 +27,8 @@ void Windows::clear() {
 View* Windows::fullscreen_on(const Output& output) const {
   for (const auto& v : views_) {
     if (!v->fullscreen() || !v->visible()) continue;
-    wlr_surface* surface = v->surface();
-    if (surface == nullptr) continue;
-    if (context_.outputs.at(v->x() + surface->current.width / 2.0,
-                            v->y() + surface->current.height / 2.0) == &output)
-      return v.get();
+    const Rect f = v->frame();
+    if (context_.outputs.at(f.x + f.width / 2.0, f.y + f.height / 2.0) == &output) return v.get();
   }
   return nullptr;
 }

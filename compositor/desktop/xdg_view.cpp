@@ -71,15 +71,14 @@ XdgView::~XdgView() {
   toplevel_->base->data = nullptr;
 }
 
+// wlroots' scene tree for an xdg surface holds its surface at minus the
+// window geometry's offset: the tree's origin is the geometry's.
 Rect XdgView::frame() const {
   const wlr_box& geometry = toplevel_->base->geometry;
-  return {tree_->node.x + geometry.x, tree_->node.y + geometry.y, geometry.width, geometry.height};
+  return {tree_->node.x, tree_->node.y, geometry.width, geometry.height};
 }
 
-void XdgView::move_frame_to(int x, int y) {
-  const wlr_box& geometry = toplevel_->base->geometry;
-  move_to(x - geometry.x, y - geometry.y);
-}
+void XdgView::move_frame_to(int x, int y) { move_to(x, y); }
 
 void XdgView::request_size(int width, int height) {
   if (!toplevel_->base->initialized) return;
@@ -143,7 +142,7 @@ void XdgView::update_decoration() {
   Decoration::Look look = activated_ ? Decoration::Look::focused
                           : urgent_  ? Decoration::Look::urgent
                                      : Decoration::Look::unfocused;
-  decoration_->update(geometry.x, geometry.y, geometry.width, look, !fullscreen(), title());
+  decoration_->update(geometry.width, look, !fullscreen(), title());
 }
 
 wlr_surface* XdgView::surface() const { return toplevel_->base->surface; }
@@ -229,7 +228,7 @@ void XdgView::place() {
   // Too large for the area: it was shrunk to fit; the client follows.
   if (frame->width < geometry.width || frame->height < geometry.height + bar)
     request_size(frame->width, frame->height - bar);
-  move_to(frame->x - geometry.x, frame->y + bar - geometry.y);
+  move_to(frame->x, frame->y + bar);
 }
 
 Popup::Popup(Windows& windows, wlr_xdg_popup* popup) : windows_(windows), popup_(popup) {

@@ -183,8 +183,9 @@ TEST_F(TitleButtons, ATitleOnAWindowWiderThanPangoMeasuresIsDrawnInFull) {
   ASSERT_GT(std::count(before.begin(), before.end(), kIcon), 20) << "no title drawn";
   // The title's room is the width less two buttons and a padding each side.
   const int32_t wide = (1 << 22) + 40 + 2 * kButton + 2 * 8;
-  // Past the surface's right edge: wlroots keeps a geometry off the surface.
-  // The bar moves right by as much and still shows its first 170 pixels.
+  // Past the surface's right edge: wlroots keeps a geometry off the surface
+  // (its scene tree then holds the surface 250 pixels left of the window's
+  // origin). The bar stays over the geometry and shows its first pixels.
   xdg_surface_set_window_geometry(window.xdg(), 250, 0, wide, 150);
   window.draw(200, 150, kRed);
   ASSERT_TRUE(h.run_until([&] { return view->frame().width == wide; }));
@@ -195,6 +196,47 @@ TEST_F(TitleButtons, ATitleOnAWindowWiderThanPangoMeasuresIsDrawnInFull) {
       << "the title is not drawn as on a narrow window";
   EXPECT_TRUE(after == before) << "the title's first " << room << " pixels changed";
   EXPECT_EQ(wl_display_get_error(c.display()), 0);
+}
+
+// A window whose geometry starts inside its surface (a client's own shadow
+// around it) is placed, framed and barred by that geometry, as xdg-shell
+// says: the surface lies up and left of the frame by the geometry's offset,
+// and the bar spans the geometry's width right above it. baton took the
+// scene tree's origin for the surface's where wlroots puts the geometry's,
+// so such windows were drawn off their frame by the offset, and their bar
+// twice as far.
+TEST_F(TitleButtons, AWindowIsFramedByItsGeometryNotItsSurface) {
+  constexpr int kLeft = 10, kWidth = 200;  // the geometry in a surface 260 wide
+  Window shadowed(c);
+  auto* shadowed_decoration =
+      zxdg_decoration_manager_v1_get_toplevel_decoration(manager, shadowed.toplevel());
+  shadowed.initial_commit();
+  ASSERT_TRUE(h.run_until([&] { return shadowed.configure_count() >= 1; }));
+  xdg_surface_set_window_geometry(shadowed.xdg(), kLeft, 0, kWidth, 150);
+  shadowed.draw(kLeft + kWidth + 50, 150, 0xff00ff00);
+  View* v = nullptr;
+  ASSERT_TRUE(h.run_until([&] { return (v = find_view(h, shadowed)) != nullptr; }));
+  h.sync();
+  const Rect f = v->frame();
+  ASSERT_EQ(f.width, kWidth);
+  ASSERT_TRUE(f.x - kLeft > 0 && f.x + kWidth + 50 < 640)
+      << "the window is not all on screen: " << f.x << "," << f.y;
+  const Image shot = h.capture();
+  const int middle = f.y + 75;
+  EXPECT_EQ(shot.at(f.x - kLeft, middle), 0xff00ff00U)
+      << "the surface does not start where its geometry says";
+  EXPECT_NE(shot.at(f.x - kLeft - 1, middle), 0xff00ff00U)
+      << "the surface starts left of its geometry's offset";
+  EXPECT_EQ(shot.at(f.x + kWidth + 49, middle), 0xff00ff00U)
+      << "the surface does not end where it should";
+  // The bar: from the geometry's left edge to its right one.
+  const int bar = f.y - kButton / 2;
+  EXPECT_EQ(shot.at(f.x + 1, bar), kBar) << "the bar does not start at the geometry's left edge";
+  EXPECT_NE(shot.at(f.x - 2, bar), kBar) << "the bar starts left of the geometry";
+  EXPECT_EQ(shot.at(f.x + kWidth - 3, f.y - kButton + 3), kClose)
+      << "the close button is not at the geometry's right end";
+  EXPECT_NE(shot.at(f.x + kWidth + 2, bar), kBar) << "the bar reaches past the geometry";
+  zxdg_toplevel_decoration_v1_destroy(shadowed_decoration);
 }
 
 }  // namespace
