@@ -206,6 +206,14 @@ class DragAndDropTest : public ::testing::Test {
     pointer.press(BTN_LEFT, true);
     return h.run_until([&] { return a.button_serial != 0; });
   }
+  /// a drags `source` from its press with `icon`; true once the drag's grab
+  /// has taken the pointer from a's window.
+  [[nodiscard]] bool a_drags(Source& source, Icon& icon) {
+    wl_data_device_start_drag(da.device, source.source, wa.surface(), icon.surface,
+                              a.button_serial);
+    icon.show();
+    return h.run_until([&] { return a.pointer_focus == nullptr; });
+  }
   // b presses on its window and drags from it: the drag must be taken (no
   // earlier drag holds the seat), and the release ends it.
   void b_drags(const char* if_refused) {
@@ -267,11 +275,8 @@ TEST_F(DragAndDropTest, ADropCarriesTheDataToTheWindowUnderThePointer) {
 
   Source source(da, "carried by baton");
   Icon icon(a);
-  wl_data_device_start_drag(da.device, source.source, wa.surface(), icon.surface, a.button_serial);
-  icon.show();
   // The drag's grab takes the pointer from the window it started on.
-  ASSERT_TRUE(h.run_until([&] { return a.pointer_focus == nullptr; }))
-      << "the drag did not start: a kept the pointer";
+  ASSERT_TRUE(a_drags(source, icon)) << "the drag did not start: a kept the pointer";
   EXPECT_FALSE(source.cancelled);
 
   pointer.move_to(bx, by);
@@ -330,10 +335,7 @@ TEST_F(DragAndDropTest, ADragIconOffsetPastTheIntRangeStopsAt2To24Pixels) {
   ASSERT_TRUE(press_on_a()) << "a never got the press";
   Source source(da, "carried by baton");
   Icon icon(a);
-  wl_data_device_start_drag(da.device, source.source, wa.surface(), icon.surface, a.button_serial);
-  icon.show();
-  ASSERT_TRUE(h.run_until([&] { return a.pointer_focus == nullptr; }))
-      << "the drag did not start: a kept the pointer";
+  ASSERT_TRUE(a_drags(source, icon)) << "the drag did not start: a kept the pointer";
   pointer.move_to(bx, by);
   // The icon's right edge: the cursor image covers its top left corner.
   const int ix = static_cast<int>(bx) + 44;
