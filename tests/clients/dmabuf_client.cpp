@@ -626,12 +626,15 @@ class Producer {
       if (!signalled) return fail(signalled.error().describe());
       if (presented_early && !o_.early_by_flip) ++early;
     }
-    // The compositor's first frame with this client also builds its
-    // pipelines: 1.8 s on lavapipe in a quiet guest, over 5 s in one on a
-    // busy machine (a CI rehearsal). The second may wait as long: with a
-    // second client starting beside it, baton's main loop logged single
-    // dispatches of 3.3 and 5.2 s on lavapipe in a busy guest, and frame 1
-    // was presented after 2.6 s or not within 5. Later frames get 5 s.
+    // The first two frames may wait for lavapipe to compile: it JIT-compiles
+    // a shader variant the first time it draws a texture format and state,
+    // on its queue thread and holding its queue lock, and baton's main loop
+    // waits on that lock in vkCreateImageView (a new client buffer or
+    // swapchain slot: seen with strace -k in the guest). The guest's shader
+    // cache starts empty at each boot: release-poison's first cell logged
+    // single dispatches of 0.9 to 5.3 s (0.5 s with the cache kept across
+    // boots; on the host 30-47 ms cold, 3-5 ms warm), and frame 1 came
+    // after 2.6 s or not within 5 on a busy machine. Later frames get 5 s.
     const auto limit = i <= 1 ? 60s : 5s;
     const std::string in = " in " + std::to_string(limit.count()) + " s";
     if (!window_.wait_frame(serial, limit))
