@@ -629,8 +629,9 @@ class Producer {
     // The first two frames may wait for lavapipe to compile: it JIT-compiles
     // a shader variant the first time it draws a texture format and state,
     // on its queue thread and holding its queue lock, and baton's main loop
-    // waits on that lock in vkCreateImageView (a new client buffer or
-    // swapchain slot: seen with strace -k in the guest). The guest's shader
+    // waits on that lock in vkCreateImageView (strace -k in the guest caught
+    // it for a new swapchain slot; Mesa's source takes the same lock for a
+    // new client buffer's view). The guest's shader
     // cache starts empty at each boot: release-poison's first cell logged
     // single dispatches of 0.9 to 5.3 s (0.5 s with the cache kept across
     // boots; on the host 30-47 ms cold, 3-5 ms warm), and frame 1 came
