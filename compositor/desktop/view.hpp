@@ -146,7 +146,6 @@ class View : public Weakable<View> {
   bool has_floating_box_ = false;
   Rect floating_box_;
   SurfaceAddon addon_{};
-  wlr_surface* attached_ = nullptr;
 };
 
 }  // namespace baton

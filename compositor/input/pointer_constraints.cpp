@@ -1,8 +1,8 @@
 #include "compositor/input/pointer_constraints.hpp"
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
+#include <cstdint>
 
 #include "compositor/input/seat.hpp"
 #include "util/log.hpp"

@@ -144,7 +144,10 @@ TEST(Faults, VirtualKeyboardKeymapPastItsFile) {
 // detents than an int holds in wlroots' 1/120 units: 0.19.2 multiplied in
 // int, a signed overflow (found by the protocol fuzzer under UBSan) that in
 // practice wrapped, so a huge scroll down reached the window as a scroll up.
-// The patch clamps it: the window sees a huge scroll down.
+// The patch clamps it: the window sees a huge scroll down. And the seat
+// added the next scroll to what was left of the last in int, so a second
+// huge scroll overflowed there (found by the fuzzer again) and wrapped to a
+// scroll up; that sum saturates now, so the second is a scroll down too.
 TEST(Faults, VirtualPointerHugeDiscreteScroll) {
   Harness h;
   Client app(h);
@@ -156,9 +159,12 @@ TEST(Faults, VirtualPointerHugeDiscreteScroll) {
   ASSERT_EQ(app.pointer_focus, window.surface());
   pointer.scroll(3);
   pointer.scroll(20000000);  // x120 is past INT32_MAX
-  ASSERT_EQ(app.axis_discrete.size(), 2U);
+  pointer.scroll(20000000);
+  ASSERT_EQ(app.axis_discrete.size(), 3U);
   EXPECT_EQ(app.axis_discrete[0], 3);
   EXPECT_GT(app.axis_discrete[1], 3) << "a huge scroll down arrived as " << app.axis_discrete[1];
+  EXPECT_GT(app.axis_discrete[2], 3)
+      << "a second huge scroll down arrived as " << app.axis_discrete[2];
   another_client_still_maps(h);
 }
 
