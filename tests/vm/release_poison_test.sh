@@ -85,13 +85,13 @@ run_cell() {
       >"$out/release-poison-$tag-busy.out" 2>&1 &
     busy_pid=$!
   fi
-  "$client" --alloc "$alloc" --sync "$sync" --frames "$frames" --delay-ms "$delay" --hold-ms 0 --on-release poison \
+  # The client keeps its last frame up for a second before it goes, so the
+  # watch sees it however fast the frames before it passed.
+  "$client" --alloc "$alloc" --sync "$sync" --frames "$frames" --delay-ms "$delay" --hold-ms 1000 --on-release poison \
     "${fullscreen[@]}" --early-by "${cell_early_by:-frame}" >"$out/release-poison-$tag.out" 2>&1 &
   client_pid=$!
   wait $client_pid
   client_rc=$?
-  # The last frame stays up a moment: the watch sees it before it stops.
-  sleep 1
   kill -TERM $watch_pid 2>/dev/null
   wait $watch_pid
   watch_rc=$?

@@ -24,6 +24,7 @@
 #include <png.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
@@ -151,48 +152,87 @@ uint32_t current_fb(int card, uint64_t& vblank) {
   return fb_id;
 }
 
-bool read_fb(int card, uint32_t fb_id, Sample& out);
+// The framebuffers a watch has read, each mapped once. Mapping a buffer and
+// faulting its pages in is slow in the emulated guest, and a read counts
+// only if it fits between two vblanks: done for every sample, it made most
+// reads straddle one (on vkms, 95% of them were thrown away).
+class Mappings {
+ public:
+  Mappings() = default;
+  Mappings(const Mappings&) = delete;
+  Mappings& operator=(const Mappings&) = delete;
+  ~Mappings() {
+    for (const Mapping& m : maps_) munmap(m.map, m.size);
+  }
+
+  // The pixels of the buffer that framebuffer fb_id names now, or false.
+  bool copy(int card, uint32_t fb_id, Sample& out) {
+    drmModeFB2* fb = drmModeGetFB2(card, fb_id);
+    if (fb == nullptr || fb->handles[0] == 0) {
+      drmModeFreeFB2(fb);
+      return false;
+    }
+    int raw = -1;
+    const bool exported = drmPrimeHandleToFD(card, fb->handles[0], DRM_CLOEXEC, &raw) == 0;
+    baton::UniqueFd dmabuf(raw);
+    // GETFB2 made a new GEM handle: close it, or every sample leaks one.
+    drm_gem_close close_handle{fb->handles[0], 0};
+    drmIoctl(card, DRM_IOCTL_GEM_CLOSE, &close_handle);
+    const Mapping* m = exported ? find_or_map(dmabuf.get(), *fb) : nullptr;
+    drmModeFreeFB2(fb);
+    if (m == nullptr) return false;
+    out.fb_id = fb_id;
+    out.width = m->width;
+    out.height = m->height;
+    out.pixels.resize(size_t{m->width} * m->height);
+    const auto* base = static_cast<const unsigned char*>(m->map) + m->offset;
+    for (uint32_t y = 0; y < m->height; ++y)
+      std::memcpy(&out.pixels[size_t{y} * m->width], base + size_t{y} * m->pitch,
+                  size_t{m->width} * 4);
+    return true;
+  }
+
+ private:
+  struct Mapping {
+    ino_t inode;  // the dma-buf's: held mapped, no other buffer can take it
+    void* map;
+    size_t size;
+    uint32_t width, height, pitch, offset;
+  };
+  static constexpr size_t kMost = 8;  // a few swapchains' worth
+
+  const Mapping* find_or_map(int dmabuf, const drmModeFB2& fb) {
+    struct stat st {};
+    if (fstat(dmabuf, &st) != 0) return nullptr;
+    for (const Mapping& m : maps_)
+      if (m.inode == st.st_ino && m.width == fb.width && m.height == fb.height &&
+          m.pitch == fb.pitches[0] && m.offset == fb.offsets[0])
+        return &m;
+    const size_t size = size_t{fb.pitches[0]} * fb.height + fb.offsets[0];
+    void* map = mmap(nullptr, size, PROT_READ, MAP_SHARED, dmabuf, 0);
+    if (map == MAP_FAILED) return nullptr;
+    if (maps_.size() == kMost) {
+      munmap(maps_.front().map, maps_.front().size);
+      maps_.erase(maps_.begin());
+    }
+    maps_.push_back({st.st_ino, map, size, fb.width, fb.height, fb.pitches[0], fb.offsets[0]});
+    return &maps_.back();
+  }
+
+  std::vector<Mapping> maps_;
+};
 
 // What the CRTC showed for the whole read, or false. A flip can only
 // complete at a vblank, and a buffer goes back to its client only after its
 // flip away: a sample that saw no vblank (and, without vblanks, the same
 // framebuffer before and after) read a buffer nobody had handed back yet.
-bool sample(int card, Sample& out) {
+bool sample(int card, Mappings& maps, Sample& out) {
   uint64_t vblank_before = 0, vblank_after = 0;
   const uint32_t fb_id = current_fb(card, vblank_before);
-  if (fb_id == 0 || !read_fb(card, fb_id, out)) return false;
-  return current_fb(card, vblank_after) == fb_id && vblank_after == vblank_before;
-}
-
-bool read_fb(int card, uint32_t fb_id, Sample& out) {
-  drmModeFB2* fb = drmModeGetFB2(card, fb_id);
-  if (fb == nullptr || fb->handles[0] == 0) {
-    drmModeFreeFB2(fb);
-    return false;
-  }
-  int raw = -1;
-  bool ok = drmPrimeHandleToFD(card, fb->handles[0], DRM_CLOEXEC, &raw) == 0;
-  baton::UniqueFd dmabuf(raw);
-  // GETFB2 made a new GEM handle: close it, or every sample leaks one.
-  drm_gem_close close_handle{fb->handles[0], 0};
-  drmIoctl(card, DRM_IOCTL_GEM_CLOSE, &close_handle);
-  const size_t size = size_t{fb->pitches[0]} * fb->height + fb->offsets[0];
-  void* map = ok ? mmap(nullptr, size, PROT_READ, MAP_SHARED, dmabuf.get(), 0) : MAP_FAILED;
-  if (map != MAP_FAILED) {
-    out.fb_id = fb_id;
-    out.width = fb->width;
-    out.height = fb->height;
-    out.pixels.resize(size_t{fb->width} * fb->height);
-    const auto* base = static_cast<const unsigned char*>(map) + fb->offsets[0];
-    for (uint32_t y = 0; y < fb->height; ++y) {
-      const auto* row = reinterpret_cast<const uint32_t*>(base + size_t{y} * fb->pitches[0]);
-      for (uint32_t x = 0; x < fb->width; ++x)
-        out.pixels[size_t{y} * fb->width + x] = row[x] & 0xffffff;
-    }
-    munmap(map, size);
-  }
-  drmModeFreeFB2(fb);
-  return map != MAP_FAILED;
+  if (fb_id == 0 || !maps.copy(card, fb_id, out)) return false;
+  if (current_fb(card, vblank_after) != fb_id || vblank_after != vblank_before) return false;
+  for (uint32_t& px : out.pixels) px &= 0xffffff;  // X dropped, outside the window
+  return true;
 }
 
 bool write_png(const Sample& s, const char* path) {
@@ -236,8 +276,9 @@ int watch(int card, double seconds, const std::vector<uint32_t>& forbidden,
   int samples = 0, failed = 0, hits = 0;
   std::vector<uint32_t> fbs;
   Sample s;
+  Mappings maps;
   while (watch_stopped == 0 && std::chrono::steady_clock::now() < end) {
-    if (!sample(card, s)) {
+    if (!sample(card, maps, s)) {
       ++failed;
       continue;
     }
