@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fifo-v1-server-protocol.h"
+#include "util/clock.hpp"
 #include "util/event_source.hpp"
 #include "util/listener.hpp"
 #include "util/log.hpp"
@@ -110,12 +111,28 @@ class FifoSurface {
     }
   }
 
-  // No latch came in time (the surface is hidden, or its output is idle).
+  // No latch came in time. A surface shown on an output that is still
+  // latching waits for that latch however late it is (a long render, a
+  // late flip, a stalled loop): clearing here would let the next commit
+  // replace content no frame has shown, which FIFO never does. Hidden
+  // surfaces, and those on outputs that stopped latching, go on at 30 Hz.
   void fallback() {
     if (!barrier_) return;
+    if (shown_on_latching_output()) {
+      if (fallback_) fallback_->arm_ms(fallback_ms());
+      return;
+    }
     ++fifo_.fallback_clears_;
     clear_barrier();
     let_through_ready();
+  }
+
+  [[nodiscard]] bool shown_on_latching_output() const {
+    wlr_surface_output* shown = nullptr;
+    wl_list_for_each(shown, &surface_->current_outputs, link) {
+      if (fifo_.latching(shown->output)) return true;
+    }
+    return false;
   }
 
   // max(1/30 s, 1.25 refresh periods of the first output), rounded down to
@@ -229,7 +246,13 @@ size_t Fifo::held() const {
   return n;
 }
 
+bool Fifo::latching(wlr_output* output) const {
+  auto it = last_latch_ns_.find(output);
+  return it != last_latch_ns_.end() && monotonic_ns() - it->second < kStoppedLatchingNs;
+}
+
 void Fifo::output_latched(wlr_output* output) {
+  last_latch_ns_[output] = monotonic_ns();
   // First every barrier this latch ends, then the let-throughs: a commit let
   // through here may set its surface's barrier again, for the next latch.
   std::vector<wlr_surface*> cleared;

@@ -11,11 +11,16 @@
 // let through, in order (wlroots never reorders a surface's commits).
 //
 // Forward progress: a hidden surface's barrier clears at 30 Hz at least.
-// Every barrier arms a fallback timer that clears it after
-// max(1/30 s, 1.25 refresh periods of the surface's first output) unless a
-// latch cleared it first, so a surface not shown anywhere (another
-// workspace, minimised, occluded, no output at all), or on an output that
-// stopped latching, never stalls its client.
+// Every barrier arms a fallback timer, max(1/30 s, 1.25 refresh periods of
+// the surface's first output). When it fires before a latch cleared the
+// barrier, a surface shown on an output that is still latching (a latch
+// within the last second) keeps its barrier until that latch, however late:
+// a frame is always on its way there, and clearing early would let the next
+// commit replace content never shown. Any other surface (not shown anywhere:
+// another workspace, minimised, occluded, no output at all, a disabled
+// output, which wlroots' scene takes its surfaces off; or on an output that
+// stopped latching) has its barrier cleared, so it never stalls its client
+// for long.
 //
 // wait_barrier is ignored on a subsurface in synchronized mode (the protocol
 // says so: its parent's commit applies it). The per-surface state outlives
@@ -59,6 +64,12 @@ class Fifo {
   /// on them may apply.
   void output_latched(wlr_output* output);
 
+  /// `output` latched within the last kStoppedLatchingNs.
+  [[nodiscard]] bool latching(wlr_output* output) const;
+  /// How long an output may go without a latch before the surfaces on it
+  /// are treated as hidden.
+  static constexpr int64_t kStoppedLatchingNs = 1'000'000'000;
+
   /// A barrier was set on a surface shown on this output: it must latch at
   /// its next refresh even without damage (the render loop connects this to
   /// "schedule a frame that latches").
@@ -80,6 +91,9 @@ class Fifo {
   std::shared_ptr<HeldCommits> held_;
   wl_global* global_ = nullptr;
   uint64_t fallback_clears_ = 0;
+  // When each output last latched (an output destroyed and another made at
+  // its address only inherits a time that expires within a second).
+  std::map<wlr_output*, int64_t> last_latch_ns_;
   // Made by the surface's first get_fifo; destroyed with the surface.
   std::map<wlr_surface*, std::unique_ptr<FifoSurface>> surfaces_;
 };

@@ -3,7 +3,7 @@
 // from wl_shm buffers (4, each reused only after wl_buffer.release) and
 // redraws it with wp_presentation feedback on every commit.
 //
-//   baton-latency-client [--delay D | --target-offset F | --past-target]
+//   baton-latency-client [--delay D | --target-offset F | --past-target | --after-present]
 //                        [--frames N] [--warmup W] [--size WxH] [--timeout-ms T]
 //
 // --delay D (ms, fractional; default 0): on each frame callback wait D ms
@@ -26,13 +26,17 @@
 // --past-target: the same with a target one refresh before the last
 //   presentation (in the past): each frame must be shown at the first vblank
 //   after its commit (k = 1; else "late"). Early cannot happen.
+// --after-present: each frame committed as soon as the previous one was
+//   presented, with no target: the peer of the target modes (the same
+//   commits, judged as --past-target's, without wp_commit_timing_v1).
 // Without wp_commit_timing_manager_v1 the target modes print a SKIP line and
 // exit 2.
 //
 // Output, one line (fields are name=value, machine-readable):
 //   latency-client: mode=delay delay=6.0 frames=120 median_ms=11.2 p90_ms=12.0
 //     max_ms=.. missed=3 missed_pct=2.5 k1=.. k2=.. k3plus=.. refresh_ms=16.667 discarded=0
-//   latency-client: mode=target target_offset=0.50 frames=.. median_ms=.. p90_ms=..
+//   latency-client: mode=target target_offset=0.50 (past-target, after-present: -1.00) frames=..
+//   median_ms=.. p90_ms=..
 //     (commit->present) target_median_ms=.. (present - target) early=0 late=N
 //     on_time_pct=.. refresh_ms=.. discarded=0
 // Exit 0 when the measurement worked (nothing is asserted about speed or
@@ -79,7 +83,7 @@ int64_t read_clock(clockid_t clock) {
 int64_t now_ns() { return read_clock(g_presentation_clock); }
 int64_t mono_ns() { return read_clock(CLOCK_MONOTONIC); }
 
-enum class Mode { kDelay, kTarget, kPastTarget };
+enum class Mode { kDelay, kTarget, kPastTarget, kAfterPresent };
 
 struct Frame {
   int64_t commit_ns = 0;
@@ -357,7 +361,8 @@ double percentile(std::vector<double> v, double p) {
 
 void usage() {
   std::fprintf(stderr,
-               "usage: baton-latency-client [--delay MS | --target-offset F | --past-target] "
+               "usage: baton-latency-client [--delay MS | --target-offset F | --past-target | "
+               "--after-present] "
                "[--frames N] [--warmup W] [--size WxH] [--timeout-ms T] [--tolerance-us U]\n");
 }
 
@@ -389,6 +394,8 @@ int main(int argc, char** argv) {
       need(), mode = Mode::kTarget, target_offset = std::atof(next);
     else if (arg == "--past-target")
       mode = Mode::kPastTarget;
+    else if (arg == "--after-present")
+      mode = Mode::kAfterPresent;
     else if (arg == "--frames")
       need(), frames = std::atoi(next);
     else if (arg == "--warmup")
@@ -434,7 +441,8 @@ int main(int argc, char** argv) {
         c.presentation ? "ok" : "absent");
     return 1;
   }
-  if (mode != Mode::kDelay && c.timing_manager == nullptr) {
+  const bool targets = mode == Mode::kTarget || mode == Mode::kPastTarget;
+  if (targets && c.timing_manager == nullptr) {
     std::printf("latency-client: SKIP: the compositor has no wp_commit_timing_manager_v1\n");
     return 2;
   }
@@ -461,7 +469,7 @@ int main(int argc, char** argv) {
   xdg_toplevel_set_app_id(c.toplevel, "baton-latency-client");
   xdg_toplevel_set_min_size(c.toplevel, width, height);
   xdg_toplevel_set_max_size(c.toplevel, width, height);
-  if (c.timing_manager != nullptr && mode != Mode::kDelay)
+  if (c.timing_manager != nullptr && targets)
     c.timer = wp_commit_timing_manager_v1_get_timer(c.timing_manager, c.surface);
   wl_surface_commit(c.surface);
   while (!c.configured)
@@ -511,8 +519,8 @@ int main(int argc, char** argv) {
         timer_armed = true;
       }
     } else if (next < total && c.frames[next - 1].done) {
-      // Target modes: the next frame goes as soon as the previous one was
-      // presented (or discarded: then from its commit time).
+      // Target modes and --after-present: the next frame goes as soon as
+      // the previous one was presented (or discarded: then from its commit time).
       const Frame& prev = c.frames[next - 1];
       if (prev.refresh_ns != 0) last_refresh = prev.refresh_ns;
       if (last_refresh == 0) {
@@ -528,7 +536,7 @@ int main(int argc, char** argv) {
         int64_t k = 1;
         while (base + k * last_refresh + offset < now + last_refresh) ++k;
         target = base + k * last_refresh + offset;
-      } else {
+      } else if (mode == Mode::kPastTarget) {
         target = base - last_refresh;  // in the past
       }
       if (!draw_and_commit(c, next, target, timeout_ms)) failure = "no buffer came back";
@@ -618,7 +626,7 @@ int main(int argc, char** argv) {
         ++early;
       else if (d >= refresh + tol_ns)
         ++late;
-    } else if (mode == Mode::kPastTarget) {
+    } else if (mode == Mode::kPastTarget || mode == Mode::kAfterPresent) {
       if (k >= 2) ++late;
     }
   }
@@ -641,7 +649,9 @@ int main(int argc, char** argv) {
         "latency-client: mode=%s target_offset=%.2f frames=%d median_ms=%.2f p90_ms=%.2f "
         "max_ms=%.2f target_median_ms=%.2f early=%d late=%d on_time_pct=%.1f refresh_ms=%.3f "
         "discarded=%d clock=%s\n",
-        mode == Mode::kTarget ? "target" : "past-target",
+        mode == Mode::kTarget       ? "target"
+        : mode == Mode::kPastTarget ? "past-target"
+                                    : "after-present",
         mode == Mode::kTarget ? target_offset : -1.0, measured, percentile(latency, 0.5),
         percentile(latency, 0.9), max_ms, past_target.empty() ? 0.0 : percentile(past_target, 0.5),
         early, late, measured > 0 ? 100.0 * on_time / measured : 0.0, refresh_ms, discarded,

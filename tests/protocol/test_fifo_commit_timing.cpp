@@ -838,5 +838,86 @@ TEST(TimingInterface, ABarrierAsksItsOutputToLatchAndOnlyThatOutputsLatchClearsI
   EXPECT_TRUE(log[0].presented);
 }
 
+// A mapped window with a wp_fifo_v1 on a HandLatchedServer's first output.
+struct HandLatchedWindow {
+  HandLatchedServer s;
+  Client c{s.h};
+  TimingGlobals g;
+  Window w{c};
+  wlr_output* output = nullptr;
+  Owned<wp_fifo_v1, wp_fifo_v1_destroy> fifo;
+
+  void map() {
+    bind_globals(s.h, c, g);
+    ASSERT_FALSE(::testing::Test::HasFatalFailure());
+    map_window(s.h, w, kRed);
+    output = s.h.server().outputs()[0]->wlr();
+    fifo = decltype(fifo)(wp_fifo_manager_v1_get_fifo(g.fifo, w.surface()));
+  }
+  // A commit that sets the barrier, then one that waits for it.
+  void hold_one(uint32_t barrier_colour, uint32_t held_colour) {
+    wp_fifo_v1_set_barrier(fifo);
+    w.draw(100, 80, barrier_colour);
+    wp_fifo_v1_wait_barrier(fifo);
+    w.draw(100, 80, held_colour);
+    s.h.sync();
+  }
+};
+
+// A latch that comes late (a long render, a flip past its vblank, a stalled
+// loop) is still the one that clears a shown surface's barrier: the fallback
+// timer must not let the next commit replace content no frame has shown
+// (a guest with a 95 ms dispatch dropped one of vkcube's FIFO images so).
+TEST(TimingInterface, AShownSurfacesBarrierWaitsForALateLatch) {
+  HandLatchedWindow t;
+  ASSERT_NO_FATAL_FAILURE(t.map());
+  const int64_t latched_at = now_ns();
+  t.s.fifo.output_latched(t.output);  // the output latches: a frame is on its way
+  t.hold_one(kBlue, kGreen);
+  ASSERT_EQ(t.s.fifo.held(), 1u);
+  t.s.h.run_for(milliseconds(200));  // six fallback periods, no latch
+  if (now_ns() - latched_at >= Fifo::kStoppedLatchingNs)
+    GTEST_SKIP() << "UNTESTED HERE: 200 ms of dispatch took over a second; the output "
+                    "counts as stopped";
+  EXPECT_EQ(t.s.fifo.held(), 1u) << "the fallback timer cleared a shown surface's barrier";
+  EXPECT_EQ(t.s.fifo.fallback_clears(), 0u);
+  t.s.fifo.output_latched(t.output);
+  EXPECT_EQ(t.s.fifo.held(), 0u) << "the late latch did not clear the barrier";
+}
+
+// An output that stopped latching (a flip that never completes) holds its
+// surfaces' barriers for a second, no longer; a disabled one not at all
+// (wlroots' scene takes its surfaces off it).
+TEST(TimingInterface, AnOutputThatStoppedLatchingOrIsDisabledStallsNoClientForLong) {
+  HandLatchedWindow t;
+  ASSERT_NO_FATAL_FAILURE(t.map());
+  const int64_t latched_at = now_ns();
+  t.s.fifo.output_latched(t.output);
+  t.hold_one(kBlue, kGreen);
+  ASSERT_EQ(t.s.fifo.held(), 1u);
+  ASSERT_TRUE(t.s.h.run_until([&] { return t.s.fifo.held() == 0; }, milliseconds(5000)))
+      << "a stopped output held the barrier for 5 s";
+  const int64_t held_ns = now_ns() - latched_at;
+  std::printf("  stopped output: let through %.0f ms after its last latch\n",
+              static_cast<double>(held_ns) / 1e6);
+  EXPECT_GE(held_ns, Fifo::kStoppedLatchingNs) << "let through while the output still latched";
+  EXPECT_EQ(t.s.fifo.fallback_clears(), 1u);
+
+  // Disabled just after a latch: the fallback (33 ms) clears the barrier,
+  // long before the second that a latching output would hold it.
+  const int64_t relatched_at = now_ns();
+  t.s.fifo.output_latched(t.output);
+  wlr_output_state off;
+  wlr_output_state_init(&off);
+  wlr_output_state_set_enabled(&off, false);
+  ASSERT_TRUE(wlr_output_commit_state(t.output, &off));
+  wlr_output_state_finish(&off);
+  t.hold_one(kRed, kBlue);
+  ASSERT_TRUE(t.s.h.run_until([&] { return t.s.fifo.held() == 0; }, milliseconds(5000)));
+  EXPECT_LT(now_ns() - relatched_at, Fifo::kStoppedLatchingNs)
+      << "a disabled output held the barrier as if it still latched";
+  EXPECT_EQ(t.s.fifo.fallback_clears(), 2u);
+}
+
 }  // namespace
 }  // namespace baton::test

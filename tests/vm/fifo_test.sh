@@ -7,16 +7,17 @@
 #    protocol traffic logged by libwayland (WAYLAND_DEBUG=client):
 #    - shown: every image it presents is on screen before the next replaces
 #      it (no wp_presentation feedback discarded: FIFO never drops), its
-#      presentation sequence numbers strictly increase, and they advance by
-#      exactly one for a run of frames (a new image every refresh);
+#      presentation sequence numbers strictly increase, and at least one
+#      step in ten is exactly one (a new image at the next refresh);
 #    - hidden (its workspace switched away with Super+2 on a uinput
-#      keyboard): it keeps presenting images at no less than half the rate
-#      it had while shown, never stopping for a second;
+#      keyboard): it keeps handing over images, at least 2 a second and
+#      never stopping for 3 s;
 #    - shown again (Super+1): it is presented again at once.
 # 2. baton-latency-client with commit-timing targets half a refresh past a
 #    vblank: no frame is ever shown before its target, and most are shown at
 #    the first vblank not before it; a target in the past is shown at the
-#    next vblank (thresholds below: liveness holds on a busy machine too).
+#    next vblank. "Most" is judged against the same client without targets
+#    in the same guest (below: liveness holds on a busy machine too).
 #
 # usage: fifo_test.sh BATON UINPUT LATENCY_CLIENT OUT
 set -uo pipefail
@@ -77,11 +78,13 @@ echo "fifo: shown 6 s: $shown_images images, $frames presented, $discarded disca
 [ "$frames" -ge 30 ] || fail "only $frames frames presented in 6 s while shown"
 [ "$discarded" = 0 ] || fail "$discarded of vkcube's images were replaced before they were shown (FIFO never drops)"
 [ "$increasing" = "$frames" ] || fail "presentation sequence numbers did not strictly increase"
-# Liveness, at a fraction of the quiet guest's speed (there: runs of 60 to
-# 140; one CPU hog beside the guest 26, two hogs 5): a new image every
-# refresh for at least 3 frames in a row.
-[ "$longest_run" -ge 3 ] ||
-  fail "vkcube never got a new image on screen every refresh for 3 frames in a row (longest run $longest_run)"
+# Liveness: a new image on screen at the very next refresh for at least one
+# step in ten. Quiet, 96-98 % of steps are +1 (runs of 60 to 140); six CPU
+# hogs beside the guest 87 %; the guest frozen 30 ms in every 100 ms 33-76 %
+# (runs of 4 to 6: every freeze breaks a run, so the run is only printed). A
+# compositor that shows FIFO frames every other refresh makes none.
+[ $((steps_of_one * 10)) -ge $((frames - 1)) ] ||
+  fail "vkcube got a new image on screen at the next refresh in only $steps_of_one of $((frames - 1)) steps"
 
 send press kbd 125; send key kbd 3; send release kbd 125  # Super+2: another workspace
 sleep 1
@@ -115,25 +118,49 @@ echo "fifo: shown again: $back_presented presented after $(($(date +%s) - back_s
 kill "$cube"
 wait "$cube" 2>/dev/null
 
-# commit-timing from a client written from the XML.
-# Never early, in any frame: a safety property, whatever the speed. On time
-# is liveness: the quiet guest shows 98.5-99.5 % of targets and 97-100 % of
-# past targets at their vblank (its emulated CPUs sometimes wake the loop
-# milliseconds late: that frame misses and the margin grows); with a CPU hog
-# beside it 99 % and 70 %; with the host running a CI build and a fuzzer
-# 97.3 % and 40 %. The test asks for 75 % and 25 %.
-for mode in "--target-offset 0.5 --frames 300:75" "--past-target --frames 60:25"; do
-  least=${mode##*:} mode=${mode%:*}
-  # shellcheck disable=SC2086
-  line=$("$latency" $mode --warmup 10 2>&1 | tail -n 1)
-  echo "fifo: $line"
+# commit-timing from a client written from the XML, beside its peer: the
+# same client committing each frame as soon as the previous one was
+# presented, with no target (--after-present).
+# - Never early, in any frame: a safety property, whatever the speed.
+# - On time (at the first vblank not before the target; a target in the past
+#   at the next vblank) is liveness, and how often a guest makes its vblanks
+#   depends on the host: quiet, 98.5-99.5 % of targets and 97-100 % of past
+#   targets; the host running a CI build and a fuzzer 97.3 % and 40 %; the
+#   whole guest frozen 30 ms in every 100 ms (hypervisor steal, as on a
+#   loaded CI host; vkms' vblank timer then overruns) 65 % and 77 %. So each
+#   is judged against the peer, measured in rounds interleaved with it: at
+#   least three quarters of the peer's share of frames at their first vblank
+#   (or 75 % outright). A compositor that shows targeted frames a refresh
+#   late scores near 0 % whatever the load.
+declare -A frames_of on_time_of
+run_latency() {  # NAME ARGS...: one run; adds its frames and on-time frames to NAME's
+  local name=$1 line n early late
+  shift
+  line=$("$latency" "$@" --warmup 10 2>&1 | tail -n 1)
+  echo "fifo: $name: $line"
   [[ $line == *SKIP* ]] && fail "baton offers no wp_commit_timing_manager_v1"
-  early=$(grep -o 'early=[0-9]*' <<<"$line" | cut -d= -f2)
-  on_time=$(grep -o 'on_time_pct=[0-9.]*' <<<"$line" | cut -d= -f2)
-  [ -n "$early" ] && [ -n "$on_time" ] || fail "no result from the latency client: $line"
-  [ "$early" = 0 ] || fail "$early frames were shown before their target ($mode)"
-  awk -v p="$on_time" -v least="$least" 'BEGIN { exit !(p >= least) }' ||
-    fail "only $on_time % of frames were shown at the first vblank not before their target ($mode)"
+  n=$(grep -o ' frames=[0-9]*' <<<"$line" | cut -d= -f2)
+  early=$(grep -o ' early=[0-9]*' <<<"$line" | cut -d= -f2)
+  late=$(grep -o ' late=[0-9]*' <<<"$line" | cut -d= -f2)
+  [ -n "$n" ] && [ -n "$early" ] && [ -n "$late" ] || fail "no result from the latency client: $line"
+  [ "$early" = 0 ] || fail "$early frames were shown before their target ($name: $*)"
+  on_time_of[$name]=$((${on_time_of[$name]:-0} + n - early - late))
+  frames_of[$name]=$((${frames_of[$name]:-0} + n))
+}
+for _ in 1 2 3; do
+  run_latency peer --after-present --frames 100
+  run_latency target --target-offset 0.5 --frames 100
+  run_latency past-target --past-target --frames 30
+done
+pct() { awk -v a="${on_time_of[$1]}" -v b="${frames_of[$1]}" 'BEGIN { printf "%.1f", 100 * a / b }'; }
+peer_pct=$(pct peer)
+least=$(awk -v p="$peer_pct" 'BEGIN { l = 0.75 * p; printf "%.1f", l < 75 ? l : 75 }')
+echo "fifo: at their first vblank: peer $peer_pct % of ${frames_of[peer]} frames," \
+  "targets $(pct target) % of ${frames_of[target]}, past targets $(pct past-target) %" \
+  "of ${frames_of[past-target]} (at least $least % asked)"
+for name in target past-target; do
+  awk -v p="$(pct $name)" -v least="$least" 'BEGIN { exit !(p >= least) }' ||
+    fail "only $(pct $name) % of $name frames were shown at the first vblank not before their target, the peer $peer_pct %"
 done
 finish_baton
 echo "fifo: PASS"

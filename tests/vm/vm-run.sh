@@ -31,13 +31,16 @@
 # BATON_VM_KEEP_LOG (a file to copy the guest's serial console log to).
 # Exit status: the command's; 124 when the VM ran out of time; 125 when the
 # command never ran (qemu missing, no kernel, boot failure: the reason is
-# printed, with the guest's kernel log).
+# printed, with the guest's kernel log). A command still running a minute
+# before the limit gets its processes printed ("vm-run: still running: PID
+# STATE WCHAN COMMAND" and each one's kernel stack) with the kernel's
+# messages, blocked tasks included, while the guest can still show them.
 set -uo pipefail
 here=$(dirname "$(realpath "$0")")
 cache=${BATON_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-vm}
 init=busybox modules="" gpu=0 lavapipe=0 timeout=330 memory=1G cpus=$(nproc)
 shares=() envs=() debs=()
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --cache) cache=$2; shift 2 ;;
@@ -109,10 +112,31 @@ trap '[ -n "${BATON_VM_KEEP_LOG:-}" ] && cp "$ctl/kernel.log" "$BATON_VM_KEEP_LO
   for m in $modules; do printf 'modprobe %q || echo "vm-run: modprobe %q failed" >&2\n' "$m" "$m"; done
   printf 'cd %q || exit 125\n' "$PWD"
   echo 'dmesg_before=$(dmesg | wc -l)'
+  # Repeated kernel messages (vkms' "vblank timer overrun" on a loaded
+  # host) shown once with a count, so that the rest still fits.
+  echo 'squeeze() { awk '"'"'{ m = $0; sub(/^\[[^]]*\] /, "", m) } m == last { n++; next } { if (n) print "    (and " n " more times)"; n = 0; last = m; print } END { if (n) print "    (and " n " more times)" }'"'"'; }'
+  # A command still running shortly before the VM's time runs out: what
+  # each process is doing, from the kernel's side, while it can be seen.
+  printf 'watch_limit=%q\n' "$((timeout > 120 ? timeout - 60 : timeout / 2))"
+  cat <<'WATCHDOG'
+( sleep "$watch_limit"
+  echo "vm-run: still running after ${watch_limit}s (this VM's limit is near); its processes:"
+  for p in /proc/[0-9]*; do
+    cmd=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null | cut -c1-120)
+    [ -n "$cmd" ] || continue
+    echo "vm-run: still running: ${p#/proc/} $(cut -d' ' -f3 "$p/stat" 2>/dev/null) $(cat "$p/wchan" 2>/dev/null) $cmd"
+    sed 's/^/    /' "$p/stack" 2>/dev/null | head -n 12
+  done
+  echo w >/proc/sysrq-trigger 2>/dev/null
+  echo "---- guest kernel messages so far (blocked tasks last)"
+  dmesg | tail -n +$((dmesg_before + 1)) | squeeze | tail -n 80 ) >&2 &
+watchdog=$!
+WATCHDOG
   printf '%q ' "$@"; echo
   echo 'rc=$?'
+  echo 'kill $watchdog 2>/dev/null'
   # A failing test's kernel messages are usually the interesting part.
-  echo 'if [ $rc != 0 ] && [ $rc != 77 ]; then echo "---- guest kernel messages during the command"; dmesg | tail -n +$((dmesg_before + 1)) | tail -n 60; fi >&2'
+  echo 'if [ $rc != 0 ] && [ $rc != 77 ]; then echo "---- guest kernel messages during the command"; dmesg | tail -n +$((dmesg_before + 1)) | squeeze | tail -n 60; fi >&2'
   echo 'echo $rc >/run/baton-vm/rc'
 } >"$ctl/job.sh"
 
