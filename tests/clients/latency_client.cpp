@@ -35,10 +35,10 @@
 // Output, one line (fields are name=value, machine-readable):
 //   latency-client: mode=delay delay=6.0 frames=120 median_ms=11.2 p90_ms=12.0
 //     max_ms=.. missed=3 missed_pct=2.5 k1=.. k2=.. k3plus=.. refresh_ms=16.667 discarded=0
-//   latency-client: mode=target target_offset=0.50 (past-target, after-present: -1.00) frames=..
-//   median_ms=.. p90_ms=..
+//   latency-client: mode=target target_offset=0.50 frames=.. median_ms=.. p90_ms=..
 //     (commit->present) target_median_ms=.. (present - target) early=0 late=N
 //     on_time_pct=.. refresh_ms=.. discarded=0
+//   (mode=past-target and mode=after-present print target_offset=-1.00)
 // Exit 0 when the measurement worked (nothing is asserted about speed or
 // timing), 1 on protocol failures (discarded feedback, feedback that never
 // came, a missing global, a presentation clock that cannot be read),
