@@ -33,16 +33,6 @@ for f in "${files[@]}"; do
   if [ -n "${is_built[$f]:-}" ]; then kept+=("$f"); else echo "clang-tidy: not built here, not checked: $f"; fi
 done
 files=("${kept[@]}")
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-# One clang-tidy per file, as many at once as there are cores.
-printf '%s\n' "${files[@]}" |
-  xargs -P "$(nproc)" -n 1 clang-tidy -p "$build" --quiet >"$log" 2>&1
-status=$?
-grep -E 'warning:|error:' "$log" | sort -u | head -n 200
-findings=$(grep -cE '(warning|error):' "$log")
-if [ $status -ne 0 ] || [ "$findings" -gt 0 ]; then
-  echo "clang-tidy: $findings findings in ${#files[@]} files (checks in .clang-tidy)"
-  exit 1
-fi
-echo "clang-tidy: ${#files[@]} files, no findings"
+# Several files to one clang-tidy run, as many runs at once as there are
+# cores: tidy_units.py says why and how.
+exec python3 tools/lint/tidy_units.py "$build" "${files[@]}"
