@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <utility>
 
 #include "compositor/desktop/view.hpp"
@@ -35,11 +36,28 @@ void X11Crowd::act(std::mt19937& random) {
     return;
   }
   if (running_.empty()) return;
-  const size_t victim = random() % running_.size();
+  end(random() % running_.size(), random);
+}
+
+void X11Crowd::end_all(std::mt19937& random) {
+  while (!running_.empty()) end(running_.size() - 1, random);
+}
+
+void X11Crowd::end(size_t index, std::mt19937& random) {
   const bool crash = random() % 2 == 0;
-  kill(running_[victim], crash ? SIGKILL : SIGTERM);
+  kill(running_[index], crash ? SIGKILL : SIGTERM);
   ++(crash ? killed : terminated);
-  running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(victim));
+  ended_.push_back(running_[index]);
+  running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(index));
+}
+
+bool X11Crowd::all_gone() {
+  // Until baton's launcher reaps a child, the pid names its zombie.
+  std::erase_if(ended_, [](pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; });
+  const auto& views = server_.windows().views();
+  return ended_.empty() && std::none_of(views.begin(), views.end(), [](const auto& v) {
+           return v->app_id().rfind(kClassPrefix, 0) == 0;
+         });
 }
 
 int X11Crowd::mapped() const {

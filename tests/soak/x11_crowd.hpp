@@ -26,8 +26,13 @@ class X11Crowd {
 
   /// Starts a window, or ends one.
   void act(std::mt19937& random);
+  /// Ends every window, each killed or terminated as the dice say.
+  void end_all(std::mt19937& random);
   /// How many of its windows baton shows now.
   [[nodiscard]] int mapped() const;
+  /// Whether nothing of the ended windows is left in baton: every process
+  /// reaped (by baton's launcher) and every window gone from its list.
+  [[nodiscard]] bool all_gone();
 
   int started = 0, killed = 0, terminated = 0, most_mapped = 0;
 
@@ -35,7 +40,9 @@ class X11Crowd {
   Server& server_;
   std::string exe_;
   size_t size_;
+  void end(size_t index, std::mt19937& random);
   std::vector<pid_t> running_;
+  std::vector<pid_t> ended_;  // not yet known to be reaped
 };
 
 }  // namespace baton::test
