@@ -16,7 +16,7 @@
 // usage: baton-soak [--seconds N] [--clients N] [--interval-s N] [--check]
 //   --check: exit 1 when, after the first (warm-up) sample, the highest fds,
 //   scene nodes, syncobj handles or memory of the later half of the samples
-//   pass the earlier half's by more than a few (memory: 20 %); samples are
+//   pass the earlier half's by more than a few (memory: 10 %); samples are
 //   taken after the whole crowd has left (the CI run: `meson test
 //   soak-2min`; the long one: `meson test --benchmark soak`).
 #include <malloc.h>
@@ -109,7 +109,9 @@ long memory_kib() { return static_cast<long>(__sanitizer_get_current_allocated_b
 // The live heap here too: the resident size swings by a quarter within two
 // minutes as malloc keeps and returns pages (22 to 31 MiB in one clean CI
 // rehearsal, which failed the check), while what a leak grows is the heap
-// in use (mallinfo2 sums every arena, mmapped blocks included).
+// in use (mallinfo2 sums every arena, mmapped blocks included). It counts
+// the chunks glibc's per-thread cache keeps as in use, so meson runs this
+// with that cache off (tests/soak/meson.build).
 constexpr const char* kMemoryColumn = "live heap KiB";
 long memory_kib() {
   const struct mallinfo2 info = mallinfo2();
@@ -490,9 +492,9 @@ int run(const Args& a) {
     std::printf("soak: FAIL: scene nodes grew from at most %d to %d\n", earlier.nodes, later.nodes);
     ok = false;
   }
-  // The live heap: 20 % for what malloc and the libraries keep growing into
-  // (interned strings, caches) in the first minutes.
-  if (later.memory > earlier.memory + earlier.memory / 5) {
+  // The live heap: 10 % for stores that fill for a while and stay bounded
+  // (a launch token per X11 window lives 90 s: about 13 KiB).
+  if (later.memory > earlier.memory + earlier.memory / 10) {
     std::printf("soak: FAIL: memory (%s) grew from at most %ld to %ld KiB\n", kMemoryColumn,
                 earlier.memory, later.memory);
     ok = false;
