@@ -5,8 +5,8 @@
 # lib/modules/VERSION with uncompressed modules and a fresh modules.dep).
 #
 # usage: fetch-kernel.sh CACHE
-# The newest backports kernel is taken (backports keeps only that one); delete
-# CACHE/kernel to move to a newer one.
+# The newest backports kernel is taken (backports keeps only that one); when
+# apt's lists name a newer one than CACHE holds, it is fetched again.
 set -euo pipefail
 # depmod and modprobe live in /usr/sbin, outside an ordinary user's PATH.
 export PATH="$PATH:/usr/sbin:/sbin"
@@ -15,7 +15,12 @@ mkdir -p "$cache"
 exec 9>"$cache/.fetch.lock"
 flock 9  # parallel tests share one download
 
-if [ -f "$cache/kernel/ready" ]; then
+# The metapackage's version in bookworm-backports, as apt's lists have it
+# (empty without lists): a kept cache follows backports to a new kernel.
+newest=$(apt-cache madison linux-image-amd64 2>/dev/null |
+  awk -F' *[|] *' '$3 ~ /bookworm-backports/ { print $2; exit }')
+if [ -f "$cache/kernel/ready" ] &&
+    { [ -z "$newest" ] || [ "$(cat "$cache/kernel/meta-version" 2>/dev/null)" = "$newest" ]; }; then
   cat "$cache/kernel/ready"
   exit 0
 fi
@@ -52,6 +57,7 @@ kver=$(ls "$dest/lib/modules")
 find "$dest/lib/modules" -name '*.ko.xz' -print0 | xargs -0 -r -P "$(nproc)" -n 100 xz -d
 depmod -b "$dest" "$kver"
 ls "$dest"/boot/vmlinuz-* >/dev/null || die "$deb has no boot/vmlinuz-*"
+dpkg-deb -f "$meta" Version >"$cache/kernel/meta-version"
 echo "$dest" >"$cache/kernel/ready"
 echo "fetch-kernel: $pkg $ver unpacked in $dest" >&2
 cat "$cache/kernel/ready"

@@ -24,9 +24,9 @@ here=$(dirname "$(realpath "$0")")
 cache=$(realpath -m "$1")
 kpkg=$("$here/fetch-kernel.sh" "$cache")
 kver=$(ls "$kpkg/lib/modules")
-# -2: vkms_nofence gained syncobj timelines; -3: vkms_timeline (an older
-# build is rebuilt).
-built="$cache/vkms/$kver-3"
+# Named by this script's hash: a build made by another recipe (a new variant,
+# a changed patch) is never taken from a kept cache.
+built="$cache/vkms/$kver-$(sha256sum "$0" | cut -c1-12)"
 modules=(vkms vkms_nofence vkms_timeline)
 die() { echo "fetch-vkms: $*" >&2; exit 1; }
 
@@ -125,7 +125,9 @@ build() {
   done
   mkdir -p "$built.tmp"
   for m in "${modules[@]}"; do cp "$m/$m.ko" "$built.tmp/"; done
-  rm -rf "$built" && mv "$built.tmp" "$built"
+  # Builds by other recipes or for other kernels go: one is kept.
+  find "$cache/vkms" -mindepth 1 -maxdepth 1 ! -name "${built##*/}.tmp" -exec rm -rf {} +
+  mv "$built.tmp" "$built"
   echo "fetch-vkms: built ${modules[*]} for $kver in $((SECONDS - start)) s" >&2
 }
 

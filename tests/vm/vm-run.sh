@@ -4,8 +4,8 @@
 # there as root, streams its output and exits with its exit code.
 #
 # usage: vm-run.sh [options] [--] COMMAND [ARGS...]
-#   --cache DIR     kernel + initramfs cache (default $BATON_VM_CACHE, else
-#                   ~/.cache/baton-vm); the kernel is fetched on first use
+#   --cache DIR     kernel + initramfs cache (default ~/.cache/baton-vm; a
+#                   set $BATON_VM_CACHE wins); the kernel is fetched on first use
 #   --modules LIST  comma-separated modules to modprobe first (vgem,virtio_gpu);
 #                   vkms, vkms_nofence and vkms_timeline are built by
 #                   fetch-vkms.sh when named
@@ -27,7 +27,8 @@
 # The guest's cwd is the caller's; the guest has /dev/udmabuf (built in); its
 # /run is a fresh tmpfs; every other path outside --share directories is an
 # overlay whose writes vanish: write results into a --share directory.
-# env: BATON_VM_QEMU (the qemu binary), BATON_VM_CACHE (as --cache),
+# env: BATON_VM_QEMU (the qemu binary), BATON_VM_CACHE (a cache kept beyond
+# one build: CI keeps one between runs, so it is used instead of --cache),
 # BATON_VM_KEEP_LOG (a file to copy the guest's serial console log to).
 # Exit status: the command's; 124 when the VM ran out of time; 125 when the
 # command never ran (qemu missing, no kernel, boot failure: the reason is
@@ -37,7 +38,7 @@
 # messages, blocked tasks included, while the guest can still show them.
 set -uo pipefail
 here=$(dirname "$(realpath "$0")")
-cache=${BATON_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-vm}
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/baton-vm
 init=busybox modules="" gpu=0 lavapipe=0 timeout=330 memory=1G cpus=$(nproc)
 shares=() envs=() debs=()
 usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -62,6 +63,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ $# -gt 0 ] || usage
+cache=${BATON_VM_CACHE:-$cache}
 [ ${#shares[@]} -le 8 ] || { echo "vm-run: at most 8 --share directories" >&2; exit 2; }
 cannot_run() { echo "vm-run: FAILED before the guest command ran: $*" >&2; exit 125; }
 
@@ -93,10 +95,14 @@ for pkg in "${debs[@]+"${debs[@]}"}"; do
 done
 [ ${#deb_paths[@]} -gt 0 ] && envs+=("BATON_VM_DEBS=${deb_paths[*]}")
 
-initrd="$cache/initramfs-$kver.cpio.gz"
+# Named by what it is made of, not by dates: a fresh clone's files are all
+# newer than a kept cache's initramfs.
+recipe=$(cat "$here/init" "$here/mkinitramfs.sh" | sha256sum | cut -c1-12)
+initrd="$cache/initramfs-$kver-$recipe.cpio.gz"
 (
   flock 9
-  if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] || [ "$here/mkinitramfs.sh" -nt "$initrd" ]; then
+  if [ ! -f "$initrd" ]; then
+    rm -f "$cache"/initramfs-*.cpio.gz
     "$here/mkinitramfs.sh" "$kpkg" "$initrd"
   fi
 ) 9>"$cache/.initramfs.lock" || cannot_run "building the initramfs failed"

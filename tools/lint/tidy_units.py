@@ -23,7 +23,14 @@ magic number in a header's default argument only the per-file runs saw).
 
 Prints every finding and a summary; exits 1 when there is any finding or any
 clang-tidy failed.
+
+BATON_TIDY_CACHE=DIR keeps a record of each unit that had no findings, named
+by a hash over what decides clang-tidy's answer: its version, .clang-tidy,
+the flags, and the unit preprocessed with its comments (NOLINT lives there).
+A unit whose hash is recorded is not run again. Units with findings are never
+recorded, so a finding shows on every run. CI keeps DIR between runs.
 """
+import hashlib
 import json
 import os
 import re
@@ -45,6 +52,9 @@ def flags_of(entry):
     """The compile command without its source, output and dependency-file
     arguments, and the target's private include folder (-I...p) apart."""
     args = shlex.split(entry["command"]) if "command" in entry else list(entry["arguments"])
+    # meson puts a compiler cache in front of the compiler when it finds one.
+    if os.path.basename(args[0]) in ("ccache", "sccache"):
+        args = args[1:]
     kept, private, skip = [], [], False
     for arg in args[1:]:
         if skip:
@@ -93,9 +103,58 @@ def units(build, root, files):
     return sorted(out, key=len, reverse=True)
 
 
+class CleanUnits:
+    """The record of units clang-tidy found clean (BATON_TIDY_CACHE)."""
+
+    def __init__(self, folder, root):
+        self.folder, self.root = folder, root
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+            version = subprocess.run(["clang-tidy", "--version"], stdout=subprocess.PIPE, text=True).stdout
+            with open(os.path.join(root, ".clang-tidy"), "rb") as f:
+                self.salt = version.encode() + f.read()
+
+    def key(self, members):
+        """The hash of a unit, or None when it cannot be preprocessed (then
+        clang-tidy runs and reports whatever is wrong)."""
+        if not self.folder:
+            return None
+        digest = hashlib.sha256(self.salt)
+        for path, entry in members:
+            compiler, flags, private = flags_of(entry)
+            digest.update(repr((path, flags, private)).encode())
+            run = subprocess.run([compiler, *flags, *private, "-E", "-C", os.path.join(self.root, path)],
+                                 cwd=entry["directory"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            if run.returncode != 0:
+                return None
+            digest.update(run.stdout)
+        return digest.hexdigest()
+
+    def known_clean(self, key):
+        return key is not None and os.path.exists(os.path.join(self.folder, key))
+
+    def record_clean(self, key):
+        if key is not None:
+            with open(os.path.join(self.folder, key), "w") as f:
+                f.write("no findings\n")
+
+
 class Runner:
-    def __init__(self, build, root, work):
+    def __init__(self, build, root, work, clean_units):
         self.build, self.root, self.work = build, root, work
+        self.clean_units = clean_units
+        self.skipped = 0
+
+    def check_unit(self, members):
+        """check(), or nothing when the record says this very unit was clean."""
+        key = self.clean_units.key(members)
+        if self.clean_units.known_clean(key):
+            self.skipped += 1
+            return [""]
+        outputs = self.check(members)
+        if not any(FINDING.search(o) for o in outputs):
+            self.clean_units.record_clean(key)
+        return outputs
 
     def tidy(self, members):
         """clang-tidy on one unit: (conflicts(), output)."""
@@ -178,9 +237,11 @@ def main():
     build, files = os.path.realpath(sys.argv[1]), sys.argv[2:]
     root = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="baton-tidy-") as work:
-        runner = Runner(build, root, work)
+        runner = Runner(build, root, work, CleanUnits(os.environ.get("BATON_TIDY_CACHE"), root))
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            outputs = [o for batch in pool.map(runner.check, units(build, root, files)) for o in batch]
+            outputs = [o for batch in pool.map(runner.check_unit, units(build, root, files)) for o in batch]
+        if runner.skipped:
+            print(f"clang-tidy: {runner.skipped} units unchanged since a clean run (BATON_TIDY_CACHE), not run again")
     lines = sorted({line for o in outputs for line in o.splitlines() if FINDING.search(line)})
     for line in lines[:200]:
         print(line)
