@@ -412,7 +412,7 @@ std::string held_refused_targets() {
 // checking it, and its refusals did not drop it: the buffer, its pool, the
 // pool's fd and mapping stayed in baton for good, one set for each refused
 // copy, from any client (found by LeakSanitizer after a protocol fuzzer run).
-// tools/sources/wlroots-bookworm.patch drops it.
+// tools/sources/wlroots/0010-screencopy-unlock-refused-buffers.patch drops it.
 TEST_P(Capture, RefusedScreencopyBuffersLeaveNothingBehind) {
   for (RefusedCopy how : {RefusedCopy::wrong_size, RefusedCopy::wrong_stride,
                           RefusedCopy::wrong_format, RefusedCopy::second_copy}) {

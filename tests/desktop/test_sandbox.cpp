@@ -212,8 +212,8 @@ void refused_listener(Harness& h, int listen_fd) {
 
 // wlroots 0.19.2 kept both fds of every create_listener it refused: any
 // unsandboxed client, reconnecting, could fill baton's fd table until it
-// could accept no client and open nothing. tools/sources/wlroots-bookworm.patch
-// closes them.
+// could accept no client and open nothing.
+// tools/sources/wlroots/0005-security-context-close-refused-fds.patch closes them.
 TEST(SandboxEngine, RefusedListenersLeaveNoFdBehind) {
   Harness h;
   int warm_up[2];

@@ -81,7 +81,8 @@ TEST(Tearing, AsyncHintOfAFullscreenSurfaceIsRequestedButHeadlessCannotTear) {
 // Once its surface is destroyed, the client's tearing object is inert:
 // setting a hint on it must be ignored. wlroots 0.19.2 wrote through a null
 // pointer there (found by the protocol fuzzer; fixed in
-// tools/sources/wlroots-bookworm.patch), taking every client down.
+// tools/sources/wlroots/0014-tearing-control-inert-hint.patch), taking every
+// client down.
 TEST(Tearing, AHintAfterItsSurfaceIsGoneIsIgnored) {
   Harness h;
   Client c(h);

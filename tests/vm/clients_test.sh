@@ -124,7 +124,8 @@ result protocol-errors $status
 
 # 3b. Params holding plane 1 alone, destroyed unused: no protocol error, and
 # baton closes the fd each carried (wlroots 0.19.2 leaked them; see
-# tools/sources/wlroots-bookworm.patch). Its fd count must come back.
+# tools/sources/wlroots/0006-linux-dmabuf-close-every-set-plane.patch). Its fd
+# count must come back.
 echo "---- params destroyed unused leave no fd in baton"
 status=0
 fds_before=$(ls /proc/$baton_pid/fd | wc -l)
