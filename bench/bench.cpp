@@ -293,14 +293,16 @@ int main(int argc, char** argv) {
       compositing = argv[++i];
     else if (a == "--windows" && i + 1 < argc)
       only_windows = std::max(1, std::atoi(argv[++i]));
+    // Windows are a third of the output and redraw a 64x64 patch at least 64
+    // pixels from each edge: a third of 400 leaves room for it to move.
     else if (int w = 0, h = 0; a == "--size" && i + 1 < argc &&
-                               std::sscanf(argv[++i], "%dx%d", &w, &h) == 2 && w >= 256 && h >= 256)
+                               std::sscanf(argv[++i], "%dx%d", &w, &h) == 2 && w >= 400 && h >= 400)
       sizes = {{w, h}};  // one output size instead of 1080p and 4K
     else {
       std::fprintf(stderr,
                    "usage: %s [--frames N] [--renderer LIST] [--vulkan-device NAME|INDEX]\n"
-                   "          [--compositing raster|compute|both] [--windows N] [--size WxH]\n"
-                   "          [--drm-device PATH]\n"
+                   "          [--compositing raster|compute|both] [--windows N]\n"
+                   "          [--size WxH, at least 400x400] [--drm-device PATH]\n"
                    "  LIST: comma-separated vulkan, pixman, both (vulkan,pixman; the default),\n"
                    "        wlr-gles2, wlr-vulkan (wlroots' renderers on --drm-device)\n",
                    argv[0]);
