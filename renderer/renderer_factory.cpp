@@ -91,13 +91,15 @@ Result<CreatedRenderer> create_renderer(wlr_backend* backend, const RenderOption
         "baton's Vulkan swapchain serves headless, nested (Wayland, X11) or DRM outputs, one "
         "kind at a time";
     if (explicit_vulkan) return failure("the Vulkan renderer", why);
-    LOG_INFO("renderer: %s; falling back to pixman", why.c_str());
+    LOG_INFO("renderer: pixman (auto: %s)", why.c_str());
     return create_pixman();
   }
 
   vulkan::RendererOptions vk;
   vk.device.name_or_index = options.vulkan_device;
   vk.device.drm_node = drm_node(backend);
+  // auto leaves a CPU device (lavapipe) to pixman, which composites faster there.
+  vk.device.accept_cpu = explicit_vulkan;
   vk.compositing = options.compositing == CompositingChoice::raster ? vulkan::Compositing::raster
                    : options.compositing == CompositingChoice::compute
                        ? vulkan::Compositing::compute
@@ -129,10 +131,26 @@ Result<CreatedRenderer> create_renderer(wlr_backend* backend, const RenderOption
                       "DRM slots are dumb buffers shared as dma-bufs and the device cannot "
                       "import them (no VK_EXT_image_drm_format_modifier / dma-buf import)");
   }
-  if (created) return CreatedRenderer{*created, "vulkan"};
+  if (created) {
+    // tests grep this line: tests/integration/test_cli.cpp
+    LOG_INFO("renderer: vulkan on '%s' (%s), %s", vulkan::renderer_device_name(*created).c_str(),
+             vulkan::device_kind_name(vulkan::renderer_device_kind(*created)),
+             explicit_vulkan         ? "as asked"
+             : options.vulkan_device ? "the device --vulkan-device names"
+                                     : "chosen by auto: not a CPU");
+    return CreatedRenderer{*created, "vulkan"};
+  }
   if (explicit_vulkan) return created.error();
+  if (vulkan::declined_cpu_device(created.error())) {
+    // tests grep this line: tests/integration/test_cli.cpp
+    LOG_INFO(
+        "renderer: pixman (auto: on a CPU, pixman composites faster than Vulkan; --renderer "
+        "vulkan renders there anyway): %s",
+        created.error().reason.c_str());
+    return create_pixman();
+  }
   LOG_ERROR("renderer: Vulkan unavailable: %s", created.error().describe().c_str());
-  LOG_INFO("renderer: falling back to pixman");
+  LOG_INFO("renderer: pixman (auto: the Vulkan renderer did not start)");
   return create_pixman();
 }
 

@@ -99,8 +99,9 @@ std::string usage_text(std::string_view program) {
       --backend NAME         auto|headless|wayland|x11|drm (default auto: nested
                              when WAYLAND_DISPLAY or DISPLAY is set, DRM when a
                              seat and a GPU are available, headless otherwise).
-      --renderer NAME        auto|vulkan|pixman (default auto: Vulkan when a
-                             usable device exists, else pixman).
+      --renderer NAME        auto|vulkan|pixman (default auto: Vulkan on a GPU,
+                             pixman where every usable Vulkan device is a CPU,
+                             such as lavapipe, or there is none).
       --vulkan-device NAME|INDEX
                              Render on this Vulkan device (index or part of
                              its name) instead of the one baton picks.

@@ -525,6 +525,8 @@ Result<wlr_renderer*> create_renderer(const RendererOptions& options) {
   return renderer.release()->wlr();
 }
 
+bool declined_cpu_device(const Error& error) { return error.call == kDeclinedCpu; }
+
 std::string default_pipeline_cache_path() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   const char* home = std::getenv("HOME");
@@ -563,6 +565,11 @@ bool renderer_composites_with_compute(wlr_renderer* renderer) {
 
 std::string renderer_device_name(wlr_renderer* renderer) {
   return is_vulkan_renderer(renderer) ? Renderer::from(renderer)->device().name() : "";
+}
+
+DeviceKind renderer_device_kind(wlr_renderer* renderer) {
+  return is_vulkan_renderer(renderer) ? Renderer::from(renderer)->device().kind()
+                                      : DeviceKind::other;
 }
 
 int renderer_debug_messages(wlr_renderer* renderer) {

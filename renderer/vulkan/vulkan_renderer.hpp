@@ -54,6 +54,9 @@ struct RendererOptions {
 
 /// An error names every device seen and why it was refused.
 [[nodiscard]] Result<wlr_renderer*> create_renderer(const RendererOptions& options);
+/// Whether create_renderer failed only because every usable device is a CPU
+/// and `options.device.accept_cpu` was off.
+[[nodiscard]] bool declined_cpu_device(const Error& error);
 /// The default pipeline cache file ($XDG_CACHE_HOME or ~/.cache, baton/).
 [[nodiscard]] std::string default_pipeline_cache_path();
 
@@ -64,6 +67,8 @@ struct RendererOptions {
 [[nodiscard]] bool renderer_composites_with_compute(wlr_renderer* renderer);
 /// The name of the device a Vulkan renderer runs on.
 [[nodiscard]] std::string renderer_device_name(wlr_renderer* renderer);
+/// What kind of device a Vulkan renderer runs on.
+[[nodiscard]] DeviceKind renderer_device_kind(wlr_renderer* renderer);
 /// Behaves as if the GPU reported VK_ERROR_DEVICE_LOST: the next pass fails
 /// and wlroots' `lost` signal is emitted (once), as for a real loss (the
 /// GPU-loss drill, BATON_TEST_GPU_LOSS_MS, and tests).

@@ -93,6 +93,48 @@ TEST(Cli, PixmanAdvertisesNeitherDmabufNorExplicitSync) {
       << r.log;
 }
 
+// The environment that leaves Mesa's lavapipe the only Vulkan device, as on
+// a machine without a GPU; empty when lavapipe is not installed.
+std::map<std::string, std::string> lavapipe_only() {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/usr/share/vulkan/icd.d", ec)) {
+    if (entry.path().filename().string().rfind("lvp_icd", 0) == 0)
+      return {{"VK_DRIVER_FILES", entry.path().string()}};
+  }
+  return {};
+}
+
+// --renderer auto on a CPU-only machine: pixman, and the log says why.
+TEST(Renderer, AutoLeavesACpuDeviceToPixman) {
+  const auto env = lavapipe_only();
+  ASSERT_FALSE(env.empty()) << "lavapipe is not installed (tools/deps.sh installs it)";
+  BatonRun r = baton("renderer-auto-cpu",
+                     {"--backend", "headless", "--exit-with-session", "--startup", "true"},
+                     milliseconds(10000), env);
+  EXPECT_EQ(r.status, 0) << r.log;
+  EXPECT_NE(r.log.find("renderer: pixman (auto: on a CPU, pixman composites faster than Vulkan"),
+            std::string::npos)
+      << r.log;
+  EXPECT_NE(r.log.find("every usable Vulkan device is a CPU; devices seen:"), std::string::npos)
+      << r.log;
+  EXPECT_NE(r.log.find("] llvmpipe"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("backend headless, renderer pixman)"), std::string::npos) << r.log;
+}
+
+// --renderer vulkan still renders on lavapipe.
+TEST(Renderer, VulkanStillRendersOnACpuDevice) {
+  const auto env = lavapipe_only();
+  ASSERT_FALSE(env.empty()) << "lavapipe is not installed (tools/deps.sh installs it)";
+  BatonRun r = baton(
+      "renderer-vulkan-cpu",
+      {"--backend", "headless", "--renderer", "vulkan", "--exit-with-session", "--startup", "true"},
+      milliseconds(20000), env);
+  EXPECT_EQ(r.status, 0) << r.log;
+  EXPECT_NE(r.log.find("renderer: vulkan on 'llvmpipe"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("(CPU), as asked"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("backend headless, renderer vulkan)"), std::string::npos) << r.log;
+}
+
 TEST(Cli, MissingConfigFileIsReported) {
   BatonRun r = baton("no-config", {"-c", "/nonexistent/baton.conf", "--backend", "headless"});
   EXPECT_EQ(r.status, 1);

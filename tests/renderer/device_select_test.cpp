@@ -20,11 +20,62 @@ TEST(DeviceSelect, PrefersARealGpuOverTheCpu) {
   EXPECT_EQ(s.chosen, 1);
 }
 
+// --renderer vulkan: a CPU device is accepted.
 TEST(DeviceSelect, TakesLavapipeWhenItIsAllThereIs) {
   auto list = devices();
   list.erase(list.begin() + 1);
-  DeviceSelection s = select_device(list, {});
+  DeviceRequest vulkan;
+  vulkan.accept_cpu = true;
+  DeviceSelection s = select_device(list, vulkan);
   EXPECT_EQ(s.chosen, 0);
+  EXPECT_FALSE(s.declined_cpu);
+}
+
+// --renderer auto: a CPU device is never chosen; pixman takes over.
+TEST(DeviceSelect, AutoNeverChoosesACpuDevice) {
+  DeviceRequest automatic;
+  automatic.accept_cpu = false;
+  auto list = devices();
+  list.erase(list.begin() + 1);  // lavapipe, and a GPU too old to use
+  DeviceSelection s = select_device(list, automatic);
+  EXPECT_EQ(s.chosen, -1);
+  EXPECT_TRUE(s.declined_cpu);
+  EXPECT_EQ(s.reason, "every usable Vulkan device is a CPU");
+  EXPECT_NE(s.report.find("llvmpipe (LLVM 15) (CPU): usable"), std::string::npos) << s.report;
+  EXPECT_NE(s.report.find("refused, needs Vulkan 1.3"), std::string::npos) << s.report;
+
+  list[0].render_node = 0xe281;  // even on the outputs' node
+  automatic.drm_node = 0xe281;
+  EXPECT_EQ(select_device(list, automatic).chosen, -1);
+}
+
+TEST(DeviceSelect, AutoStillChoosesAGpu) {
+  DeviceRequest automatic;
+  automatic.accept_cpu = false;
+  EXPECT_EQ(select_device(devices(), automatic).chosen, 1);
+  automatic.drm_node = 0xe280;  // DRM: the GPU that drives the outputs
+  DeviceSelection s = select_device(devices(), automatic);
+  EXPECT_EQ(s.chosen, 1);
+  EXPECT_EQ(s.reason, "it drives the outputs' DRM node");
+  automatic.drm_node = 0xe2ff;  // outputs on a display-only device (vkms, simpledrm)
+  EXPECT_EQ(select_device(devices(), automatic).chosen, 1);
+}
+
+TEST(DeviceSelect, AutoTakesACpuDeviceTheUserNames) {
+  DeviceRequest automatic;
+  automatic.accept_cpu = false;
+  automatic.name_or_index = "llvmpipe";
+  EXPECT_EQ(select_device(devices(), automatic).chosen, 0);
+}
+
+TEST(DeviceSelect, NoUsableDeviceIsNotADeclinedCpu) {
+  auto list = devices();
+  for (auto& d : list) d.refusal = "lacks " + d.name;
+  DeviceRequest automatic;
+  automatic.accept_cpu = false;
+  DeviceSelection s = select_device(list, automatic);
+  EXPECT_EQ(s.chosen, -1);
+  EXPECT_FALSE(s.declined_cpu);
 }
 
 TEST(DeviceSelect, PrefersTheDeviceOnTheOutputsDrmNode) {

@@ -231,10 +231,12 @@ Result<std::shared_ptr<Device>> Device::create(const DeviceOptions& options) {
 
   DeviceSelection selection = select_device(candidates, options.request);
   if (selection.chosen < 0) {
-    return failure("no Vulkan device", selection.reason + "; devices seen:\n" + selection.report);
+    return failure(std::string(selection.declined_cpu ? kDeclinedCpu : "no Vulkan device"),
+                   selection.reason + "; devices seen:\n" + selection.report);
   }
   self->physical_ = physicals[selection.chosen];
   self->name_ = candidates[selection.chosen].name;
+  self->kind_ = candidates[selection.chosen].kind;
   self->render_node_ = candidates[selection.chosen].render_node;
   LOG_INFO("vulkan: using '%s' (%s); devices seen:\n%s", self->name_.c_str(),
            selection.reason.c_str(), selection.report.c_str());

@@ -11,11 +11,16 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "renderer/vulkan/device/device_select.hpp"
 #include "util/result.hpp"
 
 namespace baton::vulkan {
+
+/// Device::create's Error.call when the request declined the only usable
+/// devices for being CPUs (DeviceRequest::accept_cpu).
+inline constexpr std::string_view kDeclinedCpu = "no Vulkan GPU";
 
 struct DeviceOptions {
   DeviceRequest request;
@@ -39,6 +44,7 @@ class Device {
   uint32_t queue_family() const { return queue_family_; }
   const VkPhysicalDeviceProperties& properties() const { return properties_; }
   const std::string& name() const { return name_; }
+  DeviceKind kind() const { return kind_; }
   /// The device's own DRM render node (VK_EXT_physical_device_drm); none on
   /// a CPU driver (lavapipe).
   const std::optional<uint64_t>& render_node() const { return render_node_; }
@@ -110,6 +116,7 @@ class Device {
   VkPhysicalDeviceProperties properties_{};
   VkPhysicalDeviceMemoryProperties memory_{};
   std::string name_;
+  DeviceKind kind_ = DeviceKind::other;
   std::optional<uint64_t> render_node_;
   Features features_;
   VkSemaphore timeline_ = VK_NULL_HANDLE;

@@ -78,6 +78,11 @@ DeviceSelection select_device(const std::vector<DeviceCandidate>& candidates,
     result.reason = std::move(reason);
     return result;
   };
+  // A CPU only where the request accepts one; a device the user names
+  // (below) is taken whatever its kind.
+  auto acceptable = [&](const DeviceCandidate& c) {
+    return c.refusal.empty() && (c.kind != DeviceKind::cpu || request.accept_cpu);
+  };
 
   if (request.name_or_index) {
     const std::string& wanted = *request.name_or_index;
@@ -99,19 +104,23 @@ DeviceSelection select_device(const std::vector<DeviceCandidate>& candidates,
 
   if (request.drm_node) {
     for (size_t i = 0; i < candidates.size(); ++i) {
-      if (candidates[i].refusal.empty() && on_node(candidates[i], *request.drm_node))
+      if (acceptable(candidates[i]) && on_node(candidates[i], *request.drm_node))
         return pick(i, "it drives the outputs' DRM node");
     }
   }
 
   int best = -1;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    if (!candidates[i].refusal.empty()) continue;
+    if (!acceptable(candidates[i])) continue;
     if (best < 0 || kind_rank(candidates[i].kind) < kind_rank(candidates[best].kind))
       best = static_cast<int>(i);
   }
   if (best < 0) {
-    result.reason = "no Vulkan device has what baton needs";
+    // A usable device left unchosen can only be a CPU the request declines.
+    result.declined_cpu = std::any_of(candidates.begin(), candidates.end(),
+                                      [](const DeviceCandidate& c) { return c.refusal.empty(); });
+    result.reason = result.declined_cpu ? "every usable Vulkan device is a CPU"
+                                        : "no Vulkan device has what baton needs";
     return result;
   }
   std::string reason = request.drm_node
