@@ -7,6 +7,8 @@
 #include <signal.h>
 
 #include <map>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -228,6 +230,92 @@ TEST_F(Protocols, ForeignToplevelsListActivateMaximizeAndClose) {
   EXPECT_TRUE(h.run_until([&] { return t.finished; }));
   zwlr_foreign_toplevel_manager_v1_destroy(manager);
   for (auto* handle : t.handles) zwlr_foreign_toplevel_handle_v1_destroy(handle);
+}
+
+// What a task bar sees of one window: its title and app id as they change,
+// its maximized and fullscreen states whoever changed them, and its end.
+// WLCS's ForeignToplevelHandleTest and ForeignToplevelManagerTest, which its
+// surface builders keep from baton (docs/wlcs.md); baton has no minimized
+// state, so their minimize cases are not here.
+struct OneToplevel {
+  zwlr_foreign_toplevel_handle_v1* handle = nullptr;
+  std::string title, app_id;
+  bool maximized = false, fullscreen = false, activated = false, closed = false;
+  int done = 0;
+};
+
+TEST_F(Protocols, ForeignToplevelsFollowTitleAppIdAndStatesAndSayWhenClosed) {
+  auto a = std::make_unique<Window>(c);
+  xdg_toplevel_set_title(a->toplevel(), "one");
+  xdg_toplevel_set_app_id(a->toplevel(), "org.baton.One");
+  View* va = map(*a, kRed);
+  ASSERT_NE(va, nullptr);
+  auto* manager =
+      bind<zwlr_foreign_toplevel_manager_v1>(&zwlr_foreign_toplevel_manager_v1_interface, 3);
+  OneToplevel t;
+  static const zwlr_foreign_toplevel_handle_v1_listener handle_listener = {
+      [](void* d, zwlr_foreign_toplevel_handle_v1*, const char* title) {
+        static_cast<OneToplevel*>(d)->title = title;
+      },
+      [](void* d, zwlr_foreign_toplevel_handle_v1*, const char* app_id) {
+        static_cast<OneToplevel*>(d)->app_id = app_id;
+      },
+      [](void*, zwlr_foreign_toplevel_handle_v1*, wl_output*) {},
+      [](void*, zwlr_foreign_toplevel_handle_v1*, wl_output*) {},
+      [](void* d, zwlr_foreign_toplevel_handle_v1*, wl_array* states) {
+        auto* t = static_cast<OneToplevel*>(d);
+        t->maximized = t->fullscreen = t->activated = false;
+        auto* s = static_cast<uint32_t*>(states->data);
+        for (size_t i = 0; i < states->size / sizeof(uint32_t); ++i) {
+          t->maximized |= s[i] == ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_MAXIMIZED;
+          t->fullscreen |= s[i] == ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_FULLSCREEN;
+          t->activated |= s[i] == ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_ACTIVATED;
+        }
+      },
+      [](void* d, zwlr_foreign_toplevel_handle_v1*) { ++static_cast<OneToplevel*>(d)->done; },
+      [](void* d, zwlr_foreign_toplevel_handle_v1*) {
+        static_cast<OneToplevel*>(d)->closed = true;
+      },
+      [](void*, zwlr_foreign_toplevel_handle_v1*, zwlr_foreign_toplevel_handle_v1*) {}};
+  static const zwlr_foreign_toplevel_manager_v1_listener manager_listener = {
+      [](void* d, zwlr_foreign_toplevel_manager_v1*, zwlr_foreign_toplevel_handle_v1* handle) {
+        static_cast<OneToplevel*>(d)->handle = handle;
+        zwlr_foreign_toplevel_handle_v1_add_listener(handle, &handle_listener, d);
+      },
+      [](void*, zwlr_foreign_toplevel_manager_v1*) {}};
+  zwlr_foreign_toplevel_manager_v1_add_listener(manager, &manager_listener, &t);
+  ASSERT_TRUE(h.run_until([&] { return t.done > 0; }));
+  EXPECT_EQ(t.title, "one");
+  EXPECT_EQ(t.app_id, "org.baton.One");
+  EXPECT_TRUE(t.activated) << "the only window, focused, is not activated";
+  EXPECT_FALSE(t.maximized);
+  EXPECT_FALSE(t.fullscreen);
+
+  xdg_toplevel_set_title(a->toplevel(), "two");
+  wl_surface_commit(a->surface());
+  EXPECT_TRUE(h.run_until([&] { return t.title == "two"; })) << "a new title did not reach it";
+
+  // The window maximizes itself: the task bar hears of it, and of the restore.
+  xdg_toplevel_set_maximized(a->toplevel());
+  EXPECT_TRUE(h.run_until([&] { return va->maximized() && t.maximized; }));
+  xdg_toplevel_unset_maximized(a->toplevel());
+  EXPECT_TRUE(h.run_until([&] { return !va->maximized() && !t.maximized; }));
+
+  // The task bar makes it fullscreen: the window is told so, and so is the bar.
+  zwlr_foreign_toplevel_handle_v1_set_fullscreen(t.handle, nullptr);
+  EXPECT_TRUE(h.run_until([&] { return va->fullscreen() && t.fullscreen; }));
+  EXPECT_EQ(a->last_configure().width, 640)
+      << "fullscreen, but not configured at the output's size";
+  zwlr_foreign_toplevel_handle_v1_unset_fullscreen(t.handle);
+  EXPECT_TRUE(h.run_until([&] { return !va->fullscreen() && !t.fullscreen; }));
+
+  // The window goes: the bar hears `closed`, and then may destroy its handle.
+  a.reset();
+  EXPECT_TRUE(h.run_until([&] { return t.closed; })) << "a gone window's handle was not closed";
+  zwlr_foreign_toplevel_handle_v1_destroy(t.handle);
+  zwlr_foreign_toplevel_manager_v1_stop(manager);
+  h.sync();
+  zwlr_foreign_toplevel_manager_v1_destroy(manager);
 }
 
 // --- keyboard shortcuts inhibit --------------------------------------------

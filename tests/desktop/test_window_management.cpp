@@ -616,6 +616,51 @@ TEST_F(LayerShellTest, BackgroundLayerIsBelowWindowsAndOverlayAbove) {
   EXPECT_EQ(count_pixels(shot, kBackground), 0);
 }
 
+// A layer surface on the bottom layer stays below a window, even when it is
+// clicked; moved to the overlay layer (set_layer) it is drawn and hit above
+// the window, and moved back, below it again. WLCS's LayerSurfaceLayerTest,
+// which its surface builders keep from baton (docs/wlcs.md).
+TEST_F(LayerShellTest, ASurfaceMovedToAnotherLayerIsRestackedAndAClickDoesNotRaiseIt) {
+  Window a(c);
+  View* va = map(a, kRed);
+  ASSERT_NE(va, nullptr);
+  // 300x300 in the middle, under the 200x150 window and around it.
+  Panel below(c, ZWLR_LAYER_SHELL_V1_LAYER_BOTTOM, 0, 300, 0, kGreen);
+  ASSERT_TRUE(h.run_until([&] { return below.configured(); }));
+  h.sync();
+  const Rect f = va->frame();
+  ASSERT_TRUE(f.x > 170 && f.y > 90 && f.x + f.width < 470 && f.y + f.height < 390)
+      << "the window is not inside the layer surface's square";
+  const int wx = f.x + f.width / 2, wy = f.y + f.height / 2;  // the window's middle
+  Image shot = h.capture();
+  EXPECT_EQ(shot.at(wx, wy), kRed) << "a bottom-layer surface was drawn over a window";
+  EXPECT_EQ(shot.at(175, 95), kGreen) << "the layer surface is not shown around the window";
+
+  pointer.move_to(175, 95, 640, 480);
+  ASSERT_TRUE(h.run_until([&] { return c.pointer_focus == below.surface(); }));
+  pointer.button(BTN_LEFT, true);
+  pointer.button(BTN_LEFT, false);
+  pointer.move_to(wx, wy, 640, 480);
+  ASSERT_TRUE(h.run_until([&] { return c.pointer_focus != below.surface(); }))
+      << "a click raised the bottom-layer surface over the window";
+  EXPECT_EQ(c.pointer_focus, a.surface());
+  EXPECT_EQ(h.capture().at(wx - 20, wy - 20), kRed);  // up-left of the cursor image
+
+  zwlr_layer_surface_v1_set_layer(below.layer_surface(), ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY);
+  wl_surface_commit(below.surface());
+  pointer.move_to(wx + 1, wy, 640, 480);
+  EXPECT_TRUE(h.run_until([&] { return c.pointer_focus == below.surface(); }))
+      << "moved to the overlay layer, the surface is still under the window";
+  EXPECT_EQ(h.capture().at(wx - 20, wy - 20), kGreen);
+
+  zwlr_layer_surface_v1_set_layer(below.layer_surface(), ZWLR_LAYER_SHELL_V1_LAYER_BOTTOM);
+  wl_surface_commit(below.surface());
+  pointer.move_to(wx, wy, 640, 480);
+  EXPECT_TRUE(h.run_until([&] { return c.pointer_focus == a.surface(); }))
+      << "moved back to the bottom layer, the surface is still over the window";
+  EXPECT_EQ(h.capture().at(wx - 20, wy - 20), kRed);
+}
+
 }  // namespace
 }  // namespace baton::test
 
