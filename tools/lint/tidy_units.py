@@ -26,9 +26,41 @@ clang-tidy failed.
 
 BATON_TIDY_CACHE=DIR keeps a record of each unit that had no findings, named
 by a hash over what decides clang-tidy's answer: its version, .clang-tidy,
-the flags, and the unit preprocessed with its comments (NOLINT lives there).
-A unit whose hash is recorded is not run again. Units with findings are never
-recorded, so a finding shows on every run. CI keeps DIR between runs.
+the flags, and the content of every file the unit's files read. A unit whose
+hash is recorded is not run again. Units with findings are never recorded,
+so a finding shows on every run. CI keeps DIR between runs.
+
+Which files a .cpp reads comes from the build, not from the preprocessor:
+the compile commands write depfiles, and `ninja -t deps` lists for each
+object the source and every header (generated protocol headers included)
+that its last compile read. One call gives all of them; each file is hashed
+once per run, whole and in binary. Preprocessing every unit only to name it
+took about 100 s on CI's two cores; this takes about 1.5 s.
+
+Why this is as safe as the preprocessed key it replaces: the preprocessor's
+output is a function of the flags, the names and contents of the files it
+read, and gcc's predefined macros (gcc's, which clang-tidy does not see).
+The first two are in the hash, so whatever changed the preprocessed unit for
+clang-tidy changes this hash too (and more: a change inside #if 0 or to an
+include guard now runs the unit again). The list of files holds only while it describes the
+tree as it is now, so a file's deps are used only when ninja marks them
+VALID and no file in them is newer than the object; otherwise (never
+compiled, compiled outside ninja, a source or header edited since) that file
+is preprocessed as before (the summary counts those files). Not seen: a
+compile that would now read other files while none it read has changed (a
+new header earlier on the include path, shadowing one of the same name, or
+__has_include of a file that appears). ninja would not recompile for that
+either, nor would ccache's direct mode, which names a hit by the same list;
+it needs a new file named like an existing header, so it is left as a limit.
+
+What both keys assume: the files are those gcc reads with these flags (the
+compile's compiler is the one in compile_commands.json), while clang-tidy
+parses with clang. Clang's own headers (stddef.h, the intrinsics) go with
+its version, which is hashed; baton's code has no __clang__ branches. What
+is left is the libstdc++ clang chooses: the newest gcc installed, so
+installing a newer g++ beside the one that builds changes clang's headers
+and not the hash. CI's root has one gcc (12, which Debian 12's clang uses
+too); elsewhere, delete DIR after installing another.
 """
 import hashlib
 import json
@@ -103,32 +135,118 @@ def units(build, root, files):
     return sorted(out, key=len, reverse=True)
 
 
+class Deps:
+    """The files each object's last compile read, from ninja's deps log."""
+
+    HEADER = re.compile(r"^(\S.*): #deps \d+, deps mtime \d+ \((VALID|STALE)\)$")
+
+    def __init__(self, build):
+        self.build = build
+        self.files = self.parse(build)  # object's path -> the files it read
+        self.digests = {}  # path -> sha256 of its content, one read per run
+        self.mtimes = {}
+
+    @classmethod
+    def parse(cls, build):
+        """{object: [file, ...]} of the VALID entries; STALE ones (the object
+        was rewritten after its deps were logged) and "deps not found" are
+        left out. Paths are as ninja prints them: relative to build."""
+        try:
+            run = subprocess.run(["ninja", "-C", build, "-t", "deps"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        except FileNotFoundError:
+            return {}
+        files, current = {}, None
+        for line in run.stdout.splitlines() if run.returncode == 0 else []:
+            if line.startswith("    "):
+                if current is not None:
+                    current.append(line[4:])
+                continue
+            match = cls.HEADER.match(line)
+            current = None
+            if match and match[2] == "VALID":
+                current = files[match[1]] = []
+        return files
+
+    def mtime(self, path):
+        if path not in self.mtimes:
+            try:
+                self.mtimes[path] = os.stat(os.path.join(self.build, path)).st_mtime_ns
+            except OSError:
+                self.mtimes[path] = None
+        return self.mtimes[path]
+
+    def digest(self, path):
+        if path not in self.digests:
+            with open(os.path.join(self.build, path), "rb") as f:
+                self.digests[path] = hashlib.sha256(f.read()).hexdigest()
+        return self.digests[path]
+
+    def of(self, entry):
+        """The files entry's object read, or None when they may no longer be
+        what a compile would read: no valid deps, the object gone, or one of
+        the files changed (or vanished) since the object was made."""
+        if entry.get("output") is None or os.path.realpath(entry["directory"]) != self.build:
+            return None
+        files = self.files.get(os.path.normpath(entry["output"]))
+        made = self.mtime(entry["output"])
+        if not files or made is None:
+            return None
+        for path in files:
+            changed = self.mtime(path)
+            if changed is None or changed > made:
+                return None
+        return files
+
+
 class CleanUnits:
     """The record of units clang-tidy found clean (BATON_TIDY_CACHE)."""
 
-    def __init__(self, folder, root):
+    def __init__(self, folder, root, build):
         self.folder, self.root = folder, root
+        self.preprocessed = 0  # files keyed the slow way, for the summary
         if folder:
             os.makedirs(folder, exist_ok=True)
             version = subprocess.run(["clang-tidy", "--version"], stdout=subprocess.PIPE, text=True).stdout
             with open(os.path.join(root, ".clang-tidy"), "rb") as f:
                 self.salt = version.encode() + f.read()
+            self.deps = Deps(build)
 
     def key(self, members):
-        """The hash of a unit, or None when it cannot be preprocessed (then
-        clang-tidy runs and reports whatever is wrong)."""
+        """The hash of a unit, or None when a file can neither be read nor
+        preprocessed (then clang-tidy runs and reports whatever is wrong)."""
         if not self.folder:
             return None
         digest = hashlib.sha256(self.salt)
         for path, entry in members:
-            compiler, flags, private = flags_of(entry)
+            _, flags, private = flags_of(entry)
             digest.update(repr((path, flags, private)).encode())
-            run = subprocess.run([compiler, *flags, *private, "-E", "-C", os.path.join(self.root, path)],
-                                 cwd=entry["directory"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-            if run.returncode != 0:
+            part = self.read_files(entry)
+            if part is None:
+                part = self.preprocess(path, entry)
+            if part is None:
                 return None
-            digest.update(run.stdout)
+            digest.update(part)
         return digest.hexdigest()
+
+    def read_files(self, entry):
+        """The files the compile read, each named and hashed; None without
+        deps that can be trusted. Paths count: HeaderFilterRegex reads them."""
+        files = self.deps.of(entry)
+        if files is None:
+            return None
+        try:
+            return b"deps\0" + "".join(f"{p}\0{self.deps.digest(p)}\0" for p in files).encode()
+        except OSError:
+            return None
+
+    def preprocess(self, path, entry):
+        """The file preprocessed with its comments (NOLINT lives there)."""
+        self.preprocessed += 1
+        compiler, flags, private = flags_of(entry)
+        run = subprocess.run([compiler, *flags, *private, "-E", "-C", os.path.join(self.root, path)],
+                             cwd=entry["directory"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        return b"preprocessed\0" + run.stdout if run.returncode == 0 else None
 
     def known_clean(self, key):
         return key is not None and os.path.exists(os.path.join(self.folder, key))
@@ -237,11 +355,14 @@ def main():
     build, files = os.path.realpath(sys.argv[1]), sys.argv[2:]
     root = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="baton-tidy-") as work:
-        runner = Runner(build, root, work, CleanUnits(os.environ.get("BATON_TIDY_CACHE"), root))
+        clean_units = CleanUnits(os.environ.get("BATON_TIDY_CACHE"), root, build)
+        runner = Runner(build, root, work, clean_units)
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
             outputs = [o for batch in pool.map(runner.check_unit, units(build, root, files)) for o in batch]
         if runner.skipped:
             print(f"clang-tidy: {runner.skipped} units unchanged since a clean run (BATON_TIDY_CACHE), not run again")
+        if clean_units.preprocessed:
+            print(f"clang-tidy: {clean_units.preprocessed} files without valid ninja deps, preprocessed for the record")
     lines = sorted({line for o in outputs for line in o.splitlines() if FINDING.search(line)})
     for line in lines[:200]:
         print(line)
