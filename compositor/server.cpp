@@ -34,6 +34,7 @@
 #include "compositor/shell/session_lock.hpp"
 #include "handoff/buffer_fences.hpp"
 #include "handoff/readiness_gate.hpp"
+#include "protocols/color_representation.hpp"
 #include "protocols/commit_timing.hpp"
 #include "protocols/fifo.hpp"
 #include "protocols/linux_dmabuf.hpp"
@@ -131,6 +132,10 @@ Status Server::start() {
   if (screenshot_writer_)
     screenshot_on_map_ =
         windows_->view_mapped.connect([this](View&) { screenshot_writer_->window_mapped(); });
+
+  // The newest global is made last: the fuzzer's seeds (tests/fuzz/*_seeds.py)
+  // name globals by their place in the registry, outputs included.
+  color_representation_ = std::make_unique<ColorRepresentationManager>(display_);
 
   // tests grep this line: tests/vm/guest-test.sh (every guest test), tests/vm/login_test.sh,
   // tests/vm/baton_drm_test.sh, tests/integration/test_cli.cpp,

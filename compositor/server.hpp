@@ -80,6 +80,7 @@ class BufferFences;
 class ReadinessGate;
 class Fifo;
 class CommitTiming;
+class ColorRepresentationManager;
 class Trace;
 class RenderStack;
 
@@ -241,6 +242,7 @@ class Server {
   std::unique_ptr<ReadinessGate> gate_;
   std::unique_ptr<Fifo> fifo_;
   std::unique_ptr<CommitTiming> commit_timing_;
+  std::unique_ptr<ColorRepresentationManager> color_representation_;
   /// The clients go before the protocols they use: their surfaces, held
   /// commits and timelines are freed while those still exist.
   struct ClientsGoFirst {
