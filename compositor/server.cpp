@@ -462,11 +462,20 @@ void Server::handle_new_output(wlr_output* output) {
     LOG_INFO("output %s: leasable, but there is no DRM lease here: a desktop output", output->name);
   }
   // The output starts in its configured state (Output's constructor).
-  outputs_->add(std::make_unique<Output>(*output_context_, output));
+  auto added = std::make_unique<Output>(*output_context_, output);
+  // A surface it could scan out is told what its primary plane takes.
+  if (linux_dmabuf_)
+    scanout_feedback_[added.get()] =
+        added->scanout_candidate_changed.connect([this](const ScanoutCandidate& c) {
+          linux_dmabuf_->set_scanout_output(c.surface, c.output);
+        });
+  outputs_->add(std::move(added));
 }
 
 void Server::output_destroyed(Output& output) {
-  outputs_->remove(output);
+  const Output* gone = &output;
+  outputs_->remove(output);  // its scanout surface is told first
+  scanout_feedback_.erase(gone);
   // Closing the last window of a nested baton ends it, as closing a nested
   // sway or weston does.
   bool nested = backend_kind_ == BackendChoice::wayland || backend_kind_ == BackendChoice::x11;

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "compositor/config/config.hpp"
@@ -256,6 +257,8 @@ class Server {
   std::unique_ptr<Launcher> launcher_;
   std::unique_ptr<ScreenshotWriter> screenshot_writer_;
   Connection screenshot_on_map_;
+  /// Each Output's fullscreen surface on KMS gets scanout feedback (linux-dmabuf).
+  std::unordered_map<const Output*, Connection> scanout_feedback_;
   std::optional<pid_t> session_pid_;  // the first startup command
 };
 

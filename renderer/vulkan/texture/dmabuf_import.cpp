@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sync/dmabuf_exporter.hpp"
 #include "util/unique_fd.hpp"
 
 namespace baton::vulkan {
@@ -105,8 +106,15 @@ bool dmabuf_usage_supported(Device& device, VkFormat format, uint64_t modifier,
 
 Result<ImportedImage> import_dmabuf(Device& device, const wlr_dmabuf_attributes& attribs,
                                     const FormatInfo& format, VkImageUsageFlags usage) {
-  if (attribs.modifier == DRM_FORMAT_MOD_INVALID)
-    return failure("dma-buf import", "a dma-buf with an implicit modifier cannot be imported");
+  if (attribs.modifier == DRM_FORMAT_MOD_INVALID) {
+    // The implicit modifier is LINEAR where the exporter has no other layout.
+    const Status linear = sync::implicit_layout_is_linear(
+        std::span<const int>(attribs.fd, static_cast<size_t>(attribs.n_planes)));
+    if (!linear) return failure("dma-buf import (implicit modifier)", linear.error().describe());
+    wlr_dmabuf_attributes as_linear = attribs;
+    as_linear.modifier = DRM_FORMAT_MOD_LINEAR;
+    return import_dmabuf(device, as_linear, format, usage);
+  }
   if (attribs.n_planes != 1)
     return failure("dma-buf import", "a dma-buf with " + std::to_string(attribs.n_planes) +
                                          " planes: its format has one");
