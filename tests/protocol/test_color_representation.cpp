@@ -594,6 +594,17 @@ TEST_F(ColorRep, TheCheckCoversContentsTheCommitKeeps) {
                WP_COLOR_REPRESENTATION_SURFACE_V1_ERROR_PIXEL_FORMAT);
 }
 
+TEST_F(ColorRep, ContentsCommittedBeforeTheObjectAreChecked) {
+  wl_surface* s = surface();
+  commit(s, rgb());
+  expect_no_error();
+  RepSurface* rep = get(s);
+  wp_color_representation_surface_v1_set_coefficients_and_range(rep, kBt2020, kFull);
+  wl_surface_commit(s);
+  expect_error(&wp_color_representation_surface_v1_interface,
+               WP_COLOR_REPRESENTATION_SURFACE_V1_ERROR_PIXEL_FORMAT);
+}
+
 TEST_F(ColorRep, SetStateIsCheckedAgainstEachNewBuffer) {
   wl_surface* s = surface();
   RepSurface* rep = get(s);
