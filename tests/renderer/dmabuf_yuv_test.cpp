@@ -240,8 +240,8 @@ YuvFrame pattern(const YuvFormat& f, int w, int h) {
     for (int x = 0; x < w; ++x) frame.y.push_back(spread(uint64_t(y) * w + x + 7));
   for (int y = 0; y < frame.chroma_height; ++y)
     for (int x = 0; x < frame.chroma_width; ++x) {
-      frame.cb.push_back(spread(uint64_t(y) * 131 + x * 17 + 3));
-      frame.cr.push_back(spread(uint64_t(y) * 71 + x * 29 + 11));
+      frame.cb.push_back(spread(uint64_t(y) * 131 + uint64_t(x) * 17 + 3));
+      frame.cr.push_back(spread(uint64_t(y) * 71 + uint64_t(x) * 29 + 11));
     }
   return frame;
 }

@@ -67,7 +67,7 @@ TEST(DmabufExporters, SystemHeapIsLinearOnly) {
   UniqueFd heap(open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC));
   if (!heap) GTEST_SKIP() << "no /dev/dma_heap/system in this kernel: \"system\" is unverified";
   dma_heap_allocation_data alloc{};
-  alloc.len = 64 * 64 * 4;
+  alloc.len = uint64_t{64} * 64 * 4;
   alloc.fd_flags = O_RDWR | O_CLOEXEC;
   ASSERT_EQ(ioctl(heap.get(), DMA_HEAP_IOCTL_ALLOC, &alloc), 0);
   UniqueFd buffer(static_cast<int>(alloc.fd));

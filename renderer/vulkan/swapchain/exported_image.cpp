@@ -120,17 +120,17 @@ Result<ExportedDmabuf> dmabuf_planes(UniqueFd dmabuf, uint64_t modifier,
       return failure("describing an exported dma-buf",
                      "memory plane " + std::to_string(i) + " lies past 32-bit offsets");
     ExportedPlane plane;
-    if (i == 0) {
-      plane.fd = std::move(dmabuf);
-    } else {
-      // Each plane an fd of its own, as linux-dmabuf and wlroots pass them.
-      auto dup = out.planes[0].fd.duplicate();
-      if (!dup) return dup.error();
-      plane.fd = std::move(*dup);
-    }
     plane.offset = static_cast<uint32_t>(layouts[i].offset);
     plane.stride = static_cast<uint32_t>(layouts[i].rowPitch);
     out.planes.push_back(std::move(plane));
+  }
+  // Each plane an fd of its own, as linux-dmabuf and wlroots pass them:
+  // plane 0 keeps the exported one, the others are duplicates of it.
+  out.planes[0].fd = std::move(dmabuf);
+  for (size_t i = 1; i < out.planes.size(); ++i) {
+    auto dup = out.planes[0].fd.duplicate();
+    if (!dup) return dup.error();
+    out.planes[i].fd = std::move(*dup);
   }
   return out;
 }
