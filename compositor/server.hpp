@@ -13,7 +13,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "compositor/config/config.hpp"
@@ -81,7 +80,6 @@ class BufferFences;
 class ReadinessGate;
 class Fifo;
 class CommitTiming;
-class ColorRepresentationManager;
 class Trace;
 class RenderStack;
 
@@ -243,7 +241,6 @@ class Server {
   std::unique_ptr<ReadinessGate> gate_;
   std::unique_ptr<Fifo> fifo_;
   std::unique_ptr<CommitTiming> commit_timing_;
-  std::unique_ptr<ColorRepresentationManager> color_representation_;
   /// The clients go before the protocols they use: their surfaces, held
   /// commits and timelines are freed while those still exist.
   struct ClientsGoFirst {
@@ -257,8 +254,6 @@ class Server {
   std::unique_ptr<Launcher> launcher_;
   std::unique_ptr<ScreenshotWriter> screenshot_writer_;
   Connection screenshot_on_map_;
-  /// Each Output's fullscreen surface on KMS gets scanout feedback (linux-dmabuf).
-  std::unordered_map<const Output*, Connection> scanout_feedback_;
   std::optional<pid_t> session_pid_;  // the first startup command
 };
 

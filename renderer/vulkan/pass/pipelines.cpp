@@ -9,7 +9,6 @@
 #include "renderer/vulkan/shaders/quad_vert.h"
 #include "renderer/vulkan/shaders/solid_frag.h"
 #include "renderer/vulkan/shaders/texture_frag.h"
-#include "renderer/vulkan/shaders/ycbcr_frag.h"
 
 namespace baton::vulkan {
 namespace {
@@ -74,18 +73,15 @@ Status Pipelines::create(std::string cache_path) {
   }
 
   // Textures are pushed per draw (VK_KHR_push_descriptor): no pools to manage.
-  // Binding 0 is the texture (or Y); YUV draws also push Cb and Cr.
-  VkDescriptorSetLayoutBinding bindings[3]{};
-  for (uint32_t i = 0; i < 3; ++i) {
-    bindings[i].binding = i;
-    bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-    bindings[i].descriptorCount = 1;
-    bindings[i].stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
-  }
+  VkDescriptorSetLayoutBinding binding{};
+  binding.binding = 0;
+  binding.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  binding.descriptorCount = 1;
+  binding.stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
   VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   set_info.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
-  set_info.bindingCount = 3;
-  set_info.pBindings = bindings;
+  set_info.bindingCount = 1;
+  set_info.pBindings = &binding;
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   if (Status s = device_.check(vkCreateDescriptorSetLayout(dev, &set_info, nullptr, &set_layout),
                                "vkCreateDescriptorSetLayout");
@@ -94,7 +90,7 @@ Status Pipelines::create(std::string cache_path) {
   set_layout_ = UniqueDescriptorSetLayout(dev, set_layout);
 
   VkPushConstantRange range{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                            sizeof(YcbcrQuadConstants)};
+                            sizeof(QuadConstants)};
   auto layout = make_pipeline_layout(dev, set_layout, range, "vkCreatePipelineLayout");
   if (!layout) return layout.error();
   layout_ = std::move(*layout);
@@ -105,14 +101,11 @@ Status Pipelines::create(std::string cache_path) {
   if (!tex_frag) return tex_frag.error();
   auto solid = make_shader_module(dev, solid_frag, sizeof(solid_frag));
   if (!solid) return solid.error();
-  auto ycbcr = make_shader_module(dev, ycbcr_frag, sizeof(ycbcr_frag));
-  if (!ycbcr) return ycbcr.error();
-  const VkShaderModule frags[kDrawKinds] = {tex_frag->get(), solid->get(), ycbcr->get()};
 
   for (size_t f = 0; f < kTargetFormats.size(); ++f) {
-    for (DrawKind kind : {DrawKind::texture, DrawKind::solid, DrawKind::ycbcr}) {
+    for (DrawKind kind : {DrawKind::texture, DrawKind::solid}) {
       for (Blend blend : {Blend::premultiplied, Blend::none}) {
-        VkShaderModule frag = frags[static_cast<int>(kind)];
+        VkShaderModule frag = kind == DrawKind::texture ? tex_frag->get() : solid->get();
         auto p = build(kTargetFormats[f], kind, blend, vert->get(), frag);
         if (!p) return p.error();
         pipelines_[f][static_cast<int>(kind)][static_cast<int>(blend)] = std::move(*p);
