@@ -34,6 +34,7 @@
 #include "compositor/shell/session_lock.hpp"
 #include "handoff/buffer_fences.hpp"
 #include "handoff/readiness_gate.hpp"
+#include "protocols/color_representation.hpp"
 #include "protocols/commit_timing.hpp"
 #include "protocols/fifo.hpp"
 #include "protocols/linux_dmabuf.hpp"
@@ -131,6 +132,10 @@ Status Server::start() {
   if (screenshot_writer_)
     screenshot_on_map_ =
         windows_->view_mapped.connect([this](View&) { screenshot_writer_->window_mapped(); });
+
+  // The newest global is made last: the fuzzer's seeds (tests/fuzz/*_seeds.py)
+  // name globals by their place in the registry, outputs included.
+  color_representation_ = std::make_unique<ColorRepresentationManager>(display_);
 
   // tests grep this line: tests/vm/guest-test.sh (every guest test), tests/vm/login_test.sh,
   // tests/vm/baton_drm_test.sh, tests/integration/test_cli.cpp,
@@ -457,11 +462,20 @@ void Server::handle_new_output(wlr_output* output) {
     LOG_INFO("output %s: leasable, but there is no DRM lease here: a desktop output", output->name);
   }
   // The output starts in its configured state (Output's constructor).
-  outputs_->add(std::make_unique<Output>(*output_context_, output));
+  auto added = std::make_unique<Output>(*output_context_, output);
+  // A surface it could scan out is told what its primary plane takes.
+  if (linux_dmabuf_)
+    scanout_feedback_[added.get()] =
+        added->scanout_candidate_changed.connect([this](const ScanoutCandidate& c) {
+          linux_dmabuf_->set_scanout_output(c.surface, c.output);
+        });
+  outputs_->add(std::move(added));
 }
 
 void Server::output_destroyed(Output& output) {
-  outputs_->remove(output);
+  const Output* gone = &output;
+  outputs_->remove(output);  // its scanout surface is told first
+  scanout_feedback_.erase(gone);
   // Closing the last window of a nested baton ends it, as closing a nested
   // sway or weston does.
   bool nested = backend_kind_ == BackendChoice::wayland || backend_kind_ == BackendChoice::x11;

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "compositor/config/config.hpp"
@@ -80,6 +81,7 @@ class BufferFences;
 class ReadinessGate;
 class Fifo;
 class CommitTiming;
+class ColorRepresentationManager;
 class Trace;
 class RenderStack;
 
@@ -241,6 +243,7 @@ class Server {
   std::unique_ptr<ReadinessGate> gate_;
   std::unique_ptr<Fifo> fifo_;
   std::unique_ptr<CommitTiming> commit_timing_;
+  std::unique_ptr<ColorRepresentationManager> color_representation_;
   /// The clients go before the protocols they use: their surfaces, held
   /// commits and timelines are freed while those still exist.
   struct ClientsGoFirst {
@@ -254,6 +257,8 @@ class Server {
   std::unique_ptr<Launcher> launcher_;
   std::unique_ptr<ScreenshotWriter> screenshot_writer_;
   Connection screenshot_on_map_;
+  /// Each Output's fullscreen surface on KMS gets scanout feedback (linux-dmabuf).
+  std::unordered_map<const Output*, Connection> scanout_feedback_;
   std::optional<pid_t> session_pid_;  // the first startup command
 };
 

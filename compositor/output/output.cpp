@@ -188,6 +188,7 @@ void Output::apply_games_policy() {
 }
 
 Output::~Output() {
+  track_scanout_candidate(nullptr);
   if (!captures_.empty()) lock_for_capture(false);
   if (background_ != nullptr) wlr_scene_node_destroy(&background_->node);
 }
@@ -226,6 +227,7 @@ bool Output::render_frame() {
   clock_gettime(CLOCK_MONOTONIC, &now);
   const FullscreenWindow fullscreen = context_.fullscreen_on(*this);
   cadence_.sample(fullscreen.surface, int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
+  track_scanout_candidate(fullscreen.surface);
   const bool committing = commit_frame(fullscreen);
   // A frame waiting for render-done is not on its way yet: clients hear "draw
   // the next one" once it is committed, not before.
@@ -236,6 +238,23 @@ bool Output::render_frame() {
   // A fixed cadence commits the next refresh cycle even without damage.
   if (cadence_.fixed()) wlr_output_schedule_frame(output_);
   return committing;
+}
+
+void Output::track_scanout_candidate(wlr_surface* fullscreen) {
+  // Only a KMS output could put a client's buffer on a plane.
+  wlr_surface* candidate = wlr_output_is_drm(output_) ? fullscreen : nullptr;
+  if (candidate == scanout_candidate_) return;
+  if (wlr_surface* previous = std::exchange(scanout_candidate_, nullptr); previous != nullptr) {
+    scanout_candidate_destroy_.disconnect();
+    scanout_candidate_changed.emit(ScanoutCandidate{previous, nullptr});
+  }
+  if (candidate == nullptr) return;
+  scanout_candidate_ = candidate;
+  scanout_candidate_destroy_.connect(&candidate->events.destroy, [this](void*) {
+    scanout_candidate_destroy_.disconnect();
+    scanout_candidate_ = nullptr;  // its feedback goes with it
+  });
+  scanout_candidate_changed.emit(ScanoutCandidate{candidate, output_});
 }
 
 bool Output::commit_frame(const FullscreenWindow& fullscreen) {

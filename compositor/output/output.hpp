@@ -51,6 +51,13 @@ struct FullscreenWindow {
   std::string app_id;
 };
 
+/// A surface that could be scanned out on an output (fullscreen on a KMS
+/// output), or that no longer could there (`output` null).
+struct ScanoutCandidate {
+  wlr_surface* surface;
+  wlr_output* output;
+};
+
 /// What every Output uses of the compositor around it; the Server fills it
 /// in once, and it outlives every Output.
 struct OutputContext {
@@ -120,6 +127,11 @@ class Output : public Weakable<Output> {
   /// The last commit really was an async (tearing) page flip.
   [[nodiscard]] bool tearing_active() const { return tearing_active_; }
 
+  /// The surface that could be scanned out here changed: a frame found a
+  /// fullscreen surface on this KMS output, or found it gone (output null;
+  /// also when this Output goes). Never for headless or nested outputs.
+  Signal<const ScanoutCandidate&> scanout_candidate_changed;
+
  private:
   /// fifo barriers clear at this output's latches; commit-timing targets
   /// apply in the frame presented at or after them.
@@ -133,6 +145,8 @@ class Output : public Weakable<Output> {
   bool render_frame();
   bool commit_frame(const FullscreenWindow& fullscreen);
   void commit_failed();
+  /// Announces a change of the fullscreen surface a KMS output could scan out.
+  void track_scanout_candidate(wlr_surface* fullscreen);
   void reset_back_off();
   void handle_commit(const wlr_output_event_commit& event);
   void update_background();
@@ -169,6 +183,8 @@ class Output : public Weakable<Output> {
   Listener<wlr_output_event_request_state> request_state_;
   Listener<wlr_output_event_present> present_;
   Listener<void> destroy_;
+  wlr_surface* scanout_candidate_ = nullptr;  // announced; forgotten when it dies
+  Listener<void> scanout_candidate_destroy_;
   Connection frame_starting_;
   Connection latched_;
   Connection latch_wanted_;

@@ -11,7 +11,10 @@ namespace baton {
 namespace {
 
 // Screen and clipboard readers, window lists, output and input control, the
-// session's own shell: what a sandboxed app must not reach.
+// session's own shell: what a sandboxed app must not reach. What only
+// describes the app's own buffers (viewporter, alpha-modifier,
+// color-representation, ...) is not here: it reveals nothing of others, and
+// a sandboxed video player needs it.
 constexpr std::array kPrivileged = {
     std::string_view{"zwlr_screencopy_manager_v1"},
     std::string_view{"zwlr_export_dmabuf_manager_v1"},

@@ -22,6 +22,7 @@
 #include "renderer/vulkan/texture/import_cache.hpp"
 #include "renderer/vulkan/texture/staging_ring.hpp"
 #include "renderer/vulkan/texture/upload_dispatch.hpp"
+#include "renderer/vulkan/texture/ycbcr_conversion.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "util/buffer_lock.hpp"
 #include "util/wlr.hpp"
@@ -57,6 +58,12 @@ struct Texture {
   float color[4] = {};  // premultiplied, for solid textures
   // Some (format, modifier) pairs sample only with NEAREST (lavapipe's LINEAR).
   bool filters_linearly = true;
+  // A YUV dma-buf: `view` has Y in red, these Cb and Cr (the import's).
+  const PlaneLayout* planes = nullptr;
+  VkImageView chroma_views[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+  YcbcrConversion conversion{};
+  // RGB with straight (not premultiplied) alpha: the shaders premultiply.
+  bool straight_alpha = false;
   uint64_t last_used = 0;
   bool updatable = false;
 };

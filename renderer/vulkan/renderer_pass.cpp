@@ -3,6 +3,7 @@
 // passes collect the draws and composite them at submit (compute_composite).
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "renderer/vulkan/renderer.hpp"
 #include "renderer/vulkan/swapchain/reuse_fence.hpp"
@@ -153,16 +154,17 @@ Status dispatch_composite(Pass& pass, bool at_submit) {
 }
 
 // A composite list samples at most kMaxTextures images: a fuller pass is
-// composited in batches, each over the result of the one before.
-int image_slot(Pass& pass, const VkDescriptorImageInfo& image) {
-  int index = pass.composite.image_index(image);
-  if (index >= 0) return index;
-  if (Status dispatched = dispatch_composite(pass, false); !dispatched)
-    LOG_ERROR("vulkan: a compute composite batch was dropped: %s",
-              dispatched.error().describe().c_str());
-  ++pass.batches;
-  pass.composite.clear();
-  return pass.composite.image_index(image);
+// composited in batches, each over the result of the one before. A YUV
+// texture's three views go in one batch.
+void image_slots(Pass& pass, std::span<const VkDescriptorImageInfo> images, int* slots) {
+  if (!pass.composite.has_room_for(images)) {
+    if (Status dispatched = dispatch_composite(pass, false); !dispatched)
+      LOG_ERROR("vulkan: a compute composite batch was dropped: %s",
+                dispatched.error().describe().c_str());
+    ++pass.batches;
+    pass.composite.clear();
+  }
+  for (size_t i = 0; i < images.size(); ++i) slots[i] = pass.composite.image_index(images[i]);
 }
 
 void bind(Pass& pass, VkPipeline pipeline) {
@@ -276,6 +278,8 @@ void add_texture(wlr_render_pass* base, const wlr_render_texture_options* option
     q.uv_dy[i] = down[i] - q.uv_origin[i];
   }
   q.color[0] = q.color[1] = q.color[2] = q.color[3] = alpha;
+  q.straight = texture->straight_alpha ? 1.0f : 0.0f;
+  const bool ycbcr = texture->planes != nullptr;
 
   // An opaque texture drawn at full opacity needs no blending.
   Blend effective = blend;
@@ -283,13 +287,26 @@ void add_texture(wlr_render_pass* base, const wlr_render_texture_options* option
   const bool nearest =
       options->filter_mode == WLR_SCALE_FILTER_NEAREST || !texture->filters_linearly;
   VkSampler sampler = r.pipelines().sampler(nearest ? Filter::nearest : Filter::linear);
-  const VkDescriptorImageInfo image{sampler, texture->view,
-                                    texture->slot ? VK_IMAGE_LAYOUT_GENERAL : texture->layout};
+  const VkImageLayout layout = texture->slot ? VK_IMAGE_LAYOUT_GENERAL : texture->layout;
+  // Chroma is read with texelFetch, which ignores the sampler's filter.
+  const VkSampler exact = r.pipelines().sampler(Filter::nearest);
+  const VkDescriptorImageInfo images[3] = {{sampler, texture->view, layout},
+                                           {exact, texture->chroma_views[0], layout},
+                                           {exact, texture->chroma_views[1], layout}};
+  const uint32_t image_count = ycbcr ? 3 : 1;
   wait_for_writers(pass, *texture);
   if (pass.compute) {
     CompositeOp op{};
-    op.texture = image_slot(pass, image);
-    op.flags = effective == Blend::none ? kOpReplaces : 0;
+    int slots[3] = {-1, -1, -1};
+    image_slots(pass, std::span(images, image_count), slots);
+    op.texture = slots[0];
+    op.flags = (effective == Blend::none ? kOpReplaces : 0) |
+               (texture->straight_alpha ? kOpStraightAlpha : 0);
+    if (ycbcr) {
+      op.flags |= kOpYcbcr;
+      op.chroma = uint32_t(slots[1]) | uint32_t(slots[2]) << 16;
+      op.conversion = pass.composite.add_conversion(texture->conversion);
+    }
     std::copy(q.uv_origin, q.uv_origin + 2, op.uv_origin);
     std::copy(q.uv_dx, q.uv_dx + 2, op.uv_dx);
     std::copy(q.uv_dy, q.uv_dy + 2, op.uv_dy);
@@ -298,20 +315,29 @@ void add_texture(wlr_render_pass* base, const wlr_render_texture_options* option
     pass.used.push_back(texture);
     return;
   }
-  bind(pass, r.pipelines().get(pass.slot->format, DrawKind::texture, effective));
+  bind(pass, r.pipelines().get(pass.slot->format, ycbcr ? DrawKind::ycbcr : DrawKind::texture,
+                               effective));
   if (pass.bound_view != texture->view || pass.bound_sampler != sampler) {
-    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    write.dstBinding = 0;
-    write.descriptorCount = 1;
-    write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-    write.pImageInfo = &image;
+    VkWriteDescriptorSet writes[3]{};
+    for (uint32_t i = 0; i < image_count; ++i) {
+      writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+      writes[i].dstBinding = i;
+      writes[i].descriptorCount = 1;
+      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+      writes[i].pImageInfo = &images[i];
+    }
     r.device().push_descriptor(pass.cb, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelines().layout(), 0,
-                               1, &write);
+                               image_count, writes);
     pass.bound_view = texture->view;
     pass.bound_sampler = sampler;
   }
-  vkCmdPushConstants(pass.cb, r.pipelines().layout(),
-                     VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(q), &q);
+  const VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+  if (ycbcr) {
+    const YcbcrQuadConstants yq{q, texture->conversion};
+    vkCmdPushConstants(pass.cb, r.pipelines().layout(), stages, 0, sizeof(yq), &yq);
+  } else {
+    vkCmdPushConstants(pass.cb, r.pipelines().layout(), stages, 0, sizeof(q), &q);
+  }
   draw_clipped(pass, dst, options->clip);
   pass.used.push_back(texture);
 }

@@ -65,6 +65,8 @@ Status Renderer::read_pixels(Texture& texture, const wlr_texture_read_pixels_opt
     return {};
   }
   const uint32_t src_format = texture.format->drm;
+  // A YUV texture is several images: reading it back is not offered.
+  if (texture.planes != nullptr) return unsupported(src_format, options.format);
   const int src_blue = blue_byte(src_format);
   // Same bytes, or 8888 formats that differ in R/B order or alpha padding.
   bool direct = options.format == src_format;

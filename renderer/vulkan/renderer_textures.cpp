@@ -4,8 +4,11 @@
 #include <drm_fourcc.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <vector>
 
+#include "renderer/color_representation.hpp"
 #include "renderer/vulkan/renderer.hpp"
 #include "renderer/vulkan/texture/dmabuf_import.hpp"
 #include "util/log.hpp"
@@ -167,6 +170,59 @@ bool storage_uploads_supported(Device& device, VkFormat format) {
              &props) == VK_SUCCESS;
 }
 
+// A view of `image` with `red` swizzled into its red channel (YUV planes).
+Result<UniqueImageView> make_channel_view(Device& device, VkImage image, VkFormat format,
+                                          VkComponentSwizzle red) {
+  VkImageViewCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  info.image = image;
+  info.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  info.format = format;
+  info.components = {red, VK_COMPONENT_SWIZZLE_ZERO, VK_COMPONENT_SWIZZLE_ZERO,
+                     VK_COMPONENT_SWIZZLE_ONE};
+  info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkImageView view = VK_NULL_HANDLE;
+  if (Status s = device.check(vkCreateImageView(device.get(), &info, nullptr, &view),
+                              "vkCreateImageView (plane)");
+      !s)
+    return s.error();
+  return UniqueImageView(device.get(), view);
+}
+
+Result<std::vector<ImportedImage>> import_images(Device& device,
+                                                 const wlr_dmabuf_attributes& attribs,
+                                                 const FormatInfo& format,
+                                                 const PlaneLayout* planes) {
+  if (planes != nullptr) return import_dmabuf_planes(device, attribs, *planes);
+  auto imported = import_dmabuf(device, attribs, format);
+  if (!imported) return imported.error();
+  std::vector<ImportedImage> images;
+  images.push_back(std::move(*imported));
+  return images;
+}
+
+// RGB: one view; YUV: Y, Cb and Cr, each in a view's red channel.
+Result<std::array<UniqueImageView, 3>> make_import_views(Device& device,
+                                                         const std::vector<ImportedImage>& images,
+                                                         const FormatInfo& format,
+                                                         const PlaneLayout* planes) {
+  std::array<UniqueImageView, 3> views;
+  if (planes == nullptr) {
+    auto view = make_view(device, images[0].image.get(), format);
+    if (!view) return view.error();
+    views[0] = std::move(*view);
+    return views;
+  }
+  const PlaneSample samples[3] = {planes->y, planes->cb, planes->cr};
+  for (int i = 0; i < 3; ++i) {
+    const PlaneSample& s = samples[i];
+    auto view = make_channel_view(device, images[s.image].image.get(),
+                                  planes->images[s.image].format, s.channel);
+    if (!view) return view.error();
+    views[i] = std::move(*view);
+  }
+  return views;
+}
+
 }  // namespace
 
 Result<Texture*> Renderer::texture_from_buffer(wlr_buffer* buffer) {
@@ -285,7 +341,8 @@ Result<Texture*> Renderer::texture_from_dmabuf(wlr_buffer* buffer,
   bool listed = false;
   for (size_t i = 0; advertised != nullptr && i < advertised->len; ++i)
     listed = listed || advertised->modifiers[i] == attribs.modifier;
-  const FormatInfo* format = find_format(attribs.format);
+  const PlaneLayout* planes = find_plane_layout(attribs.format);
+  const FormatInfo* format = planes != nullptr ? &planes->info : find_format(attribs.format);
   if (!listed || format == nullptr) {
     char modifier[32];
     std::snprintf(modifier, sizeof modifier, "0x%016llx",
@@ -297,26 +354,45 @@ Result<Texture*> Renderer::texture_from_dmabuf(wlr_buffer* buffer,
   if (import != nullptr) {
     ++imports_.counts().reuses;
   } else {
-    auto imported = import_dmabuf(*device_, attribs, *format);
+    auto imported = import_images(*device_, attribs, *format, planes);
     if (!imported) {
       check_lost();
       return failure("vulkan: no texture of a dma-buf", imported.error().describe());
     }
-    auto view = make_view(*device_, imported->image.get(), *format);
-    if (!view) return failure("vulkan: no texture of a dma-buf", view.error().describe());
-    import = imports_.add(buffer, std::move(*imported), std::move(*view));
-    import->filters_linearly = dmabuf_filters_linearly(*device_, format->vk, attribs.modifier);
+    auto views = make_import_views(*device_, *imported, *format, planes);
+    if (!views) return failure("vulkan: no texture of a dma-buf", views.error().describe());
+    import = imports_.add(buffer, std::move(*imported), std::move(*views));
+    // Luma (or RGB) is sampled through the texture's filter; chroma is
+    // interpolated in the shaders from exact texels, whatever the device filters.
+    const VkFormat sampled =
+        planes != nullptr ? planes->images[planes->y.image].format : format->vk;
+    import->filters_linearly = dmabuf_filters_linearly(*device_, sampled, attribs.modifier);
   }
   auto texture = std::make_unique<Texture>();
   texture->renderer = this;
   texture->format = format;
   texture->import = import;
   texture->filters_linearly = import->filters_linearly;
-  texture->image = import->imported.image.get();
-  texture->view = import->view.get();
+  texture->image = import->images[0].image.get();
+  texture->view = import->views[0].get();
+  // Read per texture (each commit's): a client may change it between commits.
+  const ColorRepresentation* set = color_representation_of(buffer);
+  const ColorRepresentation representation =
+      set != nullptr ? *set : default_color_representation(attribs.format);
+  if (planes != nullptr) {
+    texture->planes = planes;
+    texture->chroma_views[0] = import->views[1].get();
+    texture->chroma_views[1] = import->views[2].get();
+    texture->conversion = ycbcr_conversion(*planes, representation);
+  } else {
+    // Premultiplied optical is read as electrical: baton blends encoded
+    // values and has no linearisation to premultiply in yet.
+    texture->straight_alpha = format->has_alpha && representation.alpha == AlphaMode::straight;
+  }
   texture->source = BufferLock(buffer);  // the GPU reads the client's memory itself
   texture->layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;  // after the acquire below
-  queue_acquire(texture->image, import->acquired);
+  for (const ImportedImage& image : import->images)
+    queue_acquire(image.image.get(), import->acquired);
   import->acquired = true;
   texture->last_used = device_->next_point();
   wlr_texture_init(&texture->base, wlr(), &kTextureImpl, buffer->width, buffer->height);

@@ -15,7 +15,7 @@
 //            [--misbehave conflicting-points|bad-timeline|many-timelines|many-held|
 //                         unordered-planes]
 //            [--unshown fenced|unsubmitted] [--on-release poison] [--fullscreen yes]
-//            [--early-by frame|flip] [--close-fds yes]
+//            [--early-by frame|flip] [--close-fds yes] [--implicit yes|refused]
 // --hold-ms: how long the last frame stays up (or until SIGTERM, which ends
 // the hold early: a test on a slow machine says when); --done-file: created once the
 // last frame is presented (or the stall began), for a test to screenshot;
@@ -44,6 +44,12 @@
 // signalled, not when its frame callback came first: a compositor that
 // latches at materialization (baton --readiness-gate off, wlroots) sends
 // frame callbacks for buffers still being rendered; only the flip must wait.
+// --implicit yes: as a linux-dmabuf v1-v3 client: binds version 3, needs
+// XRGB8888 offered with the implicit modifier (DRM_FORMAT_MOD_INVALID, the
+// only one such a client may use), and sends its buffers with it.
+// --implicit refused: the same buffer, which the compositor must refuse: a
+// `create` gets `failed`, then a `create_immed` a protocol error
+// (zwp_linux_buffer_params_v1 invalid_wl_buffer, as wlroots answers it).
 // exit: 0 all frames presented after their fences; 1 a frame was presented
 // early, never, or a call failed; 77 the compositor lacks what --sync needs.
 #include <drm_fourcc.h>
@@ -93,6 +99,7 @@ enum class Misbehave {
   unordered_planes
 };
 enum class Unshown { no, fenced, unsubmitted };
+enum class Implicit { no, yes, refused };
 
 struct Options {
   Allocator allocator = Allocator::udmabuf;
@@ -108,6 +115,7 @@ struct Options {
   bool fullscreen = false;
   bool early_by_flip = false;
   bool close_fds = false;
+  Implicit implicit = Implicit::no;
 };
 
 constexpr int32_t kWindowSize = 256;           // square, unless fullscreen
@@ -173,6 +181,14 @@ std::optional<Options> parse(int argc, char** argv) {
     } else if (arg == "--on-release") {
       if (std::string_view(value) != "poison") return std::nullopt;
       o.poison = true;
+    } else if (arg == "--implicit") {
+      std::string_view v = value;
+      if (v == "yes")
+        o.implicit = Implicit::yes;
+      else if (v == "refused")
+        o.implicit = Implicit::refused;
+      else
+        return std::nullopt;
     } else if (arg == "--unshown") {
       std::string_view v = value;
       if (v == "fenced")
@@ -227,6 +243,9 @@ class Producer {
     if (o_.sync == SyncMode::explicit_ && !window_.syncobj())
       return skip("the compositor advertises no wp_linux_drm_syncobj_manager_v1");
     if (int r = open_devices(); r != 0) return r;
+    if (o_.implicit != Implicit::no)
+      if (int r = bind_version_3(); r != 0) return r;
+    if (o_.implicit == Implicit::refused) return expect_implicit_refused();
     if (o_.fullscreen) {
       if (window_.width() <= 0 || window_.height() <= 0)
         return fail("fullscreen was configured without a size");
@@ -449,6 +468,92 @@ class Producer {
     return 0;
   }
 
+  // --implicit: linux-dmabuf bound at version 3, its modifier events kept.
+  int bind_version_3() {
+    static const zwp_linux_dmabuf_v1_listener kFormats = {
+        .format = [](void*, zwp_linux_dmabuf_v1*, uint32_t) {},  // versions 1 and 2 only
+        .modifier =
+            [](void* data, zwp_linux_dmabuf_v1*, uint32_t format, uint32_t hi, uint32_t lo) {
+              auto* self = static_cast<Producer*>(data);
+              const uint64_t modifier = (uint64_t{hi} << 32) | lo;
+              ++self->v3_pairs_;
+              if (modifier != DRM_FORMAT_MOD_INVALID) return;
+              ++self->v3_implicit_;
+              if (format == DRM_FORMAT_XRGB8888) self->v3_xrgb_implicit_ = true;
+            },
+    };
+    static const wl_registry_listener kRegistry = {
+        .global =
+            [](void* data, wl_registry* registry, uint32_t name, const char* interface,
+               uint32_t version) {
+              auto* self = static_cast<Producer*>(data);
+              if (std::string_view(interface) != zwp_linux_dmabuf_v1_interface.name || version < 3)
+                return;
+              self->dmabuf_v3_.reset(static_cast<zwp_linux_dmabuf_v1*>(
+                  wl_registry_bind(registry, name, &zwp_linux_dmabuf_v1_interface, 3)));
+              // Before the roundtrip: a v3 global sends its pairs at bind.
+              zwp_linux_dmabuf_v1_add_listener(self->dmabuf_v3_.get(), &kFormats, self);
+            },
+        .global_remove = [](void*, wl_registry*, uint32_t) {},
+    };
+    WlPtr<wl_registry> registry(wl_display_get_registry(window_.display()));
+    wl_registry_add_listener(registry.get(), &kRegistry, this);
+    if (wl_display_roundtrip(window_.display()) < 0) return fail("roundtrip failed");
+    if (!dmabuf_v3_) return skip("no zwp_linux_dmabuf_v1 of version 3 or more");
+    if (wl_display_roundtrip(window_.display()) < 0) return fail("roundtrip failed");
+    std::printf(
+        "dmabuf-client: linux-dmabuf v3: %d format/modifier pairs, %d with the implicit "
+        "modifier, XRGB8888 among them: %s\n",
+        v3_pairs_, v3_implicit_, v3_xrgb_implicit_ ? "yes" : "no");
+    if (!v3_xrgb_implicit_)
+      return fail(
+          "XRGB8888 is not offered with the implicit modifier: a v1-v3 client cannot use it");
+    return 0;
+  }
+
+  // Params of `buffer`'s one plane: LINEAR, or the implicit modifier (--implicit).
+  zwp_linux_buffer_params_v1* make_params(const ProducerBuffer& buffer) {
+    const bool implicit = o_.implicit != Implicit::no;
+    const uint64_t modifier = implicit ? DRM_FORMAT_MOD_INVALID : DRM_FORMAT_MOD_LINEAR;
+    zwp_linux_buffer_params_v1* params =
+        zwp_linux_dmabuf_v1_create_params(implicit ? dmabuf_v3_.get() : window_.dmabuf());
+    zwp_linux_buffer_params_v1_add(params, buffer.dmabuf(), 0, 0, buffer.stride(),
+                                   static_cast<uint32_t>(modifier >> 32),
+                                   static_cast<uint32_t>(modifier & 0xffffffff));
+    return params;
+  }
+
+  // --implicit refused: `failed` for create, a protocol error for create_immed.
+  int expect_implicit_refused() {
+    auto buffer = ProducerBuffer::create(o_.allocator, card_.get(), static_cast<uint32_t>(width_),
+                                         static_cast<uint32_t>(height_));
+    if (!buffer) return fail("allocating a buffer: " + buffer.error().describe());
+    static const zwp_linux_buffer_params_v1_listener kCreated = {
+        .created =
+            [](void* data, zwp_linux_buffer_params_v1*, wl_buffer* wl) {
+              *static_cast<int*>(data) = 1;
+              wl_buffer_destroy(wl);
+            },
+        .failed = [](void* data, zwp_linux_buffer_params_v1*) { *static_cast<int*>(data) = -1; },
+    };
+    int outcome = 0;
+    zwp_linux_buffer_params_v1* params = make_params(*buffer);
+    zwp_linux_buffer_params_v1_add_listener(params, &kCreated, &outcome);
+    zwp_linux_buffer_params_v1_create(params, width_, height_, DRM_FORMAT_XRGB8888, 0);
+    while (outcome == 0)
+      if (wl_display_dispatch(window_.display()) < 0) return fail("the connection died on create");
+    zwp_linux_buffer_params_v1_destroy(params);
+    if (outcome != -1) return fail("create: the compositor took the buffer");
+    std::printf("dmabuf-client: create: failed, as it must be (%s buffer, implicit modifier)\n",
+                allocator_name(o_.allocator));
+    params = make_params(*buffer);
+    wl_buffer* wl =
+        zwp_linux_buffer_params_v1_create_immed(params, width_, height_, DRM_FORMAT_XRGB8888, 0);
+    (void)wl;  // freed with the connection
+    return expect_protocol_error("zwp_linux_buffer_params_v1",
+                                 ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INVALID_WL_BUFFER);
+  }
+
   int open_devices() {
     auto vgem = open_drm_node("vgem", NodeKind::primary);
     if (!vgem) return fail("no vgem card node (modprobe vgem): " + vgem.error().describe());
@@ -478,10 +583,7 @@ class Producer {
         slots_.push_back(Slot{std::move(*buffer), WlBuffer(wl), 0, {}, {}, {}});
         continue;
       }
-      zwp_linux_buffer_params_v1* params = zwp_linux_dmabuf_v1_create_params(window_.dmabuf());
-      zwp_linux_buffer_params_v1_add(params, buffer->dmabuf(), 0, 0, buffer->stride(),
-                                     DRM_FORMAT_MOD_LINEAR >> 32,
-                                     DRM_FORMAT_MOD_LINEAR & 0xffffffff);
+      zwp_linux_buffer_params_v1* params = make_params(*buffer);
       wl_buffer* wl =
           zwp_linux_buffer_params_v1_create_immed(params, width_, height_, DRM_FORMAT_XRGB8888, 0);
       zwp_linux_buffer_params_v1_destroy(params);
@@ -667,6 +769,9 @@ class Producer {
 
   Options o_;
   WaylandWindow window_;
+  WlPtr<zwp_linux_dmabuf_v1> dmabuf_v3_;  // --implicit
+  int v3_pairs_ = 0, v3_implicit_ = 0;
+  bool v3_xrgb_implicit_ = false;
   UniqueFd vgem_, card_;
   std::vector<Slot> slots_;
   ExplicitSync sync_;
@@ -689,7 +794,7 @@ int run(int argc, char** argv) {
         "[--frames N] [--delay-ms MS] [--hold-ms MS] [--done-file PATH] [--stall-at N] "
         "[--misbehave conflicting-points|bad-timeline|many-timelines|many-held|unordered-planes] "
         "[--unshown fenced|unsubmitted] [--on-release poison] [--fullscreen yes] "
-        "[--early-by frame|flip] [--close-fds yes]\n",
+        "[--early-by frame|flip] [--close-fds yes] [--implicit yes|refused]\n",
         argv[0]);
     return 2;
   }

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "alpha-modifier-v1-client-protocol.h"
+#include "color-representation-v1-client-protocol.h"
 #include "commit-timing-v1-client-protocol.h"
 #include "content-type-v1-client-protocol.h"
 #include "cursor-shape-v1-client-protocol.h"
@@ -110,6 +111,7 @@ const wl_interface* global_interface(std::string_view name) {
       &wp_security_context_manager_v1_interface,
       &wp_fifo_manager_v1_interface,
       &wp_commit_timing_manager_v1_interface,
+      &wp_color_representation_manager_v1_interface,
       &zwlr_output_manager_v1_interface,
       &zwlr_export_dmabuf_manager_v1_interface,
       &zwlr_data_control_manager_v1_interface,

@@ -13,6 +13,10 @@
 #     disconnect their clients while another client runs on;
 #  4. a commit held when its surface is destroyed still gets its release
 #     point: after its acquire fence, or at once if it never had one.
+#  5. a linux-dmabuf v3 client sees XRGB8888 with the implicit modifier and
+#     its udmabuf frames are shown; the same buffer from vgem and virtio-gpu
+#     (exporter "drm": a GPU's layout only its driver knows) is refused:
+#     `failed` for create, a protocol error for create_immed, logged.
 # Why headless + Vulkan: baton's Vulkan swapchain does not serve the DRM
 # backend yet, and pixman cannot import dma-bufs.
 #
@@ -155,6 +159,37 @@ status=0
 "$client" --alloc udmabuf --sync explicit --unshown fenced || status=1
 "$client" --alloc udmabuf --sync explicit --unshown unsubmitted || status=1
 result unshown-release $status
+
+# 5. The implicit modifier: read as LINEAR from udmabuf, refused from "drm".
+echo "---- linux-dmabuf v3 clients: the implicit modifier"
+status=0
+rm -f "$work/done"
+"$client" --alloc udmabuf --sync implicit --implicit yes --frames 4 --delay-ms 100 \
+  --hold-ms 20000 --done-file "$work/done" >"$work/client.out" 2>&1 &
+client_pid=$!
+if wait_file "$work/done" $client_pid; then
+  screenshot "$out/dmabuf-implicit.png" || { echo "no screenshot"; status=1; }
+else
+  echo "the client never finished its frames"; status=1
+fi
+kill $client_pid 2>/dev/null
+wait $client_pid
+cat "$work/client.out"
+grep -q "with the implicit modifier, XRGB8888 among them: yes" "$work/client.out" || status=1
+grep -q "4 frames (udmabuf, implicit sync), 0 presented before their fence" "$work/client.out" ||
+  status=1
+[ $status = 0 ] && { "$check" "$out/dmabuf-implicit.png" 2060e0 58000 || status=1; }
+result implicit-udmabuf $status
+for alloc in vgem virtio-gpu; do
+  status=0
+  before=$(grep -c "refused a .* with the implicit modifier" "$log")
+  "$client" --alloc $alloc --sync none --implicit refused || status=1
+  after=$(grep -c "refused a .* with the implicit modifier" "$log")
+  grep "refused a .* with the implicit modifier" "$log" | tail -1
+  # create and create_immed: two refusals, each logged.
+  [ $((after - before)) = 2 ] || { echo "baton logged $((after - before)) refusals, not 2"; status=1; }
+  result implicit-refused-$alloc $status
+done
 
 kill -0 $baton_pid 2>/dev/null || fail "baton died during the tests"
 kill -TERM $baton_pid

@@ -13,7 +13,13 @@
 #   subprojects/wayland  Debian's wayland 1.23.1, of which only wayland-scanner
 #                        is built (bookworm-backports' 1.23.0 scanner writes
 #                        wrong bitfield validators).
-# Both are fetched by pool path from the mirror the apt configuration names:
+#   subprojects/wayland-protocols
+#                        Debian's wayland-protocols 1.44 (unless the system's
+#                        is 1.44 or newer), for one file only: the staging
+#                        XML of wp_color_representation_v1, which 1.44 added
+#                        and bookworm-backports' 1.43 lacks. Not built as a
+#                        subproject; protocols/meson.build reads the XML.
+# All are fetched by pool path from the mirror the apt configuration names:
 # no index this machine reads lists wlroots 0.19.2. apt-helper refuses a file
 # whose sha256 differs from the sum pinned here, and a 404 or a mismatch stops
 # the set-up with what to do. A patch that does not apply stops it too, naming
@@ -26,9 +32,15 @@ cd "$(dirname "$0")/../.."
 here=tools/sources
 
 fail() {
+  local package
+  case "$2" in
+    wlroots) package='libwlroots-0.19-dev' ;;
+    wayland) package='libwayland-bin 1.23.1' ;;
+    *) package="$2" ;;
+  esac
   cat >&2 <<MSG
 baton setup: $1
-  Install the system package that provides it (e.g. libwlroots-0.19-dev
+  Install the system package that provides it (e.g. $package
   where your Debian has it), or unpack that source into subprojects/$2 and
   write its expected stamp there (see $here/fetch.sh). If the mirror changed
   a file, check the new one against Debian's signed .dsc before changing a
@@ -162,4 +174,11 @@ if ! pkg-config --atleast-version=1.23.1 wayland-scanner; then
     wayland_1.23.1-3.dsc=03b4da461e507338731b86183e989e0e9c3fa28f34d8739f0b30d8dd9b88bce8 \
     wayland_1.23.1.orig.tar.gz=158ec49af498f2558c7fbf7e8b070d010d4e270cc6076003a18a6c813f87e244 \
     wayland_1.23.1-3.diff.gz=f48a224e6d744d33ab00378b7a7f2b3ab6461706e30b722e320d047d880e70c8
+fi
+if ! pkg-config --atleast-version=1.44 wayland-protocols; then
+  fetch_source wayland-protocols pool/main/w/wayland-protocols - \
+    wayland-protocols_1.44-1.dsc=9d9c02137b9139920689c2df9371e8522fceebbc34a6b51352e063ba9425c627 \
+    wayland-protocols_1.44.orig.tar.xz=3df1107ecf8bfd6ee878aeca5d3b7afd81248a48031e14caf6ae01f14eebb50e \
+    wayland-protocols_1.44.orig.tar.xz.asc=0fbf0d8144aae643b214530d7a64902de979234e70405b8f8ad4c9ff77a2a415 \
+    wayland-protocols_1.44-1.debian.tar.xz=4cb8b590a5cc7bf85bfb1f57da126f7f5e5f68d5bfd46fb3a9ff227bce07e731
 fi

@@ -12,7 +12,7 @@ namespace {
 
 constexpr uint32_t kWorkgroup = 16;  // composite.comp's local size
 constexpr size_t kMaxRegions = 16;   // beyond this, one dispatch over the extents
-constexpr uint32_t kBindings = 5;    // target, textures, ops, rects, lists
+constexpr uint32_t kBindings = 6;    // target, textures, ops, rects, lists, conversions
 
 struct RegionConstants {
   int32_t origin[2];
@@ -23,6 +23,10 @@ struct RegionConstants {
 };
 
 static_assert(sizeof(ClipRect) == sizeof(pixman_box32_t));
+
+bool same_image(const VkDescriptorImageInfo& a, const VkDescriptorImageInfo& b) {
+  return a.imageView == b.imageView && a.sampler == b.sampler && a.imageLayout == b.imageLayout;
+}
 
 bool intersects(const ClipRect& a, const ClipRect& b) {
   return a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
@@ -45,14 +49,26 @@ void CompositeList::clear() {
   ops.clear();
   rects.clear();
   images.clear();
+  conversions.clear();
+}
+
+bool CompositeList::has_room_for(std::span<const VkDescriptorImageInfo> wanted) const {
+  size_t fresh = 0;
+  for (const VkDescriptorImageInfo& w : wanted)
+    if (std::none_of(images.begin(), images.end(),
+                     [&](const VkDescriptorImageInfo& seen) { return same_image(seen, w); }))
+      ++fresh;
+  return images.size() + fresh <= kMaxTextures;
+}
+
+int32_t CompositeList::add_conversion(const YcbcrConversion& conversion) {
+  conversions.push_back(conversion);
+  return static_cast<int32_t>(conversions.size() - 1);
 }
 
 int CompositeList::image_index(const VkDescriptorImageInfo& image) {
   for (size_t i = 0; i < images.size(); ++i) {
-    const VkDescriptorImageInfo& seen = images[i];
-    if (seen.imageView == image.imageView && seen.sampler == image.sampler &&
-        seen.imageLayout == image.imageLayout)
-      return static_cast<int>(i);
+    if (same_image(images[i], image)) return static_cast<int>(i);
   }
   if (images.size() >= kMaxTextures) return -1;
   images.push_back(image);
@@ -72,8 +88,8 @@ Status ComputeCompositor::create(VkPipelineCache cache) {
   bindings[1].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
   bindings[1].descriptorCount = CompositeList::kMaxTextures;
   // A pass samples a few textures: the rest of the array stays unwritten.
-  VkDescriptorBindingFlags flags[kBindings] = {0, VK_DESCRIPTOR_BINDING_PARTIALLY_BOUND_BIT, 0, 0,
-                                               0};
+  VkDescriptorBindingFlags flags[kBindings] = {
+      0, VK_DESCRIPTOR_BINDING_PARTIALLY_BOUND_BIT, 0, 0, 0, 0};
   VkDescriptorSetLayoutBindingFlagsCreateInfo flag_info{
       VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO};
   flag_info.bindingCount = kBindings;
@@ -114,7 +130,7 @@ Result<ComputeCompositor::Frame*> ComputeCompositor::acquire(VkDeviceSize bytes)
     VkDescriptorPoolSize sizes[] = {
         {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1},
         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, CompositeList::kMaxTextures},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4},
     };
     VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     pool_info.maxSets = 1;
@@ -216,21 +232,26 @@ Status ComputeCompositor::record(VkCommandBuffer cb, const Slot& target, const C
   const VkDeviceSize rects_bytes = std::max<size_t>(list.rects.size(), 1) * sizeof(ClipRect);
   const VkDeviceSize lists_offset = align_up(rects_offset + rects_bytes, align);
   const VkDeviceSize lists_bytes = std::max<size_t>(region_ops_.size(), 1) * sizeof(uint32_t);
-  auto acquired = acquire(lists_offset + lists_bytes);
+  const VkDeviceSize conversions_offset = align_up(lists_offset + lists_bytes, align);
+  const VkDeviceSize conversions_bytes =
+      std::max<size_t>(list.conversions.size(), 1) * sizeof(YcbcrConversion);
+  auto acquired = acquire(conversions_offset + conversions_bytes);
   if (!acquired) return acquired.error();
   Frame* frame = *acquired;
   auto* base = static_cast<unsigned char*>(frame->buffer.mapped);
   copy_into(base, list.ops);
   copy_into(base + rects_offset, list.rects);
   copy_into(base + lists_offset, region_ops_);
+  copy_into(base + conversions_offset, list.conversions);
 
   VkDescriptorImageInfo storage{VK_NULL_HANDLE, target.view, VK_IMAGE_LAYOUT_GENERAL};
-  VkDescriptorBufferInfo buffers[3] = {
+  VkDescriptorBufferInfo buffers[4] = {
       {frame->buffer.buffer.get(), 0, ops_bytes},
       {frame->buffer.buffer.get(), rects_offset, rects_bytes},
       {frame->buffer.buffer.get(), lists_offset, lists_bytes},
+      {frame->buffer.buffer.get(), conversions_offset, conversions_bytes},
   };
-  VkWriteDescriptorSet writes[5]{};
+  VkWriteDescriptorSet writes[6]{};
   uint32_t count = 0;
   auto write = [&](uint32_t binding, VkDescriptorType type, uint32_t n) -> VkWriteDescriptorSet& {
     VkWriteDescriptorSet& w = writes[count++];
@@ -245,7 +266,7 @@ Status ComputeCompositor::record(VkCommandBuffer cb, const Slot& target, const C
   if (!list.images.empty())
     write(1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, static_cast<uint32_t>(list.images.size()))
         .pImageInfo = list.images.data();
-  for (uint32_t i = 0; i < 3; ++i)
+  for (uint32_t i = 0; i < 4; ++i)
     write(2 + i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1).pBufferInfo = &buffers[i];
   vkUpdateDescriptorSets(device_.get(), count, writes, 0, nullptr);
 

@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "renderer/vulkan/device/device.hpp"
 #include "renderer/vulkan/device/host_buffer.hpp"
 #include "renderer/vulkan/device/vk_util.hpp"
 #include "renderer/vulkan/swapchain/slot.hpp"
+#include "renderer/vulkan/texture/ycbcr_conversion.hpp"
 
 namespace baton::vulkan {
 
@@ -24,13 +26,18 @@ struct CompositeOp {
   uint32_t flags;
   float color[4];
   int32_t rects[2];  // first clip rectangle, count
-  int32_t unused[2];
+  // A YUV texture (kOpYcbcr): `texture` is Y, these the Cb and Cr images
+  // (indices, Cb in the low 16 bits), and its conversion in the list's.
+  uint32_t chroma;
+  int32_t conversion;
   // Bounds of the clip rectangles (the rectangle itself when there is one):
   // most draws are tested here, without a second read.
   int32_t bounds[4];
 };
 static_assert(sizeof(CompositeOp) == 96);
-inline constexpr uint32_t kOpReplaces = 1;  // drawn without blending
+inline constexpr uint32_t kOpReplaces = 1;       // drawn without blending
+inline constexpr uint32_t kOpStraightAlpha = 2;  // texels are not premultiplied
+inline constexpr uint32_t kOpYcbcr = 4;          // Y, Cb, Cr converted to RGB
 
 struct ClipRect {
   int32_t x1, y1, x2, y2;
@@ -42,11 +49,16 @@ struct CompositeList {
   std::vector<CompositeOp> ops;
   std::vector<ClipRect> rects;
   std::vector<VkDescriptorImageInfo> images;
+  std::vector<YcbcrConversion> conversions;  // of the YUV ops
 
   void clear();
   bool empty() const { return ops.empty(); }
   /// The index of `image` in `images`, added if new; -1 when the list is full.
   int image_index(const VkDescriptorImageInfo& image);
+  /// Whether every one of `wanted` fits (is listed, or there is room).
+  bool has_room_for(std::span<const VkDescriptorImageInfo> wanted) const;
+  /// The index of a new conversion holding `conversion`.
+  int32_t add_conversion(const YcbcrConversion& conversion);
 };
 
 class ComputeCompositor {

@@ -9,6 +9,7 @@
 #include "renderer/vulkan/shaders/quad_vert.h"
 #include "renderer/vulkan/shaders/solid_frag.h"
 #include "renderer/vulkan/shaders/texture_frag.h"
+#include "renderer/vulkan/shaders/ycbcr_frag.h"
 
 namespace baton::vulkan {
 namespace {
@@ -73,15 +74,18 @@ Status Pipelines::create(std::string cache_path) {
   }
 
   // Textures are pushed per draw (VK_KHR_push_descriptor): no pools to manage.
-  VkDescriptorSetLayoutBinding binding{};
-  binding.binding = 0;
-  binding.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-  binding.descriptorCount = 1;
-  binding.stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
+  // Binding 0 is the texture (or Y); YUV draws also push Cb and Cr.
+  VkDescriptorSetLayoutBinding bindings[3]{};
+  for (uint32_t i = 0; i < 3; ++i) {
+    bindings[i].binding = i;
+    bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    bindings[i].descriptorCount = 1;
+    bindings[i].stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
+  }
   VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   set_info.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
-  set_info.bindingCount = 1;
-  set_info.pBindings = &binding;
+  set_info.bindingCount = 3;
+  set_info.pBindings = bindings;
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   if (Status s = device_.check(vkCreateDescriptorSetLayout(dev, &set_info, nullptr, &set_layout),
                                "vkCreateDescriptorSetLayout");
@@ -90,7 +94,7 @@ Status Pipelines::create(std::string cache_path) {
   set_layout_ = UniqueDescriptorSetLayout(dev, set_layout);
 
   VkPushConstantRange range{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                            sizeof(QuadConstants)};
+                            sizeof(YcbcrQuadConstants)};
   auto layout = make_pipeline_layout(dev, set_layout, range, "vkCreatePipelineLayout");
   if (!layout) return layout.error();
   layout_ = std::move(*layout);
@@ -101,11 +105,14 @@ Status Pipelines::create(std::string cache_path) {
   if (!tex_frag) return tex_frag.error();
   auto solid = make_shader_module(dev, solid_frag, sizeof(solid_frag));
   if (!solid) return solid.error();
+  auto ycbcr = make_shader_module(dev, ycbcr_frag, sizeof(ycbcr_frag));
+  if (!ycbcr) return ycbcr.error();
+  const VkShaderModule frags[kDrawKinds] = {tex_frag->get(), solid->get(), ycbcr->get()};
 
   for (size_t f = 0; f < kTargetFormats.size(); ++f) {
-    for (DrawKind kind : {DrawKind::texture, DrawKind::solid}) {
+    for (DrawKind kind : {DrawKind::texture, DrawKind::solid, DrawKind::ycbcr}) {
       for (Blend blend : {Blend::premultiplied, Blend::none}) {
-        VkShaderModule frag = kind == DrawKind::texture ? tex_frag->get() : solid->get();
+        VkShaderModule frag = frags[static_cast<int>(kind)];
         auto p = build(kTargetFormats[f], kind, blend, vert->get(), frag);
         if (!p) return p.error();
         pipelines_[f][static_cast<int>(kind)][static_cast<int>(blend)] = std::move(*p);

@@ -7,6 +7,7 @@
 
 #include "renderer/vulkan/device/device.hpp"
 #include "renderer/vulkan/device/vk_util.hpp"
+#include "renderer/vulkan/texture/ycbcr_conversion.hpp"
 
 namespace baton::vulkan {
 
@@ -16,12 +17,22 @@ struct QuadConstants {
   float uv_origin[2];
   float uv_dx[2];
   float uv_dy[2];
-  float unused[2];
+  float straight;  // texture.frag: nonzero when texels carry straight alpha
+  float unused;
   float color[4];
 };
 static_assert(sizeof(QuadConstants) == 64);
 
-enum class DrawKind { texture = 0, solid = 1 };
+/// A YUV draw's push constants: the quad's, then its conversion (ycbcr.frag).
+struct YcbcrQuadConstants {
+  QuadConstants quad;
+  YcbcrConversion conversion;
+};
+static_assert(sizeof(YcbcrQuadConstants) == 128);  // the least every device offers
+
+/// ycbcr: a YUV texture of one image per plane (Y, Cb, Cr at bindings 0..2).
+enum class DrawKind { texture = 0, solid = 1, ycbcr = 2 };
+inline constexpr size_t kDrawKinds = 3;
 enum class Blend { premultiplied = 0, none = 1 };
 enum class Filter { linear = 0, nearest = 1 };
 
@@ -57,7 +68,8 @@ class Pipelines {
   UniquePipelineLayout layout_;
   std::array<UniqueSampler, 2> samplers_;
   // [target format][kind][blend]
-  std::array<std::array<std::array<UniquePipeline, 2>, 2>, kTargetFormats.size()> pipelines_;
+  std::array<std::array<std::array<UniquePipeline, 2>, kDrawKinds>, kTargetFormats.size()>
+      pipelines_;
 };
 
 }  // namespace baton::vulkan

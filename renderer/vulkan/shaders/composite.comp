@@ -6,6 +6,8 @@
 // most of a raster pass in the ROPs; here blending happens in registers.
 #extension GL_EXT_shader_image_load_formatted : require
 #extension GL_EXT_nonuniform_qualifier : require
+#extension GL_GOOGLE_include_directive : require
+#include "ycbcr.glsl"
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
@@ -22,16 +24,24 @@ struct Op {
   uint flags;
   vec4 color;      // premultiplied colour (solid) or opacity in every channel
   ivec2 rects;     // first clip rectangle, count
-  ivec2 unused;
+  uint chroma;     // YUV: the Cb (low 16 bits) and Cr texture indices
+  int conversion;  // YUV: index into conversions
   ivec4 bounds;    // of the clip rectangles: x1, y1, x2, y2
 };
-const uint kReplaces = 1u;  // no blending: what is below does not show
+const uint kReplaces = 1u;       // no blending: what is below does not show
+const uint kStraightAlpha = 2u;  // texels are not premultiplied
+const uint kYcbcr = 4u;          // texture is Y; chroma names Cb and Cr
 // Coverage past which what lies below moves no channel (of up to 10 bits) by half a step.
 const float kOpaque = 1.0 - 0.5 / 1023.0;
 
 layout(std430, set = 0, binding = 2) readonly buffer Ops { Op ops[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Rects { ivec4 rects[]; };  // x1, y1, x2, y2
 layout(std430, set = 0, binding = 4) readonly buffer List { uint list[]; };
+struct Conversion {
+  vec4 rows[3];  // R'G'B'[i] = rows[i] . (Y, Cb, Cr, 1)
+  vec4 chroma;   // subsampling (xy) and siting (zw) of the chroma samples
+};
+layout(std430, set = 0, binding = 5) readonly buffer Conversions { Conversion conversions[]; };
 
 layout(push_constant) uniform Region {
   ivec2 origin;
@@ -57,6 +67,25 @@ bool covers(uint op, ivec2 p) {
   return false;
 }
 
+float chroma_at(int t, ivec2 t0, ivec2 t1, vec2 f) {
+  return bilinear(texelFetch(textures[nonuniformEXT(t)], t0, 0).r,
+                  texelFetch(textures[nonuniformEXT(t)], ivec2(t1.x, t0.y), 0).r,
+                  texelFetch(textures[nonuniformEXT(t)], ivec2(t0.x, t1.y), 0).r,
+                  texelFetch(textures[nonuniformEXT(t)], t1, 0).r, f);
+}
+
+// The RGB of a YUV op at texture coordinate `uv`, given its luma there.
+vec4 ycbcr(uint op, float y, vec2 uv) {
+  int cb = int(ops[op].chroma & 0xffffu), cr = int(ops[op].chroma >> 16);
+  Conversion c = conversions[ops[op].conversion];
+  ivec2 t0, t1;
+  vec2 f;
+  vec2 luma_size = vec2(textureSize(textures[nonuniformEXT(ops[op].texture)], 0));
+  chroma_taps(uv * luma_size, c.chroma, textureSize(textures[nonuniformEXT(cb)], 0), t0, t1, f);
+  return ycbcr_to_rgb(y, chroma_at(cb, t0, t1, f), chroma_at(cr, t0, t1, f), c.rows[0], c.rows[1],
+                      c.rows[2]);
+}
+
 vec4 source(uint op, ivec2 p) {
   int t = ops[op].texture;
   if (t < 0) return ops[op].color;
@@ -66,7 +95,11 @@ vec4 source(uint op, ivec2 p) {
   // Texels are premultiplied: opacity scales every channel.
   // Neighbouring pixels may be at different draws (each starts at its own
   // topmost opaque one): the index is not uniform across the workgroup.
-  return textureLod(textures[nonuniformEXT(t)], uv, 0.0) * ops[op].color;
+  vec4 texel = textureLod(textures[nonuniformEXT(t)], uv, 0.0);
+  uint flags = ops[op].flags;
+  if ((flags & kYcbcr) != 0u) texel = ycbcr(op, texel.r, uv);
+  if ((flags & kStraightAlpha) != 0u) texel.rgb *= texel.a;
+  return texel * ops[op].color;
 }
 
 // The draws that touch this workgroup's tile, as bits over the region's list:

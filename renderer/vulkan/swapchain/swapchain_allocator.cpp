@@ -71,27 +71,26 @@ bool get_shm(wlr_buffer* base, wlr_shm_attributes* attribs) {
 // The dma-buf of a DRM slot (-1 for other slots).
 int slot_dmabuf(const SlotBuffer& buffer) {
   if (buffer.dumb) return buffer.dumb->dmabuf();
-  return buffer.exported ? buffer.exported.get() : -1;
+  return buffer.exported.planes.empty() ? -1 : buffer.exported.planes[0].fd.get();
 }
 
 bool get_dmabuf(wlr_buffer* base, wlr_dmabuf_attributes* attribs) {
   SlotBuffer* buffer = get(base);
   if (slot_dmabuf(*buffer) < 0) return false;
+  if (!buffer->dumb) {
+    *attribs = buffer->exported.attributes(buffer->slot.width, buffer->slot.height,
+                                           buffer->slot.drm_format);
+    return true;
+  }
   *attribs = {};
   attribs->width = base->width;
   attribs->height = base->height;
   attribs->format = buffer->slot.drm_format;
+  attribs->modifier = DRM_FORMAT_MOD_LINEAR;
   attribs->n_planes = 1;
-  attribs->fd[0] = slot_dmabuf(*buffer);
-  if (buffer->dumb) {
-    attribs->modifier = DRM_FORMAT_MOD_LINEAR;
-    attribs->offset[0] = 0;
-    attribs->stride[0] = buffer->dumb->pitch();
-  } else {
-    attribs->modifier = buffer->modifier;
-    attribs->offset[0] = buffer->exported_offset;
-    attribs->stride[0] = buffer->exported_stride;
-  }
+  attribs->fd[0] = buffer->dumb->dmabuf();
+  attribs->offset[0] = 0;
+  attribs->stride[0] = buffer->dumb->pitch();
   return true;
 }
 
@@ -201,9 +200,6 @@ void adopt_exported(SlotBuffer& buffer, ExportedImage exported) {
   buffer.image = std::move(exported.image);
   buffer.memory = std::move(exported.memory);
   buffer.exported = std::move(exported.dmabuf);
-  buffer.modifier = exported.modifier;
-  buffer.exported_offset = exported.offset;
-  buffer.exported_stride = exported.stride;
   buffer.slot.storage = false;
   buffer.slot.host_visible = false;
 }
@@ -217,15 +213,15 @@ Status create_exported_slot(SlotBuffer& buffer, const FormatInfo& format,
                                         buffer.slot.height, offered, kExportedUsage);
   if (!exported) return exported.error();
   if (alloc.findings->kms_slots == SlotFindings::KmsSlots::untried) {
-    if (Status s = kms_takes(alloc.kms->get(), *exported, buffer.slot.width, buffer.slot.height,
-                             format.drm);
+    if (Status s = kms_takes(alloc.kms->get(), exported->dmabuf, buffer.slot.width,
+                             buffer.slot.height, format.drm);
         !s)
       return s;
     // tests grep this line: tests/vm/baton_drm_test.sh
     LOG_INFO(
-        "vulkan swapchain: slots are Vulkan images exported as dma-bufs (modifier 0x%llx) "
-        "that the display device scans out",
-        static_cast<unsigned long long>(exported->modifier));
+        "vulkan swapchain: slots are Vulkan images exported as dma-bufs (modifier 0x%llx, "
+        "%zu memory planes) that the display device scans out",
+        static_cast<unsigned long long>(exported->dmabuf.modifier), exported->dmabuf.planes.size());
     alloc.findings->kms_slots = SlotFindings::KmsSlots::exported;
   }
   adopt_exported(buffer, std::move(*exported));
@@ -274,14 +270,17 @@ Status create_parent_slot(SlotBuffer& buffer, const FormatInfo& format,
     if (alloc.for_capture)
       LOG_INFO(
           "vulkan swapchain: headless slots are Vulkan images exported as dma-bufs (modifier "
-          "0x%llx): captures offer dma-buf targets",
-          static_cast<unsigned long long>(exported->modifier));
+          "0x%llx, %zu memory planes): captures offer dma-buf targets",
+          static_cast<unsigned long long>(exported->dmabuf.modifier),
+          exported->dmabuf.planes.size());
     else
       // tests grep this line: tests/vm/release_poison_test.sh
       LOG_INFO(
-          "vulkan swapchain: slots are Vulkan images exported as dma-bufs (modifier 0x%llx) "
-          "for the parent compositor, with render-done as their acquire point",
-          static_cast<unsigned long long>(exported->modifier));
+          "vulkan swapchain: slots are Vulkan images exported as dma-bufs (modifier 0x%llx, "
+          "%zu memory planes) for the parent compositor, with render-done as their acquire "
+          "point",
+          static_cast<unsigned long long>(exported->dmabuf.modifier),
+          exported->dmabuf.planes.size());
   }
   adopt_exported(buffer, std::move(*exported));
   if (Status s = create_view(buffer, format); !s) return s;

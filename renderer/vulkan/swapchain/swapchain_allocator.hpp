@@ -58,9 +58,7 @@ struct SlotBuffer {
   std::shared_ptr<Device> device;
   SharedMemory shared;               // before memory: unmapped only after Vulkan let go of it
   std::unique_ptr<DumbBuffer> dumb;  // DRM slots: the memory's owner, likewise
-  UniqueFd exported;                 // DRM slots Vulkan allocated: their dma-buf
-  uint64_t modifier = 0;             // ... its layout
-  uint32_t exported_offset = 0, exported_stride = 0;
+  ExportedDmabuf exported;           // DRM slots Vulkan allocated: their dma-buf, every plane
   std::shared_ptr<SlotCounts> counts;
   std::tuple<int, int, uint32_t> key;
   UniqueImage image;

@@ -4,9 +4,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "sync/dmabuf_exporter.hpp"
 #include "util/unique_fd.hpp"
 
 namespace baton::vulkan {
@@ -45,25 +47,40 @@ bool importable(Device& device, VkFormat format, uint64_t modifier) {
   return importable_for(device, format, modifier, kSampledUsage);
 }
 
+// The modifiers `format` can be imported with as one sampled single-plane image.
+std::vector<uint64_t> single_plane_modifiers(Device& device, VkFormat format) {
+  VkDrmFormatModifierPropertiesListEXT list{
+      VK_STRUCTURE_TYPE_DRM_FORMAT_MODIFIER_PROPERTIES_LIST_EXT};
+  VkFormatProperties2 props{VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2, &list};
+  vkGetPhysicalDeviceFormatProperties2(device.physical(), format, &props);
+  std::vector<VkDrmFormatModifierPropertiesEXT> modifiers(list.drmFormatModifierCount);
+  list.pDrmFormatModifierProperties = modifiers.data();
+  vkGetPhysicalDeviceFormatProperties2(device.physical(), format, &props);
+  std::vector<uint64_t> out;
+  for (const VkDrmFormatModifierPropertiesEXT& m : modifiers) {
+    if (m.drmFormatModifierPlaneCount != 1) continue;
+    if (!(m.drmFormatModifierTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)) continue;
+    if (importable(device, format, m.drmFormatModifier)) out.push_back(m.drmFormatModifier);
+  }
+  return out;
+}
+
 }  // namespace
 
 void query_dmabuf_formats(Device& device, wlr_drm_format_set& set) {
   if (!device.features().dmabuf_import) return;
-  for (const FormatInfo& f : known_formats()) {
-    VkDrmFormatModifierPropertiesListEXT list{
-        VK_STRUCTURE_TYPE_DRM_FORMAT_MODIFIER_PROPERTIES_LIST_EXT};
-    VkFormatProperties2 props{VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2, &list};
-    vkGetPhysicalDeviceFormatProperties2(device.physical(), f.vk, &props);
-    std::vector<VkDrmFormatModifierPropertiesEXT> modifiers(list.drmFormatModifierCount);
-    list.pDrmFormatModifierProperties = modifiers.data();
-    vkGetPhysicalDeviceFormatProperties2(device.physical(), f.vk, &props);
-    for (const VkDrmFormatModifierPropertiesEXT& m : modifiers) {
-      // Single-plane formats only; the modifier must be sampleable.
-      if (m.drmFormatModifierPlaneCount != 1) continue;
-      if (!(m.drmFormatModifierTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)) continue;
-      if (importable(device, f.vk, m.drmFormatModifier))
-        wlr_drm_format_set_add(&set, f.drm, m.drmFormatModifier);
+  for (const FormatInfo& f : known_formats())
+    for (uint64_t modifier : single_plane_modifiers(device, f.vk))
+      wlr_drm_format_set_add(&set, f.drm, modifier);
+  // A YUV format with a modifier every one of its plane images takes: each
+  // plane is imported on its own, so each must be a single-plane image.
+  for (const PlaneLayout& layout : plane_layouts()) {
+    std::vector<uint64_t> common = single_plane_modifiers(device, layout.images[0].format);
+    for (uint8_t i = 1; i < layout.image_count; ++i) {
+      const std::vector<uint64_t> also = single_plane_modifiers(device, layout.images[i].format);
+      std::erase_if(common, [&](uint64_t m) { return std::ranges::find(also, m) == also.end(); });
     }
+    for (uint64_t modifier : common) wlr_drm_format_set_add(&set, layout.info.drm, modifier);
   }
 }
 
@@ -89,18 +106,33 @@ bool dmabuf_usage_supported(Device& device, VkFormat format, uint64_t modifier,
 
 Result<ImportedImage> import_dmabuf(Device& device, const wlr_dmabuf_attributes& attribs,
                                     const FormatInfo& format, VkImageUsageFlags usage) {
-  if (attribs.modifier == DRM_FORMAT_MOD_INVALID)
-    return failure("dma-buf import", "a dma-buf with an implicit modifier cannot be imported");
+  if (attribs.modifier == DRM_FORMAT_MOD_INVALID) {
+    // The implicit modifier is LINEAR where the exporter has no other layout.
+    const Status linear = sync::implicit_layout_is_linear(
+        std::span<const int>(attribs.fd, static_cast<size_t>(attribs.n_planes)));
+    if (!linear) return failure("dma-buf import (implicit modifier)", linear.error().describe());
+    wlr_dmabuf_attributes as_linear = attribs;
+    as_linear.modifier = DRM_FORMAT_MOD_LINEAR;
+    return import_dmabuf(device, as_linear, format, usage);
+  }
   if (attribs.n_planes != 1)
     return failure("dma-buf import", "a dma-buf with " + std::to_string(attribs.n_planes) +
-                                         " planes: only single-plane formats are imported");
+                                         " planes: its format has one");
+  const PlaneSource plane{attribs.fd[0], attribs.offset[0], attribs.stride[0]};
+  return import_plane(device, plane, attribs.modifier, format.vk, uint32_t(attribs.width),
+                      uint32_t(attribs.height), usage);
+}
+
+Result<ImportedImage> import_plane(Device& device, const PlaneSource& source, uint64_t modifier,
+                                   VkFormat format, uint32_t width, uint32_t height,
+                                   VkImageUsageFlags usage) {
   VkDevice dev = device.get();
   VkSubresourceLayout plane{};
-  plane.offset = attribs.offset[0];
-  plane.rowPitch = attribs.stride[0];
+  plane.offset = source.offset;
+  plane.rowPitch = source.stride;
   VkImageDrmFormatModifierExplicitCreateInfoEXT explicit_info{
       VK_STRUCTURE_TYPE_IMAGE_DRM_FORMAT_MODIFIER_EXPLICIT_CREATE_INFO_EXT};
-  explicit_info.drmFormatModifier = attribs.modifier;
+  explicit_info.drmFormatModifier = modifier;
   explicit_info.drmFormatModifierPlaneCount = 1;
   explicit_info.pPlaneLayouts = &plane;
   VkExternalMemoryImageCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
@@ -108,8 +140,8 @@ Result<ImportedImage> import_dmabuf(Device& device, const wlr_dmabuf_attributes&
   external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
   VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, &external};
   info.imageType = VK_IMAGE_TYPE_2D;
-  info.format = format.vk;
-  info.extent = {static_cast<uint32_t>(attribs.width), static_cast<uint32_t>(attribs.height), 1};
+  info.format = format;
+  info.extent = {width, height, 1};
   info.mipLevels = 1;
   info.arrayLayers = 1;
   info.samples = VK_SAMPLE_COUNT_1_BIT;
@@ -123,8 +155,9 @@ Result<ImportedImage> import_dmabuf(Device& device, const wlr_dmabuf_attributes&
     return s.error();
   UniqueImage owned_image(dev, image);
 
-  // Vulkan owns the fd once the import succeeds; until then we do.
-  auto duplicated = UniqueFd::duplicate_of(attribs.fd[0]);
+  // Vulkan owns the fd once the import succeeds; until then we do. Planes
+  // that share one fd are imported once per image, each from its own copy.
+  auto duplicated = UniqueFd::duplicate_of(source.fd);
   if (!duplicated) return duplicated.error();
   UniqueFd fd = std::move(*duplicated);
   VkMemoryFdPropertiesKHR fd_props{VK_STRUCTURE_TYPE_MEMORY_FD_PROPERTIES_KHR};
@@ -158,6 +191,28 @@ Result<ImportedImage> import_dmabuf(Device& device, const wlr_dmabuf_attributes&
       !s)
     return s.error();
   return ImportedImage{std::move(owned_image), std::move(owned_memory)};
+}
+
+Result<std::vector<ImportedImage>> import_dmabuf_planes(Device& device,
+                                                        const wlr_dmabuf_attributes& attribs,
+                                                        const PlaneLayout& layout) {
+  if (attribs.modifier == DRM_FORMAT_MOD_INVALID)
+    return failure("dma-buf import", "a dma-buf with an implicit modifier cannot be imported");
+  if (attribs.n_planes != layout.planes)
+    return failure("dma-buf import", "a " + hex_format(layout.info.drm) + " dma-buf with " +
+                                         std::to_string(attribs.n_planes) + " planes, not " +
+                                         std::to_string(layout.planes));
+  std::vector<ImportedImage> images;
+  for (uint8_t i = 0; i < layout.image_count; ++i) {
+    const PlaneImage& p = layout.images[i];
+    const PlaneSource source{attribs.fd[p.plane], attribs.offset[p.plane], attribs.stride[p.plane]};
+    const uint32_t w = (uint32_t(attribs.width) + p.width_divisor - 1) / p.width_divisor;
+    const uint32_t h = (uint32_t(attribs.height) + p.height_divisor - 1) / p.height_divisor;
+    auto imported = import_plane(device, source, attribs.modifier, p.format, w, h, kSampledUsage);
+    if (!imported) return imported.error();
+    images.push_back(std::move(*imported));
+  }
+  return images;
 }
 
 }  // namespace baton::vulkan

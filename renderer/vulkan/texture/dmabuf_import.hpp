@@ -9,15 +9,20 @@
 // no /dev/udmabuf and the NVIDIA machine no dma-buf.
 #pragma once
 
+#include <vector>
+
 #include "renderer/vulkan/device/device.hpp"
 #include "renderer/vulkan/device/formats.hpp"
 #include "renderer/vulkan/device/vk_util.hpp"
+#include "renderer/vulkan/texture/plane_layout.hpp"
 #include "util/result.hpp"
 #include "util/wlr.hpp"
 
 namespace baton::vulkan {
 
-/// Adds every importable, sampleable (format, modifier) pair to `set`.
+/// Adds every importable, sampleable (format, modifier) pair to `set`: RGB
+/// formats whose modifier is single-plane, and the YUV formats of
+/// plane_layouts() with each modifier that all their plane images take.
 void query_dmabuf_formats(Device& device, wlr_drm_format_set& set);
 
 struct ImportedImage {
@@ -46,5 +51,21 @@ bool dmabuf_filters_linearly(Device& device, VkFormat format, uint64_t modifier)
                                                   const wlr_dmabuf_attributes& attribs,
                                                   const FormatInfo& format,
                                                   VkImageUsageFlags usage = kSampledUsage);
+
+/// One memory plane of a dma-buf.
+struct PlaneSource {
+  int fd;
+  uint32_t offset;
+  uint32_t stride;
+};
+
+/// Imports one plane as a single-plane `format` image of `width` x `height`.
+[[nodiscard]] Result<ImportedImage> import_plane(Device& device, const PlaneSource& source,
+                                                 uint64_t modifier, VkFormat format, uint32_t width,
+                                                 uint32_t height, VkImageUsageFlags usage);
+
+/// Imports a YUV dma-buf as the images `layout` lists, in its order.
+[[nodiscard]] Result<std::vector<ImportedImage>> import_dmabuf_planes(
+    Device& device, const wlr_dmabuf_attributes& attribs, const PlaneLayout& layout);
 
 }  // namespace baton::vulkan

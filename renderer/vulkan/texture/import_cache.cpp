@@ -22,11 +22,12 @@ CachedImport* ImportCache::find(wlr_buffer* buffer) {
   return addon != nullptr ? entry_of(addon) : nullptr;
 }
 
-CachedImport* ImportCache::add(wlr_buffer* buffer, ImportedImage imported, UniqueImageView view) {
+CachedImport* ImportCache::add(wlr_buffer* buffer, std::vector<ImportedImage> images,
+                               std::array<UniqueImageView, 3> views) {
   auto* entry = new CachedImport();
   entry->cache = this;
-  entry->imported = std::move(imported);
-  entry->view = std::move(view);
+  entry->images = std::move(images);
+  entry->views = std::move(views);
   entry->addon.entry = entry;
   wlr_addon_init(&entry->addon.base, &buffer->addons, this, &kImportAddon);
   entries_.insert(entry);
@@ -41,12 +42,20 @@ void ImportCache::buffer_destroyed(wlr_addon* addon) {
   cache.entries_.erase(entry);
   // Its textures are gone (each held the buffer), but their last reads may
   // still be in flight, or recorded in passes not yet submitted.
-  Retired retired;
-  retired.point = std::max(entry->last_used, cache.device_.next_point());
-  retired.view = std::move(entry->view);
-  retired.image = std::move(entry->imported.image);
-  retired.memory = std::move(entry->imported.memory);
-  cache.retire_(std::move(retired));
+  const uint64_t point = std::max(entry->last_used, cache.device_.next_point());
+  for (UniqueImageView& view : entry->views) {
+    Retired retired;
+    retired.point = point;
+    retired.view = std::move(view);
+    cache.retire_(std::move(retired));
+  }
+  for (ImportedImage& image : entry->images) {
+    Retired retired;
+    retired.point = point;
+    retired.image = std::move(image.image);
+    retired.memory = std::move(image.memory);
+    cache.retire_(std::move(retired));
+  }
   delete entry;
 }
 

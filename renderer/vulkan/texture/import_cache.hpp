@@ -9,10 +9,12 @@
 // bounded by the client's own live buffers.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "renderer/vulkan/device/device.hpp"
 #include "renderer/vulkan/device/retired.hpp"
@@ -31,8 +33,10 @@ struct CachedImport {
   };
   Addon addon{};  // on the buffer: finished when the buffer is destroyed
   ImportCache* cache = nullptr;
-  ImportedImage imported;
-  UniqueImageView view;
+  // One image, or a YUV buffer's plane images (texture/plane_layout.hpp).
+  std::vector<ImportedImage> images;
+  // RGB: [0] only; YUV: the views with Y, Cb and Cr in their red channel.
+  std::array<UniqueImageView, 3> views;
   bool filters_linearly = false;
   uint64_t last_used = 0;  // the last read by any texture made from it
   // Owned by our queue (SHADER_READ_ONLY) since the last texture made from it.
@@ -50,8 +54,9 @@ class ImportCache {
 
   /// The import kept for `buffer`, or null.
   CachedImport* find(wlr_buffer* buffer);
-  /// Keeps `imported` (viewed through `view`) for as long as `buffer` lives.
-  CachedImport* add(wlr_buffer* buffer, ImportedImage imported, UniqueImageView view);
+  /// Keeps `images` (seen through `views`) for as long as `buffer` lives.
+  CachedImport* add(wlr_buffer* buffer, std::vector<ImportedImage> images,
+                    std::array<UniqueImageView, 3> views);
   /// Frees every entry now: only when nothing is in flight (renderer teardown).
   void clear();
 
