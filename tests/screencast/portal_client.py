@@ -139,10 +139,16 @@ class Stream:
             # wlr as soon as pipewiresrc has copied it. Held until this script's
             # thread takes it, a busy guest let the portal run out of buffers
             # when the client froze (its log: "out of buffers"), and the last
-            # picture never reached the stream. No last-sample: the sink keeps
-            # no buffer either.
+            # picture never reached the stream. pipewiresrc copies on its own
+            # streaming thread, so the unbounded queue gives this script's
+            # callback (a copy and a hash of each frame, slow under TCG) a
+            # thread of its own: without it, PipeWire buffers waited behind
+            # the callback and xdg-desktop-portal-wlr 0.7, which retries a
+            # starved capture only at the next damage, lost the frame the
+            # client froze on. No last-sample: the sink keeps no buffer either.
             self.pipeline = Gst.parse_launch(
                 f'pipewiresrc fd={fd} path={node} always-copy=true ! video/x-raw ! '
+                'queue max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! '
                 'appsink name=sink emit-signals=true sync=false enable-last-sample=false')
         except GLib.Error as error:
             raise Failure(f'stream: cannot build the pipeline: {error.message}') from None
