@@ -13,7 +13,8 @@
 #     disconnect their clients while another client runs on;
 #  4. a commit held when its surface is destroyed still gets its release
 #     point: after its acquire fence, or at once if it never had one.
-#  5. a linux-dmabuf v3 client sees XRGB8888 with the implicit modifier and
+#  5. a linux-dmabuf v3 client sees XRGB8888 with the implicit modifier (and
+#     with LINEAR: tools/sources/wlroots/0039) and
 #     its udmabuf frames are shown; the same buffer from vgem and virtio-gpu
 #     (exporter "drm": a GPU's layout only its driver knows) is refused:
 #     `failed` for create, a protocol error for create_immed, logged.
