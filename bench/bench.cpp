@@ -9,7 +9,9 @@
 //   damage64  one window redraws a 64x64 patch; only that rectangle of the
 //             output is recomposited (what wlr_scene does for such damage).
 // Then, per Vulkan path, the floor a damage frame cannot go below: an empty
-// pass ("empty") and one 64x64 rectangle ("rect64") on a 4K slot.
+// pass ("empty") and one 64x64 rectangle ("rect64") on a 4K slot; and the
+// video case, a player's NV12 frames (and XRGB8888 beside them) covering the
+// output ("video-nv12", "video-xr24"; udmabuf, so only in the qemu guest).
 // CPU time is the compositor thread's CPU time from the first texture update
 // to the return of wlr_render_pass_submit (the clients' drawing is not in it); GPU time comes from
 // timestamp queries (wlr_render_timer, which covers the frame's texture uploads
@@ -26,6 +28,7 @@
 #include <tuple>
 #include <vector>
 
+#include "bench/video_frames.hpp"
 #include "bench/wlr_renderers.hpp"
 #include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
@@ -266,6 +269,62 @@ Result floor_cost(Target& t, int width, int height, bool with_rect, int frames) 
   return {stats(cpu), stats(gpu), {}, {}, {}};
 }
 
+// The video case: a player's frame covering the whole output, a new one of
+// its pool of 4 dma-bufs every frame (imported once each, as the compositor
+// keeps a client buffer's texture), composited per frame; in NV12, and
+// beside it the same in XRGB8888. An error says why it could not run (no
+// /dev/udmabuf outside the qemu guest; a renderer that cannot import it).
+baton::Result<Result> run_video(Target& t, int width, int height, uint32_t format, int frames) {
+  auto pool = baton::bench::make_video_frames(format, width, height, 4);
+  if (!pool) return pool.error();
+  std::vector<wlr_texture*> textures;
+  for (wlr_buffer* b : *pool) textures.push_back(wlr_texture_from_buffer(t.renderer, b));
+  const bool imported = std::ranges::none_of(textures, [](wlr_texture* x) { return x == nullptr; });
+  wlr_drm_format_set set{};
+  wlr_drm_format_set_add(&set, DRM_FORMAT_XRGB8888, DRM_FORMAT_MOD_INVALID);
+  const wlr_drm_format* slot_format = wlr_drm_format_set_get(&set, DRM_FORMAT_XRGB8888);
+  constexpr int kSlots = 3;
+  wlr_buffer* slots[kSlots] = {};
+  wlr_render_timer* timers[kSlots] = {};
+  for (int i = 0; i < kSlots; ++i) {
+    slots[i] = wlr_allocator_create_buffer(t.allocator, width, height, slot_format);
+    timers[i] = wlr_render_timer_create(t.renderer);
+  }
+  wlr_drm_format_set_finish(&set);
+  std::vector<double> cpu, gpu;
+  for (int frame = 0; imported && frame < frames + kSlots; ++frame) {
+    const int slot = frame % kSlots;
+    if (frame >= 2 * kSlots) {
+      int ns = wlr_render_timer_get_duration_ns(timers[slot]);
+      if (ns >= 0) gpu.push_back(ns);
+    }
+    if (frame >= frames) continue;
+    const double start = thread_cpu_ns();
+    wlr_buffer_pass_options options{};
+    options.timer = timers[slot];
+    wlr_render_pass* pass = wlr_renderer_begin_buffer_pass(t.renderer, slots[slot], &options);
+    wlr_render_texture_options tex{};
+    tex.texture = textures[size_t(frame) % textures.size()];
+    tex.dst_box = {0, 0, width, height};
+    tex.filter_mode = WLR_SCALE_FILTER_BILINEAR;
+    wlr_render_pass_add_texture(pass, &tex);
+    wlr_render_pass_submit(pass);
+    cpu.push_back(thread_cpu_ns() - start);
+  }
+  baton::vulkan::renderer_finish(t.renderer);
+  for (int i = 0; i < kSlots; ++i) {
+    wlr_render_timer_destroy(timers[i]);
+    wlr_buffer_drop(slots[i]);
+  }
+  for (wlr_texture* x : textures)
+    if (x != nullptr) wlr_texture_destroy(x);
+  for (wlr_buffer* b : *pool) wlr_buffer_drop(b);
+  if (!imported) return baton::failure("video", "the renderer did not import the dma-buf");
+  // Warm-up frames (the first use of each import) are not counted.
+  cpu.erase(cpu.begin(), cpu.begin() + std::min<ptrdiff_t>(std::ssize(cpu), kSlots));
+  return Result{stats(cpu), stats(gpu), {}, {}, {}};
+}
+
 }  // namespace
 
 // Seen beside wlr_renderers.cpp (tools/lint/tidy_units.py), the check finds
@@ -415,6 +474,25 @@ int main(int argc, char** argv) {
       std::printf("%-7s %-10s %4d %-9s %10.1f %10.1f %10.1f %10.1f\n", t.name, output, 0,
                   with_rect ? "rect64" : "empty", r.cpu.median / 1e3, r.cpu.p99 / 1e3,
                   r.gpu.median / 1e3, r.gpu.p99 / 1e3);
+    }
+  }
+  // The video case, on the largest size, for baton's renderer (the only
+  // one here that takes dma-bufs from this process).
+  for (Target& t : targets) {
+    if (!t.vulkan) continue;
+    auto [width, height] = sizes.back();
+    for (auto [format, name] :
+         {std::pair{DRM_FORMAT_NV12, "video-nv12"}, std::pair{DRM_FORMAT_XRGB8888, "video-xr24"}}) {
+      auto r = run_video(t, width, height, format, frames);
+      char output[16];
+      std::snprintf(output, sizeof(output), "%dx%d", width, height);
+      if (!r) {
+        std::printf("# %s %s %s: not run: %s\n", t.name, output, name,
+                    r.error().describe().c_str());
+        continue;
+      }
+      std::printf("%-7s %-10s %4d %-9s %10.1f %10.1f %10.1f %10.1f\n", t.name, output, 1, name,
+                  r->cpu.median / 1e3, r->cpu.p99 / 1e3, r->gpu.median / 1e3, r->gpu.p99 / 1e3);
     }
   }
   for (Target& t : targets) {

@@ -16,6 +16,7 @@
 //                         unordered-planes]
 //            [--unshown fenced|unsubmitted] [--on-release poison] [--fullscreen yes]
 //            [--early-by frame|flip] [--close-fds yes] [--implicit yes|refused]
+//            [--format XRGB8888|NV12|P010]
 // --hold-ms: how long the last frame stays up (or until SIGTERM, which ends
 // the hold early: a test on a slow machine says when); --done-file: created once the
 // last frame is presented (or the stall began), for a test to screenshot;
@@ -50,6 +51,10 @@
 // --implicit refused: the same buffer, which the compositor must refuse: a
 // `create` gets `failed`, then a `create_immed` a protocol error
 // (zwp_linux_buffer_params_v1 invalid_wl_buffer, as wlroots answers it).
+// --format NV12|P010: a video decoder's frames (udmabuf only): two planes in
+// one dma-buf, each colour written as BT.601 limited-range Y'CbCr, which the
+// compositor converts back (its screen shows the same colours, give or take
+// rounding).
 // exit: 0 all frames presented after their fences; 1 a frame was presented
 // early, never, or a call failed; 77 the compositor lacks what --sync needs.
 #include <drm_fourcc.h>
@@ -116,6 +121,7 @@ struct Options {
   bool early_by_flip = false;
   bool close_fds = false;
   Implicit implicit = Implicit::no;
+  uint32_t format = DRM_FORMAT_XRGB8888;
 };
 
 constexpr int32_t kWindowSize = 256;           // square, unless fullscreen
@@ -181,6 +187,16 @@ std::optional<Options> parse(int argc, char** argv) {
     } else if (arg == "--on-release") {
       if (std::string_view(value) != "poison") return std::nullopt;
       o.poison = true;
+    } else if (arg == "--format") {
+      std::string_view v = value;
+      if (v == "XRGB8888")
+        o.format = DRM_FORMAT_XRGB8888;
+      else if (v == "NV12")
+        o.format = DRM_FORMAT_NV12;
+      else if (v == "P010")
+        o.format = DRM_FORMAT_P010;
+      else
+        return std::nullopt;
     } else if (arg == "--implicit") {
       std::string_view v = value;
       if (v == "yes")
@@ -477,6 +493,8 @@ class Producer {
               auto* self = static_cast<Producer*>(data);
               const uint64_t modifier = (uint64_t{hi} << 32) | lo;
               ++self->v3_pairs_;
+              if (format == DRM_FORMAT_XRGB8888 && modifier == DRM_FORMAT_MOD_LINEAR)
+                self->v3_xrgb_linear_ = true;
               if (modifier != DRM_FORMAT_MOD_INVALID) return;
               ++self->v3_implicit_;
               if (format == DRM_FORMAT_XRGB8888) self->v3_xrgb_implicit_ = true;
@@ -508,18 +526,24 @@ class Producer {
     if (!v3_xrgb_implicit_)
       return fail(
           "XRGB8888 is not offered with the implicit modifier: a v1-v3 client cannot use it");
+    // A v3 client that needs a LINEAR buffer (a V4L2 producer, a GPU client
+    // that must not send the implicit modifier) must still be told of it.
+    if (!v3_xrgb_linear_)
+      return fail("XRGB8888 is not offered with LINEAR to a v3 client, only the implicit modifier");
     return 0;
   }
 
-  // Params of `buffer`'s one plane: LINEAR, or the implicit modifier (--implicit).
+  // Params of `buffer`'s planes: LINEAR, or the implicit modifier (--implicit).
   zwp_linux_buffer_params_v1* make_params(const ProducerBuffer& buffer) {
     const bool implicit = o_.implicit != Implicit::no;
     const uint64_t modifier = implicit ? DRM_FORMAT_MOD_INVALID : DRM_FORMAT_MOD_LINEAR;
     zwp_linux_buffer_params_v1* params =
         zwp_linux_dmabuf_v1_create_params(implicit ? dmabuf_v3_.get() : window_.dmabuf());
-    zwp_linux_buffer_params_v1_add(params, buffer.dmabuf(), 0, 0, buffer.stride(),
-                                   static_cast<uint32_t>(modifier >> 32),
-                                   static_cast<uint32_t>(modifier & 0xffffffff));
+    for (int plane = 0; plane < buffer.planes(); ++plane)
+      zwp_linux_buffer_params_v1_add(params, buffer.dmabuf(), static_cast<uint32_t>(plane),
+                                     buffer.plane_offset(plane), buffer.plane_stride(plane),
+                                     static_cast<uint32_t>(modifier >> 32),
+                                     static_cast<uint32_t>(modifier & 0xffffffff));
     return params;
   }
 
@@ -570,7 +594,7 @@ class Producer {
   int make_slots() {
     for (int i = 0; i < 2; ++i) {
       auto buffer = ProducerBuffer::create(o_.allocator, card_.get(), static_cast<uint32_t>(width_),
-                                           static_cast<uint32_t>(height_));
+                                           static_cast<uint32_t>(height_), o_.format);
       if (!buffer) return fail("allocating a buffer: " + buffer.error().describe());
       if (o_.allocator == Allocator::shm) {
         if (window_.shm() == nullptr) return fail("the compositor advertises no wl_shm");
@@ -585,7 +609,7 @@ class Producer {
       }
       zwp_linux_buffer_params_v1* params = make_params(*buffer);
       wl_buffer* wl =
-          zwp_linux_buffer_params_v1_create_immed(params, width_, height_, DRM_FORMAT_XRGB8888, 0);
+          zwp_linux_buffer_params_v1_create_immed(params, width_, height_, buffer->format(), 0);
       zwp_linux_buffer_params_v1_destroy(params);
       slots_.push_back(Slot{std::move(*buffer), WlBuffer(wl), 0, {}, {}, {}});
     }
@@ -771,7 +795,7 @@ class Producer {
   WaylandWindow window_;
   WlPtr<zwp_linux_dmabuf_v1> dmabuf_v3_;  // --implicit
   int v3_pairs_ = 0, v3_implicit_ = 0;
-  bool v3_xrgb_implicit_ = false;
+  bool v3_xrgb_implicit_ = false, v3_xrgb_linear_ = false;
   UniqueFd vgem_, card_;
   std::vector<Slot> slots_;
   ExplicitSync sync_;

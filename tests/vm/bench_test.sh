@@ -5,7 +5,8 @@
 # printed; nothing is timed against a limit. Each requested renderer must
 # either produce its rows or have said why it did not start, and the bench must
 # exit 0. A wlroots renderer that did not start is reported on a SKIP line
-# with its reason (and wlroots' own log lines about it).
+# with its reason (and wlroots' own log lines about it). baton's renderer
+# must also have run the video case (NV12 and XRGB8888 dma-bufs).
 #
 # usage: bench_test.sh BENCH [BENCH ARGS...]   (e.g. --frames 30 --windows 8)
 set -uo pipefail
@@ -44,5 +45,13 @@ for entry in pixman:pixman vulkan:vk-rast vulkan:vk-comp wlr-gles2:wlr-gl wlr-vu
   else
     fail "$name ($option): $n rows and no reason for not starting"
   fi
+done
+# The video case: the guest has /dev/udmabuf, so baton's renderer must have
+# composited NV12 and XRGB8888 frames on each of its paths.
+for name in vk-rast vk-comp; do
+  for kind in video-nv12 video-xr24; do
+    [ "$(rows "$name" "$kind")" = 1 ] ||
+      fail "$name $kind: no row ($(grep "$name.*$kind" "$out" || echo 'not printed'))"
+  done
 done
 echo "vm-bench: PASS"

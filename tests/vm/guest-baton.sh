@@ -2,7 +2,8 @@
 # the headless backend with the Vulkan renderer (lavapipe) and explicit sync
 # on virtio-gpu's render node, and defines screenshot().
 #
-# Needs $baton, $out and guest-test.sh; call start_vulkan_baton NAME. Sets render,
+# Needs $baton, $out and guest-test.sh; call start_vulkan_baton NAME [OPTION...]
+# (more baton options, e.g. --headless-size). Sets render,
 # work (a scratch directory), log ($out/NAME-baton.log), shot and baton_pid,
 # and exports WAYLAND_DISPLAY=baton-NAME-test.
 start_vulkan_baton() {
@@ -11,9 +12,12 @@ start_vulkan_baton() {
   mkdir -p "$out"
   work=$(mktemp -d)
   shot="$work/shot.png"
-  export WAYLAND_DISPLAY=baton-$1-test
-  launch_baton "$out/$1-baton.log" "$baton" --backend headless --renderer vulkan \
-    --drm-device "$render" --socket "$WAYLAND_DISPLAY" --screenshot "$shot" --screenshot-delay 600000
+  local name=$1
+  shift
+  export WAYLAND_DISPLAY=baton-$name-test
+  launch_baton "$out/$name-baton.log" "$baton" --backend headless --renderer vulkan \
+    --drm-device "$render" --socket "$WAYLAND_DISPLAY" --screenshot "$shot" --screenshot-delay 600000 \
+    "$@"
   grep "buffers:" "$log"
   grep -q "linux-dmabuf-v1 on, linux-drm-syncobj-v1 on" "$log" ||
     fail "baton does not advertise both linux-dmabuf-v1 and linux-drm-syncobj-v1"

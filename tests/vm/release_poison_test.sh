@@ -16,12 +16,17 @@
 # the screen as they are (direct scanout), and a buffer comes back only after
 # the flip that replaced it.
 #
-# usage: release_poison_test.sh BUILD DRIVER OUT_DIR
+# With `yuv`, only video frames: the poisoning client's udmabufs hold NV12,
+# then P010 (two planes each, its colours written as BT.601 limited-range
+# Y'CbCr), composited (no plane here takes YUV), windowed beside the busy
+# client: the watch takes a colour within 2 steps of 255 as that colour.
+#
+# usage: release_poison_test.sh BUILD DRIVER OUT_DIR [yuv]
 #   DRIVER: virtio_gpu (honours IN_FENCE_FD, cannot scan out client
 #   buffers), vkms (no timelines: the event loop waits for render-done),
 #   vkms_nofence (refuses IN_FENCE_FD), vkms_timeline (honours it)
 set -uo pipefail
-build=$(realpath "$1") driver=$2 out=$3
+build=$(realpath "$1") driver=$2 out=$3 mode=${4:-all}
 mkdir -p "$out"
 here=$(dirname "$(realpath "$0")")
 test_name=release-poison
@@ -88,7 +93,8 @@ run_cell() {
   # The client keeps its last frame up for a second before it goes, so the
   # watch sees it however fast the frames before it passed.
   "$client" --alloc "$alloc" --sync "$sync" --frames "$frames" --delay-ms "$delay" --hold-ms 1000 --on-release poison \
-    "${fullscreen[@]}" --early-by "${cell_early_by:-frame}" >"$out/release-poison-$tag.out" 2>&1 &
+    "${fullscreen[@]}" --early-by "${cell_early_by:-frame}" --format "${cell_format:-XRGB8888}" \
+    >"$out/release-poison-$tag.out" 2>&1 &
   client_pid=$!
   wait $client_pid
   client_rc=$?
@@ -132,6 +138,17 @@ run_cell() {
 }
 
 failed=0
+if [ "$mode" = yuv ]; then
+  for format in NV12 P010; do
+    cell_format=$format cell_suffix=-$format run_cell explicit udmabuf window
+    cell_format=$format cell_suffix=-$format run_cell implicit udmabuf window
+  done
+  stop_baton
+  stop_seat
+  [ $failed = 0 ] || fail "$failed YUV checks on $driver"
+  echo "release-poison: PASS ($driver, NV12 and P010)"
+  exit 0
+fi
 for cell in explicit:vgem:window implicit:vgem:window none:shm:window \
   explicit:vgem:fullscreen implicit:vgem:fullscreen; do
   IFS=: read -r sync alloc layout <<<"$cell"

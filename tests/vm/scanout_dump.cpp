@@ -11,7 +11,9 @@
 // fails (and writes the first offending scanout to OUT.png) when any sample
 // holds a pixel of a FORBIDDEN colour (comma-separated RRGGBB); also counts the samples
 // with a pixel of each SEEN colour (comma-separated RRGGBB), so a test can
-// tell that the client really was on screen while it watched. Prints
+// tell that the client really was on screen while it watched. A pixel
+// within 2 steps of 255 of a colour in every channel counts as that colour:
+// a YUV client's colours reach the screen through a Y'CbCr conversion. Prints
 // "scanout-watch: started" after its first sample, for a test to wait on.
 //        vm-scanout-dump DRIVER --master
 // exits 0 when DRM master on the card is free (nobody holds it), 1 when a
@@ -266,6 +268,17 @@ std::vector<uint32_t> colours(const std::string& list) {
 
 volatile std::sig_atomic_t watch_stopped = 0;
 
+// Whether XRGB pixel `px` is `colour`, give or take kWatchTolerance a channel.
+constexpr int kWatchTolerance = 2;
+bool near(uint32_t px, uint32_t colour) {
+  for (int shift : {0, 8, 16}) {
+    const int a = static_cast<int>((px >> shift) & 0xff);
+    const int b = static_cast<int>((colour >> shift) & 0xff);
+    if (a - b > kWatchTolerance || b - a > kWatchTolerance) return false;
+  }
+  return true;
+}
+
 int watch(int card, double seconds, const std::vector<uint32_t>& forbidden,
           const std::vector<uint32_t>& seen, const char* out) {
   struct sigaction stop {};
@@ -291,8 +304,9 @@ int watch(int card, double seconds, const std::vector<uint32_t>& forbidden,
     bool hit = false;
     std::vector<bool> has(seen.size(), false);
     for (uint32_t px : s.pixels) {
-      hit = hit || std::find(forbidden.begin(), forbidden.end(), px) != forbidden.end();
-      for (size_t i = 0; i < seen.size(); ++i) has[i] = has[i] || px == seen[i];
+      hit = hit || std::any_of(forbidden.begin(), forbidden.end(),
+                               [px](uint32_t colour) { return near(px, colour); });
+      for (size_t i = 0; i < seen.size(); ++i) has[i] = has[i] || near(px, seen[i]);
     }
     for (size_t i = 0; i < seen.size(); ++i) seen_in[i] += has[i] ? 1 : 0;
     if (hit && hits++ == 0 && out != nullptr) write_png(s, out);
