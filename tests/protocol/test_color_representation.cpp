@@ -109,8 +109,16 @@ class ColorRep : public ::testing::Test {
     surfaces_.emplace_back(wl_compositor_create_surface(client_->compositor));
     return surfaces_.back().get();
   }
+  // The fixture owns every object it hands out: one a test did not destroy
+  // (its client was disconnected first) is freed at the test's end.
   RepSurface* get(wl_surface* surface) {
-    return wp_color_representation_manager_v1_get_surface(manager_, surface);
+    reps_.emplace_back(wp_color_representation_manager_v1_get_surface(manager_, surface));
+    return reps_.back().get();
+  }
+  // Sends `rep`'s destroy request now.
+  void destroy(RepSurface* rep) {
+    for (auto& owned : reps_)
+      if (owned.get() == rep) owned.reset();
   }
 
   // An ARGB8888 wl_shm buffer.
@@ -182,6 +190,7 @@ class ColorRep : public ::testing::Test {
   std::vector<Owned<wl_surface, wl_surface_destroy>> surfaces_;
   std::vector<std::unique_ptr<ShmBuffer>> shm_;
   std::vector<wl_buffer*> dmabufs_;
+  std::vector<Owned<RepSurface, wp_color_representation_surface_v1_destroy>> reps_;
 };
 
 ColorRepresentation expected(YcbcrCoefficients c, QuantizationRange r, ChromaLocation chroma,
@@ -231,7 +240,7 @@ TEST_F(ColorRep, EverythingSetReachesTheYcbcrBuffer) {
   EXPECT_EQ(recorded(nv12), expected(YcbcrCoefficients::bt709, QuantizationRange::limited,
                                      ChromaLocation::type2, AlphaMode::straight));
   expect_no_error();
-  wp_color_representation_surface_v1_destroy(rep);
+  destroy(rep);
 }
 
 TEST_F(ColorRep, EachCoefficientRangePairAndChromaLocationMapsToTheRendererEnum) {
@@ -259,7 +268,7 @@ TEST_F(ColorRep, EachCoefficientRangePairAndChromaLocationMapsToTheRendererEnum)
     }
   }
   expect_no_error();
-  wp_color_representation_surface_v1_destroy(rep);
+  destroy(rep);
 }
 
 TEST_F(ColorRep, WhatWasNotSetKeepsTheFormatsDefault) {
@@ -277,7 +286,7 @@ TEST_F(ColorRep, WhatWasNotSetKeepsTheFormatsDefault) {
   EXPECT_EQ(recorded(argb), expected(YcbcrCoefficients::identity, QuantizationRange::full,
                                      ChromaLocation::type0, AlphaMode::premultiplied_optical));
   expect_no_error();
-  wp_color_representation_surface_v1_destroy(rep);
+  destroy(rep);
 }
 
 TEST_F(ColorRep, IdentityFullOnAnRgbBufferIsRecorded) {
@@ -296,7 +305,7 @@ TEST_F(ColorRep, IdentityFullOnAnRgbBufferIsRecorded) {
   EXPECT_EQ(recorded(xrgb), expected(YcbcrCoefficients::identity, QuantizationRange::full,
                                      ChromaLocation::type0, AlphaMode::straight));
   expect_no_error();
-  wp_color_representation_surface_v1_destroy(rep);
+  destroy(rep);
 }
 
 TEST_F(ColorRep, AClientThatSetsNothingGetsNothingRecorded) {
@@ -315,7 +324,7 @@ TEST_F(ColorRep, AClientThatSetsNothingGetsNothingRecorded) {
   commit(s, argb);
   EXPECT_EQ(recorded(argb), std::nullopt);
   expect_no_error();
-  wp_color_representation_surface_v1_destroy(rep);
+  destroy(rep);
 }
 
 TEST_F(ColorRep, StateIsDoubleBufferedAndStaysUntilChanged) {
@@ -341,7 +350,7 @@ TEST_F(ColorRep, StateIsDoubleBufferedAndStaysUntilChanged) {
   EXPECT_EQ(recorded(c), recorded(b));
   EXPECT_EQ(recorded(a)->coefficients, YcbcrCoefficients::bt709);
   expect_no_error();
-  wp_color_representation_surface_v1_destroy(rep);
+  destroy(rep);
 }
 
 TEST_F(ColorRep, DestroyingTheObjectUnsetsFromTheNextCommit) {
@@ -351,7 +360,7 @@ TEST_F(ColorRep, DestroyingTheObjectUnsetsFromTheNextCommit) {
   wl_buffer* a = dmabuf();
   commit(s, a);
   ASSERT_TRUE(recorded(a).has_value());
-  wp_color_representation_surface_v1_destroy(rep);
+  destroy(rep);
   h_.sync();
   EXPECT_EQ(recorded(a)->coefficients, YcbcrCoefficients::bt709) << "committed before: kept";
   wl_buffer* b = dmabuf();
@@ -373,7 +382,7 @@ TEST_F(ColorRep, DestroyingTheObjectUnsetsFromTheNextCommit) {
   commit(s, d);
   EXPECT_EQ(recorded(d)->coefficients, YcbcrCoefficients::bt2020);
   expect_no_error();
-  wp_color_representation_surface_v1_destroy(second);
+  destroy(second);
 }
 
 TEST_F(ColorRep, AHeldCommitKeepsItsOwnRepresentation) {
@@ -405,7 +414,7 @@ TEST_F(ColorRep, AHeldCommitKeepsItsOwnRepresentation) {
   h_.sync();
   EXPECT_EQ(recorded(held), std::nullopt) << "not applied while its parent has not committed";
   // Unset after the held commit was made: that commit keeps what it carried.
-  wp_color_representation_surface_v1_destroy(rep);
+  destroy(rep);
   wl_surface_commit(parent);
   const auto applied = recorded(held);
   ASSERT_TRUE(applied.has_value()) << "the held commit lost its representation";
@@ -422,7 +431,7 @@ TEST_F(ColorRep, TheObjectMayBeDestroyedAfterItsSurface) {
   RepSurface* rep = get(surface());
   surfaces_.clear();  // destroys the wl_surface: the object is inert
   h_.sync();
-  wp_color_representation_surface_v1_destroy(rep);  // destroy is allowed on it
+  destroy(rep);  // destroy is allowed on it
   expect_no_error();
 }
 
@@ -440,8 +449,8 @@ TEST_F(ColorRep, AnObjectPerSurfaceIsFine) {
   RepSurface* first = get(surface());
   RepSurface* second = get(surface());
   expect_no_error();
-  wp_color_representation_surface_v1_destroy(first);
-  wp_color_representation_surface_v1_destroy(second);
+  destroy(first);
+  destroy(second);
 }
 
 TEST_F(ColorRep, AnUnadvertisedAlphaModeIsAlphaMode) {
@@ -546,7 +555,7 @@ TEST_P(ColorRepYcbcrFormats, Bt2020AndAChromaLocationAreFine) {
   EXPECT_EQ(recorded(buffer), expected(YcbcrCoefficients::bt2020, QuantizationRange::limited,
                                        ChromaLocation::type5, AlphaMode::premultiplied_electrical));
   expect_no_error();
-  wp_color_representation_surface_v1_destroy(rep);
+  destroy(rep);
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, ColorRepYcbcrFormats,
@@ -628,7 +637,7 @@ TEST_F(ColorRep, NoContentsNothingToCheck) {
   wp_color_representation_surface_v1_set_coefficients_and_range(rep, kIdentity, kFull);
   wl_surface_commit(s);
   expect_no_error();
-  wp_color_representation_surface_v1_destroy(rep);
+  destroy(rep);
 }
 
 TEST_F(ColorRep, AfterDestroyNothingIsChecked) {
@@ -636,7 +645,7 @@ TEST_F(ColorRep, AfterDestroyNothingIsChecked) {
   RepSurface* rep = get(s);
   wp_color_representation_surface_v1_set_coefficients_and_range(rep, kBt709, kFull);
   commit(s, dmabuf());
-  wp_color_representation_surface_v1_destroy(rep);
+  destroy(rep);
   commit(s, rgb());
   expect_no_error();
 }
