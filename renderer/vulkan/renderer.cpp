@@ -11,6 +11,7 @@
 
 #include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/texture/dmabuf_import.hpp"
+#include "renderer/vulkan/texture/plane_layout.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "util/log.hpp"
 
@@ -231,11 +232,14 @@ Renderer::~Renderer() {
   // (on a really lost device this returns at once).
   vkDeviceWaitIdle(device_->get());
   const ImportCache::Counts& imports = imports_.counts();
-  if (imports.imports > 0)
-    // tests grep this line: tests/vm/vk_client_test.sh
-    LOG_INFO("vulkan: %llu client dma-bufs imported, %llu commits reused an earlier import",
-             static_cast<unsigned long long>(imports.imports),
-             static_cast<unsigned long long>(imports.reuses));
+  // Tests grep this line (tests/vm/vk_client_test.sh, video_test.sh): which
+  // way clients' pixels came, dma-bufs or copies.
+  LOG_INFO(
+      "vulkan: %llu client dma-bufs imported, %llu commits reused an earlier import; "
+      "%llu texture rectangles uploaded",
+      static_cast<unsigned long long>(imports.imports),
+      static_cast<unsigned long long>(imports.reuses),
+      static_cast<unsigned long long>(upload_counts_.copied + upload_counts_.dispatched));
   imports_.clear();  // before the textures: their buffers' addons go with them
   dmabuf_targets_.clear();
   // A texture still here has no holder left: wlroots 0.19's users drop theirs
@@ -256,12 +260,12 @@ Renderer::~Renderer() {
 }
 
 void Renderer::build_format_sets() {
+  const VkFormatFeatureFlags sample = VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
+                                      VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT |
+                                      VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
   for (const FormatInfo& f : known_formats()) {
     VkFormatProperties props{};
     vkGetPhysicalDeviceFormatProperties(device_->physical(), f.vk, &props);
-    VkFormatFeatureFlags sample = VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
-                                  VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT |
-                                  VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
     if ((props.optimalTilingFeatures & sample) == sample)
       wlr_drm_format_set_add(&shm_formats_, f.drm, DRM_FORMAT_MOD_INVALID);
     if (f.renderable && pipelines_.get(f.vk, DrawKind::solid, Blend::none) != VK_NULL_HANDLE) {
@@ -269,6 +273,16 @@ void Renderer::build_format_sets() {
       wlr_drm_format_set_add(&render_formats_, f.drm, DRM_FORMAT_MOD_INVALID);
       wlr_drm_format_set_add(&render_formats_, f.drm, DRM_FORMAT_MOD_LINEAR);
     }
+  }
+  // YUV through wl_shm: each plane is uploaded into an image of its own.
+  for (const PlaneLayout& layout : plane_layouts()) {
+    bool sampled = true;
+    for (uint8_t i = 0; i < layout.image_count; ++i) {
+      VkFormatProperties props{};
+      vkGetPhysicalDeviceFormatProperties(device_->physical(), layout.images[i].format, &props);
+      sampled = sampled && (props.optimalTilingFeatures & sample) == sample;
+    }
+    if (sampled) wlr_drm_format_set_add(&shm_formats_, layout.info.drm, DRM_FORMAT_MOD_INVALID);
   }
   query_dmabuf_formats(*device_, dmabuf_formats_);
   LOG_INFO("vulkan: %zu dma-buf formats importable%s", dmabuf_formats_.len,

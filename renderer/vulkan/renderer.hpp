@@ -2,6 +2,7 @@
 // textures, render passes and timers. Only renderer/vulkan/ includes this.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <span>
 #include <unordered_set>
@@ -58,9 +59,14 @@ struct Texture {
   float color[4] = {};  // premultiplied, for solid textures
   // Some (format, modifier) pairs sample only with NEAREST (lavapipe's LINEAR).
   bool filters_linearly = true;
-  // A YUV dma-buf: `view` has Y in red, these Cb and Cr (the import's).
+  // YUV: `view` has Y in red, these Cb and Cr (a dma-buf's: the import's).
   const PlaneLayout* planes = nullptr;
   VkImageView chroma_views[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+  // A YUV wl_shm buffer's plane images after the first (`owned_image`), and
+  // its chroma views.
+  std::array<UniqueImage, 2> owned_plane_images;
+  std::array<UniqueMemory, 2> owned_plane_memory;
+  std::array<UniqueImageView, 2> owned_chroma_views;
   YcbcrConversion conversion{};
   // RGB with straight (not premultiplied) alpha: the shaders premultiply.
   bool straight_alpha = false;
@@ -139,8 +145,14 @@ class Renderer {
   /// (with one barrier batch before and one after) ahead of the next
   /// submission, as a transfer command or by dispatch (uploads.cpp). One
   /// over a rectangle queued earlier for the same image lands after it.
-  void queue_copy(const Texture& texture, VkImageLayout old_layout, VkBuffer staging,
-                  const VkBufferImageCopy& region);
+  void queue_copy(VkImage image, VkImageView storage_view, VkImageLayout old_layout,
+                  VkBuffer staging, const VkBufferImageCopy& region);
+  /// Stages `rects` (clamped to the image) of `pixels` (rows `stride` apart,
+  /// `texel_bytes` a texel) for copying into `image` before the next submission.
+  [[nodiscard]] Status stage_rects(VkImage image, VkImageView storage_view,
+                                   VkImageLayout old_layout, const unsigned char* pixels,
+                                   size_t stride, uint32_t texel_bytes, VkExtent2D extent,
+                                   std::span<const pixman_box32_t> rects);
   /// Queues taking an imported dma-buf image over from its producer (queue
   /// family EXTERNAL) into SHADER_READ_ONLY, ahead of the next submission;
   /// `held`: we still own it from an earlier commit, so it is handed back

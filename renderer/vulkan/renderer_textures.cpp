@@ -21,6 +21,23 @@ Texture* get(wlr_texture* t) { return reinterpret_cast<Texture*>(t); }
 // Past this many damage rectangles one copy of their bounding box is cheaper.
 constexpr int kMaxUploadRects = 32;
 
+// How the texture's pixels are read: the buffer's colour representation,
+// or the format's default when its client set none. Read per texture (per
+// commit): a client may change it between commits.
+void apply_color_representation(Texture& texture, wlr_buffer* buffer) {
+  const ColorRepresentation* set = color_representation_of(buffer);
+  const ColorRepresentation representation =
+      set != nullptr ? *set : default_color_representation(texture.format->drm);
+  if (texture.planes != nullptr) {
+    texture.conversion = ycbcr_conversion(*texture.planes, representation);
+  } else {
+    // Premultiplied optical is read as electrical: baton blends encoded
+    // values and has no linearisation to premultiply in yet.
+    texture.straight_alpha =
+        texture.format->has_alpha && representation.alpha == AlphaMode::straight;
+  }
+}
+
 bool update_from_buffer(wlr_texture* base, wlr_buffer* buffer, const pixman_region32_t* damage) {
   Texture* texture = get(base);
   if (texture->renderer == nullptr || !texture->updatable) return false;
@@ -35,6 +52,7 @@ bool update_from_buffer(wlr_texture* base, wlr_buffer* buffer, const pixman_regi
     return false;
   bool ok = format == texture->format->drm;
   if (ok) {
+    apply_color_representation(*texture, buffer);
     Status uploaded = texture->renderer->upload(*texture, data, stride, damage);
     if (!uploaded) LOG_ERROR("vulkan: updating a texture: %s", uploaded.error().describe().c_str());
     ok = uploaded.ok();
@@ -83,6 +101,14 @@ void destroy(wlr_texture* base) {
     retired.image = std::move(texture->owned_image);
     retired.memory = std::move(texture->owned_memory);
     r.retire(std::move(retired));
+    for (size_t i = 0; i < texture->owned_plane_images.size(); ++i) {
+      Retired plane;
+      plane.point = std::max(texture->last_used, r.device().next_point());
+      plane.view = std::move(texture->owned_chroma_views[i]);
+      plane.image = std::move(texture->owned_plane_images[i]);
+      plane.memory = std::move(texture->owned_plane_memory[i]);
+      r.retire(std::move(plane));
+    }
     r.release_after_reads(std::move(texture->source), texture->last_used);
   }
   if (texture->target_buffer != nullptr) wlr_buffer_unlock(texture->target_buffer);
@@ -137,13 +163,14 @@ Result<UniqueImageView> make_storage_view(Device& device, VkImage image) {
   return UniqueImageView(device.get(), view);
 }
 
-// Creates the texture's own image and its memory.
-Status create_owned_image(Device& device, const VkImageCreateInfo& info, Texture& texture) {
+// Creates an image of the texture's own and its memory.
+Status create_owned_image(Device& device, const VkImageCreateInfo& info, UniqueImage& owned_image,
+                          UniqueMemory& owned_memory) {
   VkImage image = VK_NULL_HANDLE;
   if (Status s = device.check(vkCreateImage(device.get(), &info, nullptr, &image), "vkCreateImage");
       !s)
     return s;
-  texture.owned_image = UniqueImage(device.get(), image);
+  owned_image = UniqueImage(device.get(), image);
   VkMemoryRequirements req{};
   vkGetImageMemoryRequirements(device.get(), image, &req);
   int type = device.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
@@ -156,7 +183,7 @@ Status create_owned_image(Device& device, const VkImageCreateInfo& info, Texture
                               "vkAllocateMemory");
       !s)
     return s;
-  texture.owned_memory = UniqueMemory(device.get(), memory);
+  owned_memory = UniqueMemory(device.get(), memory);
   return device.check(vkBindImageMemory(device.get(), image, memory, 0), "vkBindImageMemory");
 }
 
@@ -223,6 +250,95 @@ Result<std::array<UniqueImageView, 3>> make_import_views(Device& device,
   return views;
 }
 
+// An RGB wl_shm buffer's image: uploads by dispatch write 4-byte texels as
+// raw words through an R32_UINT view, so the image may be viewed as either
+// format, and is a storage image through the view that supports it.
+Status create_rgb_image(Device& device, Texture& texture, bool by_dispatch) {
+  const FormatInfo& format = *texture.format;
+  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  info.imageType = VK_IMAGE_TYPE_2D;
+  info.format = format.vk;
+  info.extent = {texture.base.width, texture.base.height, 1};
+  info.mipLevels = 1;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_OPTIMAL;
+  info.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+               VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  const VkFormat upload_formats[2] = {format.vk, VK_FORMAT_R32_UINT};
+  VkImageFormatListCreateInfo format_list{VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO};
+  format_list.viewFormatCount = 2;
+  format_list.pViewFormats = upload_formats;
+  const bool storage =
+      by_dispatch && format.bytes_per_pixel == 4 && storage_uploads_supported(device, format.vk);
+  if (storage) {
+    info.pNext = &format_list;
+    info.flags = VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
+    info.usage |= VK_IMAGE_USAGE_STORAGE_BIT;
+  }
+  if (Status s = create_owned_image(device, info, texture.owned_image, texture.owned_memory); !s)
+    return s;
+  const VkImage image = texture.owned_image.get();
+  auto view = make_view(device, image, format, storage);
+  if (!view) return view.error();
+  if (storage) {
+    // Without it the texture's uploads are copies, as on the raster path.
+    auto words = make_storage_view(device, image);
+    if (words) {
+      texture.owned_storage_view = std::move(*words);
+      texture.storage_view = texture.owned_storage_view.get();
+    } else {
+      LOG_ERROR("vulkan: texture uploads are copies: %s", words.error().describe().c_str());
+    }
+  }
+  texture.owned_view = std::move(*view);
+  texture.image = image;
+  texture.view = texture.owned_view.get();
+  return {};
+}
+
+// A YUV wl_shm buffer's images, one per image of its layout (copies of the
+// planes: uploads fill them as they fill RGB textures), and the views that
+// put Y, Cb and Cr in red.
+Status create_plane_images(Device& device, const PlaneLayout& layout, wlr_buffer* buffer,
+                           Texture& texture) {
+  VkImage images[3] = {};
+  for (uint8_t i = 0; i < layout.image_count; ++i) {
+    const PlaneImage& plane = layout.images[i];
+    VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    info.imageType = VK_IMAGE_TYPE_2D;
+    info.format = plane.format;
+    info.extent = {(texture.base.width + plane.width_divisor - 1) / plane.width_divisor,
+                   (texture.base.height + plane.height_divisor - 1) / plane.height_divisor, 1};
+    info.mipLevels = 1;
+    info.arrayLayers = 1;
+    info.samples = VK_SAMPLE_COUNT_1_BIT;
+    info.tiling = VK_IMAGE_TILING_OPTIMAL;
+    info.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    UniqueImage& image = i == 0 ? texture.owned_image : texture.owned_plane_images[i - 1];
+    UniqueMemory& memory = i == 0 ? texture.owned_memory : texture.owned_plane_memory[i - 1];
+    if (Status s = create_owned_image(device, info, image, memory); !s) return s;
+    images[i] = image.get();
+  }
+  const PlaneSample samples[3] = {layout.y, layout.cb, layout.cr};
+  for (int i = 0; i < 3; ++i) {
+    const PlaneSample& s = samples[i];
+    auto view =
+        make_channel_view(device, images[s.image], layout.images[s.image].format, s.channel);
+    if (!view) return view.error();
+    (i == 0 ? texture.owned_view : texture.owned_chroma_views[i - 1]) = std::move(*view);
+  }
+  texture.planes = &layout;
+  texture.image = images[0];
+  texture.view = texture.owned_view.get();
+  texture.chroma_views[0] = texture.owned_chroma_views[0].get();
+  texture.chroma_views[1] = texture.owned_chroma_views[1].get();
+  apply_color_representation(texture, buffer);
+  return {};
+}
+
 }  // namespace
 
 Result<Texture*> Renderer::texture_from_buffer(wlr_buffer* buffer) {
@@ -259,7 +375,8 @@ Result<Texture*> Renderer::texture_from_buffer(wlr_buffer* buffer) {
     return failure("vulkan: no texture of a " + std::to_string(buffer->width) + "x" +
                        std::to_string(buffer->height) + " buffer",
                    "it offers neither pixels nor a known image");
-  const FormatInfo* format = find_format(drm_format);
+  const PlaneLayout* planes = find_plane_layout(drm_format);
+  const FormatInfo* format = planes != nullptr ? &planes->info : find_format(drm_format);
   if (format == nullptr || !wlr_drm_format_set_get(&shm_formats_, drm_format)) {
     wlr_buffer_end_data_ptr_access(buffer);
     return failure("vulkan: no texture", "cannot texture from format " + hex_format(drm_format));
@@ -276,54 +393,9 @@ Result<Texture*> Renderer::texture_from_buffer(wlr_buffer* buffer) {
     textures_.insert(texture.get());
     return texture.release();
   }
-
-  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
-  info.imageType = VK_IMAGE_TYPE_2D;
-  info.format = format->vk;
-  info.extent = {static_cast<uint32_t>(buffer->width), static_cast<uint32_t>(buffer->height), 1};
-  info.mipLevels = 1;
-  info.arrayLayers = 1;
-  info.samples = VK_SAMPLE_COUNT_1_BIT;
-  info.tiling = VK_IMAGE_TILING_OPTIMAL;
-  info.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
-               VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
-  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  // Uploads by dispatch write 4-byte texels as raw words through an R32_UINT
-  // view: the image may be viewed as either format, and is a storage image
-  // through the view that supports it.
-  const VkFormat upload_formats[2] = {format->vk, VK_FORMAT_R32_UINT};
-  VkImageFormatListCreateInfo format_list{VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO};
-  format_list.viewFormatCount = 2;
-  format_list.pViewFormats = upload_formats;
-  const bool storage = uploads_by_dispatch_ && format->bytes_per_pixel == 4 &&
-                       storage_uploads_supported(*device_, format->vk);
-  if (storage) {
-    info.pNext = &format_list;
-    info.flags = VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
-    info.usage |= VK_IMAGE_USAGE_STORAGE_BIT;
-  }
-  Status ok = create_owned_image(*device_, info, *texture);
-  const VkImage image = texture->owned_image.get();
-  Result<UniqueImageView> view =
-      ok ? make_view(*device_, image, *format, storage) : Result<UniqueImageView>(ok.error());
-  if (view && storage) {
-    // Without it the texture's uploads are copies, as on the raster path.
-    auto words = make_storage_view(*device_, image);
-    if (words) {
-      texture->owned_storage_view = std::move(*words);
-      texture->storage_view = texture->owned_storage_view.get();
-    } else {
-      LOG_ERROR("vulkan: texture uploads are copies: %s", words.error().describe().c_str());
-    }
-  }
-  if (view) {
-    texture->owned_view = std::move(*view);
-    texture->image = image;
-    texture->view = texture->owned_view.get();
-    ok = upload(*texture, data, stride, nullptr);
-  } else {
-    ok = view.error();
-  }
+  Status ok = planes != nullptr ? create_plane_images(*device_, *planes, buffer, *texture)
+                                : create_rgb_image(*device_, *texture, uploads_by_dispatch_);
+  if (ok) ok = upload(*texture, data, stride, nullptr);
   wlr_buffer_end_data_ptr_access(buffer);
   if (!ok) {
     check_lost();
@@ -375,20 +447,12 @@ Result<Texture*> Renderer::texture_from_dmabuf(wlr_buffer* buffer,
   texture->filters_linearly = import->filters_linearly;
   texture->image = import->images[0].image.get();
   texture->view = import->views[0].get();
-  // Read per texture (each commit's): a client may change it between commits.
-  const ColorRepresentation* set = color_representation_of(buffer);
-  const ColorRepresentation representation =
-      set != nullptr ? *set : default_color_representation(attribs.format);
   if (planes != nullptr) {
     texture->planes = planes;
     texture->chroma_views[0] = import->views[1].get();
     texture->chroma_views[1] = import->views[2].get();
-    texture->conversion = ycbcr_conversion(*planes, representation);
-  } else {
-    // Premultiplied optical is read as electrical: baton blends encoded
-    // values and has no linearisation to premultiply in yet.
-    texture->straight_alpha = format->has_alpha && representation.alpha == AlphaMode::straight;
   }
+  apply_color_representation(*texture, buffer);
   texture->source = BufferLock(buffer);  // the GPU reads the client's memory itself
   texture->layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;  // after the acquire below
   for (const ImportedImage& image : import->images)
@@ -406,7 +470,6 @@ Status Renderer::upload(Texture& texture, const void* data, size_t stride,
     unpack_pixel(data, texture.color);
     return {};
   }
-  const uint32_t bpp = texture.format->bytes_per_pixel;
   pixman_box32_t full = {0, 0, static_cast<int32_t>(texture.base.width),
                          static_cast<int32_t>(texture.base.height)};
   int count = 1;
@@ -423,16 +486,56 @@ Status Renderer::upload(Texture& texture, const void* data, size_t stride,
   // The first upload may discard: nothing was in the image before.
   const VkImageLayout old_layout = region == nullptr ? VK_IMAGE_LAYOUT_UNDEFINED : texture.layout;
   const auto* bytes = static_cast<const unsigned char*>(data);
-  for (int i = 0; i < count; ++i) {
-    const pixman_box32_t& r = rects[i];
-    int32_t x1 = std::clamp(r.x1, 0, full.x2), x2 = std::clamp(r.x2, 0, full.x2);
-    int32_t y1 = std::clamp(r.y1, 0, full.y2), y2 = std::clamp(r.y2, 0, full.y2);
+  const std::span<const pixman_box32_t> damage(rects, static_cast<size_t>(count));
+  const VkExtent2D extent = {texture.base.width, texture.base.height};
+  if (texture.planes == nullptr) {
+    if (Status s = stage_rects(texture.image, texture.storage_view, old_layout, bytes, stride,
+                               texture.format->bytes_per_pixel, extent, damage);
+        !s)
+      return s;
+  } else {
+    // Each plane image gets the damage scaled to its size (rounded outwards).
+    const PlaneLayout& layout = *texture.planes;
+    const auto planes = contiguous_planes(layout, stride, texture.base.height);
+    std::vector<pixman_box32_t> scaled;
+    for (uint8_t i = 0; i < layout.image_count; ++i) {
+      const PlaneImage& image = layout.images[i];
+      const int32_t dx = image.width_divisor, dy = image.height_divisor;
+      scaled.clear();
+      for (const pixman_box32_t& r : damage)
+        scaled.push_back({r.x1 / dx, r.y1 / dy, (r.x2 + dx - 1) / dx, (r.y2 + dy - 1) / dy});
+      const VkImage target =
+          i == 0 ? texture.owned_image.get() : texture.owned_plane_images[i - 1].get();
+      const VkExtent2D size = {(extent.width + dx - 1) / dx, (extent.height + dy - 1) / dy};
+      const ContiguousPlane& plane = planes[image.plane];
+      if (Status s = stage_rects(target, VK_NULL_HANDLE, old_layout, bytes + plane.offset,
+                                 plane.stride, image.texel_bytes, size, scaled);
+          !s)
+        return s;
+    }
+  }
+  // Textures written by dispatch stay in GENERAL, which storage writes need.
+  texture.layout = texture.storage_view != VK_NULL_HANDLE
+                       ? VK_IMAGE_LAYOUT_GENERAL
+                       : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+  texture.last_used = device_->next_point();
+  return {};
+}
+
+Status Renderer::stage_rects(VkImage image, VkImageView storage_view, VkImageLayout old_layout,
+                             const unsigned char* pixels, size_t stride, uint32_t texel_bytes,
+                             VkExtent2D extent, std::span<const pixman_box32_t> rects) {
+  const auto width = static_cast<int32_t>(extent.width);
+  const auto height = static_cast<int32_t>(extent.height);
+  for (const pixman_box32_t& r : rects) {
+    int32_t x1 = std::clamp(r.x1, 0, width), x2 = std::clamp(r.x2, 0, width);
+    int32_t y1 = std::clamp(r.y1, 0, height), y2 = std::clamp(r.y2, 0, height);
     if (x2 <= x1 || y2 <= y1) continue;
-    const uint32_t w = x2 - x1, h = y2 - y1, row = w * bpp;
+    const uint32_t w = x2 - x1, h = y2 - y1, row = w * texel_bytes;
     auto staged = ring_.allocate(VkDeviceSize(row) * h);
     if (!staged) return staged.error();
     const StagingRing::Span span = *staged;
-    const unsigned char* src = bytes + size_t(y1) * stride + size_t(x1) * bpp;
+    const unsigned char* src = pixels + size_t(y1) * stride + size_t(x1) * texel_bytes;
     if (row == stride) {
       std::memcpy(span.data, src, size_t(row) * h);
     } else {
@@ -444,14 +547,8 @@ Status Renderer::upload(Texture& texture, const void* data, size_t stride,
     copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     copy.imageOffset = {x1, y1, 0};
     copy.imageExtent = {w, h, 1};
-    queue_copy(texture, old_layout, span.buffer, copy);
+    queue_copy(image, storage_view, old_layout, span.buffer, copy);
   }
-
-  // Textures written by dispatch stay in GENERAL, which storage writes need.
-  texture.layout = texture.storage_view != VK_NULL_HANDLE
-                       ? VK_IMAGE_LAYOUT_GENERAL
-                       : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-  texture.last_used = device_->next_point();
   return {};
 }
 

@@ -46,13 +46,12 @@ constexpr VkAccessFlags2 kReadAccess =
 
 }  // namespace
 
-void Renderer::queue_copy(const Texture& texture, VkImageLayout old_layout, VkBuffer staging,
-                          const VkBufferImageCopy& region) {
+void Renderer::queue_copy(VkImage image, VkImageView storage_view, VkImageLayout old_layout,
+                          VkBuffer staging, const VkBufferImageCopy& region) {
   size_t index = 0;
-  while (index < pending_images_.size() && pending_images_[index].image != texture.image) ++index;
+  while (index < pending_images_.size() && pending_images_[index].image != image) ++index;
   if (index == pending_images_.size())
-    pending_images_.push_back(
-        {texture.image, old_layout, texture.storage_view, texture.storage_view != VK_NULL_HANDLE});
+    pending_images_.push_back({image, old_layout, storage_view, storage_view != VK_NULL_HANDLE});
   // A texture updated twice before a frame (a client committing faster than
   // the output repaints): where the damage overlaps, the later one must win.
   uint32_t round = 0;

@@ -93,6 +93,16 @@ MemoryBuffer* MemoryBuffer::create(int width, int height, uint32_t format) {
   return m;
 }
 
+MemoryBuffer* MemoryBuffer::create_raw(int width, int height, uint32_t format, size_t stride,
+                                       size_t bytes) {
+  auto* m = new MemoryBuffer();
+  m->format = format;
+  m->stride = stride;
+  m->data.assign(bytes, 0);
+  wlr_buffer_init(&m->base, &kMemoryImpl, width, height);
+  return m;
+}
+
 void MemoryBuffer::set(int x, int y, float a, float r, float g, float b) {
   uint32_t v = pack(format, a, r, g, b);
   unsigned char* p = data.data() + size_t(y) * stride + size_t(x) * format_bpp(format);

@@ -22,6 +22,9 @@ struct MemoryBuffer {
   std::vector<unsigned char> data;
 
   static MemoryBuffer* create(int width, int height, uint32_t format);
+  /// `bytes` of zeros, rows `stride` apart, laid out by the caller (YUV).
+  static MemoryBuffer* create_raw(int width, int height, uint32_t format, size_t stride,
+                                  size_t bytes);
   /// Fills with a deterministic premultiplied pattern (alpha varies when the format has alpha).
   void fill_pattern(int seed);
   /// Sets one pixel from premultiplied ARGB in 0..1.

@@ -22,7 +22,9 @@ constexpr PlaneLayout semi_planar(uint32_t drm, VkFormat luma, VkFormat chroma, 
           .chroma_sub_x = 2,
           .chroma_sub_y = sub_y,
           .image_count = 2,
-          .images = {{0, luma, 1, 1}, {1, chroma, 2, sub_y}, {}},
+          .images = {{0, luma, uint8_t(container / 8), 1, 1},
+                     {1, chroma, uint8_t(container / 4), 2, sub_y},
+                     {}},
           .y = {0, R},
           .cb = {1, swapped ? G : R},
           .cr = {1, swapped ? R : G}};
@@ -38,7 +40,7 @@ constexpr PlaneLayout planar(uint32_t drm, bool swapped) {
           .chroma_sub_x = 2,
           .chroma_sub_y = 2,
           .image_count = 3,
-          .images = {{0, r8, 1, 1}, {1, r8, 2, 2}, {2, r8, 2, 2}},
+          .images = {{0, r8, 1, 1, 1}, {1, r8, 1, 2, 2}, {2, r8, 1, 2, 2}},
           .y = {0, R},
           .cb = {uint8_t(swapped ? 2 : 1), R},
           .cr = {uint8_t(swapped ? 1 : 2), R}};
@@ -50,17 +52,18 @@ constexpr PlaneLayout planar(uint32_t drm, bool swapped) {
 // ordinary planes are.
 constexpr PlaneLayout packed(uint32_t drm, VkComponentSwizzle y, VkComponentSwizzle cb,
                              VkComponentSwizzle cr) {
-  return {.info = yuv(drm),
-          .planes = 1,
-          .bits = 8,
-          .container = 8,
-          .chroma_sub_x = 2,
-          .chroma_sub_y = 1,
-          .image_count = 2,
-          .images = {{0, VK_FORMAT_R8G8_UNORM, 1, 1}, {0, VK_FORMAT_R8G8B8A8_UNORM, 2, 1}, {}},
-          .y = {0, y},
-          .cb = {1, cb},
-          .cr = {1, cr}};
+  return {
+      .info = yuv(drm),
+      .planes = 1,
+      .bits = 8,
+      .container = 8,
+      .chroma_sub_x = 2,
+      .chroma_sub_y = 1,
+      .image_count = 2,
+      .images = {{0, VK_FORMAT_R8G8_UNORM, 2, 1, 1}, {0, VK_FORMAT_R8G8B8A8_UNORM, 4, 2, 1}, {}},
+      .y = {0, y},
+      .cb = {1, cb},
+      .cr = {1, cr}};
 }
 
 constexpr PlaneLayout kLayouts[] = {
@@ -85,6 +88,25 @@ const PlaneLayout* find_plane_layout(uint32_t drm) {
   for (const PlaneLayout& l : kLayouts)
     if (l.info.drm == drm) return &l;
   return nullptr;
+}
+
+std::array<ContiguousPlane, 3> contiguous_planes(const PlaneLayout& layout, size_t stride,
+                                                 uint32_t height) {
+  std::array<ContiguousPlane, 3> planes{};
+  planes[0] = {0, stride};
+  const PlaneImage& luma = layout.images[0];
+  size_t end = stride * height;
+  for (uint8_t plane = 1; plane < layout.planes; ++plane) {
+    const PlaneImage* image = nullptr;
+    for (uint8_t i = 0; i < layout.image_count && image == nullptr; ++i)
+      if (layout.images[i].plane == plane) image = &layout.images[i];
+    if (image == nullptr) break;
+    const size_t plane_stride =
+        stride * image->texel_bytes / (size_t(luma.texel_bytes) * image->width_divisor);
+    planes[plane] = {end, plane_stride};
+    end += plane_stride * ((height + image->height_divisor - 1) / image->height_divisor);
+  }
+  return planes;
 }
 
 }  // namespace baton::vulkan

@@ -8,6 +8,8 @@
 
 #include <vulkan/vulkan.h>
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -19,6 +21,7 @@ namespace baton::vulkan {
 struct PlaneImage {
   uint8_t plane;  // the dma-buf plane it reads (offset, stride, fd)
   VkFormat format;
+  uint8_t texel_bytes;    // of `format`
   uint8_t width_divisor;  // its extent is the buffer's, divided (rounded up)
   uint8_t height_divisor;
 };
@@ -41,6 +44,18 @@ struct PlaneLayout {
   PlaneImage images[3];
   PlaneSample y, cb, cr;
 };
+
+/// Where one memory plane of a YUV wl_shm buffer lies, from the buffer's
+/// offset. wl_shm gives a buffer one offset and one stride: the planes follow
+/// each other with no gap, each plane's stride derived from the first's
+/// (GStreamer's waylandsink and Weston lay them out so). wlroots patch 0040
+/// refuses a buffer whose pool does not hold every plane laid out this way.
+struct ContiguousPlane {
+  size_t offset;
+  size_t stride;
+};
+[[nodiscard]] std::array<ContiguousPlane, 3> contiguous_planes(const PlaneLayout& layout,
+                                                               size_t stride, uint32_t height);
 
 /// Every multi-image format baton imports (the advertised ones are those
 /// whose images the device can import with a modifier).
