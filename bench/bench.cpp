@@ -11,7 +11,8 @@
 // Then, per Vulkan path, the floor a damage frame cannot go below: an empty
 // pass ("empty") and one 64x64 rectangle ("rect64") on a 4K slot; and the
 // video case, a player's NV12 frames (and XRGB8888 beside them) covering the
-// output ("video-nv12", "video-xr24"; udmabuf, so only in the qemu guest).
+// output ("video-nv12", "video-xr24": udmabuf dma-bufs, so in the qemu guest;
+// elsewhere "video-nv12-mem", "video-xr24-mem": plain memory, uploaded once).
 // CPU time is the compositor thread's CPU time from the first texture update
 // to the return of wlr_render_pass_submit (the clients' drawing is not in it); GPU time comes from
 // timestamp queries (wlr_render_timer, which covers the frame's texture uploads
@@ -225,10 +226,13 @@ Result run(Target& t, int width, int height, int count, bool damage_only, int fr
   return {stats(cpu), stats(gpu), stats(updates), stats(draws), stats(submits)};
 }
 
-// The fixed cost every pass pays on the GPU, whatever it draws: an empty pass
-// and one 64x64 rectangle, timed like the frames above. A damage frame
-// cannot cost less than this floor.
-Result floor_cost(Target& t, int width, int height, bool with_rect, int frames) {
+// Times `frames` passes on an XRGB8888 slot of `width` x `height` (three in
+// turn), each drawing what `draw` adds for its frame number: CPU time from
+// the pass's begin to its submit, GPU time from each slot's timer, read when
+// the slot comes round again so nothing waits. The first round's CPU times
+// (first uses) are dropped.
+template <typename Draw>
+Result timed_passes(Target& t, int width, int height, int frames, const Draw& draw) {
   wlr_drm_format_set set{};
   wlr_drm_format_set_add(&set, DRM_FORMAT_XRGB8888, DRM_FORMAT_MOD_INVALID);
   const wlr_drm_format* format = wlr_drm_format_set_get(&set, DRM_FORMAT_XRGB8888);
@@ -252,12 +256,7 @@ Result floor_cost(Target& t, int width, int height, bool with_rect, int frames) 
     wlr_buffer_pass_options options{};
     options.timer = timers[slot];
     wlr_render_pass* pass = wlr_renderer_begin_buffer_pass(t.renderer, slots[slot], &options);
-    if (with_rect) {
-      wlr_render_rect_options rect{};
-      rect.box = {(frame * 13) % (width - 64), (frame * 7) % (height - 64), 64, 64};
-      rect.color = {0.5f, 0.25f, 0.125f, 1.0f};
-      wlr_render_pass_add_rect(pass, &rect);
-    }
+    draw(pass, frame);
     wlr_render_pass_submit(pass);
     cpu.push_back(thread_cpu_ns() - start);
   }
@@ -266,63 +265,51 @@ Result floor_cost(Target& t, int width, int height, bool with_rect, int frames) 
     wlr_render_timer_destroy(timers[i]);
     wlr_buffer_drop(slots[i]);
   }
+  cpu.erase(cpu.begin(), cpu.begin() + std::min<ptrdiff_t>(std::ssize(cpu), kSlots));
   return {stats(cpu), stats(gpu), {}, {}, {}};
 }
 
+// The fixed cost every pass pays on the GPU, whatever it draws: an empty pass
+// and one 64x64 rectangle, timed like the frames above. A damage frame
+// cannot cost less than this floor.
+Result floor_cost(Target& t, int width, int height, bool with_rect, int frames) {
+  return timed_passes(t, width, height, frames, [&](wlr_render_pass* pass, int frame) {
+    if (!with_rect) return;
+    wlr_render_rect_options rect{};
+    rect.box = {(frame * 13) % (width - 64), (frame * 7) % (height - 64), 64, 64};
+    rect.color = {0.5f, 0.25f, 0.125f, 1.0f};
+    wlr_render_pass_add_rect(pass, &rect);
+  });
+}
+
 // The video case: a player's frame covering the whole output, a new one of
-// its pool of 4 dma-bufs every frame (imported once each, as the compositor
-// keeps a client buffer's texture), composited per frame; in NV12, and
-// beside it the same in XRGB8888. An error says why it could not run (no
-// /dev/udmabuf outside the qemu guest; a renderer that cannot import it).
-baton::Result<Result> run_video(Target& t, int width, int height, uint32_t format, int frames) {
-  auto pool = baton::bench::make_video_frames(format, width, height, 4);
+// its pool of 4 buffers every frame (made into a texture once each, as the
+// compositor keeps a client buffer's texture), composited per frame; in
+// NV12, and beside it the same in XRGB8888. Dma-bufs are sampled where they
+// lie; plain memory is uploaded once, when its texture is made. An error says
+// why it could not run (no /dev/udmabuf outside the qemu guest; a renderer
+// that cannot import the buffers).
+baton::Result<Result> run_video(Target& t, int width, int height, uint32_t format, int frames,
+                                baton::bench::VideoMemory memory) {
+  auto pool = baton::bench::make_video_frames(format, width, height, 4, memory);
   if (!pool) return pool.error();
   std::vector<wlr_texture*> textures;
   for (wlr_buffer* b : *pool) textures.push_back(wlr_texture_from_buffer(t.renderer, b));
-  const bool imported = std::ranges::none_of(textures, [](wlr_texture* x) { return x == nullptr; });
-  wlr_drm_format_set set{};
-  wlr_drm_format_set_add(&set, DRM_FORMAT_XRGB8888, DRM_FORMAT_MOD_INVALID);
-  const wlr_drm_format* slot_format = wlr_drm_format_set_get(&set, DRM_FORMAT_XRGB8888);
-  constexpr int kSlots = 3;
-  wlr_buffer* slots[kSlots] = {};
-  wlr_render_timer* timers[kSlots] = {};
-  for (int i = 0; i < kSlots; ++i) {
-    slots[i] = wlr_allocator_create_buffer(t.allocator, width, height, slot_format);
-    timers[i] = wlr_render_timer_create(t.renderer);
-  }
-  wlr_drm_format_set_finish(&set);
-  std::vector<double> cpu, gpu;
-  for (int frame = 0; imported && frame < frames + kSlots; ++frame) {
-    const int slot = frame % kSlots;
-    if (frame >= 2 * kSlots) {
-      int ns = wlr_render_timer_get_duration_ns(timers[slot]);
-      if (ns >= 0) gpu.push_back(ns);
-    }
-    if (frame >= frames) continue;
-    const double start = thread_cpu_ns();
-    wlr_buffer_pass_options options{};
-    options.timer = timers[slot];
-    wlr_render_pass* pass = wlr_renderer_begin_buffer_pass(t.renderer, slots[slot], &options);
-    wlr_render_texture_options tex{};
-    tex.texture = textures[size_t(frame) % textures.size()];
-    tex.dst_box = {0, 0, width, height};
-    tex.filter_mode = WLR_SCALE_FILTER_BILINEAR;
-    wlr_render_pass_add_texture(pass, &tex);
-    wlr_render_pass_submit(pass);
-    cpu.push_back(thread_cpu_ns() - start);
-  }
-  baton::vulkan::renderer_finish(t.renderer);
-  for (int i = 0; i < kSlots; ++i) {
-    wlr_render_timer_destroy(timers[i]);
-    wlr_buffer_drop(slots[i]);
-  }
+  const bool made = std::ranges::none_of(textures, [](wlr_texture* x) { return x == nullptr; });
+  Result r{};
+  if (made)
+    r = timed_passes(t, width, height, frames, [&](wlr_render_pass* pass, int frame) {
+      wlr_render_texture_options tex{};
+      tex.texture = textures[size_t(frame) % textures.size()];
+      tex.dst_box = {0, 0, width, height};
+      tex.filter_mode = WLR_SCALE_FILTER_BILINEAR;
+      wlr_render_pass_add_texture(pass, &tex);
+    });
   for (wlr_texture* x : textures)
     if (x != nullptr) wlr_texture_destroy(x);
   for (wlr_buffer* b : *pool) wlr_buffer_drop(b);
-  if (!imported) return baton::failure("video", "the renderer did not import the dma-buf");
-  // Warm-up frames (the first use of each import) are not counted.
-  cpu.erase(cpu.begin(), cpu.begin() + std::min<ptrdiff_t>(std::ssize(cpu), kSlots));
-  return Result{stats(cpu), stats(gpu), {}, {}, {}};
+  if (!made) return baton::failure("video", "the renderer made no texture of the frames");
+  return r;
 }
 
 }  // namespace
@@ -477,22 +464,32 @@ int main(int argc, char** argv) {
     }
   }
   // The video case, on the largest size, for baton's renderer (the only
-  // one here that takes dma-bufs from this process).
+  // one here that takes dma-bufs from this process): dma-bufs where
+  // /dev/udmabuf exists, else the same frames from plain memory ("-mem").
+  using baton::bench::VideoMemory;
   for (Target& t : targets) {
     if (!t.vulkan) continue;
     auto [width, height] = sizes.back();
+    char output[16];
+    std::snprintf(output, sizeof(output), "%dx%d", width, height);
     for (auto [format, name] :
          {std::pair{DRM_FORMAT_NV12, "video-nv12"}, std::pair{DRM_FORMAT_XRGB8888, "video-xr24"}}) {
-      auto r = run_video(t, width, height, format, frames);
-      char output[16];
-      std::snprintf(output, sizeof(output), "%dx%d", width, height);
+      auto r = run_video(t, width, height, format, frames, VideoMemory::dmabuf);
+      std::string row = name;
       if (!r) {
-        std::printf("# %s %s %s: not run: %s\n", t.name, output, name,
+        std::printf("# %s %s %s: no dma-bufs (%s): frames in plain memory instead\n", t.name,
+                    output, name, r.error().describe().c_str());
+        r = run_video(t, width, height, format, frames, VideoMemory::plain);
+        row += "-mem";
+      }
+      if (!r) {
+        std::printf("# %s %s %s: not run: %s\n", t.name, output, row.c_str(),
                     r.error().describe().c_str());
         continue;
       }
-      std::printf("%-7s %-10s %4d %-9s %10.1f %10.1f %10.1f %10.1f\n", t.name, output, 1, name,
-                  r->cpu.median / 1e3, r->cpu.p99 / 1e3, r->gpu.median / 1e3, r->gpu.p99 / 1e3);
+      std::printf("%-7s %-10s %4d %-9s %10.1f %10.1f %10.1f %10.1f\n", t.name, output, 1,
+                  row.c_str(), r->cpu.median / 1e3, r->cpu.p99 / 1e3, r->gpu.median / 1e3,
+                  r->gpu.p99 / 1e3);
     }
   }
   for (Target& t : targets) {

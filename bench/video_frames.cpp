@@ -33,7 +33,17 @@ struct Memory {
   }
 };
 
-Result<Memory> make_memory(size_t bytes) {
+// Pages of this process only: a wl_shm client's pool, to the renderer.
+Result<Memory> make_plain_memory(size_t bytes) {
+  Memory m;
+  m.size = (bytes + 4095) / 4096 * 4096;
+  void* mapped = mmap(nullptr, m.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) return last_error("mmap");
+  m.bytes = static_cast<uint8_t*>(mapped);
+  return m;
+}
+
+Result<Memory> make_dmabuf_memory(size_t bytes) {
   UniqueFd device(open("/dev/udmabuf", O_RDWR | O_CLOEXEC));
   if (!device) return last_error("/dev/udmabuf (the qemu guest has it: tests/vm/)");
   Memory m;
@@ -73,6 +83,7 @@ const wlr_buffer_impl kVideoImpl = {
     .get_dmabuf =
         [](wlr_buffer* b, wlr_dmabuf_attributes* a) {
           VideoBuffer* v = video(b);
+          if (!v->memory.dmabuf) return false;
           *a = {};
           a->width = b->width;
           a->height = b->height;
@@ -87,8 +98,18 @@ const wlr_buffer_impl kVideoImpl = {
           return true;
         },
     .get_shm = nullptr,
-    .begin_data_ptr_access = nullptr,
-    .end_data_ptr_access = nullptr,
+    // Memory frames are read as a wl_shm buffer is: one pointer and stride,
+    // the CbCr plane right after the luma plane.
+    .begin_data_ptr_access =
+        [](wlr_buffer* b, uint32_t, void** data, uint32_t* format, size_t* stride) {
+          VideoBuffer* v = video(b);
+          if (v->memory.dmabuf) return false;
+          *data = v->memory.bytes;
+          *format = v->format;
+          *stride = v->stride[0];
+          return true;
+        },
+    .end_data_ptr_access = [](wlr_buffer*) {},
 };
 
 uint32_t align(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
@@ -122,7 +143,7 @@ void fill(VideoBuffer& b, int width, int height, int seed) {
 }  // namespace
 
 Result<std::vector<wlr_buffer*>> make_video_frames(uint32_t drm_format, int width, int height,
-                                                   int count) {
+                                                   int count, VideoMemory kind) {
   if (drm_format != DRM_FORMAT_NV12 && drm_format != DRM_FORMAT_XRGB8888)
     return failure("video frames", "only NV12 and XRGB8888 are made here");
   std::vector<wlr_buffer*> frames;
@@ -131,9 +152,11 @@ Result<std::vector<wlr_buffer*>> make_video_frames(uint32_t drm_format, int widt
     uint32_t stride[2] = {align(uint32_t(width) * (nv12 ? 1 : 4), 256),
                           nv12 ? align(uint32_t(width), 256) : 0};
     const size_t luma = size_t(stride[0]) * uint32_t(height);
-    const size_t chroma_offset = nv12 ? align(uint32_t(luma), 4096) : 0;
+    const bool dmabuf = kind == VideoMemory::dmabuf;
+    // A dma-buf's planes at page-aligned offsets; wl_shm's back to back.
+    const size_t chroma_offset = !nv12 ? 0 : dmabuf ? align(uint32_t(luma), 4096) : luma;
     const size_t total = nv12 ? chroma_offset + size_t(stride[1]) * uint32_t(height / 2) : luma;
-    auto memory = make_memory(total);
+    auto memory = dmabuf ? make_dmabuf_memory(total) : make_plain_memory(total);
     if (!memory) {
       for (wlr_buffer* f : frames) wlr_buffer_drop(f);
       return memory.error();

@@ -231,6 +231,7 @@ Renderer::~Renderer() {
   // Teardown may wait: nothing may be in flight when the device objects go
   // (on a really lost device this returns at once).
   vkDeviceWaitIdle(device_->get());
+  device_->collect_freed();  // slots freed while their last pass ran
   const ImportCache::Counts& imports = imports_.counts();
   // Tests grep this line (tests/vm/vk_client_test.sh, video_test.sh): which
   // way clients' pixels came, dma-bufs or copies.
@@ -445,6 +446,7 @@ void Renderer::collect() {
   uint64_t done = device_->completed();
   ring_.reclaim(done);
   std::erase_if(retired_, [&](const Retired& r) { return r.point <= done; });
+  device_->collect_freed();
 }
 
 void Renderer::retire(Retired resources) {

@@ -101,6 +101,47 @@ TEST(SlotFence, ASlotOnScreenRefusesAPass) {
   wlr_buffer_drop(slot);
 }
 
+// wlroots drops a slot once nobody holds it, which may be right after its
+// last pass was submitted. The drop returns at once (the event loop never
+// waits for the GPU: the pass's time is spent after it, in the finish that
+// follows), and the slot's image and memory stay until the pass is done
+// (under the validation layer, freeing them in use is an error, counted).
+TEST(SlotFence, ADroppedSlotIsFreedAfterItsLastPassWithoutAWait) {
+  Vulkan vk;
+  start(vk, {});
+  if (vk.renderer == nullptr) SKIP_UNLESS_REQUIRED("UNTESTED HERE: no Vulkan device: " + vk.error);
+  ASSERT_NE(vk.allocator, nullptr);
+  using Clock = std::chrono::steady_clock;
+  Clock::duration dropping{}, finishing{};
+  // More work each try, until the pass takes long enough to tell.
+  for (int layers = 8; layers <= 2048 && finishing < std::chrono::milliseconds(50); layers *= 4) {
+    wlr_buffer* slot = new_slot(vk, 1024);
+    ASSERT_NE(slot, nullptr);
+    wlr_render_pass* pass = wlr_renderer_begin_buffer_pass(vk.renderer, slot, nullptr);
+    ASSERT_NE(pass, nullptr);
+    for (int i = 0; i < layers; ++i) {
+      wlr_render_rect_options rect{};
+      rect.box = {0, 0, slot->width, slot->height};
+      rect.color = {0.1f, 0.2f, 0.3f, 0.5f};  // blended: every layer reads the one below
+      wlr_render_pass_add_rect(pass, &rect);
+    }
+    ASSERT_TRUE(wlr_render_pass_submit(pass));
+    const Clock::time_point submitted = Clock::now();
+    wlr_buffer_drop(slot);
+    const Clock::time_point dropped = Clock::now();
+    vulkan::renderer_finish(vk.renderer);
+    dropping = dropped - submitted;
+    finishing = Clock::now() - dropped;
+  }
+  auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  std::printf("[ slot     ] drop %.3f ms, then the pass ran %.1f ms more\n", ms(dropping),
+              ms(finishing));
+  // A drop that waited would have taken the pass's time, leaving the finish nothing.
+  EXPECT_LT(dropping * 10, finishing)
+      << "the drop took " << ms(dropping) << " ms, the pass after it " << ms(finishing) << " ms";
+  EXPECT_EQ(vulkan::renderer_debug_messages(vk.renderer), 0);
+}
+
 UniqueFd open_vgem_card() {
   for (int i = 0; i < 8; ++i) {
     UniqueFd fd(open(("/dev/dri/card" + std::to_string(i)).c_str(), O_RDWR | O_CLOEXEC));

@@ -149,6 +149,23 @@ uint64_t Device::completed() {
   return completed_;
 }
 
+void Device::free_after(uint64_t point, std::shared_ptr<void> resources) {
+  if (point <= completed() || lost_) return;  // `resources` goes as this returns
+  freed_after_.emplace_back(point, std::move(resources));
+}
+
+void Device::collect_freed() {
+  if (freed_after_.empty()) return;
+  const uint64_t done = completed();
+  // Dropped after the loop: a resource's destructor may free more.
+  std::vector<std::shared_ptr<void>> ready;
+  std::erase_if(freed_after_, [&](auto& entry) {
+    if (entry.first > done && !lost_) return false;
+    ready.push_back(std::move(entry.second));
+    return true;
+  });
+}
+
 Status Device::wait(uint64_t point) {
   if (completed() >= point) return {};
   if (lost_) return failure("waiting for point " + std::to_string(point), "the device was lost");

@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "renderer/vulkan/device/device_select.hpp"
 #include "util/result.hpp"
@@ -97,6 +99,15 @@ class Device {
 
   /// Warnings and errors the debug messenger saw (tests assert zero).
   int debug_messages() const { return debug_messages_.load(); }
+  /// Keeps `resources` (what submitted work may still use) until the device
+  /// is past `point`, then drops them; at once when it already is, or is
+  /// lost. Never waits: what the event loop frees must not stall it.
+  void free_after(uint64_t point, std::shared_ptr<void> resources);
+  /// Drops what free_after kept whose point the device is past (the
+  /// renderer calls it as it collects its own; its teardown, after the
+  /// device went idle, drops everything).
+  void collect_freed();
+
   /// Set once VK_ERROR_DEVICE_LOST was seen; the renderer must be rebuilt.
   bool lost() const { return lost_.load(); }
   void mark_lost() { lost_ = true; }
@@ -122,6 +133,7 @@ class Device {
   VkSemaphore timeline_ = VK_NULL_HANDLE;
   uint64_t submitted_ = 0;
   uint64_t completed_ = 0;
+  std::vector<std::pair<uint64_t, std::shared_ptr<void>>> freed_after_;
   std::atomic<int> debug_messages_{0};
   std::atomic<bool> lost_{false};
 };

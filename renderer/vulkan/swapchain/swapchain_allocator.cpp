@@ -26,16 +26,14 @@ void buffer_destroy(wlr_buffer* base) {
   SlotBuffer* buffer = get(base);
   buffer->release.disconnect();  // wlr_buffer_finish asserts nobody listens
   wlr_buffer_finish(base);
-  // wlroots destroys a buffer once nobody holds it; the GPU may still be
-  // writing it if the last pass was just submitted. (A lost device runs
-  // nothing more: its image is free to go.)
-  if (Status waited = buffer->device->wait(buffer->slot.last_point);
-      !waited && !buffer->device->lost())
-    LOG_ERROR("vulkan swapchain: freeing a slot: %s", waited.error().describe().c_str());
   if (auto it = buffer->counts->live.find(buffer->key); it != buffer->counts->live.end()) {
     if (--it->second <= 0) buffer->counts->live.erase(it);
   }
-  delete buffer;
+  // wlroots destroys a buffer once nobody holds it; the GPU may still be
+  // writing it if the last pass was just submitted: its image and memory go
+  // once the device is past that pass, with no wait here.
+  Device& device = *buffer->device;
+  device.free_after(buffer->slot.last_point, std::shared_ptr<SlotBuffer>(buffer));
 }
 
 bool begin_data_ptr_access(wlr_buffer* base, uint32_t /*flags*/, void** data, uint32_t* format,
