@@ -85,18 +85,31 @@ void query_dmabuf_formats(Device& device, wlr_drm_format_set& set) {
 }
 
 bool dmabuf_filters_linearly(Device& device, VkFormat format, uint64_t modifier) {
+  // Asked both ways (format features and format features 2), and linear
+  // only when both say so: lavapipe (Mesa 25.0) lists linear filtering for
+  // LINEAR images in the first and answers nothing in the second, which is
+  // what the validation layer reads (VUID-vkCmdDraw-magFilter-04553).
   VkDrmFormatModifierPropertiesListEXT list{
       VK_STRUCTURE_TYPE_DRM_FORMAT_MODIFIER_PROPERTIES_LIST_EXT};
-  VkFormatProperties2 props{VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2, &list};
+  VkDrmFormatModifierPropertiesList2EXT list2{
+      VK_STRUCTURE_TYPE_DRM_FORMAT_MODIFIER_PROPERTIES_LIST_2_EXT, &list};
+  VkFormatProperties2 props{VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2, &list2};
   vkGetPhysicalDeviceFormatProperties2(device.physical(), format, &props);
   std::vector<VkDrmFormatModifierPropertiesEXT> modifiers(list.drmFormatModifierCount);
+  std::vector<VkDrmFormatModifierProperties2EXT> modifiers2(list2.drmFormatModifierCount);
   list.pDrmFormatModifierProperties = modifiers.data();
+  list2.pDrmFormatModifierProperties = modifiers2.data();
   vkGetPhysicalDeviceFormatProperties2(device.physical(), format, &props);
+  bool first = false, second = false;
   for (const VkDrmFormatModifierPropertiesEXT& m : modifiers)
     if (m.drmFormatModifier == modifier)
-      return (m.drmFormatModifierTilingFeatures &
-              VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT) != 0;
-  return false;
+      first = (m.drmFormatModifierTilingFeatures &
+               VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT) != 0;
+  for (const VkDrmFormatModifierProperties2EXT& m : modifiers2)
+    if (m.drmFormatModifier == modifier)
+      second = (m.drmFormatModifierTilingFeatures &
+                VK_FORMAT_FEATURE_2_SAMPLED_IMAGE_FILTER_LINEAR_BIT) != 0;
+  return first && second;
 }
 
 bool dmabuf_usage_supported(Device& device, VkFormat format, uint64_t modifier,
