@@ -51,6 +51,22 @@ bool add_scanout(wlr_drm_format_set& scanout, const wlr_drm_format_set& plane,
   return true;
 }
 
+// The feedback every surface gets unless it could be scanned out: one
+// tranche, the renderer's offered pairs, on the main device. False: out of
+// memory (`feedback` is then finished).
+bool build_default_feedback(wlr_linux_dmabuf_feedback_v1& feedback, dev_t main_device,
+                            const wlr_drm_format_set& importable) {
+  feedback.main_device = main_device;
+  wl_array_init(&feedback.tranches);
+  wlr_linux_dmabuf_feedback_v1_tranche* tranche = wlr_linux_dmabuf_feedback_add_tranche(&feedback);
+  if (tranche == nullptr || !add_offered(tranche->formats, importable)) {
+    wlr_linux_dmabuf_feedback_v1_finish(&feedback);
+    return false;
+  }
+  tranche->target_device = main_device;
+  return true;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<LinuxDmabuf>> LinuxDmabuf::create(wl_display* display,
@@ -71,14 +87,8 @@ Result<std::unique_ptr<LinuxDmabuf>> LinuxDmabuf::create(wl_display* display,
                    "--drm-device names one)");
 
   wlr_linux_dmabuf_feedback_v1 feedback{};
-  feedback.main_device = st.st_rdev;
-  wl_array_init(&feedback.tranches);
-  wlr_linux_dmabuf_feedback_v1_tranche* tranche = wlr_linux_dmabuf_feedback_add_tranche(&feedback);
-  if (tranche == nullptr || !add_offered(tranche->formats, *formats)) {
-    wlr_linux_dmabuf_feedback_v1_finish(&feedback);
+  if (!build_default_feedback(feedback, st.st_rdev, *formats))
     return failure(kWhat, "out of memory building the dma-buf feedback");
-  }
-  tranche->target_device = st.st_rdev;
   wlr_linux_dmabuf_v1* global = wlr_linux_dmabuf_v1_create(display, 5, &feedback);
   wlr_linux_dmabuf_feedback_v1_finish(&feedback);
   if (global == nullptr) return failure("wlr_linux_dmabuf_v1_create", "failed");
@@ -111,7 +121,26 @@ LinuxDmabuf::~LinuxDmabuf() {
         global_, [](wlr_dmabuf_attributes*, void*) { return false; }, nullptr);
 }
 
-void LinuxDmabuf::renderer_changed(wlr_renderer* renderer) { formats_ = importable(renderer); }
+void LinuxDmabuf::renderer_changed(wlr_renderer* renderer) {
+  formats_ = importable(renderer);
+  if (global_ == nullptr) return;
+  // Clients allocate for what they were told: tell them again (wlroots
+  // patch 0041 sends it to every default feedback object). Clients of
+  // versions 1 to 3 were told once, at bind; their buffers are checked
+  // against the new set all the same.
+  wlr_linux_dmabuf_feedback_v1 feedback{};
+  if (formats_ == nullptr || formats_->len == 0) {
+    LOG_ERROR("linux-dmabuf: the rebuilt renderer imports no dma-bufs; every import is refused");
+    return;
+  }
+  if (!build_default_feedback(feedback, main_device_, *formats_)) {
+    LOG_ERROR("linux-dmabuf: out of memory building the rebuilt renderer's feedback");
+    return;
+  }
+  if (!wlr_linux_dmabuf_v1_set_default_feedback(global_, &feedback))
+    LOG_ERROR("linux-dmabuf: the rebuilt renderer's feedback could not be set");
+  wlr_linux_dmabuf_feedback_v1_finish(&feedback);
+}
 
 bool LinuxDmabuf::accepts(uint32_t format, uint64_t modifier) const {
   return formats_ != nullptr && modifier != DRM_FORMAT_MOD_INVALID &&

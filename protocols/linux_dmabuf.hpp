@@ -54,7 +54,8 @@ class LinuxDmabuf {
   LinuxDmabuf(const LinuxDmabuf&) = delete;
   LinuxDmabuf& operator=(const LinuxDmabuf&) = delete;
 
-  /// The renderer was rebuilt: buffers are checked against its formats now.
+  /// The renderer was rebuilt: buffers are checked against its formats now,
+  /// and the default feedback is rebuilt from them and sent again.
   void renderer_changed(wlr_renderer* renderer);
   /// Whether a buffer of `format` and an explicit `modifier` is accepted now
   /// (the implicit modifier depends on the buffer: see check()).

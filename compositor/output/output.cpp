@@ -366,6 +366,9 @@ void Output::renderer_rebuilt() {
   // The new swapchain starts empty: repaint everything.
   wlr_damage_ring_add_whole(&scene_output_->damage_ring);
   wlr_output_schedule_frame(output_);
+  // Its scanout feedback named the lost renderer's formats too.
+  if (scanout_candidate_ != nullptr)
+    scanout_candidate_changed.emit(ScanoutCandidate{scanout_candidate_, output_});
 }
 
 void Output::lock_for_capture(bool lock) {

@@ -18,9 +18,11 @@
 #include "protocols/linux_dmabuf.hpp"
 #include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
+#include "tests/clients/dmabuf_feedback.hpp"
 #include "tests/clients/drm_node.hpp"
 #include "tests/renderer/vulkan_server.hpp"
 #include "tests/support/client.hpp"
+#include "tests/support/globals.hpp"
 #include "tests/support/golden.hpp"
 #include "tests/support/harness.hpp"
 #include "util/unique_fd.hpp"
@@ -144,8 +146,10 @@ std::string card_of(std::string_view driver) {
 
 // linux-dmabuf-v1 checks a client's buffer against the importable formats of
 // the renderer of the moment; the set it used before a loss died with the
-// old renderer. (Needs a Vulkan device that imports dma-bufs without a DRM
-// node of its own, as lavapipe does with /dev/udmabuf: the qemu guest.)
+// old renderer. A client's default feedback is sent again after the loss
+// (a second done), listing the rebuilt renderer's pairs. (Needs a Vulkan
+// device that imports dma-bufs without a DRM node of its own, as lavapipe
+// does with /dev/udmabuf: the qemu guest.)
 TEST(GpuLoss, LinuxDmabufChecksTheRebuiltRenderersFormats) {
   const std::string vgem = card_of("vgem");
   if (vgem.empty()) {
@@ -164,11 +168,37 @@ TEST(GpuLoss, LinuxDmabufChecksTheRebuiltRenderersFormats) {
   }
   ASSERT_TRUE(dmabuf->accepts(DRM_FORMAT_ARGB8888, DRM_FORMAT_MOD_LINEAR));
   EXPECT_FALSE(dmabuf->accepts(DRM_FORMAT_ARGB8888, 0x0100000000000001ULL));  // Intel X-tiled
+  Client client(h);
+  Globals globals(h, client.display());
+  auto* manager = static_cast<zwp_linux_dmabuf_v1*>(globals.bind(
+      &zwp_linux_dmabuf_v1_interface, ZWP_LINUX_DMABUF_V1_GET_DEFAULT_FEEDBACK_SINCE_VERSION));
+  ASSERT_NE(manager, nullptr);
+  testing::Feedback feedback;
+  zwp_linux_dmabuf_feedback_v1* object = zwp_linux_dmabuf_v1_get_default_feedback(manager);
+  zwp_linux_dmabuf_feedback_v1_add_listener(object, &testing::kFeedbackListener, &feedback);
+  ASSERT_TRUE(h.run_until([&] { return feedback.dones == 1; }));
   lose_gpu(h);
   const wlr_drm_format_set* after =
       wlr_renderer_get_texture_formats(h.server().renderer(), WLR_BUFFER_CAP_DMABUF);
   EXPECT_EQ(dmabuf->checked_formats(), after);
   EXPECT_TRUE(dmabuf->accepts(DRM_FORMAT_ARGB8888, DRM_FORMAT_MOD_LINEAR));
+  ASSERT_TRUE(h.run_until([&] { return feedback.dones == 2; }))
+      << "the default feedback was not sent again after the loss";
+  // What it lists: the rebuilt renderer's pairs, and the implicit modifier
+  // beside each format it imports as LINEAR.
+  testing::Pairs want;
+  for (size_t i = 0; i < after->len; ++i)
+    for (size_t m = 0; m < after->formats[i].len; ++m) {
+      want.insert({after->formats[i].format, after->formats[i].modifiers[m]});
+      if (after->formats[i].modifiers[m] == DRM_FORMAT_MOD_LINEAR)
+        want.insert({after->formats[i].format, DRM_FORMAT_MOD_INVALID});
+    }
+  testing::Pairs got;
+  for (const testing::Tranche& t : feedback.tranches) got.insert(t.pairs.begin(), t.pairs.end());
+  EXPECT_EQ(got, want) << "sent:" << testing::describe(got)
+                       << "\nwanted:" << testing::describe(want);
+  zwp_linux_dmabuf_feedback_v1_destroy(object);
+  zwp_linux_dmabuf_v1_destroy(manager);
 }
 
 TEST(ComputeCompositing, OverlappingWindowsShowAndSurviveAGpuLoss) {
