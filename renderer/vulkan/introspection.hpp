@@ -21,5 +21,8 @@ namespace baton::vulkan {
 [[nodiscard]] size_t renderer_dmabuf_targets(wlr_renderer* renderer);
 /// Waits until the GPU finished all submitted work.
 void renderer_finish(wlr_renderer* renderer);
+/// Resources freed while work in flight used them (Device::free_after), not
+/// yet dropped after dropping those the device is past.
+[[nodiscard]] size_t renderer_pending_frees(wlr_renderer* renderer);
 
 }  // namespace baton::vulkan

@@ -605,6 +605,13 @@ void renderer_simulate_device_lost(wlr_renderer* renderer) {
   device.mark_lost();
 }
 
+size_t renderer_pending_frees(wlr_renderer* renderer) {
+  if (!is_vulkan_renderer(renderer)) return 0;
+  Device& device = Renderer::from(renderer)->device();
+  device.collect_freed();
+  return device.pending_frees();
+}
+
 void renderer_finish(wlr_renderer* renderer) {
   if (!is_vulkan_renderer(renderer)) return;
   Device& device = Renderer::from(renderer)->device();

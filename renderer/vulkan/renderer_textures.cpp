@@ -111,6 +111,9 @@ void destroy(wlr_texture* base) {
     }
     r.release_after_reads(std::move(texture->source), texture->last_used);
   }
+  // A slot sampled by a pass in flight is freed only after that pass.
+  if (texture->slot != nullptr)
+    texture->slot->last_point = std::max(texture->slot->last_point, texture->last_used);
   if (texture->target_buffer != nullptr) wlr_buffer_unlock(texture->target_buffer);
   delete texture;
 }
@@ -399,6 +402,9 @@ Result<Texture*> Renderer::texture_from_buffer(wlr_buffer* buffer) {
   wlr_buffer_end_data_ptr_access(buffer);
   if (!ok) {
     check_lost();
+    // Copies of planes staged before the failure may be queued: the images
+    // are retired as a destroyed texture's are, not freed now.
+    destroy(&texture.release()->base);
     return failure("vulkan: no texture of a " + std::to_string(buffer->width) + "x" +
                        std::to_string(buffer->height) + " buffer",
                    ok.error().describe());
@@ -508,6 +514,12 @@ Status Renderer::upload(Texture& texture, const void* data, size_t stride,
           i == 0 ? texture.owned_image.get() : texture.owned_plane_images[i - 1].get();
       const VkExtent2D size = {(extent.width + dx - 1) / dx, (extent.height + dy - 1) / dy};
       const ContiguousPlane& plane = planes[image.plane];
+      // wlroots patch 0040 refuses such a buffer; a row past its stride
+      // would read past the pool.
+      if (plane.stride < size_t(size.width) * image.texel_bytes)
+        return failure("vulkan: uploading a YUV buffer",
+                       "plane " + std::to_string(image.plane) + "'s stride " +
+                           std::to_string(plane.stride) + " is shorter than a row");
       if (Status s = stage_rects(target, VK_NULL_HANDLE, old_layout, bytes + plane.offset,
                                  plane.stride, image.texel_bytes, size, scaled);
           !s)

@@ -147,7 +147,8 @@ std::string card_of(std::string_view driver) {
 // linux-dmabuf-v1 checks a client's buffer against the importable formats of
 // the renderer of the moment; the set it used before a loss died with the
 // old renderer. A client's default feedback is sent again after the loss
-// (a second done), listing the rebuilt renderer's pairs. (Needs a Vulkan
+// (a second done), listing the rebuilt renderer's pairs (here the same
+// lavapipe's, so the second done is what shows the resend). (Needs a Vulkan
 // device that imports dma-bufs without a DRM node of its own, as lavapipe
 // does with /dev/udmabuf: the qemu guest.)
 TEST(GpuLoss, LinuxDmabufChecksTheRebuiltRenderersFormats) {

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -27,18 +28,21 @@ namespace {
 
 constexpr int kWidth = 200, kHeight = 150;
 
-// One flat colour in a YUV format, in a pool of exactly the bytes its planes
-// take (less `short_by`).
+// One flat colour in a YUV format, `width` x kHeight, in a pool of exactly
+// the bytes its planes take (less `short_by`), rows `stride` bytes apart
+// (0: the shortest that holds an even width's row).
 struct YuvShm {
   UniqueFd fd;
   wl_shm_pool* pool = nullptr;
   wl_buffer* buffer = nullptr;
 
-  YuvShm(wl_shm* shm, uint32_t format, uint32_t y, uint32_t cb, uint32_t cr, size_t short_by = 0) {
+  YuvShm(wl_shm* shm, uint32_t format, uint32_t y, uint32_t cb, uint32_t cr, size_t short_by = 0,
+         int width = kWidth, size_t stride = 0) {
     const bool p010 = format == DRM_FORMAT_P010;
     const bool yuyv = format == DRM_FORMAT_YUYV;
     const size_t sample = p010 ? 2 : 1;
-    const size_t stride = yuyv ? size_t{kWidth} * 2 : size_t{kWidth} * sample;
+    const size_t even_width = (size_t(width) + 1) / 2 * 2;
+    if (stride == 0) stride = yuyv ? even_width * 2 : even_width * sample;
     // NV12 and P010: CbCr pairs at half height, rows as long as luma's.
     const size_t size = yuyv ? stride * kHeight : stride * kHeight + stride * (kHeight / 2);
     std::vector<unsigned char> bytes(size);
@@ -60,7 +64,7 @@ struct YuvShm {
     } else {
       const size_t luma = stride * kHeight;
       for (size_t i = 0; i < luma; i += sample) put(i, y);
-      for (size_t i = luma; i < size; i += 2 * sample) {
+      for (size_t i = luma; i + sample < size; i += 2 * sample) {
         put(i, cb);
         put(i + sample, cr);
       }
@@ -71,7 +75,7 @@ struct YuvShm {
         pwrite(fd.get(), bytes.data(), pool_size, 0) != ssize_t(pool_size))
       return;
     pool = wl_shm_create_pool(shm, fd.get(), int32_t(pool_size));
-    buffer = wl_shm_pool_create_buffer(pool, 0, kWidth, kHeight, int32_t(stride), format);
+    buffer = wl_shm_pool_create_buffer(pool, 0, width, kHeight, int32_t(stride), format);
   }
   ~YuvShm() {
     if (buffer != nullptr) wl_buffer_destroy(buffer);
@@ -101,6 +105,17 @@ int pixels_of(const Image& image, uint32_t rgb) {
   return count;
 }
 
+// `client` got wl_shm's invalid_stride, on its pool, for `what`.
+void expect_invalid_stride(Harness& h, Client& client, const char* what) {
+  ASSERT_TRUE(h.run_until([&] { return wl_display_get_error(client.display()) != 0; }))
+      << what << " was accepted";
+  const wl_interface* interface = nullptr;
+  const uint32_t code = wl_display_get_protocol_error(client.display(), &interface, nullptr);
+  ASSERT_NE(interface, nullptr);
+  EXPECT_STREQ(interface->name, "wl_shm_pool");
+  EXPECT_EQ(code, static_cast<uint32_t>(WL_SHM_ERROR_INVALID_STRIDE));
+}
+
 const wl_shm_listener kFormats = {.format = [](void* data, wl_shm*, uint32_t format) {
   static_cast<std::set<uint32_t>*>(data)->insert(format);
 }};
@@ -111,6 +126,7 @@ TEST(ShmYuvServer, YuvBuffersAreListedAndShown) {
   Globals globals(*h, client.display());
   auto* shm = static_cast<wl_shm*>(globals.bind(&wl_shm_interface, 1));
   ASSERT_NE(shm, nullptr);
+  const std::unique_ptr<wl_shm, decltype(&wl_shm_destroy)> owned(shm, wl_shm_destroy);
   std::set<uint32_t> formats;
   wl_shm_add_listener(shm, &kFormats, &formats);
   h->sync();
@@ -157,16 +173,47 @@ TEST(ShmYuvServer, APoolShortOfTheLastPlaneIsInvalidStride) {
   Globals globals(*h, client.display());
   auto* shm = static_cast<wl_shm*>(globals.bind(&wl_shm_interface, 1));
   ASSERT_NE(shm, nullptr);
+  const std::unique_ptr<wl_shm, decltype(&wl_shm_destroy)> owned(shm, wl_shm_destroy);
   // Luma fits; the CbCr plane's last byte does not.
   YuvShm yuv(shm, DRM_FORMAT_NV12, 81, 90, 240, 1);
-  ASSERT_TRUE(h->run_until([&] { return wl_display_get_error(client.display()) != 0; }))
-      << "an NV12 buffer one byte past its pool was accepted";
-  const wl_interface* interface = nullptr;
-  const uint32_t code = wl_display_get_protocol_error(client.display(), &interface, nullptr);
-  ASSERT_NE(interface, nullptr);
-  EXPECT_STREQ(interface->name, "wl_shm_pool");
-  EXPECT_EQ(code, static_cast<uint32_t>(WL_SHM_ERROR_INVALID_STRIDE));
+  expect_invalid_stride(*h, client, "an NV12 buffer one byte past its pool");
   EXPECT_EQ(wl_display_get_error(bystander.display()), 0);
+}
+
+// An odd width's last CbCr pair covers one pixel: NV12 61 pixels wide has
+// 31 pairs, 62 bytes a chroma row. A stride of 61 has no room for them (a
+// renderer reading the rows would read past the pool's end); 62 has.
+TEST(ShmYuvServer, AnOddWidthNeedsRoomForItsLastChromaSample) {
+  REQUIRE_VULKAN(h);
+  {
+    Client client(*h);
+    Globals globals(*h, client.display());
+    auto* shm = static_cast<wl_shm*>(globals.bind(&wl_shm_interface, 1));
+    ASSERT_NE(shm, nullptr);
+    const std::unique_ptr<wl_shm, decltype(&wl_shm_destroy)> owned(shm, wl_shm_destroy);
+    YuvShm tight(shm, DRM_FORMAT_NV12, 81, 90, 240, 0, 61, 61);
+    expect_invalid_stride(*h, client, "an NV12 buffer 61 wide with a stride of 61");
+  }
+  Client client(*h);
+  Globals globals(*h, client.display());
+  auto* shm = static_cast<wl_shm*>(globals.bind(&wl_shm_interface, 1));
+  ASSERT_NE(shm, nullptr);
+  const std::unique_ptr<wl_shm, decltype(&wl_shm_destroy)> owned(shm, wl_shm_destroy);
+  Window window(client);
+  ASSERT_NE(map_window(*h, window, 0xff202020, 61, kHeight), nullptr);
+  YuvShm roomy(shm, DRM_FORMAT_NV12, 81, 90, 240, 0, 61, 62);
+  ASSERT_NE(roomy.buffer, nullptr);
+  wl_surface_attach(window.surface(), roomy.buffer, 0, 0);
+  wl_surface_damage_buffer(window.surface(), 0, 0, 61, kHeight);
+  wl_surface_commit(window.surface());
+  const uint32_t want = expected_colour(8, 81, 90, 240);
+  int shown = 0;
+  EXPECT_TRUE(h->run_until([&] {
+    shown = pixels_of(h->capture(), want);
+    return shown >= 61 * kHeight;
+  })) << shown
+      << " pixels of the buffer's colour, not " << 61 * kHeight;
+  EXPECT_EQ(wl_display_get_error(client.display()), 0);
 }
 
 }  // namespace

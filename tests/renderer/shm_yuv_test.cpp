@@ -19,20 +19,23 @@
 namespace baton::test {
 namespace {
 
-// A buffer in wl_shm's YUV layout with `pad` bytes after each luma row.
+// A buffer in wl_shm's YUV layout with `pad` bytes (even) after each luma
+// row. The shortest stride holds a row of every plane: an odd width's last
+// chroma sample covers one pixel, so the width is rounded up to even.
 MemoryBuffer* make_shm_yuv(const YuvFormat& f, const YuvFrame& frame, uint32_t pad) {
   const uint32_t sample = f.bits > 8 ? 2 : 1;
   const auto w = uint32_t(frame.width), h = uint32_t(frame.height);
   const auto ch = uint32_t(frame.chroma_height);
+  const uint32_t even_w = (w + 1) / 2 * 2;
   uint32_t strides[3] = {};
   size_t sizes[3] = {};
   if (packed(f)) {
-    strides[0] = (w + 1) / 2 * 4 + pad;
+    strides[0] = even_w * 2 + pad;
   } else if (three_planes(f)) {
-    strides[0] = w + pad;  // even: its half is each chroma plane's
+    strides[0] = even_w + pad;  // even: its half is each chroma plane's
     strides[1] = strides[2] = strides[0] / 2;
   } else {
-    strides[0] = w * sample + pad;
+    strides[0] = even_w * sample + pad;
     strides[1] = strides[0];  // half as many samples, each twice as wide
   }
   sizes[0] = size_t(strides[0]) * h;
@@ -98,36 +101,44 @@ TEST_F(ShmYuv, EveryFormatIsListedForWlShm) {
 }
 
 // Every format in every matrix and range, within one step of 255 of the
-// reference. An odd height: the last chroma row covers one luma row.
+// reference, in an even and an odd size (the last chroma column and row
+// then cover one pixel each), with and without padding after the rows.
 TEST_F(ShmYuv, EveryFormatAndRepresentationMatchesTheReference) {
-  const int w = 62, h = 33;
-  for (const YuvFormat& f : kYuvFormats) {
-    const YuvFrame frame = pattern(f, w, h);
-    MemoryBuffer* buffer = make_shm_yuv(f, frame, 8);
-    int worst = 0;
-    for (YcbcrCoefficients coefficients :
-         {YcbcrCoefficients::bt601, YcbcrCoefficients::bt709, YcbcrCoefficients::bt2020}) {
-      for (QuantizationRange range : {QuantizationRange::full, QuantizationRange::limited}) {
-        ColorRepresentation rep;
-        rep.coefficients = coefficients;
-        rep.range = range;
-        rep.client_set = true;
-        set_color_representation(&buffer->base, rep);
-        const std::string name = std::string("shm-yuv-") + f.name + "-" +
-                                 std::to_string(int(coefficients)) + "-" +
-                                 (range == QuantizationRange::full ? "full" : "limited");
-        const Image got = draw(buffer);
-        ASSERT_FALSE(got.empty()) << name << ": no texture";
-        Comparison cmp = compare(name, got, reference_image(f, frame, rep), 1);
-        EXPECT_EQ(cmp.differing, 0)
-            << name << ": " << cmp.differing << " pixels off by more than 1/255 (max "
-            << cmp.max_delta << "); see " << cmp.artifacts;
-        worst = std::max(worst, cmp.max_delta);
+  struct Size {
+    int w, h;
+    uint32_t pad;
+  };
+  for (const YuvFormat& f : kYuvFormats)
+    for (const Size& size : {Size{62, 34, 8}, Size{61, 33, 0}}) {
+      const int w = size.w, h = size.h;
+      const YuvFrame frame = pattern(f, w, h);
+      MemoryBuffer* buffer = make_shm_yuv(f, frame, size.pad);
+      int worst = 0;
+      for (YcbcrCoefficients coefficients :
+           {YcbcrCoefficients::bt601, YcbcrCoefficients::bt709, YcbcrCoefficients::bt2020}) {
+        for (QuantizationRange range : {QuantizationRange::full, QuantizationRange::limited}) {
+          ColorRepresentation rep;
+          rep.coefficients = coefficients;
+          rep.range = range;
+          rep.client_set = true;
+          set_color_representation(&buffer->base, rep);
+          const std::string name = std::string("shm-yuv-") + f.name + "-" + std::to_string(w) +
+                                   "x" + std::to_string(h) + "-" +
+                                   std::to_string(int(coefficients)) + "-" +
+                                   (range == QuantizationRange::full ? "full" : "limited");
+          const Image got = draw(buffer);
+          ASSERT_FALSE(got.empty()) << name << ": no texture";
+          Comparison cmp = compare(name, got, reference_image(f, frame, rep), 1);
+          EXPECT_EQ(cmp.differing, 0)
+              << name << ": " << cmp.differing << " pixels off by more than 1/255 (max "
+              << cmp.max_delta << "); see " << cmp.artifacts;
+          worst = std::max(worst, cmp.max_delta);
+        }
       }
+      std::printf("[ shm yuv  ] %-6s %dx%d: max error %d/255 over 6 representations\n", f.name, w,
+                  h, worst);
+      buffer->drop();
     }
-    std::printf("[ shm yuv  ] %-6s max error %d/255 over 6 representations\n", f.name, worst);
-    buffer->drop();
-  }
 }
 
 // A buffer nobody set a representation on is BT.601 limited.

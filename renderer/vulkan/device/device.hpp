@@ -8,6 +8,7 @@
 #include <vulkan/vulkan.h>
 
 #include <atomic>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -107,6 +108,7 @@ class Device {
   /// renderer calls it as it collects its own; its teardown, after the
   /// device went idle, drops everything).
   void collect_freed();
+  [[nodiscard]] size_t pending_frees() const { return freed_after_.size(); }
 
   /// Set once VK_ERROR_DEVICE_LOST was seen; the renderer must be rebuilt.
   bool lost() const { return lost_.load(); }
