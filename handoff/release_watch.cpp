@@ -26,7 +26,11 @@ ReleaseWatch::ReleaseWatch(wlr_buffer* buffer, GpuReadsWatch& gpu,
   if (source_ != nullptr) {
     source_release_.connect(&source_->events.release, [this](void*) { source_let_go(); });
     source_destroy_.connect(&source_->events.destroy, [this](void*) {
+      // Gone, perhaps with our reads still running (a client buffer given
+      // back with them fenced in the kernel): nothing of it is left to watch.
       source_ = nullptr;
+      source_release_.disconnect();
+      source_destroy_.disconnect();
       source_let_go();
     });
   }

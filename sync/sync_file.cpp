@@ -6,8 +6,10 @@
 #include <poll.h>
 #include <sys/ioctl.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 namespace baton::sync {
 namespace {
@@ -82,6 +84,19 @@ Result<SyncFile::Info> SyncFile::info() const {
   info.status = arg.status;
   info.fence_count = arg.num_fences;
   return info;
+}
+
+Result<std::optional<int64_t>> SyncFile::signalled_at() const {
+  sync_file_info arg{};
+  if (xioctl(fd(), SYNC_IOC_FILE_INFO, &arg) < 0) return last_error("SYNC_IOC_FILE_INFO");
+  if (arg.status != 1) return std::optional<int64_t>();
+  std::vector<sync_fence_info> fences(arg.num_fences);
+  arg.sync_fence_info = reinterpret_cast<uintptr_t>(fences.data());
+  if (xioctl(fd(), SYNC_IOC_FILE_INFO, &arg) < 0) return last_error("SYNC_IOC_FILE_INFO");
+  int64_t last = 0;
+  for (const sync_fence_info& f : fences)
+    last = std::max(last, static_cast<int64_t>(f.timestamp_ns));
+  return std::optional<int64_t>(last);
 }
 
 Result<SyncFile> SyncFile::duplicate() const {

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "util/result.hpp"
@@ -48,6 +49,9 @@ class SyncFile {
   };
   /// SYNC_IOC_FILE_INFO; fails with ENOTTY on an fd that is not a sync_file.
   Result<Info> info() const;
+  /// When the last of its fences signalled (CLOCK_MONOTONIC, ns); nullopt
+  /// while one is still pending.
+  Result<std::optional<int64_t>> signalled_at() const;
 
   Result<SyncFile> duplicate() const;
 

@@ -2,10 +2,12 @@
 
 #include <xf86drm.h>
 
+#include <algorithm>
 #include <cstddef>
 
 #include "handoff/acquire_fence.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
+#include "sync/sync_file.hpp"
 #include "util/log.hpp"
 #include "util/trace.hpp"
 #include "util/unique_fd.hpp"
@@ -48,14 +50,14 @@ struct FrameCommitter::Waiting {
 
 FrameCommitter::FrameCommitter(wlr_output* output, wl_event_loop* loop, Trace* trace)
     : output_(output), loop_(loop), alive_(std::make_shared<FrameCommitter*>(this)), trace_(trace) {
-  if (trace_ != nullptr) {
-    track_ = trace_->track(std::string("output ") + output->name);
-    present_.connect(&output->events.present, [this](wlr_output_event_present* event) {
-      if (!event->presented) return;
-      const int64_t when = int64_t{event->when.tv_sec} * 1'000'000'000 + event->when.tv_nsec;
+  if (trace_ != nullptr) track_ = trace_->track(std::string("output ") + output->name);
+  present_.connect(&output->events.present, [this](wlr_output_event_present* event) {
+    if (!event->presented) return;
+    const int64_t when = int64_t{event->when.tv_sec} * 1'000'000'000 + event->when.tv_nsec;
+    if (trace_ != nullptr)
       trace_->instant(track_, "flip", when, "\"commit\":" + std::to_string(event->commit_seq));
-    });
-  }
+    flip_presented(event->commit_seq, when);
+  });
   // Our own timeline on the KMS device for the out-fences (the scene's is
   // for render-done); only DRM backends with syncobj timelines take one.
   if (wlr_output_is_drm(output) && output->backend->features.timeline) {
@@ -99,6 +101,41 @@ FrameCommitter::~FrameCommitter() {
         static_cast<unsigned long long>(counts_.direct),
         static_cast<unsigned long long>(counts_.acquire_in_fence),
         static_cast<unsigned long long>(counts_.acquire_loop_waited));
+  if (counts_.in_fence + counts_.acquire_in_fence > 0)
+    // tests grep this line: tests/vm/late_gpu_test.sh (numbers read by position)
+    LOG_INFO(
+        "output %s: %llu in-fences were still pending when committed; %llu flips of commits "
+        "with one: %llu reported while it was still pending, %llu stamped before its signal "
+        "time (by at most %.3f ms); flip minus fence signal time at least %.3f ms",
+        output_->name, static_cast<unsigned long long>(counts_.in_fence_pending),
+        static_cast<unsigned long long>(counts_.flips_timed),
+        static_cast<unsigned long long>(counts_.flips_fence_unsignalled),
+        static_cast<unsigned long long>(counts_.flips_stamped_before),
+        static_cast<double>(counts_.most_before_ns) / 1e6,
+        counts_.least_gap_ns == INT64_MAX ? 0.0 : static_cast<double>(counts_.least_gap_ns) / 1e6);
+}
+
+void FrameCommitter::flip_presented(uint32_t commit_seq, int64_t when_ns) {
+  while (!in_fences_to_flip_.empty() && in_fences_to_flip_.front().first <= commit_seq) {
+    auto [seq, fence] = std::move(in_fences_to_flip_.front());
+    in_fences_to_flip_.pop_front();
+    if (seq != commit_seq) continue;  // a commit with no flip of its own
+    ++counts_.flips_timed;
+    auto signalled = sync::SyncFile(std::move(fence)).signalled_at();
+    if (!signalled || !*signalled) {
+      // The flip was reported with its in-fence pending: KMS did not wait.
+      ++counts_.flips_fence_unsignalled;
+      continue;
+    }
+    // The flip's stamp is the vblank's; vkms stamps the vblank its timer was
+    // due at, which a late timer can place before the commit it latched.
+    const int64_t gap = when_ns - **signalled;
+    counts_.least_gap_ns = std::min(counts_.least_gap_ns, gap);
+    if (gap < 0) {
+      ++counts_.flips_stamped_before;
+      counts_.most_before_ns = std::max(counts_.most_before_ns, -gap);
+    }
+  }
 }
 
 wlr_output_state& FrameCommitter::start() {
@@ -284,12 +321,19 @@ void FrameCommitter::finish_commit() {
   const bool in_fence = (state.committed & WLR_OUTPUT_STATE_WAIT_TIMELINE) != 0;
   if (trace_ != nullptr && waiting.built_ns != 0 && (waiting.point_waited || waiting.loop_waited))
     trace_->span(track_, "waiting for render-done", waiting.built_ns, Trace::now());
+  // The in-fence as KMS gets it: whether it is still pending, and later
+  // when it signalled against when the flip came.
+  UniqueFd in_fence_fd;
+  if (in_fence)
+    in_fence_fd =
+        UniqueFd(wlr_drm_syncobj_timeline_export_sync_file(state.wait_timeline, state.wait_point));
+  const bool in_fence_pending = in_fence_fd && !readable_now(in_fence_fd.get());
   // Traced: when render-done (the in-fence) signals, seen from here.
-  if (trace_ != nullptr && in_fence)
-    trace_when_signalled(
-        UniqueFd(wlr_drm_syncobj_timeline_export_sync_file(state.wait_timeline, state.wait_point)),
-        waiting.client_acquire ? "client acquire fence (in-fence) signalled"
-                               : "render done (in-fence signalled)");
+  if (trace_ != nullptr && in_fence_fd)
+    if (auto traced = in_fence_fd.duplicate(); traced)
+      trace_when_signalled(std::move(*traced), waiting.client_acquire
+                                                   ? "client acquire fence (in-fence) signalled"
+                                                   : "render done (in-fence signalled)");
   const bool ok = commit_keeping_damage(state);
   if (trace_ != nullptr)
     trace_instant(ok ? "output commit" : "commit failed",
@@ -324,6 +368,11 @@ void FrameCommitter::finish_commit() {
       if (waiting.loop_waited) ++counts_.loop_waited;
     }
     if (waiting.point_waited) ++counts_.point_waited;
+    if (in_fence && in_fence_pending) ++counts_.in_fence_pending;
+    if (in_fence_fd && wlr_output_is_drm(output_)) {
+      if (in_fences_to_flip_.size() >= 8) in_fences_to_flip_.pop_front();
+      in_fences_to_flip_.emplace_back(output_->commit_seq, std::move(in_fence_fd));
+    }
     if (buffer && out_timeline_ != nullptr) {
       // The out-fence of this commit signals when its frame is on screen:
       // then the previous frame's slot is no longer read.

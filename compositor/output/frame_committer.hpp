@@ -43,6 +43,15 @@ class FrameCommitter {
     uint64_t acquire_in_fence = 0;     // of those, with the client's acquire fence as IN_FENCE_FD
     uint64_t acquire_loop_waited = 0;  // of those, after the loop waited for that fence
     bool in_fence_refused = false;
+    // In-fences (render-done or a client's acquire fence) against the flips
+    // that waited for them: still pending when committed, and how the flip
+    // time compares with the fence's signal time (the kernel's timestamp).
+    uint64_t in_fence_pending = 0;         // not yet signalled when the commit went
+    uint64_t flips_timed = 0;              // flips of commits that carried one
+    uint64_t flips_fence_unsignalled = 0;  // of those, reported with the fence still pending
+    uint64_t flips_stamped_before = 0;     // of those, stamped before the fence's signal time
+    int64_t least_gap_ns = INT64_MAX;      // flip time - fence signal time, over the flips
+    int64_t most_before_ns = 0;            // the largest amount a flip's stamp preceded its fence
   };
 
   /// With `trace`, each frame's story is recorded on the output's track.
@@ -80,6 +89,9 @@ class FrameCommitter {
   void trace_when_signalled(UniqueFd fence, std::string what);
   void trace_instant(const char* what, const std::string& args = {});
 
+  // A presented commit that carried `fence`: compares the flip with it.
+  void flip_presented(uint32_t commit_seq, int64_t when_ns);
+
   struct TracedFence {
     UniqueFd fd;
     std::unique_ptr<EventSource> watch;
@@ -105,6 +117,8 @@ class FrameCommitter {
   int track_ = 0;
   uint64_t commits_ = 0;  // numbers frames in the trace
   std::list<TracedFence> traced_fences_;
+  // In-fences of commits not presented yet (bounded: a few frames queue).
+  std::list<std::pair<uint32_t, UniqueFd>> in_fences_to_flip_;
   Listener<wlr_output_event_present> present_;
 };
 

@@ -57,7 +57,7 @@ int timer_duration(wlr_render_timer* base) {
   auto* timer = reinterpret_cast<Timer*>(base);
   if (timer->point == 0 || timer->renderer == nullptr) return -1;
   Device& device = timer->renderer->device();
-  if (Status waited = device.wait(timer->point); !waited) {
+  if (Status waited = device.wait(timer->point, "render timer"); !waited) {
     LOG_ERROR("vulkan: render timer: %s", waited.error().describe().c_str());
     return -1;
   }
@@ -241,6 +241,23 @@ Renderer::~Renderer() {
       static_cast<unsigned long long>(imports.imports),
       static_cast<unsigned long long>(imports.reuses),
       static_cast<unsigned long long>(upload_counts_.copied + upload_counts_.dispatched));
+  // Tests grep this line (tests/vm/late_gpu_test.sh): the event loop's
+  // thread never waits on the GPU while frames flow.
+  uint64_t loop_waits = 0;
+  std::string sites;
+  for (const auto& [site, count] : device_->loop_waits()) {
+    loop_waits += count;
+    sites += (sites.empty() ? " (" : ", ") + site + ": " + std::to_string(count);
+  }
+  if (!sites.empty()) sites += ")";
+  LOG_INFO("vulkan: the event loop's thread blocked on the GPU %llu times%s",
+           static_cast<unsigned long long>(loop_waits), sites.c_str());
+  // Tests grep this line (tests/vm/late_gpu_test.sh).
+  LOG_INFO(
+      "vulkan: render-done joined sampled client dma-bufs' fences as a reader's %llu times; "
+      "%llu client dma-bufs went back before their reads finished, held by that fence",
+      static_cast<unsigned long long>(read_fences_),
+      static_cast<unsigned long long>(released_with_read_fence_));
   imports_.clear();  // before the textures: their buffers' addons go with them
   dmabuf_targets_.clear();
   // A texture still here has no holder left: wlroots 0.19's users drop theirs
@@ -424,8 +441,12 @@ void Renderer::fence_waited(VkSemaphore semaphore, uint64_t point) {
   }
 }
 
-void Renderer::release_after_reads(BufferLock source, uint64_t last_used) {
+void Renderer::release_after_reads(BufferLock source, uint64_t last_used, uint64_t fenced_through) {
   if (source.get() == nullptr) return;
+  if (open_passes_ == 0 && last_used <= fenced_through && device_->completed() < last_used) {
+    ++released_with_read_fence_;
+    return;  // the kernel holds the client's writes until the reads are done
+  }
   // Passes still being recorded may read it: their submission comes next.
   const uint64_t point = open_passes_ > 0 ? std::max(last_used, device_->next_point())
                                           : std::min(last_used, device_->submitted());
@@ -615,7 +636,7 @@ size_t renderer_pending_frees(wlr_renderer* renderer) {
 void renderer_finish(wlr_renderer* renderer) {
   if (!is_vulkan_renderer(renderer)) return;
   Device& device = Renderer::from(renderer)->device();
-  if (Status waited = device.wait(device.submitted()); !waited && !device.lost())
+  if (Status waited = device.wait(device.submitted(), "renderer finish"); !waited && !device.lost())
     LOG_ERROR("vulkan: finishing the renderer's work: %s", waited.error().describe().c_str());
 }
 

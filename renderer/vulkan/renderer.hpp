@@ -46,6 +46,9 @@ struct Texture {
   // finished every read of it, after the texture is gone. Its image is the
   // cache's, shared with other textures of the same buffer.
   BufferLock source;
+  // The last pass whose render-done joined `source`'s implicit fences as a
+  // reader's: reads up to here hold the client's writes in the kernel.
+  uint64_t reads_fenced_through = 0;
   CachedImport* import = nullptr;
   Slot* slot = nullptr;
   VkImage image = VK_NULL_HANDLE;
@@ -186,7 +189,13 @@ class Renderer {
   void drop_from_passes(Texture* texture);
   /// Gives `source` back once every read up to `last_used` (and in passes
   /// still open) finished: from the event loop, or at the next collect().
-  void release_after_reads(BufferLock source, uint64_t last_used);
+  /// At once when `fenced_through` covers them: the reads' render-done is
+  /// among the buffer's implicit fences, so its writers wait in the kernel.
+  void release_after_reads(BufferLock source, uint64_t last_used, uint64_t fenced_through);
+  /// Client dma-bufs given back at once, their reads fenced in the kernel.
+  [[nodiscard]] uint64_t released_with_read_fence() const { return released_with_read_fence_; }
+  /// Render-done joined a sampled client dma-buf's implicit fences as a reader's.
+  void count_read_fence() { ++read_fences_; }
   /// Shared with TextureReads while passes are open; null when none is.
   std::shared_ptr<const OpenPasses> open_passes();
   /// A timestamp query pool for a new render timer: a destroyed timer's whose
@@ -285,6 +294,7 @@ class Renderer {
   TextureUploader uploader_;
   bool uploads_by_dispatch_ = false;  // with the compute path, where the device can
   UploadCounts upload_counts_;
+  uint64_t read_fences_ = 0, released_with_read_fence_ = 0;
   std::vector<VkImageMemoryBarrier2> handback_barriers_;
   std::vector<VkImageMemoryBarrier2> acquire_barriers_;
   HostBuffer readback_;

@@ -36,9 +36,40 @@ void hand_back_client_dmabuf(Renderer& r, wlr_buffer* buffer, const UniqueFd& fe
     LOG_ERROR("vulkan: render-done could not join a client dma-buf's fences (%s); waiting for it",
               attached.error().describe().c_str());
   }
-  if (Status waited = r.device().wait(point); !waited)
+  if (Status waited = r.device().wait(point, "copy into a client dma-buf"); !waited)
     LOG_ERROR("vulkan: waiting for a copy into a client dma-buf: %s",
               waited.error().describe().c_str());
+}
+
+// Render-done joins the implicit fences of each dma-buf the pass read (as a
+// reader's: a writer waits for it) and of the slot it drew (as the writer's),
+// so that implicit-sync producers and consumers wait for the GPU in the
+// kernel. A client's buffer whose reads are all fenced this way can go back
+// before they finish (Renderer::release_after_reads).
+void fence_dmabufs(Renderer& r, Pass& pass, const UniqueFd& fence, uint64_t point) {
+  auto import_into = [&](wlr_buffer* buffer, sync::Access access) {
+    wlr_dmabuf_attributes attribs{};
+    if (!wlr_buffer_get_dmabuf(buffer, &attribs)) return false;
+    for (int i = 0; i < attribs.n_planes; ++i) {
+      if (i > 0 && attribs.fd[i] == attribs.fd[i - 1]) continue;
+      auto copy = UniqueFd::duplicate_of(fence.get());
+      Status imported =
+          copy ? sync::SyncFile(std::move(*copy)).import_into_dmabuf(attribs.fd[i], access)
+               : Status(copy.error());
+      if (!imported) {
+        LOG_ERROR("vulkan: render-done could not join a dma-buf's implicit fences: %s",
+                  imported.error().describe().c_str());
+        return false;
+      }
+    }
+    return true;
+  };
+  for (Texture* t : pass.used) {
+    if (t->source.get() == nullptr || !import_into(t->source.get(), sync::Access::read)) continue;
+    t->reads_fenced_through = point;
+    r.count_read_fence();
+  }
+  if (!pass.slot->client_dmabuf) import_into(pass.buffer, sync::Access::write);
 }
 
 Pass* get(wlr_render_pass* p) { return reinterpret_cast<Pass*>(p); }
@@ -429,6 +460,7 @@ bool submit(wlr_render_pass* base) {
       else
         LOG_ERROR("vulkan: %s", exported.error().describe().c_str());
     }
+    if (fence) fence_dmabufs(r, pass, fence, point);
     if (target.client_dmabuf) hand_back_client_dmabuf(r, pass.buffer, fence, point);
     if (pass.signal_timeline != nullptr) {
       // Without an exported fence, render-done is signalled from the event loop.

@@ -77,7 +77,8 @@ Status Renderer::read_pixels(Texture& texture, const wlr_texture_read_pixels_opt
   if (readback_.size < bytes) {
     HostBuffer bigger;
     // The old buffer may be in use by a read-back.
-    if (Status idle = device_->wait(device_->submitted()); !idle && !device_->lost())
+    if (Status idle = device_->wait(device_->submitted(), "read-back buffer replaced");
+        !idle && !device_->lost())
       LOG_ERROR("vulkan: replacing the read-back buffer: %s", idle.error().describe().c_str());
     if (Status s = bigger.create(*device_, std::max(bytes, VkDeviceSize(4u << 20)),
                                  VK_BUFFER_USAGE_TRANSFER_DST_BIT);
@@ -140,7 +141,7 @@ Status Renderer::read_pixels(Texture& texture, const wlr_texture_read_pixels_opt
   auto submitted = submit(cb);
   if (!submitted) return submitted.error();  // submit() saw to a lost device
   const uint64_t point = *submitted;
-  if (Status done = device_->wait(point); !done) {
+  if (Status done = device_->wait(point, "read-back"); !done) {
     check_lost();
     return done;
   }

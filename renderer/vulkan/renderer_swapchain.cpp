@@ -57,7 +57,8 @@ bool when_rendered(wlr_renderer* renderer, wlr_buffer* buffer, std::function<voi
   CompletionWatch* watch = r.completion();
   if (watch == nullptr) {
     // Nothing can wake the loop: the one CPU wait left, logged by completion().
-    if (Status waited = r.device().wait(target->last_point); !waited)
+    if (Status waited = r.device().wait(target->last_point, "slot render, no completion watch");
+        !waited)
       LOG_ERROR("vulkan swapchain: waiting for a slot's render: %s",
                 waited.error().describe().c_str());
     return false;

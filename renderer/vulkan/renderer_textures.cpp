@@ -109,7 +109,8 @@ void destroy(wlr_texture* base) {
       plane.memory = std::move(texture->owned_plane_memory[i]);
       r.retire(std::move(plane));
     }
-    r.release_after_reads(std::move(texture->source), texture->last_used);
+    r.release_after_reads(std::move(texture->source), texture->last_used,
+                          texture->reads_fenced_through);
   }
   // A slot sampled by a pass in flight is freed only after that pass.
   if (texture->slot != nullptr)

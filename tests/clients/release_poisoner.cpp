@@ -1,5 +1,8 @@
 #include "tests/clients/release_poisoner.hpp"
 
+#include <linux/dma-buf.h>
+#include <sys/ioctl.h>
+
 #include "tests/support/poll.hpp"
 
 namespace baton::testing {
@@ -24,7 +27,16 @@ void ReleasePoisoner::watch(const sync::Timeline& timeline, uint64_t point) {
 }
 
 void ReleasePoisoner::released() {
-  buffer_.write(kPoison);
+  if (implicit_ && buffer_.dmabuf() >= 0) {
+    // Blocks until every fence on the buffer signalled, readers' included.
+    dma_buf_sync sync{DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE};
+    ioctl(buffer_.dmabuf(), DMA_BUF_IOCTL_SYNC, &sync);
+    buffer_.write(kPoison);
+    sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
+    ioctl(buffer_.dmabuf(), DMA_BUF_IOCTL_SYNC, &sync);
+  } else {
+    buffer_.write(kPoison);
+  }
   ++poisoned_;
   back_ = true;
 }

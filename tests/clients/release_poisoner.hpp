@@ -28,8 +28,15 @@ class ReleasePoisoner {
   /// `timeline` signals.
   void watch(const sync::Timeline& timeline, uint64_t point);
   /// Implicit sync: the buffer was committed; released() brings it back.
-  void watch_release_event() { back_ = false; }
-  /// Implicit sync: wl_buffer.release arrived; poisons the buffer now.
+  void watch_release_event() {
+    back_ = false;
+    implicit_ = true;
+  }
+  /// wl_buffer.release arrived (implicit sync), or the release point
+  /// signalled (explicit): poisons the buffer now. Implicit sync first waits
+  /// for the dma-buf's fences as a writer must (DMA_BUF_IOCTL_SYNC): the
+  /// compositor may give the buffer back with its GPU read still running,
+  /// fenced in the kernel.
   void released();
   /// Until the buffer is back (and poisoned); false after `timeout`.
   bool wait_back(std::chrono::milliseconds timeout);
@@ -44,6 +51,7 @@ class ReleasePoisoner {
   std::thread watcher_;
   std::atomic<bool> back_{true};
   std::atomic<bool> stopping_{false};
+  bool implicit_ = false;
 };
 
 }  // namespace baton::testing

@@ -166,9 +166,14 @@ void Device::collect_freed() {
   });
 }
 
-Status Device::wait(uint64_t point) {
+Status Device::wait(uint64_t point, std::string_view site) {
   if (completed() >= point) return {};
   if (lost_) return failure("waiting for point " + std::to_string(point), "the device was lost");
+  if (std::this_thread::get_id() == loop_thread_) {
+    auto counted = loop_waits_.find(site);
+    if (counted == loop_waits_.end()) counted = loop_waits_.emplace(std::string(site), 0).first;
+    ++counted->second;
+  }
   VkSemaphoreWaitInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
   info.semaphoreCount = 1;
   info.pSemaphores = &timeline_;
@@ -355,12 +360,11 @@ Result<std::shared_ptr<Device>> Device::create(const DeviceOptions& options) {
     self->features_.sync_fd_export =
         self->get_semaphore_fd != nullptr &&
         (props.externalSemaphoreFeatures & VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT) != 0;
-    VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
-    VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &driver};
-    vkGetPhysicalDeviceProperties2(self->physical_, &props2);
-    // Mesa's CPU driver completes the work inside the export (pinned by the
-    // guest's vm-vulkan-env-test); real GPUs hand out a pending fence.
-    self->features_.sync_fd_export_waits = driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
+    // A CPU device completes the work inside the export (lavapipe: pinned by
+    // the guest's vm-vulkan-env-test); a GPU hands out a pending fence (the
+    // guest's test GPU, tests/late_gpu, is one).
+    self->features_.sync_fd_export_waits =
+        self->properties_.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     if (self->features_.sync_fd_export)
       LOG_INFO("vulkan: render-done is exported as a sync_file%s",
                self->features_.sync_fd_export_waits

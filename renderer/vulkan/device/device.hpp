@@ -9,10 +9,12 @@
 
 #include <atomic>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -93,8 +95,14 @@ class Device {
   /// The last point the GPU finished (0 on a lost device: nothing completes).
   uint64_t completed();
   /// CPU-waits for `point` (read-back and teardown only, never the frame
-  /// loop); an error when the wait failed or the device is lost.
-  [[nodiscard]] Status wait(uint64_t point);
+  /// loop); an error when the wait failed or the device is lost. `site`
+  /// names the caller: a wait that blocks the thread that made the device
+  /// (the event loop's) is counted under it.
+  [[nodiscard]] Status wait(uint64_t point, std::string_view site);
+  /// Blocking waits made on the event loop's thread, by site.
+  [[nodiscard]] const std::map<std::string, uint64_t, std::less<>>& loop_waits() const {
+    return loop_waits_;
+  }
   /// vk_status() of a call, noting a lost device; logs nothing.
   [[nodiscard]] Status check(VkResult result, const char* call);
 
@@ -127,6 +135,8 @@ class Device {
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t queue_family_ = 0;
   VkPhysicalDeviceProperties properties_{};
+  std::thread::id loop_thread_ = std::this_thread::get_id();
+  std::map<std::string, uint64_t, std::less<>> loop_waits_;
   VkPhysicalDeviceMemoryProperties memory_{};
   std::string name_;
   DeviceKind kind_ = DeviceKind::other;

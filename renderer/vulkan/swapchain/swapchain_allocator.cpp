@@ -42,7 +42,8 @@ bool begin_data_ptr_access(wlr_buffer* base, uint32_t /*flags*/, void** data, ui
   if (buffer->mapped == nullptr) return false;
   // The CPU reads what the last pass wrote: wait for that pass (not a frame-loop wait:
   // only CPU consumers of the pixels come here).
-  if (Status waited = buffer->device->wait(buffer->slot.last_point); !waited) {
+  if (Status waited = buffer->device->wait(buffer->slot.last_point, "slot pixels read by the CPU");
+      !waited) {
     LOG_ERROR("vulkan swapchain: reading a slot's pixels: %s", waited.error().describe().c_str());
     return false;
   }

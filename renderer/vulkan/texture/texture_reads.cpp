@@ -31,7 +31,7 @@ void TextureReads::wait() {
   if (!device || device->lost()) return;
   // Passes still being recorded were submitted by nobody yet: nothing to wait on.
   if (passes_ && !passes_->ended) return;
-  if (Status waited = device->wait(std::max(point_, passes_ ? passes_->point : 0));
+  if (Status waited = device->wait(std::max(point_, passes_ ? passes_->point : 0), "texture reads");
       !waited && !device->lost())
     LOG_ERROR("vulkan: waiting for a texture's reads: %s", waited.error().describe().c_str());
 }
