@@ -33,6 +33,7 @@
 #include "compositor/shell/sandbox.hpp"
 #include "compositor/shell/session_lock.hpp"
 #include "handoff/buffer_fences.hpp"
+#include "handoff/hold_queue.hpp"
 #include "handoff/readiness_gate.hpp"
 #include "protocols/color_representation.hpp"
 #include "protocols/commit_timing.hpp"
@@ -153,11 +154,12 @@ Status Server::create_globals() {
     if (!drm_device_) return last_error("--drm-device " + *options_.drm_device + ": open");
   }
   compositor_ = wlr_compositor_create(display_, 6, renderer_);
+  // One hold queue for every reason a commit waits: the readiness gate's
+  // fences (create_sync_globals), fifo barriers and commit-timing targets.
+  hold_queue_ = std::make_unique<HoldQueue>(event_loop_, compositor_, HoldBudget{}, trace_.get());
   create_sync_globals();
-  // One count of held commits per client for both timing protocols.
-  auto held_commits = std::make_shared<HeldCommits>();
-  fifo_ = std::make_unique<Fifo>(display_, event_loop_, held_commits);
-  commit_timing_ = std::make_unique<CommitTiming>(display_, event_loop_, held_commits);
+  fifo_ = std::make_unique<Fifo>(display_, event_loop_, *hold_queue_);
+  commit_timing_ = std::make_unique<CommitTiming>(display_, event_loop_, *hold_queue_);
   wlr_subcompositor_create(display_);
   wlr_data_device_manager_create(display_);
 
@@ -296,8 +298,7 @@ void Server::create_sync_globals() {
   }
   buffer_fences_ = std::make_unique<BufferFences>(
       syncobj_.get(), options_.readiness_gate ? Latch::when_ready : Latch::at_materialize);
-  gate_ = std::make_unique<ReadinessGate>(event_loop_, compositor_, *buffer_fences_,
-                                          std::chrono::milliseconds(1000), trace_.get());
+  gate_ = std::make_unique<ReadinessGate>(*hold_queue_, *buffer_fences_);
   // tests grep this line: tests/vm/guest-baton.sh, tests/screencast/screencast.sh,
   // tests/integration/test_cli.cpp
   LOG_INFO("buffers: linux-dmabuf-v1 %s, linux-drm-syncobj-v1 %s",

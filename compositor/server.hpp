@@ -78,6 +78,7 @@ class SessionLock;
 class LinuxDrmSyncobj;
 class LinuxDmabuf;
 class BufferFences;
+class HoldQueue;
 class ReadinessGate;
 class Fifo;
 class CommitTiming;
@@ -127,7 +128,8 @@ class Server {
   [[nodiscard]] const LinuxDmabuf* linux_dmabuf() const { return linux_dmabuf_.get(); }
   /// linux-drm-syncobj-v1; null when not advertised.
   [[nodiscard]] LinuxDrmSyncobj* explicit_sync() const { return syncobj_.get(); }
-  [[nodiscard]] ReadinessGate& readiness_gate() { return *gate_; }
+  /// The hold queue of every surface: held commits and what they cost.
+  [[nodiscard]] HoldQueue& hold_queue() { return *hold_queue_; }
   /// fifo-v1 and commit-timing-v1: the render loop tells them of frames.
   [[nodiscard]] Fifo& fifo() { return *fifo_; }
   [[nodiscard]] CommitTiming& commit_timing() { return *commit_timing_; }
@@ -239,6 +241,7 @@ class Server {
   Listener<void> session_active_;
 
   std::unique_ptr<LinuxDrmSyncobj> syncobj_;
+  std::unique_ptr<HoldQueue> hold_queue_;        // its producers, below, go first
   std::unique_ptr<BufferFences> buffer_fences_;  // what the gate's commits wait for
   std::unique_ptr<ReadinessGate> gate_;
   std::unique_ptr<Fifo> fifo_;

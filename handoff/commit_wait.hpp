@@ -1,8 +1,8 @@
 // What a surface commit waits for before it may apply (a CommitWait is not a
-// fence itself: it names one, as a readable fd). The readiness gate
-// holds commits; a CommitWaits answers, per commit, what each one waits for
-// (BufferFences: the buffer's acquire point or its dma-buf's implicit fence;
-// tests: eventfds they signal themselves).
+// fence itself: it names one, as a readable fd). The readiness gate puts
+// them on the hold queue as fence blockers; a CommitWaits answers, per
+// commit, what each one waits for (BufferFences: the buffer's acquire point
+// or its dma-buf's implicit fence; tests: eventfds they signal themselves).
 #pragma once
 
 #include <functional>

@@ -73,10 +73,10 @@ class TimedSurface {
 
   /// Lets through every held commit whose target is not after `limit_ns`.
   void let_through_due(int64_t limit_ns) {
-    std::vector<std::unique_ptr<HeldCommit>> due;
+    std::vector<Blocker> due;
     for (auto it = holds_.begin(); it != holds_.end();) {
       if (it->target_ns <= limit_ns) {
-        due.push_back(std::move(it->commit));
+        due.push_back(it->blocker);
         it = holds_.erase(it);
       } else {
         ++it;
@@ -84,7 +84,7 @@ class TimedSurface {
     }
     arm_timer();
     // Oldest first; each may apply now, with whatever is queued behind it.
-    for (auto& commit : due) commit->let_through();
+    for (const Blocker& blocker : due) timing_.queue_.clear(blocker);
   }
 
   /// The CommitTiming goes before the surface: nothing stays held by it.
@@ -94,13 +94,13 @@ class TimedSurface {
     timer_.reset();
     auto holds = std::move(holds_);
     holds_.clear();
-    for (Hold& h : holds) h.commit->let_through();
+    for (const Hold& h : holds) timing_.queue_.clear(h.blocker);
   }
 
  private:
   struct Hold {
     int64_t target_ns;
-    std::unique_ptr<HeldCommit> commit;
+    Blocker blocker;
   };
 
   // wl_surface.commit: the timestamp belongs to this commit.
@@ -110,7 +110,7 @@ class TimedSurface {
     const bool shown = !wl_list_empty(&surface_->current_outputs);
     // Nothing will be built for a hidden surface: a target passed applies now.
     if (!shown && *target <= now_ns()) return;
-    holds_.push_back({*target, std::make_unique<HeldCommit>(*timing_.held_, surface_)});
+    holds_.push_back({*target, timing_.queue_.block(surface_, HoldReason::target_time)});
     arm_timer();
     wlr_surface_output* on = nullptr;
     wl_list_for_each(on, &surface_->current_outputs, link) {
@@ -134,7 +134,7 @@ class TimedSurface {
   }
 
   void surface_destroyed() {
-    // Held commits die with the surface: nothing to unlock.
+    // Held commits die with the surface, in the hold queue: nothing to clear.
     holds_.clear();
     timing_.surfaces_.erase(surface_);  // destroys this
   }
@@ -205,9 +205,8 @@ void bind_manager(wl_client* client, void* data, uint32_t version, uint32_t id) 
 
 }  // namespace
 
-CommitTiming::CommitTiming(wl_display* display, wl_event_loop* loop,
-                           std::shared_ptr<HeldCommits> held)
-    : loop_(loop), held_(std::move(held)) {
+CommitTiming::CommitTiming(wl_display* display, wl_event_loop* loop, HoldQueue& queue)
+    : loop_(loop), queue_(queue) {
   global_ =
       wl_global_create(display, &wp_commit_timing_manager_v1_interface, 1, this, bind_manager);
   if (global_ == nullptr)

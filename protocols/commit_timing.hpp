@@ -15,11 +15,12 @@
 //
 // Commits keep their order (wlroots applies a surface's commits in order): a
 // commit let through early still waits for those before it. A commit may carry
-// both a timestamp and a fifo wait; each protocol holds it on its own. The
+// both a timestamp and a fifo wait: it has a blocker of each. The
 // per-surface state outlives the wp_commit_timer_v1 object: destroying it
 // stops future timestamps, and, as the protocol says, leaves the ones
-// already committed in force. Commits held here count towards the client's
-// HeldCommits bound.
+// already committed in force. A held commit is a target_time blocker on the
+// surface's HoldQueue, which holds it and bounds what a client may have
+// queued (HoldBudget).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +28,7 @@
 #include <memory>
 #include <optional>
 
-#include "protocols/held_commits.hpp"
+#include "handoff/hold_queue.hpp"
 #include "util/signal.hpp"
 
 struct wl_display;
@@ -43,10 +44,9 @@ class TimedSurface;
 
 class CommitTiming {
  public:
-  /// The wp_commit_timing_manager_v1 global (version 1). `held` counts the
-  /// commits held per client; share Fifo's so the bound covers both.
-  CommitTiming(wl_display* display, wl_event_loop* loop,
-               std::shared_ptr<HeldCommits> held = std::make_shared<HeldCommits>());
+  /// The wp_commit_timing_manager_v1 global (version 1). Held commits are
+  /// blockers on `queue`, which must outlive this.
+  CommitTiming(wl_display* display, wl_event_loop* loop, HoldQueue& queue);
   ~CommitTiming();
   CommitTiming(const CommitTiming&) = delete;
   CommitTiming& operator=(const CommitTiming&) = delete;
@@ -75,7 +75,7 @@ class CommitTiming {
   friend class TimedSurface;
 
   wl_event_loop* loop_;
-  std::shared_ptr<HeldCommits> held_;
+  HoldQueue& queue_;
   wl_global* global_ = nullptr;
   // Made by the surface's first get_timer; destroyed with the surface.
   std::map<wlr_surface*, std::unique_ptr<TimedSurface>> surfaces_;

@@ -57,12 +57,12 @@ class FifoSurface {
 
   /// Lets through the held commits that no barrier stops any more, in order.
   void let_through_ready() {
-    while (!waiting_.empty() && !blocked_before(waiting_.front()->seq())) {
-      std::unique_ptr<HeldCommit> hold = std::move(waiting_.front());
+    while (!waiting_.empty() && !blocked_before(waiting_.front().seq)) {
+      const Blocker blocker = waiting_.front().blocker;
       waiting_.pop_front();
       // May apply it (and what is queued behind it) now: applied() runs
       // inside and may set the barrier again, which stops this loop.
-      hold->let_through();
+      fifo_.queue_.clear(blocker);
     }
   }
 
@@ -74,7 +74,7 @@ class FifoSurface {
     fallback_.reset();
     auto waiting = std::move(waiting_);
     waiting_.clear();
-    for (auto& hold : waiting) hold->let_through();
+    for (const Waiting& w : waiting) fifo_.queue_.clear(w.blocker);
   }
 
  private:
@@ -90,7 +90,7 @@ class FifoSurface {
     const bool waits = std::exchange(pending_wait_, false);
     const uint32_t seq = surface_->pending.seq;  // this commit's, held or not
     if (waits && !synchronized_subsurface() && blocked_before(seq))
-      waiting_.push_back(std::make_unique<HeldCommit>(*fifo_.held_, surface_));
+      waiting_.push_back({seq, fifo_.queue_.block(surface_, HoldReason::fifo_barrier)});
     if (sets) setting_.push_back(seq);
   }
 
@@ -160,8 +160,7 @@ class FifoSurface {
   }
 
   void surface_destroyed() {
-    // Held commits die with the surface: nothing to unlock (each HeldCommit
-    // only uncounts itself).
+    // Held commits die with the surface, in the hold queue: nothing to clear.
     waiting_.clear();
     fifo_.surfaces_.erase(surface_);  // destroys this
   }
@@ -173,7 +172,12 @@ class FifoSurface {
   bool pending_wait_ = false;
   bool barrier_ = false;
   std::deque<uint32_t> setting_;  // seqs of unapplied commits that set the barrier
-  std::deque<std::unique_ptr<HeldCommit>> waiting_;
+  // The commits held waiting for the barrier, and their blockers.
+  struct Waiting {
+    uint32_t seq;
+    Blocker blocker;
+  };
+  std::deque<Waiting> waiting_;
   std::unique_ptr<EventSource> fallback_;
   Listener<void> client_commit_;
   Listener<void> applied_;
@@ -228,8 +232,8 @@ void bind_manager(wl_client* client, void* data, uint32_t version, uint32_t id) 
 
 }  // namespace
 
-Fifo::Fifo(wl_display* display, wl_event_loop* loop, std::shared_ptr<HeldCommits> held)
-    : loop_(loop), held_(std::move(held)) {
+Fifo::Fifo(wl_display* display, wl_event_loop* loop, HoldQueue& queue)
+    : loop_(loop), queue_(queue) {
   global_ = wl_global_create(display, &wp_fifo_manager_v1_interface, 1, this, bind_manager);
   if (global_ == nullptr) LOG_ERROR("fifo: wl_global_create failed; wp_fifo_manager_v1 is off");
 }

@@ -27,14 +27,15 @@
 // the wp_fifo_v1 object: destroying it stops future barriers and waits but,
 // as the protocol says, changes nothing already committed (held commits
 // are let through when the barrier clears, by a latch or the fallback timer).
-// Commits held here count towards the client's HeldCommits bound.
+// A waiting commit is a fifo_barrier blocker on the surface's HoldQueue,
+// which holds it and bounds what a client may have queued (HoldBudget).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
 
-#include "protocols/held_commits.hpp"
+#include "handoff/hold_queue.hpp"
 #include "util/signal.hpp"
 
 struct wl_display;
@@ -50,10 +51,9 @@ class FifoSurface;
 
 class Fifo {
  public:
-  /// The wp_fifo_manager_v1 global (version 1). `held` counts the commits
-  /// held per client; share it with CommitTiming so the bound covers both.
-  Fifo(wl_display* display, wl_event_loop* loop,
-       std::shared_ptr<HeldCommits> held = std::make_shared<HeldCommits>());
+  /// The wp_fifo_manager_v1 global (version 1). Waiting commits are
+  /// blockers on `queue`, which must outlive this.
+  Fifo(wl_display* display, wl_event_loop* loop, HoldQueue& queue);
   ~Fifo();
   Fifo(const Fifo&) = delete;
   Fifo& operator=(const Fifo&) = delete;
@@ -79,7 +79,6 @@ class Fifo {
   [[nodiscard]] size_t held() const;
   /// Barriers cleared by the fallback timer rather than a latch (tests, logs).
   [[nodiscard]] uint64_t fallback_clears() const { return fallback_clears_; }
-  [[nodiscard]] const std::shared_ptr<HeldCommits>& held_commits() const { return held_; }
 
   // Request handlers (the C trampolines in the .cpp call them).
   void get_fifo(wl_resource* manager, uint32_t id, wl_resource* surface);
@@ -88,7 +87,7 @@ class Fifo {
   friend class FifoSurface;
 
   wl_event_loop* loop_;
-  std::shared_ptr<HeldCommits> held_;
+  HoldQueue& queue_;
   wl_global* global_ = nullptr;
   uint64_t fallback_clears_ = 0;
   // When each output last latched (an output destroyed and another made at

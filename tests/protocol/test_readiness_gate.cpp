@@ -1,21 +1,33 @@
 // The readiness gate from a client's side, in-process: commits wait for
 // eventfd-backed fences the test signals itself (in baton they are acquire
 // points and dma-bufs' implicit fences; the gate cannot tell the difference,
-// it waits for an fd to become readable). What the output shows is the oracle.
+// it puts an fd on the hold queue, which waits for it to become readable).
+// What the output shows is the oracle.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <deque>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "compositor/desktop/view.hpp"
 #include "compositor/desktop/windows.hpp"
+#include "fifo-v1-client-protocol.h"
 #include "handoff/commit_wait.hpp"
+#include "handoff/hold_queue.hpp"
 #include "handoff/readiness_gate.hpp"
+#include "protocols/fifo.hpp"
 #include "tests/support/client.hpp"
 #include "tests/support/harness.hpp"
+#include "tests/support/held_files.hpp"
 #include "tests/support/process.hpp"
+#include "util/owned.hpp"
 #include "util/unique_fd.hpp"
 #include "util/wlr.hpp"
 
@@ -63,11 +75,15 @@ class EventFences final : public CommitWaits {
   std::deque<UniqueFd> armed_;
 };
 
-// A server with a second gate on its surfaces, fed by the test's fences.
+// A server with a second gate on its surfaces' hold queue, fed by the
+// test's fences.
 struct GatedServer {
   Harness h;
   EventFences fences;
-  ReadinessGate gate{h.server().event_loop(), h.server().compositor(), fences};
+  ReadinessGate gate{h.server().hold_queue(), fences};
+  HoldQueue& queue() { return h.server().hold_queue(); }
+  [[nodiscard]] size_t held() { return queue().held(HoldReason::fence); }
+  [[nodiscard]] uint64_t let_through() { return queue().cleared(HoldReason::fence); }
 };
 
 // Maps `w` showing `colour`, its top-left corner at (x, y), clear of the
@@ -100,14 +116,14 @@ TEST(ReadinessGate, ACommitWaitsForItsFenceAndTheSurfaceKeepsItsPreviousBuffer) 
   w.draw(100, 80, kBlue);
   s.h.sync();
   s.h.run_for(std::chrono::milliseconds(100));
-  EXPECT_EQ(s.gate.held(), 1u);
+  EXPECT_EQ(s.held(), 1u);
   Image waiting = s.h.capture();
   EXPECT_EQ(count_pixels(waiting, kRed), kWindowPixels) << "the previous buffer is not shown";
   EXPECT_EQ(count_pixels(waiting, kBlue), 0) << "a buffer was shown before its fence signalled";
 
   fence.signal();
-  ASSERT_TRUE(s.h.run_until([&] { return s.gate.held() == 0; }));
-  EXPECT_EQ(s.gate.let_through(), 1u);
+  ASSERT_TRUE(s.h.run_until([&] { return s.held() == 0; }));
+  EXPECT_EQ(s.let_through(), 1u);
   Image ready = s.h.capture();
   EXPECT_EQ(count_pixels(ready, kBlue), kWindowPixels);
   EXPECT_EQ(count_pixels(ready, kRed), 0);
@@ -122,8 +138,8 @@ TEST(ReadinessGate, ASignalledFenceHoldsNothing) {
   fence.signal();
   w.draw(100, 80, kBlue);
   s.h.sync();
-  EXPECT_EQ(s.gate.held(), 0u);
-  EXPECT_EQ(s.gate.let_through(), 0u) << "a ready commit went through the hold path";
+  EXPECT_EQ(s.held(), 0u);
+  EXPECT_EQ(s.let_through(), 0u) << "a ready commit went through the hold path";
   EXPECT_EQ(count_pixels(s.h.capture(), kBlue), kWindowPixels);
 }
 
@@ -145,7 +161,7 @@ TEST(ReadinessGate, LaterCommitsQueueBehindAHeldOne) {
   fence.signal();
   ASSERT_TRUE(s.h.run_until([&] { return count_pixels(s.h.capture(), kGreen) == kWindowPixels; }))
       << "the queued commit did not follow the held one";
-  EXPECT_EQ(s.gate.held(), 0u);
+  EXPECT_EQ(s.held(), 0u);
 }
 
 TEST(ReadinessGate, AHeldSurfaceStallsNoOtherClient) {
@@ -158,7 +174,7 @@ TEST(ReadinessGate, AHeldSurfaceStallsNoOtherClient) {
   EventFence never = s.fences.arm();
   slow_window.draw(100, 80, kBlue);  // waits for a fence nobody signals
   s.h.sync();
-  ASSERT_EQ(s.gate.held(), 1u);
+  ASSERT_EQ(s.held(), 1u);
   for (uint32_t colour : {kGreen, kBlue, kGreen}) {
     other_window.draw(100, 80, colour);
     ASSERT_TRUE(s.h.run_until([&] { return count_pixels(s.h.capture(), colour) >= kWindowPixels; }))
@@ -178,34 +194,84 @@ TEST(ReadinessGate, ASurfaceDestroyedWhileHeldLeavesNothingHeld) {
     EventFence never = s.fences.arm();
     w.draw(100, 80, kBlue);
     s.h.sync();
-    ASSERT_EQ(s.gate.held(), 1u);
+    ASSERT_EQ(s.held(), 1u);
   }
-  ASSERT_TRUE(s.h.run_until([&] { return s.gate.held() == 0; }));
+  ASSERT_TRUE(s.h.run_until([&] { return s.held() == 0; }));
   // The client goes on as if nothing happened.
   Window again(c);
   map_window(s.h, again, kGreen);
   EXPECT_EQ(wl_display_get_error(c.display()), 0);
 }
 
-TEST(ReadinessGate, TooManyHeldCommitsIsAProtocolErrorForThatClientOnly) {
-  GatedServer s;
-  Client greedy(s.h), other(s.h);
-  Window greedy_window(greedy), other_window(other);
-  map_window(s.h, greedy_window, kRed);
-  map_window(s.h, other_window, kRed, 300, 20);
+// A client's wp_fifo_manager_v1 (the last one advertised).
+Owned<wp_fifo_manager_v1, wp_fifo_manager_v1_destroy> bind_fifo(Harness& h, Client& c) {
+  Owned<wl_registry, wl_registry_destroy> registry(wl_display_get_registry(c.display()));
+  wp_fifo_manager_v1* fifo = nullptr;
+  static const wl_registry_listener listener = {
+      [](void* data, wl_registry* r, uint32_t name, const char* iface, uint32_t) {
+        if (std::string_view(iface) == wp_fifo_manager_v1_interface.name)
+          *static_cast<wp_fifo_manager_v1**>(data) = static_cast<wp_fifo_manager_v1*>(
+              wl_registry_bind(r, name, &wp_fifo_manager_v1_interface, 1));
+      },
+      [](void*, wl_registry*, uint32_t) {}};
+  wl_registry_add_listener(registry, &listener, &fifo);
+  h.sync();
+  return Owned<wp_fifo_manager_v1, wp_fifo_manager_v1_destroy>(fifo);
+}
 
-  std::vector<EventFence> never;
-  for (size_t i = 0; i <= ReadinessGate::kMaxHeldPerClient; ++i) {
-    never.push_back(s.fences.arm());
-    greedy_window.draw(100, 80, i % 2 == 0 ? kBlue : kGreen);
-  }
-  ASSERT_TRUE(s.h.run_until([&] { return wl_display_get_error(greedy.display()) != 0; }))
-      << "the client held " << s.gate.held() << " commits and was not stopped";
-  // Its surfaces are gone with it, and so are its holds.
-  ASSERT_TRUE(s.h.run_until([&] { return s.gate.held() == 0; }));
-  other_window.draw(100, 80, kGreen);
-  ASSERT_TRUE(s.h.run_until([&] { return count_pixels(s.h.capture(), kGreen) == kWindowPixels; }));
-  EXPECT_EQ(wl_display_get_error(other.display()), 0);
+// The one place a held commit dies: a surface destroyed with commits held by
+// their fences and by a fifo barrier, one of them by both, leaves nothing
+// held, every buffer released, and no fd open that was not open before.
+TEST(HoldQueue, ASurfaceDestroyedWithCommitsHeldByFenceAndFifoReleasesEverything) {
+  GatedServer s;
+  Client c(s.h);
+  auto fifo_manager = bind_fifo(s.h, c);
+  ASSERT_NE(fifo_manager.get(), nullptr) << "wp_fifo_manager_v1 is not advertised";
+  const std::multiset<std::string> fds_before = open_fds();
+  {
+    std::vector<std::unique_ptr<ShmBuffer>> buffers;
+    for (uint32_t colour : {kRed, kBlue, kGreen})
+      buffers.push_back(std::make_unique<ShmBuffer>(c.shm, 32, 32, colour));
+    wl_surface* surface = wl_compositor_create_surface(c.compositor);
+    wp_fifo_v1* fifo = wp_fifo_manager_v1_get_fifo(fifo_manager, surface);
+    auto commit = [&](const ShmBuffer& buffer) {
+      wl_surface_attach(surface, buffer.get(), 0, 0);
+      wl_surface_damage_buffer(surface, 0, 0, 32, 32);
+      wl_surface_commit(surface);
+    };
+    EventFence first = s.fences.arm();
+    EventFence second = s.fences.arm();
+    wp_fifo_v1_set_barrier(fifo);
+    commit(*buffers[0]);  // held by its fence; sets the barrier when it applies
+    wp_fifo_v1_wait_barrier(fifo);
+    commit(*buffers[1]);  // held by its fence and by the barrier
+    wp_fifo_v1_wait_barrier(fifo);
+    commit(*buffers[2]);  // held by the barrier
+    s.h.sync();
+    HoldQueue& queue = s.queue();
+    ASSERT_EQ(queue.held(), 3u);
+    EXPECT_EQ(queue.held(HoldReason::fence), 2u);
+    EXPECT_EQ(queue.held(HoldReason::fifo_barrier), 2u);
+    EXPECT_EQ(queue.cost(s.h.server_client(c.display())).commits, 3u);
+    for (const auto& buffer : buffers) EXPECT_FALSE(buffer->released());
+
+    wp_fifo_v1_destroy(fifo);
+    wl_surface_destroy(surface);
+    s.h.sync();
+    EXPECT_EQ(queue.held(), 0u);
+    EXPECT_EQ(queue.cost(s.h.server_client(c.display())).commits, 0u);
+    EXPECT_EQ(s.h.server().fifo().held(), 0u);
+    ASSERT_TRUE(s.h.run_until([&] {
+      return std::all_of(buffers.begin(), buffers.end(),
+                         [](const auto& buffer) { return buffer->released(); });
+    })) << "a buffer of a held commit was not released with its surface";
+  }  // the client's buffers and its ends of the fences go
+  s.h.sync();
+  EXPECT_EQ(added(fds_before, open_fds()), "") << "fds left open by the held commits";
+  // The client goes on as if nothing happened.
+  Window again(c);
+  map_window(s.h, again, kGreen);
+  EXPECT_EQ(wl_display_get_error(c.display()), 0);
 }
 
 }  // namespace
