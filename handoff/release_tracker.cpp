@@ -17,7 +17,8 @@ ReleaseTracker::~ReleaseTracker() {
 
 size_t ReleaseTracker::pending() const { return in_use_.size() + gpu_reading_.size(); }
 
-void ReleaseTracker::release_when_done(wlr_buffer* buffer, std::function<void()> signal_release) {
+void ReleaseTracker::release_when_done(wlr_buffer* buffer,
+                                       std::function<void(UniqueFd)> signal_release) {
   in_use_.push_back(std::make_unique<ReleaseWatch>(
       buffer, *gpu_, std::move(signal_release), [this](ReleaseWatch& gone) { buffer_gone(gone); },
       [this](ReleaseWatch& released) { forget(released); }));

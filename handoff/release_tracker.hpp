@@ -28,8 +28,10 @@ class ReleaseTracker {
   ReleaseTracker(const ReleaseTracker&) = delete;
   ReleaseTracker& operator=(const ReleaseTracker&) = delete;
 
-  /// Runs `signal_release` once `buffer` is done with, as above.
-  void release_when_done(wlr_buffer* buffer, std::function<void()> signal_release);
+  /// Runs `signal_release` once `buffer` is done with, as above: with the
+  /// GPU reads' fence where the renderer has one (the point then carries
+  /// it), else with an invalid fd once they are done.
+  void release_when_done(wlr_buffer* buffer, std::function<void(UniqueFd)> signal_release);
   /// Releases not signalled yet (tests).
   [[nodiscard]] size_t pending() const;
 

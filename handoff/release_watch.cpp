@@ -14,7 +14,7 @@ std::unique_ptr<GpuReads> reads_of(GpuReadsWatch& gpu, wlr_buffer* buffer) {
 }  // namespace
 
 ReleaseWatch::ReleaseWatch(wlr_buffer* buffer, GpuReadsWatch& gpu,
-                           std::function<void()> signal_release,
+                           std::function<void(UniqueFd)> signal_release,
                            std::function<void(ReleaseWatch&)> buffer_gone,
                            std::function<void(ReleaseWatch&)> released)
     : buffer_(buffer),
@@ -44,41 +44,58 @@ ReleaseWatch::ReleaseWatch(wlr_buffer* buffer, GpuReadsWatch& gpu,
   });
 }
 
+UniqueFd ReleaseWatch::reads_fence(bool& ready) {
+  ready = reads_done();
+  if (ready) return {};
+  UniqueFd fence = reads_->fence();
+  ready = fence.valid();
+  return fence;
+}
+
 bool ReleaseWatch::try_signal() {
   if (!signal_release_) return true;
-  if (buffer_ != nullptr || !reads_done() || waits_for_scanout()) return false;
-  signal();
+  if (buffer_ != nullptr || waits_for_scanout()) return false;
+  bool ready = false;
+  UniqueFd fence = reads_fence(ready);
+  if (!ready) return false;
+  signal(std::move(fence));
   return true;
 }
 
 bool ReleaseWatch::waits_for_scanout() {
-  // Our texture's lock on it is gone with the client buffer and its reads.
-  return buffer_ == nullptr && source_ != nullptr && source_->n_locks > 0 && reads_done();
+  // Our texture's lock on it is gone with the client buffer and its reads
+  // (or at once, when those reads are fenced in the kernel).
+  bool ready = false;
+  (void)reads_fence(ready);
+  return buffer_ == nullptr && source_ != nullptr && source_->n_locks > 0 && ready;
 }
 
 void ReleaseWatch::source_let_go() {
-  if (!signal_release_ || buffer_ != nullptr || !reads_done()) return;  // the usual path signals
-  signal();
+  if (!signal_release_ || buffer_ != nullptr) return;
+  bool ready = false;
+  UniqueFd fence = reads_fence(ready);
+  if (!ready) return;  // the usual path signals
+  signal(std::move(fence));
   if (released_) released_(*this);
 }
 
 void ReleaseWatch::finish() {
   if (buffer_ != nullptr) reads_ = reads_of(gpu_, buffer_);
   if (reads_ != nullptr) reads_->wait();
-  signal();
+  signal(UniqueFd());
 }
 
 bool ReleaseWatch::when_reads_done(std::function<void()> then) {
   return reads_ != nullptr && reads_->when_done(std::move(then));
 }
 
-void ReleaseWatch::signal() {
+void ReleaseWatch::signal(UniqueFd fence) {
   source_release_.disconnect();
   source_destroy_.disconnect();
   if (!signal_release_) return;
-  std::function<void()> signal_release = std::move(signal_release_);
+  std::function<void(UniqueFd)> signal_release = std::move(signal_release_);
   signal_release_ = nullptr;
-  signal_release();
+  signal_release(std::move(fence));
 }
 
 }  // namespace baton

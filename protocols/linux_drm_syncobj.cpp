@@ -5,6 +5,7 @@
 
 #include "linux-drm-syncobj-v1-server-protocol.h"
 #include "protocols/syncobj_surface.hpp"
+#include "sync/sync_file.hpp"
 #include "util/log.hpp"
 #include "util/wlr.hpp"
 
@@ -92,6 +93,12 @@ LinuxDrmSyncobj::LinuxDrmSyncobj(wl_display* display, std::shared_ptr<const Uniq
 }
 
 LinuxDrmSyncobj::~LinuxDrmSyncobj() {
+  // tests grep this line: tests/vm/late_gpu_test.sh
+  LOG_INFO(
+      "linux-drm-syncobj: %llu release points carried the GPU reads' fence, %llu were "
+      "signalled once the reads were done",
+      static_cast<unsigned long long>(released_with_fence_),
+      static_cast<unsigned long long>(released_signalled_));
   surfaces_.clear();
   if (global_ != nullptr) wl_global_destroy(global_);
 }
@@ -172,13 +179,21 @@ void LinuxDrmSyncobj::surface_destroyed(SyncobjSurface& surface) {
 }
 
 void LinuxDrmSyncobj::release_when_done(wlr_buffer* buffer, const SyncobjPoints& points) {
-  auto signal = [timeline = points.release_timeline, point = points.release_point] {
-    if (Status s = timeline->signal(point); !s)
+  auto signal = [this, timeline = points.release_timeline,
+                 point = points.release_point](UniqueFd fence) {
+    // With the reads' fence, the point signals when the GPU is done: the
+    // client waits for it in the kernel, not for baton's loop to notice.
+    const bool with_fence = fence.valid();
+    Status s = with_fence ? timeline->import_sync_file(point, sync::SyncFile(std::move(fence)))
+                          : timeline->signal(point);
+    if (!s)
       LOG_ERROR("linux-drm-syncobj: release point %llu: %s", static_cast<unsigned long long>(point),
                 s.error().describe().c_str());
+    else
+      ++(with_fence ? released_with_fence_ : released_signalled_);
   };
   if (buffer == nullptr) {
-    signal();
+    signal(UniqueFd());
     return;
   }
   releases_.release_when_done(buffer, std::move(signal));

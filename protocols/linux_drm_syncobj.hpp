@@ -84,6 +84,9 @@ class LinuxDrmSyncobj final : public ExplicitSync, public Weakable<LinuxDrmSynco
   wl_global* global_ = nullptr;
   std::map<wl_client*, int> timelines_per_client_;
   std::list<std::unique_ptr<SyncobjSurface>> surfaces_;
+  // Release points that carried the GPU reads' fence, and those signalled
+  // once the reads were done (or at once). Before releases_: they outlive it.
+  uint64_t released_with_fence_ = 0, released_signalled_ = 0;
   // Destroyed first: signals what is still in use (each release keeps its
   // timeline), including what the surfaces handed over as they went.
   ReleaseTracker releases_;

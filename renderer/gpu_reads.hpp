@@ -6,6 +6,8 @@
 #include <functional>
 #include <memory>
 
+#include "util/unique_fd.hpp"
+
 struct wl_event_loop;
 struct wlr_texture;
 
@@ -25,6 +27,11 @@ class GpuReads {
   /// nothing can wake the loop for them; the caller then wait()s. Destroying
   /// this object drops `then`.
   [[nodiscard]] virtual bool when_done(std::function<void()> then) = 0;
+  /// A sync_file that signals when every read is done, where the GPU hands
+  /// one out (a duplicate, the caller's to keep); invalid where it does not
+  /// (lavapipe: its export waits for the work) or a read is still being
+  /// recorded.
+  [[nodiscard]] virtual UniqueFd fence() { return {}; }
 };
 
 /// Hands out the reads of textures, waking one event loop when they end.

@@ -49,6 +49,7 @@ struct Texture {
   // The last pass whose render-done joined `source`'s implicit fences as a
   // reader's: reads up to here hold the client's writes in the kernel.
   uint64_t reads_fenced_through = 0;
+  std::shared_ptr<const UniqueFd> read_fence;  // that pass's render-done
   CachedImport* import = nullptr;
   Slot* slot = nullptr;
   VkImage image = VK_NULL_HANDLE;

@@ -64,9 +64,14 @@ void fence_dmabufs(Renderer& r, Pass& pass, const UniqueFd& fence, uint64_t poin
     }
     return true;
   };
+  std::shared_ptr<const UniqueFd> shared;
   for (Texture* t : pass.used) {
     if (t->source.get() == nullptr || !import_into(t->source.get(), sync::Access::read)) continue;
+    if (!shared)
+      if (auto copy = fence.duplicate(); copy)
+        shared = std::make_shared<const UniqueFd>(std::move(*copy));
     t->reads_fenced_through = point;
+    t->read_fence = shared;
     r.count_read_fence();
   }
   if (!pass.slot->client_dmabuf) import_into(pass.buffer, sync::Access::write);

@@ -576,7 +576,12 @@ TextureReads texture_reads(wlr_texture* base) {
   // dma-buf acquire barriers, which sample nothing. Waiting for them could
   // wait forever on an idle compositor. Draws recorded in open passes get
   // their point at submit.
-  return {r.shared_device(), std::min(texture->last_used, r.device().submitted()), r.open_passes()};
+  const uint64_t point = std::min(texture->last_used, r.device().submitted());
+  // Every submitted read is covered by the render-done sync_file of the
+  // last pass that read it: a consumer can wait for that in the kernel.
+  std::shared_ptr<const UniqueFd> fence =
+      point <= texture->reads_fenced_through ? texture->read_fence : nullptr;
+  return {r.shared_device(), point, r.open_passes(), std::move(fence)};
 }
 
 }  // namespace baton::vulkan

@@ -47,7 +47,7 @@ void release_when_done(ReleaseTracker& tracker, wlr_surface* surface, Release& r
     release.reads = vulkan::texture_reads(client->texture);
     release.buffer_destroyed.disconnect();  // wlroots asserts nothing listens after
   });
-  tracker.release_when_done(&client->base, [&release] {
+  tracker.release_when_done(&client->base, [&release](UniqueFd) {
     release.reads_done_when_signalled = release.reads.done();
     const uint64_t one = 1;
     EXPECT_EQ(write(release.fd.get(), &one, sizeof one), static_cast<ssize_t>(sizeof one));

@@ -15,6 +15,7 @@ class WatchedReads final : public GpuReads {
       : watch_(watch), reads_(std::move(reads)) {}
   bool done() override { return reads_.done(); }
   void wait() override { reads_.wait(); }
+  UniqueFd fence() override { return reads_.fence(); }
   bool when_done(std::function<void()> then) override {
     // Dropped once this object is gone: its owner may be gone too.
     return watch_.when_done(reads_, [alive = std::weak_ptr<int>(alive_), then = std::move(then)] {

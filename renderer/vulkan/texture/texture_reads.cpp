@@ -21,6 +21,12 @@ bool TextureReads::done() {
   return device->completed() >= point;
 }
 
+UniqueFd TextureReads::fence() const {
+  if (!fence_ || (passes_ && !passes_->ended)) return {};
+  auto copy = fence_->duplicate();
+  return copy ? std::move(*copy) : UniqueFd();
+}
+
 std::optional<uint64_t> TextureReads::point() const {
   if (passes_ && !passes_->ended) return std::nullopt;
   return std::max(point_, passes_ ? passes_->point : 0);

@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 
+#include "util/unique_fd.hpp"
+
 namespace baton::vulkan {
 
 class Device;
@@ -29,8 +31,12 @@ class TextureReads {
   /// Reads that end at `point` of `device`'s timeline, or at the point of
   /// `passes` once they are submitted (null: no open pass reads it).
   TextureReads(const std::shared_ptr<Device>& device, uint64_t point,
-               std::shared_ptr<const OpenPasses> passes)
-      : device_(device), point_(point), passes_(std::move(passes)) {}
+               std::shared_ptr<const OpenPasses> passes,
+               std::shared_ptr<const UniqueFd> fence = nullptr)
+      : device_(device), point_(point), passes_(std::move(passes)), fence_(std::move(fence)) {}
+  /// The render-done sync_file of the pass that read it last, when that
+  /// covers every read (a duplicate); else invalid.
+  [[nodiscard]] UniqueFd fence() const;
   /// Whether every read submitted (or still being recorded) is finished. Never blocks.
   [[nodiscard]] bool done();
   /// CPU-waits (bounded) for done(); teardown only, never the frame loop.
@@ -48,6 +54,7 @@ class TextureReads {
   // Set when a pass still being recorded drew the texture: its point is only
   // known once the open passes are submitted.
   std::shared_ptr<const OpenPasses> passes_;
+  std::shared_ptr<const UniqueFd> fence_;
 };
 
 }  // namespace baton::vulkan
