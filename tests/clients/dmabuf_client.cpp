@@ -24,8 +24,9 @@
 // still not presented --hold-ms later (the compositor kept the previous one);
 // --misbehave: breaks linux-drm-syncobj-v1 and passes when the compositor
 // answers with the matching protocol error (many-timelines: more imported
-// timelines than one client may hold; many-held: more commits waiting for
-// their acquire points than one client may have held). unordered-planes is
+// timelines than one client may hold; many-held: commits waiting for their
+// acquire points until what they cost baton passes its bound per client, the
+// hold queue's HoldBudget: fds, two per fence waited for). unordered-planes is
 // no protocol error: params holding plane 1 alone, destroyed unused; passes
 // when the connection lives on, and the caller counts the compositor's fds.
 // --unshown fenced|unsubmitted: commits a buffer whose acquire point is an
@@ -424,11 +425,13 @@ class Producer {
     return expect_implementation_error();
   }
 
-  // Commits whose acquire points never get a fence, one more than a client
-  // may have held.
+  // Commits whose acquire points never get a fence, until baton says the
+  // client went past its bound (the hold queue's HoldBudget: 1024 fds, and
+  // each fence baton waits for costs it two). More than kMost is a failure.
   int send_many_held() {
-    constexpr int kOverCap = 65;  // ReadinessGate::kMaxHeldPerClient + 1
-    for (int i = 0; i < kOverCap; ++i) {
+    constexpr int kMost = 2000;
+    constexpr int kBatch = 50;
+    for (int i = 0; i < kMost; ++i) {
       Slot& slot = slots_[static_cast<size_t>(i) % slots_.size()];
       const auto point = static_cast<uint32_t>(i + 1);
       wp_linux_drm_syncobj_surface_v1_set_acquire_point(sync_.surface.get(), sync_.wl_acquire.get(),
@@ -437,6 +440,10 @@ class Producer {
                                                         0, point);
       wl_surface_attach(window_.surface(), slot.wl.get(), 0, 0);
       wl_surface_commit(window_.surface());
+      if (i % kBatch == kBatch - 1 && wl_display_roundtrip(window_.display()) < 0) {
+        std::printf("dmabuf-client: %d commits held\n", i + 1);
+        break;
+      }
     }
     return expect_implementation_error();
   }
