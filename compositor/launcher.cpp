@@ -15,7 +15,25 @@
 namespace baton {
 
 Launcher::Launcher(wl_event_loop* loop, std::string socket_name, ExitCallback on_exit)
-    : loop_(loop), socket_name_(std::move(socket_name)), on_exit_(std::move(on_exit)) {}
+    : loop_(loop), socket_name_(std::move(socket_name)), on_exit_(std::move(on_exit)) {
+  rlimit started{};
+  if (getrlimit(RLIMIT_NOFILE, &started) != 0) {
+    LOG_ERROR("getrlimit(RLIMIT_NOFILE): %s", last_error("").describe().c_str());
+    return;
+  }
+  if (started.rlim_cur >= started.rlim_max) return;
+  const rlimit raised = {started.rlim_max, started.rlim_max};
+  if (setrlimit(RLIMIT_NOFILE, &raised) != 0) {
+    LOG_ERROR("cannot raise the fd limit from %llu: %s",
+              static_cast<unsigned long long>(started.rlim_cur), last_error("").describe().c_str());
+    return;
+  }
+  child_fd_limit_ = started;
+  LOG_INFO("fd limit raised from %llu to %llu (children get %llu)",
+           static_cast<unsigned long long>(started.rlim_cur),
+           static_cast<unsigned long long>(raised.rlim_cur),
+           static_cast<unsigned long long>(started.rlim_cur));
+}
 
 Launcher::~Launcher() = default;
 
@@ -27,6 +45,8 @@ Result<pid_t> Launcher::spawn(const std::string& command, const Env& extra) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
+    // The fd limit baton started with (it raised its own).
+    if (child_fd_limit_) (void)setrlimit(RLIMIT_NOFILE, &*child_fd_limit_);
     setsid();
     setenv("WAYLAND_DISPLAY", socket_name_.c_str(), 1);
     // "wlroots" too: xdg-desktop-portal 1.16 (Debian 12) picks the backends

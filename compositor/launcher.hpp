@@ -1,12 +1,21 @@
 // Starts client processes with this server's environment and notices when
 // they exit (through a pidfd in the event loop: no SIGCHLD handler, so several
 // Servers can live in one process).
+//
+// It also raises baton's own soft limit on open fds to the hard limit, as
+// sway does: clients make baton hold fds (shm pools, dma-bufs, timelines,
+// fences; a client's queued commits alone may hold 1024, HoldBudget), and
+// the common soft limit of 1024 would run out before any bound per client
+// does. Children get the soft limit baton started with (programs that use
+// select() break above 1024).
 #pragma once
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +56,7 @@ class Launcher {
   wl_event_loop* loop_;
   std::string socket_name_;
   ExitCallback on_exit_;
+  std::optional<rlimit> child_fd_limit_;  // RLIMIT_NOFILE as baton started, if it raised it
   std::vector<std::unique_ptr<Child>> children_;
   Env env_;
 };

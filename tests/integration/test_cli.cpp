@@ -1,6 +1,7 @@
 // The command line and the process lifecycle, as a user meets them.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <filesystem>
 
@@ -155,6 +156,30 @@ TEST(Lifecycle, StartupCommandSeesTheCompositorsEnvironment) {
              "echo \"$WAYLAND_DISPLAY $XDG_CURRENT_DESKTOP\" > " + dir + "/env.txt"});
   EXPECT_EQ(r.status, 0) << r.log;
   EXPECT_EQ(read_file(dir + "/env.txt"), "baton-env-test baton:wlroots\n");
+}
+
+// Clients make baton hold fds (a client's queued commits alone may hold 1024:
+// HoldBudget), so baton takes its hard fd limit; its children get the soft
+// limit it started with.
+TEST(Lifecycle, BatonRaisesItsFdLimitAndItsChildrenGetTheOneItStartedWith) {
+  rlimit mine{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &mine), 0);
+  if (mine.rlim_max <= 1024)
+    GTEST_SKIP() << "UNTESTED HERE: the hard fd limit is " << mine.rlim_max
+                 << "; raise it (ulimit -Hn) above 1024 to run this";
+  const rlimit low = {1024, mine.rlim_max};
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);  // baton inherits it
+  std::string dir = scratch_dir("fd-limit");
+  // The startup command's parent is baton.
+  BatonRun r = baton("fd-limit-run",
+                     {"--backend", "headless", "--exit-with-session", "-s",
+                      "ulimit -n > " + dir + "/limit.txt; awk '/^Max open files/ {print $4}' " +
+                          "/proc/$PPID/limits > " + dir + "/baton.txt"});
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &mine), 0);
+  EXPECT_EQ(r.status, 0) << r.log;
+  EXPECT_EQ(read_file(dir + "/baton.txt"), std::to_string(mine.rlim_max) + "\n")
+      << "baton's own soft limit";
+  EXPECT_EQ(read_file(dir + "/limit.txt"), "1024\n") << "its child's soft limit";
 }
 
 TEST(Lifecycle, SigtermShutsDownCleanly) {
