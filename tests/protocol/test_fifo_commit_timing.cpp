@@ -9,9 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdarg>
-#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <deque>
@@ -27,6 +24,7 @@
 #include "protocols/commit_timing.hpp"
 #include "protocols/fifo.hpp"
 #include "tests/support/client.hpp"
+#include "tests/support/client_log.hpp"
 #include "tests/support/harness.hpp"
 #include "tests/support/process.hpp"
 #include "util/owned.hpp"
@@ -729,30 +727,6 @@ TEST(CommitTimingErrors, ASecondTimerForOneSurfaceIsCommitTimerExists) {
 
 // ---------------------------------------------------------------------------
 // The hold queue: as deep as a client's cost allows, over both protocols
-
-// What libwayland-client logged (it logs a protocol error's message; the
-// API gives only its code). The handler is process-wide: one Capture at a time.
-class ClientLogCapture {
- public:
-  ClientLogCapture() {
-    captured().clear();
-    wl_log_set_handler_client([](const char* format, va_list args) {
-      std::array<char, 1024> line{};
-      std::vsnprintf(line.data(), line.size(), format, args);
-      captured() += line.data();
-    });
-  }
-  ~ClientLogCapture() {
-    wl_log_set_handler_client(
-        [](const char* format, va_list args) { std::vfprintf(stderr, format, args); });
-  }
-  ClientLogCapture(const ClientLogCapture&) = delete;
-  ClientLogCapture& operator=(const ClientLogCapture&) = delete;
-  [[nodiscard]] static std::string& captured() {
-    static std::string text;
-    return text;
-  }
-};
 
 // A timing client as video players and timing tests are: 500 FIFO commits,
 // each with a target time ahead, all queued at once from shm buffers. Every

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include "handoff/readiness_gate.hpp"
 #include "protocols/fifo.hpp"
 #include "tests/support/client.hpp"
+#include "tests/support/client_log.hpp"
 #include "tests/support/harness.hpp"
 #include "tests/support/held_files.hpp"
 #include "tests/support/process.hpp"
@@ -272,6 +274,52 @@ TEST(HoldQueue, ASurfaceDestroyedWithCommitsHeldByFenceAndFifoReleasesEverything
   Window again(c);
   map_window(s.h, again, kGreen);
   EXPECT_EQ(wl_display_get_error(c.display()), 0);
+}
+
+// The fd bound: each fence baton waits for costs it two fds (its own and the
+// event loop's copy), so a client whose commits wait for more fences than
+// the budget allows gets an implementation error naming the bound; another
+// client goes on. (One shm buffer for all: it counts once.)
+TEST(HoldQueue, AClientPastItsFdBoundGetsAnErrorNamingItWhileAnotherGoesOn) {
+  rlimit fds{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &fds), 0);  // raised to the hard limit by the server
+  GatedServer s;
+  const size_t bound = s.queue().budget().fds;
+  if (fds.rlim_max < 4 * bound)
+    GTEST_SKIP() << "UNTESTED HERE: the hard fd limit " << fds.rlim_max
+                 << " is too low for this process to hold " << 3 * bound << " fds";
+  Client greedy(s.h), other(s.h);
+  Window greedy_window(greedy), other_window(other);
+  map_window(s.h, greedy_window, kRed);
+  map_window(s.h, other_window, kRed, 300, 20);
+  ShmBuffer buffer(greedy.shm, 100, 80, kBlue);
+  wl_client* client = s.h.server_client(greedy.display());
+  std::vector<EventFence> never;
+  auto hold_one = [&] {
+    never.push_back(s.fences.arm());
+    wl_surface_attach(greedy_window.surface(), buffer.get(), 0, 0);
+    wl_surface_commit(greedy_window.surface());
+  };
+  // Each held commit adds two fds: bound / 2 of them reach the bound.
+  for (size_t i = 0; i < bound && s.queue().cost(client).fds + 2 <= bound; ++i) {
+    hold_one();
+    s.h.sync();
+    ASSERT_EQ(wl_display_get_error(greedy.display()), 0)
+        << "disconnected within its bound, at " << s.queue().cost(client).fds << " fds";
+  }
+  ASSERT_GE(s.queue().cost(client).fds + 2, bound) << "fences held cost no fds";
+  ClientLogCapture log_capture;
+  hold_one();  // past it
+  ASSERT_TRUE(s.h.run_until([&] { return wl_display_get_error(greedy.display()) != 0; }))
+      << "the client held " << s.held() << " commits and was not stopped";
+  const std::string named = std::to_string(bound) + " fds";
+  EXPECT_NE(ClientLogCapture::captured().find(named), std::string::npos)
+      << "the error does not name the bound (" << named << "): " << ClientLogCapture::captured();
+  // Its surfaces are gone with it, and so are its holds.
+  ASSERT_TRUE(s.h.run_until([&] { return s.held() == 0; }));
+  other_window.draw(100, 80, kGreen);
+  ASSERT_TRUE(s.h.run_until([&] { return count_pixels(s.h.capture(), kGreen) == kWindowPixels; }));
+  EXPECT_EQ(wl_display_get_error(other.display()), 0);
 }
 
 }  // namespace
