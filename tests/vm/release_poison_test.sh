@@ -21,12 +21,24 @@
 # Y'CbCr), composited (no plane here takes YUV), windowed beside the busy
 # client: the watch takes a colour within 2 steps of 255 as that colour.
 #
-# usage: release_poison_test.sh BUILD DRIVER OUT_DIR [yuv]
+# With `late-gpu`, every cell runs on the test GPU (tests/late_gpu: lavapipe
+# whose fences are real and pending, each batch 5 ms late): render-done
+# reaches KMS pending, release points carry the reads' fence, and client
+# dma-bufs go back with baton's reads still running, held by render-done as
+# their READ fence; the implicit-sync poisoner waits on its dma-buf before
+# writing, as such clients must. Its files go to OUT_DIR/late-gpu.
+#
+# usage: release_poison_test.sh BUILD DRIVER OUT_DIR [yuv|late-gpu]
 #   DRIVER: virtio_gpu (honours IN_FENCE_FD, cannot scan out client
 #   buffers), vkms (no timelines: the event loop waits for render-done),
 #   vkms_nofence (refuses IN_FENCE_FD), vkms_timeline (honours it)
 set -uo pipefail
 build=$(realpath "$1") driver=$2 out=$3 mode=${4:-all}
+if [ "$mode" = late-gpu ]; then
+  out=$out/late-gpu
+  export VK_ADD_LAYER_PATH=$build/tests/late_gpu VK_INSTANCE_LAYERS=VK_LAYER_BATON_late_gpu
+  export BATON_LATE_GPU_DELAY_MS=5
+fi
 mkdir -p "$out"
 here=$(dirname "$(realpath "$0")")
 test_name=release-poison
@@ -236,5 +248,18 @@ if [ "$driver" != virtio_gpu ] && [ "${direct:-0}" -lt 6 ]; then
   echo "release-poison: FAILED: only ${direct:-0} frames were scanned out directly on $driver with the gate off"
 fi
 stop_seat
+if [ "$mode" = late-gpu ]; then
+  # The cells above ran on the test GPU, its fences pending (the first
+  # baton's log: the windowed and fullscreen cells).
+  first_log=$out/release-poison-$driver.log
+  grep -a -E "late-gpu: [0-9]+ batches|release points carried|went back before their reads" "$first_log"
+  read -r exported pending <<<"$(sed -E -n 's/^late-gpu: [0-9]+ batches; ([0-9]+) sync_files exported, ([0-9]+) of them pending.*/\1 \2/p' "$first_log")"
+  carried=$(sed -E -n 's/.*linux-drm-syncobj: ([0-9]+) release points carried.*/\1/p' "$first_log")
+  early=$(sed -E -n "s/.*; ([0-9]+) client dma-bufs went back before their reads finished.*/\1/p" "$first_log")
+  grep -q "vulkan: using 'late GPU over" "$first_log" || { failed=$((failed + 1)); echo "release-poison: FAILED: baton did not run on the test GPU"; }
+  [ "${pending:-0}" -ge 20 ] || { failed=$((failed + 1)); echo "release-poison: FAILED: only ${pending:-0} of ${exported:-0} exported fences were pending"; }
+  [ "${carried:-0}" -ge 10 ] || { failed=$((failed + 1)); echo "release-poison: FAILED: only ${carried:-0} release points carried the reads' fence"; }
+  [ "${early:-0}" -ge 10 ] || { failed=$((failed + 1)); echo "release-poison: FAILED: only ${early:-0} client dma-bufs went back held by their READ fence"; }
+fi
 [ $failed = 0 ] || fail "$failed checks on $driver"
-echo "release-poison: PASS ($driver)"
+if [ "$mode" = late-gpu ]; then echo "release-poison: PASS ($driver, on the test GPU)"; else echo "release-poison: PASS ($driver)"; fi
