@@ -249,6 +249,7 @@ class HoldQueue::SurfaceHolds {
   // A commit of this surface was applied (surface->current is it): it and
   // any before it are no longer queued.
   void applied() {
+    if (commits_.empty()) return;  // the common case: nothing was queued
     const uint32_t seq = surface_->current.seq;
     while (!commits_.empty() && commits_.front().seq <= seq) {
       drop(commits_.front());
