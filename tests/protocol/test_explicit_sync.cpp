@@ -206,8 +206,8 @@ TEST_F(ExplicitSync, ALargerDmabufThatCannotBeImportedCrashesNothing) {
   EXPECT_TRUE(h_.run_until([&] { return count_pixels(h_.capture(), 0xff0000ff) >= 1000; }));
 }
 
-// A commit held (here by its acquire point and a fifo barrier together) when
-// its surface dies was never shown: its release point follows its acquire
+// A commit held (here by its acquire point, behind a fifo barrier) when its
+// surface dies was never shown: its release point follows its acquire
 // point, so the producer can reuse the buffer once its own drawing is done.
 TEST_F(ExplicitSync, AHeldCommitsReleasePointFollowsItsAcquirePointWhenTheSurfaceDies) {
   auto w = std::make_unique<Window>(*client_);
@@ -226,10 +226,10 @@ TEST_F(ExplicitSync, AHeldCommitsReleasePointFollowsItsAcquirePointWhenTheSurfac
   wl_surface_commit(w->surface());
   fake_gpu_acts(acquire.index, 2, false);  // drawn into, not finished
   h_.sync();
-  // Held by its acquire point and by the barrier together.
+  // Held by its acquire point, and by the barrier until the output's next
+  // latch (which a slow machine may already have seen).
   ASSERT_EQ(h_.server().hold_queue().held(), 1u);
   EXPECT_EQ(held(), 1u);
-  EXPECT_EQ(h_.server().hold_queue().held(HoldReason::fifo_barrier), 1u);
   wp_fifo_v1_destroy(fifo);
   wp_linux_drm_syncobj_surface_v1_destroy(surface_);
   surface_ = nullptr;

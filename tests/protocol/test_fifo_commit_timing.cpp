@@ -762,7 +762,9 @@ TEST(HoldQueue, FiveHundredTimedFifoCommitsAreAllShownInOrderEachAtOrAfterItsTar
       deepest = std::max(deepest, h.server().hold_queue().held());
     }
   }
-  EXPECT_GT(deepest, 400u) << "the commits were not queued at once";
+  // Deeper than the 64-commit cap this replaced (at 120 Hz the queue drains
+  // one commit per 10 ms; a sync of 25 commits takes a few ms).
+  EXPECT_GT(deepest, 64u) << "the commits were not queued at once";
   // Liveness only: ~5 s at 120 Hz on an idle machine.
   ASSERT_TRUE(h.run_until(
       [&] { return log.answered() == kCommits || wl_display_get_error(c.display()) != 0; },
