@@ -127,7 +127,7 @@ class HoldQueue::SurfaceHolds {
   Blocker add(HoldReason reason) {
     Commit& commit = pending_commit();
     const uint64_t id = queue_.next_blocker_++;
-    commit.blockers.push_back(BlockerState{id, reason});
+    commit.blockers.push_back(BlockerState{.id = id, .reason = reason, .since_ns = monotonic_ns()});
     queue_.blockers_.emplace(id, surface_);
     if (!commit.locked) {
       commit.locked = true;
@@ -146,7 +146,6 @@ class HoldQueue::SurfaceHolds {
     fence.fence = std::move(wait.ready);
     fence.what = std::move(wait.what);
     fence.before_apply = std::move(wait.before_apply);
-    fence.since_ns = monotonic_ns();
     queue_.client(client_).add_fd(fence.fence.get(), kFdsPerFence);
     fence.watch = EventSource::fd(queue_.loop_, fence.fence.get(), WL_EVENT_READABLE,
                                   [this, id = blocker.id](uint32_t) { fence_ready(id); });
@@ -166,6 +165,7 @@ class HoldQueue::SurfaceHolds {
     auto [commit, blocker] = find(id);
     if (commit == nullptr) return false;
     ++queue_.cleared_.at(index_of(blocker->reason));
+    trace(*blocker);
     forget(*blocker);
     commit->blockers.erase(commit->blockers.begin() + (blocker - commit->blockers.data()));
     if (commit->blockers.empty() && commit->locked) {
@@ -206,12 +206,12 @@ class HoldQueue::SurfaceHolds {
   struct BlockerState {
     uint64_t id = 0;
     HoldReason reason = HoldReason::fence;
+    int64_t since_ns = 0;  // when it was added
     // A fence blocker's fence, watched in the loop.
     UniqueFd fence;
     std::string what;                    // what it waits for, for logs and the trace
     std::function<void()> before_apply;  // runs as it clears
     std::unique_ptr<EventSource> watch;
-    int64_t since_ns = 0;
     bool reported = false;  // logged as stuck
   };
   struct Commit {
@@ -293,12 +293,27 @@ class HoldQueue::SurfaceHolds {
     auto [commit, fence] = find(id);
     if (commit == nullptr) return;
     if (fence->before_apply) fence->before_apply();
-    if (Trace* trace = queue_.trace_; trace != nullptr) {
-      if (track_ == 0) track_ = trace->track(track_name());
-      trace->span(track_, "held until ready", fence->since_ns, Trace::now(),
-                  "\"waited for\":" + Trace::quote(fence->what));
-    }
     clear(id);
+  }
+
+  // With --trace: how long the blocker held its commit, on the surface's
+  // track.
+  void trace(const BlockerState& blocker) {
+    Trace* trace = queue_.trace_;
+    if (trace == nullptr) return;
+    if (track_ == 0) track_ = trace->track(track_name());
+    switch (blocker.reason) {
+      case HoldReason::fence:
+        trace->span(track_, "held until ready", blocker.since_ns, Trace::now(),
+                    "\"waited for\":" + Trace::quote(blocker.what));
+        break;
+      case HoldReason::fifo_barrier:
+        trace->span(track_, "held for a fifo barrier", blocker.since_ns, Trace::now());
+        break;
+      case HoldReason::target_time:
+        trace->span(track_, "held until its target time", blocker.since_ns, Trace::now());
+        break;
+    }
   }
 
   // At the earliest fence not yet reported as stuck.

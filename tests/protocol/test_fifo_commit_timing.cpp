@@ -787,6 +787,32 @@ TEST(HoldQueue, FiveHundredTimedFifoCommitsAreAllShownInOrderEachAtOrAfterItsTar
   EXPECT_EQ(h.server().hold_queue().held(), 0u);
 }
 
+// With --trace, each blocker is a span on its surface's track: how long it
+// held its commit.
+TEST(HoldQueue, TheTraceShowsHowLongEachBlockerHeldItsCommit) {
+  const std::string path = scratch_dir("hold-queue-trace") + "/trace.json";
+  {
+    Options options = headless_options();
+    options.trace_path = path;
+    Harness h(options);
+    TimedFifoWindow t(h);
+    ASSERT_NO_FATAL_FAILURE(t.open());
+    FeedbackLog log;
+    const int64_t target = now_ns() + 50 * kMs;
+    for (uint32_t colour : {kBlue, kGreen}) {
+      log.request(t.c, t.w.surface());
+      wp_fifo_v1_set_barrier(t.fifo);
+      wp_fifo_v1_wait_barrier(t.fifo);
+      set_target(t.timer, target);
+      t.w.draw(100, 80, colour);
+    }
+    ASSERT_TRUE(h.run_until([&] { return log.answered() == 2; }, milliseconds(5000)));
+  }  // the trace is written out as the server goes
+  const std::string trace = read_file(path);
+  EXPECT_NE(trace.find("\"held until its target time\""), std::string::npos) << trace;
+  EXPECT_NE(trace.find("\"held for a fifo barrier\""), std::string::npos) << trace;
+}
+
 // Held commits are bounded by what they cost, not by how many they are: a
 // client whose queued commits keep more than the budget's bytes of buffers
 // alive gets an implementation error naming the bound; another client goes
