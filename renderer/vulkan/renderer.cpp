@@ -159,7 +159,7 @@ Status Renderer::open_drm_node(const std::optional<std::string>& fallback) {
 
 CompletionWatch* Renderer::completion() {
   if (completion_ || loop_ == nullptr) return completion_.get();
-  auto created = CompletionWatch::create(device_, loop_);
+  auto created = CompletionWatch::of(device_, loop_);
   if (!created) {
     LOG_ERROR("vulkan: %s", created.error().describe().c_str());
     loop_ = nullptr;  // logged once
@@ -227,7 +227,9 @@ Renderer::~Renderer() {
     recycle_query_pool(std::move(timer->pool), timer->point);
     timer->renderer = nullptr;
   }
-  completion_.reset();  // its worker waits on this device's semaphores
+  // Our share of the device's watch: callbacks still waiting run later from
+  // the loop if the release points' watch holds it too, else are dropped.
+  completion_.reset();
   // Teardown may wait: nothing may be in flight when the device objects go
   // (on a really lost device this returns at once).
   vkDeviceWaitIdle(device_->get());

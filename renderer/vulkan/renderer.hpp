@@ -245,8 +245,8 @@ class Renderer {
   Pipelines pipelines_;
   RenderDone render_done_;
   wl_event_loop* loop_ = nullptr;
-  UniqueFd drm_fd_;  // the DRM node named as ours; closed: none
-  std::unique_ptr<CompletionWatch> completion_;
+  UniqueFd drm_fd_;                              // the DRM node named as ours; closed: none
+  std::shared_ptr<CompletionWatch> completion_;  // the device's, shared
   ComputeCompositor compute_;
   bool compute_enabled_ = false;  // passes into STORAGE-capable slots use it
   PassCounts pass_counts_;

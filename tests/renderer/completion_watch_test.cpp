@@ -24,7 +24,7 @@ struct Watch : ::testing::Test {
     if (!created) GTEST_SKIP() << "UNTESTED HERE: no Vulkan device: " << created.error().describe();
     device = std::move(*created);
     loop = wl_event_loop_create();
-    auto made = CompletionWatch::create(device, loop);
+    auto made = CompletionWatch::of(device, loop);
     ASSERT_TRUE(made) << made.error().describe();
     watch = std::move(*made);
   }
@@ -56,7 +56,7 @@ struct Watch : ::testing::Test {
   }
   std::shared_ptr<Device> device;
   wl_event_loop* loop = nullptr;
-  std::unique_ptr<CompletionWatch> watch;
+  std::shared_ptr<CompletionWatch> watch;
 };
 
 TEST_F(Watch, CallbacksWaitForTheirPointAndRunInOrder) {
@@ -118,13 +118,25 @@ TEST_F(Watch, ALostDeviceRunsEverythingAndDroppedWatchesRunNothing) {
   EXPECT_TRUE(run_until([&] { return ran; }))
       << "a lost device's work never finishes: its waiters must not wait forever";
   bool dropped_ran = false;
-  {
-    auto second = CompletionWatch::create(device, loop);
-    ASSERT_TRUE(second);
-    (*second)->when_done(200, [&] { dropped_ran = true; });
-  }
+  watch->when_done(200, [&] { dropped_ran = true; });
+  watch.reset();
   run_for(50);
   EXPECT_FALSE(dropped_ran);
+}
+
+TEST_F(Watch, OneDeviceHasOneWatchWhileItIsHeld) {
+  auto again = CompletionWatch::of(device, loop);
+  ASSERT_TRUE(again) << again.error().describe();
+  EXPECT_EQ(again->get(), watch.get()) << "a second watch (and worker thread) for one device";
+  watch.reset();
+  again->reset();
+  auto fresh = CompletionWatch::of(device, loop);
+  ASSERT_TRUE(fresh);
+  bool ran = false;
+  (*fresh)->when_done(1, [&] { ran = true; });
+  gpu_finishes(1);
+  EXPECT_TRUE(run_until([&] { return ran; })) << "a watch made after the last went works";
+  fresh->reset();
 }
 
 }  // namespace

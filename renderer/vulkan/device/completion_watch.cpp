@@ -12,8 +12,11 @@
 
 namespace baton::vulkan {
 
-Result<std::unique_ptr<CompletionWatch>> CompletionWatch::create(std::shared_ptr<Device> device,
-                                                                 wl_event_loop* loop) {
+Result<std::shared_ptr<CompletionWatch>> CompletionWatch::of(const std::shared_ptr<Device>& device,
+                                                             wl_event_loop* loop) {
+  if (std::shared_ptr<CompletionWatch> shared = device->completion_watch().lock();
+      shared && shared->loop_ == loop)
+    return shared;
   VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
   type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
   VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &type};
@@ -25,17 +28,18 @@ Result<std::unique_ptr<CompletionWatch>> CompletionWatch::create(std::shared_ptr
     vkDestroySemaphore(device->get(), wake, nullptr);
     return last_error("eventfd");
   }
-  std::unique_ptr<CompletionWatch> self(
-      new CompletionWatch(std::move(device), wake, std::move(ready)));
+  std::shared_ptr<CompletionWatch> self(new CompletionWatch(device, loop, wake, std::move(ready)));
   self->ready_source_ = EventSource::fd(loop, self->ready_.get(), WL_EVENT_READABLE,
                                         [watch = self.get()](uint32_t) { watch->dispatch(); });
   if (!self->ready_source_) return failure("wl_event_loop_add_fd", "the completion eventfd");
   self->worker_ = std::thread([watch = self.get()] { watch->run(); });
+  device->set_completion_watch(self);
   return self;
 }
 
-CompletionWatch::CompletionWatch(std::shared_ptr<Device> device, VkSemaphore wake, UniqueFd ready)
-    : device_(std::move(device)), wake_(wake), ready_(std::move(ready)) {}
+CompletionWatch::CompletionWatch(std::shared_ptr<Device> device, wl_event_loop* loop,
+                                 VkSemaphore wake, UniqueFd ready)
+    : device_(std::move(device)), loop_(loop), wake_(wake), ready_(std::move(ready)) {}
 
 CompletionWatch::~CompletionWatch() {
   {

@@ -6,6 +6,10 @@
 // makes an eventfd readable when the earliest awaited point is reached; the
 // loop then runs every callback whose point passed. What the frame path
 // uses where it would otherwise wait on the CPU or poll.
+//
+// One per device and event loop: the renderer (render-done, slots, client
+// buffers it locks) and the release points' reads watch share it, one
+// worker thread between them. It lives while either holds it.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -30,9 +34,10 @@ class Device;
 
 class CompletionWatch {
  public:
-  /// Watches `device`'s timeline from `loop`.
-  [[nodiscard]] static Result<std::unique_ptr<CompletionWatch>> create(
-      std::shared_ptr<Device> device, wl_event_loop* loop);
+  /// The watch of `device`'s timeline on `loop`: the one already made for
+  /// them while someone holds it, else a new one.
+  [[nodiscard]] static Result<std::shared_ptr<CompletionWatch>> of(
+      const std::shared_ptr<Device>& device, wl_event_loop* loop);
   /// Stops the thread; callbacks still waiting are dropped, not run.
   ~CompletionWatch();
   CompletionWatch(const CompletionWatch&) = delete;
@@ -47,7 +52,8 @@ class CompletionWatch {
   [[nodiscard]] const std::shared_ptr<Device>& device() const { return device_; }
 
  private:
-  CompletionWatch(std::shared_ptr<Device> device, VkSemaphore wake, UniqueFd ready);
+  CompletionWatch(std::shared_ptr<Device> device, wl_event_loop* loop, VkSemaphore wake,
+                  UniqueFd ready);
   void run();       // the worker thread
   void dispatch();  // on the loop: runs what is done
   [[nodiscard]] uint64_t reached() const;
@@ -55,6 +61,7 @@ class CompletionWatch {
   void wake_loop();       // makes the eventfd readable
 
   std::shared_ptr<Device> device_;
+  wl_event_loop* loop_;
   VkSemaphore wake_;  // host-signalled to interrupt the worker's wait
   UniqueFd ready_;    // eventfd: the worker's "something is done"
   std::unique_ptr<EventSource> ready_source_;

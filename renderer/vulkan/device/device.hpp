@@ -23,6 +23,8 @@
 
 namespace baton::vulkan {
 
+class CompletionWatch;
+
 /// Device::create's Error.call when the request declined the only usable
 /// devices for being CPUs (DeviceRequest::accept_cpu).
 inline constexpr std::string_view kDeclinedCpu = "no Vulkan GPU";
@@ -99,6 +101,14 @@ class Device {
   /// names the caller: a wait that blocks the thread that made the device
   /// (the event loop's) is counted under it.
   [[nodiscard]] Status wait(uint64_t point, std::string_view site);
+  /// The completion watch made for this device, while someone holds it
+  /// (CompletionWatch::of: one per device).
+  [[nodiscard]] const std::weak_ptr<CompletionWatch>& completion_watch() const {
+    return completion_watch_;
+  }
+  void set_completion_watch(std::weak_ptr<CompletionWatch> watch) {
+    completion_watch_ = std::move(watch);
+  }
   /// Blocking waits made on the event loop's thread, by site.
   [[nodiscard]] const std::map<std::string, uint64_t, std::less<>>& loop_waits() const {
     return loop_waits_;
@@ -137,6 +147,7 @@ class Device {
   VkPhysicalDeviceProperties properties_{};
   std::thread::id loop_thread_ = std::this_thread::get_id();
   std::map<std::string, uint64_t, std::less<>> loop_waits_;
+  std::weak_ptr<CompletionWatch> completion_watch_;
   VkPhysicalDeviceMemoryProperties memory_{};
   std::string name_;
   DeviceKind kind_ = DeviceKind::other;

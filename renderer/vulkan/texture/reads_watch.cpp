@@ -90,7 +90,7 @@ CompletionWatch* TextureReadsWatch::completion_for(const std::shared_ptr<Device>
   // left to wait for go. (Never called from a watch's own callback with a new
   // device, so none is freed while it runs.)
   std::erase_if(completions_, [](const auto& c) { return c->pending() == 0; });
-  auto created = CompletionWatch::create(device, loop_);
+  auto created = CompletionWatch::of(device, loop_);
   if (!created) {
     LOG_ERROR("release points: %s", created.error().describe().c_str());
     return nullptr;

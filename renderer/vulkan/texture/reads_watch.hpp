@@ -42,7 +42,7 @@ class TextureReadsWatch final : public GpuReadsWatch {
   // submitted, so they are looked at again when the loop goes idle.
   std::vector<std::pair<TextureReads, std::function<void()>>> unsubmitted_;
   // One per device that reads are pending on (a GPU loss makes a new one).
-  std::vector<std::unique_ptr<CompletionWatch>> completions_;
+  std::vector<std::shared_ptr<CompletionWatch>> completions_;  // each the device's
 };
 
 }  // namespace baton::vulkan
