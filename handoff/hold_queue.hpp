@@ -152,9 +152,10 @@ class HoldQueue {
   std::chrono::milliseconds stuck_after_;
   uint64_t next_blocker_ = 1;
   std::array<uint64_t, 3> cleared_{};  // by HoldReason
-  std::unordered_map<wlr_surface*, std::unique_ptr<SurfaceHolds>> surfaces_;
-  std::unordered_map<uint64_t, wlr_surface*> blockers_;  // live blockers: their surface
   std::unordered_map<wl_client*, std::unique_ptr<ClientHolds>> clients_;
+  std::unordered_map<uint64_t, wlr_surface*> blockers_;  // live blockers: their surface
+  // Last: a SurfaceHolds uncounts itself from the maps above as it goes.
+  std::unordered_map<wlr_surface*, std::unique_ptr<SurfaceHolds>> surfaces_;
   Listener<wlr_surface> new_surface_;
 };
 
