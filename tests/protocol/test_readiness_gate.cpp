@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -29,6 +30,8 @@
 #include "tests/support/harness.hpp"
 #include "tests/support/held_files.hpp"
 #include "tests/support/process.hpp"
+#include "util/clock.hpp"
+#include "util/log.hpp"
 #include "util/owned.hpp"
 #include "util/unique_fd.hpp"
 #include "util/wlr.hpp"
@@ -203,6 +206,44 @@ TEST(ReadinessGate, ASurfaceDestroyedWhileHeldLeavesNothingHeld) {
   Window again(c);
   map_window(s.h, again, kGreen);
   EXPECT_EQ(wl_display_get_error(c.display()), 0);
+}
+
+// A fence that does not signal is logged once per held commit, after a
+// second (tests/vm/clients_test.sh greps the line), while the surface keeps
+// its previous buffer.
+TEST(ReadinessGate, AStuckFenceIsLoggedOnceForEachHeldCommitAfterASecond) {
+  GatedServer s;
+  Client c(s.h);
+  Window w(c);
+  map_window(s.h, w, kRed);
+  UniqueFd log_file(memfd_create("baton-log", MFD_CLOEXEC));
+  ASSERT_TRUE(log_file);
+  log::also_to(log_file.get());
+  struct StopLogging {
+    ~StopLogging() { log::also_to(-1); }
+  } stop_logging;
+  auto stuck_lines = [&] {
+    const std::string text = read_file("/proc/self/fd/" + std::to_string(log_file.get()));
+    size_t n = 0;
+    for (size_t at = text.find("buffer not ready after 1000 ms"); at != std::string::npos;
+         at = text.find("buffer not ready after 1000 ms", at + 1))
+      ++n;
+    return n;
+  };
+  const int64_t start = monotonic_ns();
+  EventFence first = s.fences.arm();
+  w.draw(100, 80, kBlue);
+  EventFence second = s.fences.arm();
+  w.draw(100, 80, kGreen);
+  s.h.sync();
+  ASSERT_EQ(s.held(), 2u);
+  s.h.run_for(std::chrono::milliseconds(300));
+  if (monotonic_ns() - start < 1'000'000'000) EXPECT_EQ(stuck_lines(), 0u) << "logged early";
+  ASSERT_TRUE(s.h.run_until([&] { return stuck_lines() == 2; }))
+      << stuck_lines() << " stuck fences logged of 2";
+  s.h.run_for(std::chrono::milliseconds(1200));
+  EXPECT_EQ(stuck_lines(), 2u) << "a stuck fence was logged more than once";
+  EXPECT_EQ(count_pixels(s.h.capture(), kRed), kWindowPixels);
 }
 
 // A client's wp_fifo_manager_v1 (the last one advertised).
