@@ -872,6 +872,41 @@ TEST(HoldQueue, AClientPastItsBufferBoundGetsAnErrorNamingItWhileAnotherGoesOn) 
   wl_shm_pool_destroy(pool);
 }
 
+// Baton's own memory for queued commits is bounded too: empty commits held
+// for far targets, some 16,000 of them, reach it, and the error names it.
+TEST(HoldQueue, AClientPastItsMemoryBoundGetsAnErrorNamingIt) {
+  Harness h;
+  Client c(h);
+  TimingGlobals g;
+  bind_globals(h, c, g);
+  BareSurface timed(c);
+  Owned<wp_commit_timer_v1, wp_commit_timer_v1_destroy> timer(
+      wp_commit_timing_manager_v1_get_timer(g.timing, timed.surface));
+  const HoldBudget& budget = h.server().hold_queue().budget();
+  const size_t most = budget.state_bytes / HoldBudget::kStateBytesPerCommit + 1;
+  ClientLogCapture log_capture;
+  // In batches while far from the bound, then one at a time, so that the
+  // client reads the error before it writes to a closed connection.
+  wl_client* client = h.server_client(c.display());
+  for (size_t i = 0; i < most && wl_display_get_error(c.display()) == 0; ++i) {
+    set_target(timer, now_ns() + 10'000 * kMs);
+    wl_surface_commit(timed.surface);
+    if (i + 500 >= most) {
+      ASSERT_TRUE(h.run_until([&] {
+        return wl_display_get_error(c.display()) != 0 ||
+               h.server().hold_queue().cost(client).commits == i + 1;
+      }));
+    } else if (i % 500 == 499) {
+      h.sync();
+    }
+  }
+  expect_protocol_error(h, c, &wl_display_interface, WL_DISPLAY_ERROR_IMPLEMENTATION);
+  const std::string bound = std::to_string(budget.state_bytes >> 20) + " MiB of compositor memory";
+  EXPECT_NE(ClientLogCapture::captured().find(bound), std::string::npos)
+      << "the error does not name the bound (" << bound << "): " << ClientLogCapture::captured();
+  ASSERT_TRUE(h.run_until([&] { return h.server().hold_queue().held() == 0; }));
+}
+
 // Empty commits cost little: a thousand held by the two protocols together
 // (the old bound was 64) keep the client connected.
 TEST(HoldQueue, AThousandHeldEmptyCommitsOverBothProtocolsAreFine) {
