@@ -19,62 +19,60 @@ int dmabuf_fd(wlr_buffer* buffer) {
   return wlr_buffer_get_dmabuf(buffer, &attribs) ? attribs.fd[0] : -1;
 }
 
-// A client dma-buf drawn into: handed back to the client's side, with
-// render-done among its implicit fences, so that the client's reads (and
-// mapping it, DMA_BUF_IOCTL_SYNC) wait for our copy. `fence` is render-done
-// as a pending sync_file; without one (a driver whose export waits for the
-// GPU: lavapipe) the CPU waits here, since wlroots tells the client the
-// frame is ready as soon as the pass is submitted.
-void hand_back_client_dmabuf(Renderer& r, wlr_buffer* buffer, const UniqueFd& fence,
-                             uint64_t point) {
-  if (fence) {
-    auto copy = UniqueFd::duplicate_of(fence.get());
-    Status attached = copy ? sync::SyncFile(std::move(*copy))
-                                 .import_into_dmabuf(dmabuf_fd(buffer), sync::Access::write)
-                           : Status(copy.error());
-    if (attached) return;
-    LOG_ERROR("vulkan: render-done could not join a client dma-buf's fences (%s); waiting for it",
-              attached.error().describe().c_str());
+// Adds `fence` to `buffer`'s implicit fences, in every distinct plane fd,
+// as a reader's or the writer's; false (logged) where the buffer is no
+// dma-buf or the kernel refused.
+bool join_implicit_fences(wlr_buffer* buffer, const sync::SyncFile& fence, sync::Access access) {
+  wlr_dmabuf_attributes attribs{};
+  if (!wlr_buffer_get_dmabuf(buffer, &attribs)) return false;
+  for (int i = 0; i < attribs.n_planes; ++i) {
+    if (i > 0 && attribs.fd[i] == attribs.fd[i - 1]) continue;
+    if (Status imported = fence.import_into_dmabuf(attribs.fd[i], access); !imported) {
+      LOG_ERROR("vulkan: render-done could not join a dma-buf's implicit fences: %s",
+                imported.error().describe().c_str());
+      return false;
+    }
   }
-  if (Status waited = r.device().wait(point, "copy into a client dma-buf"); !waited)
-    LOG_ERROR("vulkan: waiting for a copy into a client dma-buf: %s",
-              waited.error().describe().c_str());
+  return true;
 }
 
 // Render-done joins the implicit fences of each dma-buf the pass read (as a
-// reader's: a writer waits for it) and of the slot it drew (as the writer's),
-// so that implicit-sync producers and consumers wait for the GPU in the
-// kernel. A client's buffer whose reads are all fenced this way can go back
-// before they finish (Renderer::release_after_reads).
-void fence_dmabufs(Renderer& r, Pass& pass, const UniqueFd& fence, uint64_t point) {
-  auto import_into = [&](wlr_buffer* buffer, sync::Access access) {
-    wlr_dmabuf_attributes attribs{};
-    if (!wlr_buffer_get_dmabuf(buffer, &attribs)) return false;
-    for (int i = 0; i < attribs.n_planes; ++i) {
-      if (i > 0 && attribs.fd[i] == attribs.fd[i - 1]) continue;
-      auto copy = UniqueFd::duplicate_of(fence.get());
-      Status imported =
-          copy ? sync::SyncFile(std::move(*copy)).import_into_dmabuf(attribs.fd[i], access)
-               : Status(copy.error());
-      if (!imported) {
-        LOG_ERROR("vulkan: render-done could not join a dma-buf's implicit fences: %s",
-                  imported.error().describe().c_str());
-        return false;
-      }
-    }
-    return true;
-  };
+// reader's: a writer waits for it) and of the buffer it drew (as the
+// writer's: a slot, or a capture client's dma-buf, whose reads and mapping
+// then wait for the copy), so that implicit-sync producers and consumers
+// wait for the GPU in the kernel. A client's buffer whose reads are all
+// fenced this way can go back before they finish
+// (Renderer::release_after_reads). True when the drawn buffer got it.
+bool fence_dmabufs(Renderer& r, Pass& pass, const UniqueFd& fence, uint64_t point) {
+  auto copy = fence.duplicate();
+  if (!copy) {
+    LOG_ERROR("vulkan: render-done: %s", copy.error().describe().c_str());
+    return false;
+  }
+  const sync::SyncFile render_done(std::move(*copy));
   std::shared_ptr<const UniqueFd> shared;
   for (Texture* t : pass.used) {
-    if (t->source.get() == nullptr || !import_into(t->source.get(), sync::Access::read)) continue;
+    if (t->source.get() == nullptr ||
+        !join_implicit_fences(t->source.get(), render_done, sync::Access::read))
+      continue;
     if (!shared)
-      if (auto copy = fence.duplicate(); copy)
-        shared = std::make_shared<const UniqueFd>(std::move(*copy));
+      if (auto kept = fence.duplicate(); kept)
+        shared = std::make_shared<const UniqueFd>(std::move(*kept));
     t->reads_fenced_through = point;
     t->read_fence = shared;
     r.count_read_fence();
   }
-  if (!pass.slot->client_dmabuf) import_into(pass.buffer, sync::Access::write);
+  return join_implicit_fences(pass.buffer, render_done, sync::Access::write);
+}
+
+// A capture client's dma-buf drawn into without render-done among its
+// fences (a driver whose export waits for the GPU: lavapipe): the CPU waits
+// here, since wlroots tells the client the frame is ready as soon as the
+// pass is submitted.
+void wait_for_copy(Renderer& r, uint64_t point) {
+  if (Status waited = r.device().wait(point, "copy into a client dma-buf"); !waited)
+    LOG_ERROR("vulkan: waiting for a copy into a client dma-buf: %s",
+              waited.error().describe().c_str());
 }
 
 Pass* get(wlr_render_pass* p) { return reinterpret_cast<Pass*>(p); }
@@ -465,8 +463,8 @@ bool submit(wlr_render_pass* base) {
       else
         LOG_ERROR("vulkan: %s", exported.error().describe().c_str());
     }
-    if (fence) fence_dmabufs(r, pass, fence, point);
-    if (target.client_dmabuf) hand_back_client_dmabuf(r, pass.buffer, fence, point);
+    const bool target_fenced = fence && fence_dmabufs(r, pass, fence, point);
+    if (target.client_dmabuf && !target_fenced) wait_for_copy(r, point);
     if (pass.signal_timeline != nullptr) {
       // Without an exported fence, render-done is signalled from the event loop.
       Status handed = RenderDone::hand_over(std::move(fence), point, pass.signal_timeline,
