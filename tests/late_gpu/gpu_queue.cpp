@@ -14,10 +14,11 @@ constexpr int kStuckFenceMs = 12'000;
 }  // namespace
 
 GpuQueue::GpuQueue(VkQueue queue, PFN_vkQueueSubmit driver_submit, std::chrono::milliseconds delay,
-                   std::function<void(uint64_t)> submitted)
+                   std::function<void()> reading, std::function<void(uint64_t)> submitted)
     : queue_(queue),
       driver_submit_(driver_submit),
       delay_(delay),
+      reading_(std::move(reading)),
       submitted_(std::move(submitted)),
       thread_([this] { run(); }) {}
 
@@ -78,6 +79,7 @@ void GpuQueue::run() {
     for (const UniqueFd& fence : batch.fence_waits) wait_for(fence);
     // The work "takes" this long on the GPU before the driver even sees it.
     if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
+    reading_();
     VkTimelineSemaphoreSubmitInfo values{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
     values.waitSemaphoreValueCount = static_cast<uint32_t>(batch.wait_values.size());
     values.pWaitSemaphoreValues = batch.wait_values.data();

@@ -42,10 +42,11 @@ struct Batch {
 
 class GpuQueue {
  public:
-  /// `submitted` runs on the queue thread after each batch reached the
-  /// driver, with the batch's point.
+  /// On the queue thread, `reading` runs once a batch's waits and delay are
+  /// over, just before it goes to the driver (where a GPU starts to read
+  /// its inputs); `submitted` runs after, with the batch's point.
   GpuQueue(VkQueue queue, PFN_vkQueueSubmit driver_submit, std::chrono::milliseconds delay,
-           std::function<void(uint64_t)> submitted);
+           std::function<void()> reading, std::function<void(uint64_t)> submitted);
   /// Runs what is queued, then stops.
   ~GpuQueue();
   GpuQueue(const GpuQueue&) = delete;
@@ -72,6 +73,7 @@ class GpuQueue {
   VkQueue queue_;
   PFN_vkQueueSubmit driver_submit_;
   std::chrono::milliseconds delay_;
+  std::function<void()> reading_;
   std::function<void(uint64_t)> submitted_;
 
   std::mutex mutex_;

@@ -26,7 +26,8 @@ const VkTimelineSemaphoreSubmitInfo* timeline_values(const VkSubmitInfo& submit)
 }  // namespace
 
 Result<std::unique_ptr<LateDevice>> LateDevice::create(const DriverDevice& driver,
-                                                       std::chrono::milliseconds delay) {
+                                                       std::chrono::milliseconds delay,
+                                                       const ImageCalls* tile_flags) {
   auto vgem = testing::open_drm_node("vgem", testing::NodeKind::primary);
   if (!vgem) return failure("the late GPU's fences", "no vgem card: " + vgem.error().describe());
   VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
@@ -41,8 +42,11 @@ Result<std::unique_ptr<LateDevice>> LateDevice::create(const DriverDevice& drive
   std::unique_ptr<LateDevice> self(new LateDevice(driver, delay, timeline));
   self->signaller_ = std::make_unique<FenceSignaller>(
       driver.device, timeline, driver.wait_semaphores, driver.semaphore_value, std::move(*vgem));
-  std::fprintf(stderr, "late-gpu: a device with %lld ms per submission; its fences are vgem's\n",
-               static_cast<long long>(delay.count()));
+  if (tile_flags != nullptr) self->tile_flags_ = std::make_unique<TileFlagsImages>(*tile_flags);
+  std::fprintf(stderr,
+               "late-gpu: a device with %lld ms per submission; its fences are vgem's%s\n",
+               static_cast<long long>(delay.count()),
+               tile_flags != nullptr ? "; it lists the two-plane tile-flags modifiers" : "");
   return self;
 }
 
@@ -91,8 +95,12 @@ void LateDevice::destroy_semaphore(VkSemaphore semaphore, const VkAllocationCall
 GpuQueue& LateDevice::queue_of(VkQueue queue) {
   auto& q = queues_[queue];
   if (!q)
-    q = std::make_unique<GpuQueue>(queue, driver_.queue_submit, delay_,
-                                   [this](uint64_t point) { signaller_->submitted(point); });
+    q = std::make_unique<GpuQueue>(
+        queue, driver_.queue_submit, delay_,
+        [this] {
+          if (tile_flags_) tile_flags_->decode_all();
+        },
+        [this](uint64_t point) { signaller_->submitted(point); });
   return *q;
 }
 

@@ -19,6 +19,7 @@
 
 #include "tests/late_gpu/fence_signaller.hpp"
 #include "tests/late_gpu/gpu_queue.hpp"
+#include "tests/late_gpu/tile_flags_images.hpp"
 #include "util/unique_fd.hpp"
 
 namespace baton::late_gpu {
@@ -40,14 +41,18 @@ struct DriverDevice {
 class LateDevice {
  public:
   /// Needs vgem (its fences) and timeline semaphores enabled on `driver`.
+  /// With `tile_flags`, the device has the two-plane RGB images too.
   static Result<std::unique_ptr<LateDevice>> create(const DriverDevice& driver,
-                                                    std::chrono::milliseconds delay);
+                                                    std::chrono::milliseconds delay,
+                                                    const ImageCalls* tile_flags);
   /// Lets queued work run, then says what it did on stderr.
   ~LateDevice();
   LateDevice(const LateDevice&) = delete;
   LateDevice& operator=(const LateDevice&) = delete;
 
   [[nodiscard]] const DriverDevice& driver() const { return driver_; }
+  /// The two-plane RGB images, or null where they are off.
+  [[nodiscard]] TileFlagsImages* tile_flags() { return tile_flags_.get(); }
 
   VkResult create_semaphore(const VkSemaphoreCreateInfo* info, const VkAllocationCallbacks* alloc,
                             VkSemaphore* semaphore);
@@ -68,6 +73,7 @@ class LateDevice {
   std::chrono::milliseconds delay_;
   VkSemaphore timeline_;
   std::unique_ptr<FenceSignaller> signaller_;
+  std::unique_ptr<TileFlagsImages> tile_flags_;
 
   std::mutex mutex_;
   uint64_t next_point_ = 0;

@@ -30,8 +30,10 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tests/late_gpu/late_device.hpp"
+#include "tests/late_gpu/tile_flags_modifier.hpp"
 
 #define LATE_GPU_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -46,6 +48,8 @@ struct Instance {
   PFN_vkDestroyInstance destroy = nullptr;
   PFN_vkGetPhysicalDeviceProperties properties = nullptr;
   PFN_vkGetPhysicalDeviceProperties2 properties2 = nullptr;
+  PFN_vkGetPhysicalDeviceFormatProperties2 format_properties2 = nullptr;
+  PFN_vkGetPhysicalDeviceImageFormatProperties2 image_format_properties2 = nullptr;
 };
 
 struct Registry {
@@ -67,6 +71,11 @@ Instance instance_of(const void* dispatchable) {
 LateDevice& device_of(const void* dispatchable) {
   std::lock_guard lock(registry().mutex);
   return *registry().devices.at(key_of(dispatchable));
+}
+
+bool tile_flags_from_environment() {
+  const char* value = std::getenv(kTileFlagsEnv);
+  return value != nullptr && std::string_view(value) == "1";
 }
 
 std::chrono::milliseconds delay_from_environment() {
@@ -109,6 +118,22 @@ VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceProperties2(VkPhysicalDevice physica
   report_driver(props->pNext);
 }
 
+VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceFormatProperties2(VkPhysicalDevice physical,
+                                                              VkFormat format,
+                                                              VkFormatProperties2* props) {
+  const Instance i = instance_of(physical);
+  if (!tile_flags_from_environment()) return i.format_properties2(physical, format, props);
+  tile_flags_format_properties(i.format_properties2, physical, format, props);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL GetPhysicalDeviceImageFormatProperties2(
+    VkPhysicalDevice physical, const VkPhysicalDeviceImageFormatInfo2* info,
+    VkImageFormatProperties2* props) {
+  const Instance i = instance_of(physical);
+  if (!tile_flags_from_environment()) return i.image_format_properties2(physical, info, props);
+  return tile_flags_image_format_properties(i.image_format_properties2, physical, info, props);
+}
+
 template <typename Info, typename Create>
 Info* link_info(const Create* create, VkStructureType type) {
   auto* s = static_cast<Info*>(const_cast<void*>(create->pNext));
@@ -136,6 +161,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* info,
       next(*instance, "vkGetPhysicalDeviceProperties"));
   i.properties2 = reinterpret_cast<PFN_vkGetPhysicalDeviceProperties2>(
       next(*instance, "vkGetPhysicalDeviceProperties2"));
+  i.format_properties2 = reinterpret_cast<PFN_vkGetPhysicalDeviceFormatProperties2>(
+      next(*instance, "vkGetPhysicalDeviceFormatProperties2"));
+  i.image_format_properties2 = reinterpret_cast<PFN_vkGetPhysicalDeviceImageFormatProperties2>(
+      next(*instance, "vkGetPhysicalDeviceImageFormatProperties2"));
   std::lock_guard lock(registry().mutex);
   registry().instances[key_of(*instance)] = i;
   return VK_SUCCESS;
@@ -180,7 +209,20 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical,
   d.destroy_semaphore = device_proc<PFN_vkDestroySemaphore>(d, "vkDestroySemaphore");
   d.wait_semaphores = device_proc<PFN_vkWaitSemaphores>(d, "vkWaitSemaphores");
   d.semaphore_value = device_proc<PFN_vkGetSemaphoreCounterValue>(d, "vkGetSemaphoreCounterValue");
-  auto late = LateDevice::create(d, delay_from_environment());
+  ImageCalls images;
+  images.device = *device;
+  images.create_image = device_proc<PFN_vkCreateImage>(d, "vkCreateImage");
+  images.destroy_image = device_proc<PFN_vkDestroyImage>(d, "vkDestroyImage");
+  images.memory_requirements =
+      device_proc<PFN_vkGetImageMemoryRequirements>(d, "vkGetImageMemoryRequirements");
+  images.subresource_layout =
+      device_proc<PFN_vkGetImageSubresourceLayout>(d, "vkGetImageSubresourceLayout");
+  images.allocate_memory = device_proc<PFN_vkAllocateMemory>(d, "vkAllocateMemory");
+  images.free_memory = device_proc<PFN_vkFreeMemory>(d, "vkFreeMemory");
+  images.map_memory = device_proc<PFN_vkMapMemory>(d, "vkMapMemory");
+  images.bind_image_memory = device_proc<PFN_vkBindImageMemory>(d, "vkBindImageMemory");
+  auto late = LateDevice::create(d, delay_from_environment(),
+                                 tile_flags_from_environment() ? &images : nullptr);
   if (!late) {
     std::fprintf(stderr, "late-gpu: %s\n", late.error().describe().c_str());
     d.destroy(*device, alloc);
@@ -259,6 +301,112 @@ VKAPI_ATTR VkResult VKAPI_CALL GetFenceFd(VkDevice, const VkFenceGetFdInfoKHR*, 
   return VK_ERROR_FEATURE_NOT_PRESENT;
 }
 
+// The two-plane RGB images (tile_flags_images.hpp); with them off, or for
+// any other image, each call goes straight to the driver.
+template <typename Fn>
+Fn driver_proc(VkDevice device, const char* name) {
+  return device_proc<Fn>(device_of(device).driver(), name);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL AllocateMemory(VkDevice device, const VkMemoryAllocateInfo* info,
+                                              const VkAllocationCallbacks* alloc,
+                                              VkDeviceMemory* memory) {
+  if (TileFlagsImages* images = device_of(device).tile_flags())
+    return images->allocate_memory(info, alloc, memory);
+  return driver_proc<PFN_vkAllocateMemory>(device, "vkAllocateMemory")(device, info, alloc, memory);
+}
+
+VKAPI_ATTR void VKAPI_CALL FreeMemory(VkDevice device, VkDeviceMemory memory,
+                                      const VkAllocationCallbacks* alloc) {
+  if (TileFlagsImages* images = device_of(device).tile_flags())
+    return images->free_memory(memory, alloc);
+  driver_proc<PFN_vkFreeMemory>(device, "vkFreeMemory")(device, memory, alloc);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateInfo* info,
+                                           const VkAllocationCallbacks* alloc, VkImage* image) {
+  if (TileFlagsImages* images = device_of(device).tile_flags())
+    return images->create_image(info, alloc, image);
+  return driver_proc<PFN_vkCreateImage>(device, "vkCreateImage")(device, info, alloc, image);
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyImage(VkDevice device, VkImage image,
+                                        const VkAllocationCallbacks* alloc) {
+  if (TileFlagsImages* images = device_of(device).tile_flags())
+    return images->destroy_image(image, alloc);
+  driver_proc<PFN_vkDestroyImage>(device, "vkDestroyImage")(device, image, alloc);
+}
+
+VKAPI_ATTR void VKAPI_CALL GetImageMemoryRequirements(VkDevice device, VkImage image,
+                                                      VkMemoryRequirements* req) {
+  TileFlagsImages* images = device_of(device).tile_flags();
+  if (images != nullptr && images->memory_requirements(image, 0, *req)) return;
+  driver_proc<PFN_vkGetImageMemoryRequirements>(device, "vkGetImageMemoryRequirements")(
+      device, image, req);
+}
+
+VKAPI_ATTR void VKAPI_CALL GetImageMemoryRequirements2(VkDevice device,
+                                                       const VkImageMemoryRequirementsInfo2* info,
+                                                       VkMemoryRequirements2* req) {
+  TileFlagsImages* images = device_of(device).tile_flags();
+  VkImageAspectFlags plane = 0;
+  for (auto* s = static_cast<const VkBaseInStructure*>(info->pNext); s != nullptr; s = s->pNext)
+    if (s->sType == VK_STRUCTURE_TYPE_IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO)
+      plane = reinterpret_cast<const VkImagePlaneMemoryRequirementsInfo*>(s)->planeAspect;
+  if (images != nullptr && images->memory_requirements(info->image, plane, req->memoryRequirements)) {
+    for (auto* s = static_cast<VkBaseOutStructure*>(req->pNext); s != nullptr; s = s->pNext) {
+      if (s->sType != VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS) continue;
+      auto* dedicated = reinterpret_cast<VkMemoryDedicatedRequirements*>(s);
+      dedicated->prefersDedicatedAllocation = VK_FALSE;
+      dedicated->requiresDedicatedAllocation = VK_FALSE;
+    }
+    return;
+  }
+  driver_proc<PFN_vkGetImageMemoryRequirements2>(device, "vkGetImageMemoryRequirements2")(
+      device, info, req);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL BindImageMemory2(VkDevice device, uint32_t count,
+                                                const VkBindImageMemoryInfo* infos) {
+  TileFlagsImages* images = device_of(device).tile_flags();
+  std::vector<VkBindImageMemoryInfo> others;
+  for (uint32_t n = 0; n < count; ++n) {
+    bool handled = false;
+    if (images != nullptr)
+      if (VkResult r = images->bind(infos[n], handled); r != VK_SUCCESS) return r;
+    if (!handled) others.push_back(infos[n]);
+  }
+  if (others.empty()) return VK_SUCCESS;
+  return driver_proc<PFN_vkBindImageMemory2>(device, "vkBindImageMemory2")(
+      device, static_cast<uint32_t>(others.size()), others.data());
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL BindImageMemory(VkDevice device, VkImage image,
+                                               VkDeviceMemory memory, VkDeviceSize offset) {
+  VkBindImageMemoryInfo info{VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_INFO};
+  info.image = image;
+  info.memory = memory;
+  info.memoryOffset = offset;
+  return BindImageMemory2(device, 1, &info);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL GetImageDrmFormatModifierProperties(
+    VkDevice device, VkImage image, VkImageDrmFormatModifierPropertiesEXT* props) {
+  TileFlagsImages* images = device_of(device).tile_flags();
+  if (images != nullptr && images->modifier(image, props->drmFormatModifier)) return VK_SUCCESS;
+  return driver_proc<PFN_vkGetImageDrmFormatModifierPropertiesEXT>(
+      device, "vkGetImageDrmFormatModifierPropertiesEXT")(device, image, props);
+}
+
+VKAPI_ATTR void VKAPI_CALL GetImageSubresourceLayout(VkDevice device, VkImage image,
+                                                     const VkImageSubresource* subresource,
+                                                     VkSubresourceLayout* layout) {
+  TileFlagsImages* images = device_of(device).tile_flags();
+  if (images != nullptr && images->plane_layout(image, subresource->aspectMask, *layout)) return;
+  driver_proc<PFN_vkGetImageSubresourceLayout>(device, "vkGetImageSubresourceLayout")(
+      device, image, subresource, layout);
+}
+
 PFN_vkVoidFunction device_function(std::string_view name) {
   struct Entry {
     std::string_view name;
@@ -276,6 +424,23 @@ PFN_vkVoidFunction device_function(std::string_view name) {
       {"vkGetSemaphoreFdKHR", reinterpret_cast<PFN_vkVoidFunction>(&GetSemaphoreFd)},
       {"vkImportSemaphoreFdKHR", reinterpret_cast<PFN_vkVoidFunction>(&ImportSemaphoreFd)},
       {"vkGetFenceFdKHR", reinterpret_cast<PFN_vkVoidFunction>(&GetFenceFd)},
+      {"vkAllocateMemory", reinterpret_cast<PFN_vkVoidFunction>(&AllocateMemory)},
+      {"vkFreeMemory", reinterpret_cast<PFN_vkVoidFunction>(&FreeMemory)},
+      {"vkCreateImage", reinterpret_cast<PFN_vkVoidFunction>(&CreateImage)},
+      {"vkDestroyImage", reinterpret_cast<PFN_vkVoidFunction>(&DestroyImage)},
+      {"vkGetImageMemoryRequirements",
+       reinterpret_cast<PFN_vkVoidFunction>(&GetImageMemoryRequirements)},
+      {"vkGetImageMemoryRequirements2",
+       reinterpret_cast<PFN_vkVoidFunction>(&GetImageMemoryRequirements2)},
+      {"vkGetImageMemoryRequirements2KHR",
+       reinterpret_cast<PFN_vkVoidFunction>(&GetImageMemoryRequirements2)},
+      {"vkBindImageMemory", reinterpret_cast<PFN_vkVoidFunction>(&BindImageMemory)},
+      {"vkBindImageMemory2", reinterpret_cast<PFN_vkVoidFunction>(&BindImageMemory2)},
+      {"vkBindImageMemory2KHR", reinterpret_cast<PFN_vkVoidFunction>(&BindImageMemory2)},
+      {"vkGetImageDrmFormatModifierPropertiesEXT",
+       reinterpret_cast<PFN_vkVoidFunction>(&GetImageDrmFormatModifierProperties)},
+      {"vkGetImageSubresourceLayout",
+       reinterpret_cast<PFN_vkVoidFunction>(&GetImageSubresourceLayout)},
   };
   for (const Entry& e : entries)
     if (e.name == name) return e.fn;
@@ -313,6 +478,11 @@ late_gpu_GetInstanceProcAddr(VkInstance instance, const char* name) {
     return reinterpret_cast<PFN_vkVoidFunction>(&GetPhysicalDeviceProperties);
   if (n == "vkGetPhysicalDeviceProperties2" || n == "vkGetPhysicalDeviceProperties2KHR")
     return reinterpret_cast<PFN_vkVoidFunction>(&GetPhysicalDeviceProperties2);
+  if (n == "vkGetPhysicalDeviceFormatProperties2" || n == "vkGetPhysicalDeviceFormatProperties2KHR")
+    return reinterpret_cast<PFN_vkVoidFunction>(&GetPhysicalDeviceFormatProperties2);
+  if (n == "vkGetPhysicalDeviceImageFormatProperties2" ||
+      n == "vkGetPhysicalDeviceImageFormatProperties2KHR")
+    return reinterpret_cast<PFN_vkVoidFunction>(&GetPhysicalDeviceImageFormatProperties2);
   if (PFN_vkVoidFunction fn = device_function(n)) return fn;
   if (instance == VK_NULL_HANDLE) return nullptr;  // a global function the layer does not wrap
   return instance_of(instance).get_proc(instance, name);

@@ -6,24 +6,18 @@
 // what imports. Needs /dev/udmabuf and a device with DRM format modifiers:
 // in the qemu guest (vk-dmabuf); on the host these skip, loudly.
 #include <drm_fourcc.h>
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <linux/udmabuf.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "renderer/color_representation.hpp"
 #include "tests/renderer/harness.hpp"
+#include "tests/renderer/udmabuf.hpp"
 #include "tests/renderer/yuv_frames.hpp"
 #include "tests/renderer/yuv_reference.hpp"
 #include "util/unique_fd.hpp"
@@ -36,46 +30,6 @@ namespace {
     if (std::getenv("BATON_REQUIRE_DMABUF") != nullptr) FAIL() << "required: " << (why); \
     GTEST_SKIP() << (why);                                                               \
   } while (0)
-
-// One udmabuf (memfd pages) mapped for the test to write.
-struct Udmabuf {
-  UniqueFd fd;
-  unsigned char* bytes = nullptr;
-  size_t size = 0;
-  ~Udmabuf() {
-    if (bytes != nullptr) munmap(bytes, size);
-  }
-};
-
-std::unique_ptr<Udmabuf> make_udmabuf(size_t bytes, std::string& why) {
-  UniqueFd dev(open("/dev/udmabuf", O_RDWR | O_CLOEXEC));
-  if (!dev) {
-    why = "UNTESTED: /dev/udmabuf is missing (run in tests/vm/: vk-dmabuf)";
-    return nullptr;
-  }
-  auto buffer = std::make_unique<Udmabuf>();
-  buffer->size = 4096 * ((bytes + 4095) / 4096);
-  UniqueFd mem(memfd_create("baton-yuv", MFD_ALLOW_SEALING | MFD_CLOEXEC));
-  void* mapped = MAP_FAILED;
-  if (mem && ftruncate(mem.get(), off_t(buffer->size)) == 0 &&
-      fcntl(mem.get(), F_ADD_SEALS, F_SEAL_SHRINK) == 0)
-    mapped = mmap(nullptr, buffer->size, PROT_READ | PROT_WRITE, MAP_SHARED, mem.get(), 0);
-  if (mapped == MAP_FAILED) {
-    why = std::string("memfd: ") + std::strerror(errno);
-    return nullptr;
-  }
-  buffer->bytes = static_cast<unsigned char*>(mapped);
-  udmabuf_create create{};
-  create.memfd = uint32_t(mem.get());
-  create.flags = UDMABUF_FLAGS_CLOEXEC;
-  create.size = buffer->size;
-  buffer->fd = UniqueFd(ioctl(dev.get(), UDMABUF_CREATE, &create));
-  if (!buffer->fd) {
-    why = std::string("a udmabuf could not be made: ") + std::strerror(errno);
-    return nullptr;
-  }
-  return buffer;
-}
 
 // A YUV dma-buf: its planes in one udmabuf (at offsets) or each in its own.
 struct YuvBuffer {

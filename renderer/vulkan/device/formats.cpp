@@ -2,6 +2,7 @@
 
 #include <drm_fourcc.h>
 
+#include <cinttypes>
 #include <cstdio>
 
 namespace baton::vulkan {
@@ -34,6 +35,12 @@ const FormatInfo* find_format(uint32_t drm) {
 std::string hex_format(uint32_t drm) {
   char text[16];
   std::snprintf(text, sizeof text, "0x%08x", drm);
+  return text;
+}
+
+std::string hex_modifier(uint64_t modifier) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%" PRIx64, modifier);
   return text;
 }
 

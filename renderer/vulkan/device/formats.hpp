@@ -22,5 +22,7 @@ struct FormatInfo {
 [[nodiscard]] const FormatInfo* find_format(uint32_t drm);
 /// "0x34325241": a fourcc as the errors that name it print it.
 [[nodiscard]] std::string hex_format(uint32_t drm);
+/// "0x100000000000001": a modifier as the errors that name it print it.
+[[nodiscard]] std::string hex_modifier(uint64_t modifier);
 
 }  // namespace baton::vulkan

@@ -31,12 +31,6 @@ const wlr_addon_interface kTargetAddon = {
     .destroy = DmabufTargets::buffer_destroyed,
 };
 
-std::string hex_modifier(uint64_t modifier) {
-  char text[24];
-  std::snprintf(text, sizeof(text), "0x%" PRIx64, modifier);
-  return text;
-}
-
 }  // namespace
 
 bool DmabufTargets::can_draw_into(uint32_t drm_format, uint64_t modifier) {
@@ -101,6 +95,7 @@ void DmabufTargets::buffer_destroyed(wlr_addon* addon) {
   retired.view = std::move(target->view);
   retired.image = std::move(target->imported.image);
   retired.memory = std::move(target->imported.memory);
+  retired.plane_memory = std::move(target->imported.plane_memory);
   owner.retire_(std::move(retired));
   delete target;
 }

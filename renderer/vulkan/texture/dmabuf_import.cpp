@@ -2,6 +2,7 @@
 
 #include <drm_fourcc.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -47,8 +48,14 @@ bool importable(Device& device, VkFormat format, uint64_t modifier) {
   return importable_for(device, format, modifier, kSampledUsage);
 }
 
-// The modifiers `format` can be imported with as one sampled single-plane image.
-std::vector<uint64_t> single_plane_modifiers(Device& device, VkFormat format) {
+// A modifier the device lists for a format, with what the device says of it.
+struct ListedModifier {
+  uint64_t modifier;
+  uint32_t memory_planes;
+  VkFormatFeatureFlags features;
+};
+
+std::vector<ListedModifier> listed_modifiers(Device& device, VkFormat format) {
   VkDrmFormatModifierPropertiesListEXT list{
       VK_STRUCTURE_TYPE_DRM_FORMAT_MODIFIER_PROPERTIES_LIST_EXT};
   VkFormatProperties2 props{VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2, &list};
@@ -56,12 +63,157 @@ std::vector<uint64_t> single_plane_modifiers(Device& device, VkFormat format) {
   std::vector<VkDrmFormatModifierPropertiesEXT> modifiers(list.drmFormatModifierCount);
   list.pDrmFormatModifierProperties = modifiers.data();
   vkGetPhysicalDeviceFormatProperties2(device.physical(), format, &props);
+  std::vector<ListedModifier> out;
+  for (const VkDrmFormatModifierPropertiesEXT& m : modifiers)
+    out.push_back({m.drmFormatModifier, m.drmFormatModifierPlaneCount,
+                   m.drmFormatModifierTilingFeatures});
+  return out;
+}
+
+// The modifiers `format` can be imported with and sampled, of `memory_planes`
+// planes (0: any count).
+std::vector<uint64_t> sampled_modifiers(Device& device, VkFormat format, uint32_t memory_planes) {
   std::vector<uint64_t> out;
-  for (const VkDrmFormatModifierPropertiesEXT& m : modifiers) {
-    if (m.drmFormatModifierPlaneCount != 1) continue;
-    if (!(m.drmFormatModifierTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)) continue;
-    if (importable(device, format, m.drmFormatModifier)) out.push_back(m.drmFormatModifier);
+  for (const ListedModifier& m : listed_modifiers(device, format)) {
+    if (memory_planes != 0 && m.memory_planes != memory_planes) continue;
+    if (!(m.features & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)) continue;
+    if (importable(device, format, m.modifier)) out.push_back(m.modifier);
   }
+  return out;
+}
+
+// Whether every fd names the same dma-buf (one inode each).
+bool one_dmabuf(const wlr_dmabuf_attributes& attribs) {
+  struct stat first{};
+  if (fstat(attribs.fd[0], &first) != 0) return false;
+  for (int i = 1; i < attribs.n_planes; ++i) {
+    struct stat other{};
+    if (fstat(attribs.fd[i], &other) != 0 || other.st_ino != first.st_ino ||
+        other.st_dev != first.st_dev)
+      return false;
+  }
+  return true;
+}
+
+VkImageCreateInfo dmabuf_image_info(VkFormat format, uint32_t width, uint32_t height,
+                                    VkImageUsageFlags usage, const void* next) {
+  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, next};
+  info.imageType = VK_IMAGE_TYPE_2D;
+  info.format = format;
+  info.extent = {width, height, 1};
+  info.mipLevels = 1;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT;
+  info.usage = usage;
+  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  return info;
+}
+
+// Imports `fd` (a copy of it: Vulkan takes the fd it is given) as memory for
+// `req`; dedicated to `image` unless that is null (a disjoint image's plane).
+Result<UniqueMemory> import_memory(Device& device, int source_fd, const VkMemoryRequirements& req,
+                                   VkImage dedicated_to) {
+  VkDevice dev = device.get();
+  auto duplicated = UniqueFd::duplicate_of(source_fd);
+  if (!duplicated) return duplicated.error();
+  UniqueFd fd = std::move(*duplicated);
+  VkMemoryFdPropertiesKHR fd_props{VK_STRUCTURE_TYPE_MEMORY_FD_PROPERTIES_KHR};
+  if (Status s = device.check(
+          device.get_memory_fd_properties(dev, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT,
+                                          fd.get(), &fd_props),
+          "vkGetMemoryFdPropertiesKHR");
+      !s)
+    return s.error();
+  int type = device.memory_type(req.memoryTypeBits & fd_props.memoryTypeBits, 0);
+  if (type < 0) return failure("dma-buf import", "no memory type can hold this dma-buf");
+  VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+  dedicated.image = dedicated_to;
+  VkImportMemoryFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
+                                 dedicated_to != VK_NULL_HANDLE ? &dedicated : nullptr};
+  import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
+  import.fd = fd.get();
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &import};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = static_cast<uint32_t>(type);
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  if (Status s = device.check(vkAllocateMemory(dev, &alloc, nullptr, &memory),
+                              "vkAllocateMemory (dma-buf)");
+      !s)
+    return s.error();
+  (void)fd.release();  // the driver owns it now
+  return UniqueMemory(dev, memory);
+}
+
+// An RGB image whose modifier has several memory planes (a compressed
+// modifier's metadata beside the pixels). Non-disjoint: one memory, from the
+// one dma-buf every plane is in, each plane at its offset. Disjoint: one
+// memory per plane, each from its own dma-buf.
+Result<ImportedImage> import_memory_planes(Device& device, const wlr_dmabuf_attributes& attribs,
+                                           VkFormat format, bool disjoint,
+                                           VkImageUsageFlags usage) {
+  VkDevice dev = device.get();
+  const auto planes = static_cast<uint32_t>(attribs.n_planes);
+  std::vector<VkSubresourceLayout> layouts(planes);
+  for (uint32_t i = 0; i < planes; ++i) {
+    layouts[i].offset = attribs.offset[i];
+    layouts[i].rowPitch = attribs.stride[i];
+  }
+  VkImageDrmFormatModifierExplicitCreateInfoEXT explicit_info{
+      VK_STRUCTURE_TYPE_IMAGE_DRM_FORMAT_MODIFIER_EXPLICIT_CREATE_INFO_EXT};
+  explicit_info.drmFormatModifier = attribs.modifier;
+  explicit_info.drmFormatModifierPlaneCount = planes;
+  explicit_info.pPlaneLayouts = layouts.data();
+  VkExternalMemoryImageCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
+                                           &explicit_info};
+  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
+  VkImageCreateInfo info = dmabuf_image_info(format, uint32_t(attribs.width),
+                                             uint32_t(attribs.height), usage, &external);
+  if (disjoint) info.flags |= VK_IMAGE_CREATE_DISJOINT_BIT;
+  VkImage image = VK_NULL_HANDLE;
+  if (Status s = device.check(vkCreateImage(dev, &info, nullptr, &image),
+                              "vkCreateImage (multi-plane dma-buf)");
+      !s)
+    return s.error();
+  ImportedImage out{UniqueImage(dev, image), {}, {}};
+  if (!disjoint) {
+    VkMemoryRequirements req{};
+    vkGetImageMemoryRequirements(dev, image, &req);
+    auto memory = import_memory(device, attribs.fd[0], req, image);
+    if (!memory) return memory.error();
+    out.memory = std::move(*memory);
+    if (Status s = device.check(vkBindImageMemory(dev, image, out.memory.get(), 0),
+                                "vkBindImageMemory (multi-plane dma-buf)");
+        !s)
+      return s.error();
+    return out;
+  }
+  std::vector<VkBindImagePlaneMemoryInfo> plane_binds(planes);
+  std::vector<VkBindImageMemoryInfo> binds(planes);
+  for (uint32_t i = 0; i < planes; ++i) {
+    const auto aspect = static_cast<VkImageAspectFlagBits>(
+        VK_IMAGE_ASPECT_MEMORY_PLANE_0_BIT_EXT << i);
+    VkImagePlaneMemoryRequirementsInfo plane_info{
+        VK_STRUCTURE_TYPE_IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO};
+    plane_info.planeAspect = aspect;
+    VkImageMemoryRequirementsInfo2 req_info{VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2,
+                                            &plane_info};
+    req_info.image = image;
+    VkMemoryRequirements2 req{VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
+    vkGetImageMemoryRequirements2(dev, &req_info, &req);
+    auto memory = import_memory(device, attribs.fd[i], req.memoryRequirements, VK_NULL_HANDLE);
+    if (!memory) return memory.error();
+    plane_binds[i] = {VK_STRUCTURE_TYPE_BIND_IMAGE_PLANE_MEMORY_INFO, nullptr, aspect};
+    binds[i] = {VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_INFO, &plane_binds[i], image, memory->get(), 0};
+    if (i == 0)
+      out.memory = std::move(*memory);
+    else
+      out.plane_memory.push_back(std::move(*memory));
+  }
+  if (Status s = device.check(vkBindImageMemory2(dev, planes, binds.data()),
+                              "vkBindImageMemory2 (disjoint dma-buf)");
+      !s)
+    return s.error();
   return out;
 }
 
@@ -70,14 +222,14 @@ std::vector<uint64_t> single_plane_modifiers(Device& device, VkFormat format) {
 void query_dmabuf_formats(Device& device, wlr_drm_format_set& set) {
   if (!device.features().dmabuf_import) return;
   for (const FormatInfo& f : known_formats())
-    for (uint64_t modifier : single_plane_modifiers(device, f.vk))
+    for (uint64_t modifier : sampled_modifiers(device, f.vk, 0))
       wlr_drm_format_set_add(&set, f.drm, modifier);
   // A YUV format with a modifier every one of its plane images takes: each
   // plane is imported on its own, so each must be a single-plane image.
   for (const PlaneLayout& layout : plane_layouts()) {
-    std::vector<uint64_t> common = single_plane_modifiers(device, layout.images[0].format);
+    std::vector<uint64_t> common = sampled_modifiers(device, layout.images[0].format, 1);
     for (uint8_t i = 1; i < layout.image_count; ++i) {
-      const std::vector<uint64_t> also = single_plane_modifiers(device, layout.images[i].format);
+      const std::vector<uint64_t> also = sampled_modifiers(device, layout.images[i].format, 1);
       std::erase_if(common, [&](uint64_t m) { return std::ranges::find(also, m) == also.end(); });
     }
     for (uint64_t modifier : common) wlr_drm_format_set_add(&set, layout.info.drm, modifier);
@@ -128,9 +280,25 @@ Result<ImportedImage> import_dmabuf(Device& device, const wlr_dmabuf_attributes&
     as_linear.modifier = DRM_FORMAT_MOD_LINEAR;
     return import_dmabuf(device, as_linear, format, usage);
   }
-  if (attribs.n_planes != 1)
+  const std::vector<ListedModifier> listed = listed_modifiers(device, format.vk);
+  const auto it = std::ranges::find(listed, attribs.modifier, &ListedModifier::modifier);
+  if (it == listed.end())
+    return failure("dma-buf import", "this device has no modifier " +
+                                         hex_modifier(attribs.modifier) + " for format " +
+                                         hex_format(format.drm));
+  if (attribs.n_planes != int(it->memory_planes))
     return failure("dma-buf import", "a dma-buf with " + std::to_string(attribs.n_planes) +
-                                         " planes: its format has one");
+                                         " planes: its modifier " + hex_modifier(attribs.modifier) +
+                                         " has " + std::to_string(it->memory_planes));
+  if (it->memory_planes > 1) {
+    // Planes apart (in several dma-bufs) only where the device can bind them so.
+    const bool disjoint = !one_dmabuf(attribs);
+    if (disjoint && !(it->features & VK_FORMAT_FEATURE_DISJOINT_BIT))
+      return failure("dma-buf import", "the planes of modifier " + hex_modifier(attribs.modifier) +
+                                           " are in different dma-bufs, and this device binds "
+                                           "them only from one");
+    return import_memory_planes(device, attribs, format.vk, disjoint, usage);
+  }
   const PlaneSource plane{attribs.fd[0], attribs.offset[0], attribs.stride[0]};
   return import_plane(device, plane, attribs.modifier, format.vk, uint32_t(attribs.width),
                       uint32_t(attribs.height), usage);
@@ -151,59 +319,23 @@ Result<ImportedImage> import_plane(Device& device, const PlaneSource& source, ui
   VkExternalMemoryImageCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
                                            &explicit_info};
   external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
-  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, &external};
-  info.imageType = VK_IMAGE_TYPE_2D;
-  info.format = format;
-  info.extent = {width, height, 1};
-  info.mipLevels = 1;
-  info.arrayLayers = 1;
-  info.samples = VK_SAMPLE_COUNT_1_BIT;
-  info.tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT;
-  info.usage = usage;
-  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  const VkImageCreateInfo info = dmabuf_image_info(format, width, height, usage, &external);
   VkImage image = VK_NULL_HANDLE;
   if (Status s =
           device.check(vkCreateImage(dev, &info, nullptr, &image), "vkCreateImage (dma-buf)");
       !s)
     return s.error();
   UniqueImage owned_image(dev, image);
-
-  // Vulkan owns the fd once the import succeeds; until then we do. Planes
-  // that share one fd are imported once per image, each from its own copy.
-  auto duplicated = UniqueFd::duplicate_of(source.fd);
-  if (!duplicated) return duplicated.error();
-  UniqueFd fd = std::move(*duplicated);
-  VkMemoryFdPropertiesKHR fd_props{VK_STRUCTURE_TYPE_MEMORY_FD_PROPERTIES_KHR};
-  if (Status s = device.check(
-          device.get_memory_fd_properties(dev, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT,
-                                          fd.get(), &fd_props),
-          "vkGetMemoryFdPropertiesKHR");
-      !s)
-    return s.error();
+  // Planes that share one fd are imported once per image, each from its own copy.
   VkMemoryRequirements req{};
   vkGetImageMemoryRequirements(dev, image, &req);
-  int type = device.memory_type(req.memoryTypeBits & fd_props.memoryTypeBits, 0);
-  if (type < 0) return failure("dma-buf import", "no memory type can hold this dma-buf");
-  VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
-  dedicated.image = image;
-  VkImportMemoryFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR, &dedicated};
-  import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
-  import.fd = fd.get();
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &import};
-  alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = static_cast<uint32_t>(type);
-  VkDeviceMemory memory = VK_NULL_HANDLE;
-  if (Status s = device.check(vkAllocateMemory(dev, &alloc, nullptr, &memory),
-                              "vkAllocateMemory (dma-buf)");
+  auto memory = import_memory(device, source.fd, req, image);
+  if (!memory) return memory.error();
+  if (Status s = device.check(vkBindImageMemory(dev, image, memory->get(), 0),
+                              "vkBindImageMemory (dma-buf)");
       !s)
     return s.error();
-  (void)fd.release();  // the driver owns it now
-  UniqueMemory owned_memory(dev, memory);
-  if (Status s =
-          device.check(vkBindImageMemory(dev, image, memory, 0), "vkBindImageMemory (dma-buf)");
-      !s)
-    return s.error();
-  return ImportedImage{std::move(owned_image), std::move(owned_memory)};
+  return ImportedImage{std::move(owned_image), std::move(*memory), {}};
 }
 
 Result<std::vector<ImportedImage>> import_dmabuf_planes(Device& device,

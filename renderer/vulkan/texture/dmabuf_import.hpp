@@ -21,13 +21,16 @@
 namespace baton::vulkan {
 
 /// Adds every importable, sampleable (format, modifier) pair to `set`: RGB
-/// formats whose modifier is single-plane, and the YUV formats of
-/// plane_layouts() with each modifier that all their plane images take.
+/// formats with each such modifier, whatever its count of memory planes
+/// (a compressed modifier's metadata planes), and the YUV formats of
+/// plane_layouts() with each single-plane modifier all their plane images take.
 void query_dmabuf_formats(Device& device, wlr_drm_format_set& set);
 
 struct ImportedImage {
   UniqueImage image;
   UniqueMemory memory;
+  /// A disjoint image's memory for its planes after the first.
+  std::vector<UniqueMemory> plane_memory;
 };
 
 /// Usage of imported client buffers: sampled (and read back), never drawn into.
@@ -46,7 +49,9 @@ bool dmabuf_usage_supported(Device& device, VkFormat format, uint64_t modifier,
 /// Whether images of `format` with `modifier` may be sampled with a LINEAR filter.
 bool dmabuf_filters_linearly(Device& device, VkFormat format, uint64_t modifier);
 
-/// Imports `attribs` as an image with `usage`.
+/// Imports `attribs` as an image with `usage`: one memory plane, or each
+/// memory plane of its modifier, bound from one dma-buf or, where the device
+/// allows the modifier's planes apart (DISJOINT), from one each.
 [[nodiscard]] Result<ImportedImage> import_dmabuf(Device& device,
                                                   const wlr_dmabuf_attributes& attribs,
                                                   const FormatInfo& format,
