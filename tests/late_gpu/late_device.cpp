@@ -43,8 +43,7 @@ Result<std::unique_ptr<LateDevice>> LateDevice::create(const DriverDevice& drive
   self->signaller_ = std::make_unique<FenceSignaller>(
       driver.device, timeline, driver.wait_semaphores, driver.semaphore_value, std::move(*vgem));
   if (tile_flags != nullptr) self->tile_flags_ = std::make_unique<TileFlagsImages>(*tile_flags);
-  std::fprintf(stderr,
-               "late-gpu: a device with %lld ms per submission; its fences are vgem's%s\n",
+  std::fprintf(stderr, "late-gpu: a device with %lld ms per submission; its fences are vgem's%s\n",
                static_cast<long long>(delay.count()),
                tile_flags != nullptr ? "; it lists the two-plane tile-flags modifiers" : "");
   return self;

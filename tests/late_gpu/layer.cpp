@@ -340,20 +340,16 @@ VKAPI_ATTR void VKAPI_CALL DestroyImage(VkDevice device, VkImage image,
 VKAPI_ATTR void VKAPI_CALL GetImageMemoryRequirements(VkDevice device, VkImage image,
                                                       VkMemoryRequirements* req) {
   TileFlagsImages* images = device_of(device).tile_flags();
-  if (images != nullptr && images->memory_requirements(image, 0, *req)) return;
-  driver_proc<PFN_vkGetImageMemoryRequirements>(device, "vkGetImageMemoryRequirements")(
-      device, image, req);
+  if (images != nullptr && images->memory_requirements(image, *req)) return;
+  driver_proc<PFN_vkGetImageMemoryRequirements>(device, "vkGetImageMemoryRequirements")(device,
+                                                                                        image, req);
 }
 
 VKAPI_ATTR void VKAPI_CALL GetImageMemoryRequirements2(VkDevice device,
                                                        const VkImageMemoryRequirementsInfo2* info,
                                                        VkMemoryRequirements2* req) {
   TileFlagsImages* images = device_of(device).tile_flags();
-  VkImageAspectFlags plane = 0;
-  for (auto* s = static_cast<const VkBaseInStructure*>(info->pNext); s != nullptr; s = s->pNext)
-    if (s->sType == VK_STRUCTURE_TYPE_IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO)
-      plane = reinterpret_cast<const VkImagePlaneMemoryRequirementsInfo*>(s)->planeAspect;
-  if (images != nullptr && images->memory_requirements(info->image, plane, req->memoryRequirements)) {
+  if (images != nullptr && images->memory_requirements(info->image, req->memoryRequirements)) {
     for (auto* s = static_cast<VkBaseOutStructure*>(req->pNext); s != nullptr; s = s->pNext) {
       if (s->sType != VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS) continue;
       auto* dedicated = reinterpret_cast<VkMemoryDedicatedRequirements*>(s);
@@ -364,6 +360,16 @@ VKAPI_ATTR void VKAPI_CALL GetImageMemoryRequirements2(VkDevice device,
   }
   driver_proc<PFN_vkGetImageMemoryRequirements2>(device, "vkGetImageMemoryRequirements2")(
       device, info, req);
+}
+
+VKAPI_ATTR void VKAPI_CALL GetDeviceImageMemoryRequirements(
+    VkDevice device, const VkDeviceImageMemoryRequirements* info, VkMemoryRequirements2* req) {
+  TileFlagsImages* images = device_of(device).tile_flags();
+  const auto next = driver_proc<PFN_vkGetDeviceImageMemoryRequirements>(
+      device, "vkGetDeviceImageMemoryRequirements");
+  if (images != nullptr && images->memory_requirements(*info, next, req->memoryRequirements))
+    return;
+  next(device, info, req);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL BindImageMemory2(VkDevice device, uint32_t count,
@@ -434,6 +440,10 @@ PFN_vkVoidFunction device_function(std::string_view name) {
        reinterpret_cast<PFN_vkVoidFunction>(&GetImageMemoryRequirements2)},
       {"vkGetImageMemoryRequirements2KHR",
        reinterpret_cast<PFN_vkVoidFunction>(&GetImageMemoryRequirements2)},
+      {"vkGetDeviceImageMemoryRequirements",
+       reinterpret_cast<PFN_vkVoidFunction>(&GetDeviceImageMemoryRequirements)},
+      {"vkGetDeviceImageMemoryRequirementsKHR",
+       reinterpret_cast<PFN_vkVoidFunction>(&GetDeviceImageMemoryRequirements)},
       {"vkBindImageMemory", reinterpret_cast<PFN_vkVoidFunction>(&BindImageMemory)},
       {"vkBindImageMemory2", reinterpret_cast<PFN_vkVoidFunction>(&BindImageMemory2)},
       {"vkBindImageMemory2KHR", reinterpret_cast<PFN_vkVoidFunction>(&BindImageMemory2)},

@@ -28,32 +28,18 @@ T* find_in_chain(const void* chain, VkStructureType type) {
   return nullptr;
 }
 
-uint32_t plane_index(VkImageAspectFlags aspect) {
-  switch (aspect) {
-    case VK_IMAGE_ASPECT_MEMORY_PLANE_0_BIT_EXT:
-      return 0;
-    case VK_IMAGE_ASPECT_MEMORY_PLANE_1_BIT_EXT:
-      return 1;
-    default:
-      return 2;  // not a plane these images have
-  }
-}
-
-// Our two entries, made from the driver's LINEAR entry (the pixels plane is
-// laid out as LINEAR) with only what a sample-only modifier can do.
-template <typename Entry, typename Flags>
-std::vector<Entry> with_tile_flags(const std::vector<Entry>& driver, Flags disjoint) {
+// Our entry, made from the driver's LINEAR entry (the pixels plane is laid
+// out as LINEAR) with only what a sample-only modifier can do.
+template <typename Entry>
+std::vector<Entry> with_tile_flags(const std::vector<Entry>& driver) {
   std::vector<Entry> out = driver;
   for (const Entry& e : driver) {
     if (e.drmFormatModifier != DRM_FORMAT_MOD_LINEAR) continue;
-    Entry one = e;
-    one.drmFormatModifier = kTileFlagsModifier;
-    one.drmFormatModifierPlaneCount = 2;
-    one.drmFormatModifierTilingFeatures &= kFeatures;
-    out.push_back(one);
-    one.drmFormatModifier = kTileFlagsDisjointModifier;
-    one.drmFormatModifierTilingFeatures |= disjoint;
-    out.push_back(one);
+    Entry ours = e;
+    ours.drmFormatModifier = kTileFlagsModifier;
+    ours.drmFormatModifierPlaneCount = 2;
+    ours.drmFormatModifierTilingFeatures &= kFeatures;
+    out.push_back(ours);
   }
   return out;
 }
@@ -84,7 +70,8 @@ void tile_flags_format_properties(PFN_vkGetPhysicalDeviceFormatProperties2 next,
     return;
   }
   // Ask the driver into lists of our own, then answer from them.
-  const VkDrmFormatModifierPropertiesListEXT app_list = list ? *list : VkDrmFormatModifierPropertiesListEXT{};
+  const VkDrmFormatModifierPropertiesListEXT app_list =
+      list ? *list : VkDrmFormatModifierPropertiesListEXT{};
   const VkDrmFormatModifierPropertiesList2EXT app_list2 =
       list2 ? *list2 : VkDrmFormatModifierPropertiesList2EXT{};
   if (list) list->pDrmFormatModifierProperties = nullptr;
@@ -98,13 +85,12 @@ void tile_flags_format_properties(PFN_vkGetPhysicalDeviceFormatProperties2 next,
   if (list) {
     list->pDrmFormatModifierProperties = app_list.pDrmFormatModifierProperties;
     list->drmFormatModifierCount = app_list.drmFormatModifierCount;
-    answer(*list, with_tile_flags(driver, VkFormatFeatureFlags{VK_FORMAT_FEATURE_DISJOINT_BIT}));
+    answer(*list, with_tile_flags(driver));
   }
   if (list2) {
     list2->pDrmFormatModifierProperties = app_list2.pDrmFormatModifierProperties;
     list2->drmFormatModifierCount = app_list2.drmFormatModifierCount;
-    answer(*list2,
-           with_tile_flags(driver2, VkFormatFeatureFlags2{VK_FORMAT_FEATURE_2_DISJOINT_BIT}));
+    answer(*list2, with_tile_flags(driver2));
   }
 }
 
@@ -116,20 +102,12 @@ VkResult tile_flags_image_format_properties(PFN_vkGetPhysicalDeviceImageFormatPr
       info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_DRM_FORMAT_MODIFIER_INFO_EXT);
   if (modifier == nullptr || !is_tile_flags_modifier(modifier->drmFormatModifier))
     return next(physical, info, props);
-  const bool disjoint_allowed = modifier->drmFormatModifier == kTileFlagsDisjointModifier;
-  const VkImageCreateFlags allowed_flags = disjoint_allowed ? VK_IMAGE_CREATE_DISJOINT_BIT : 0;
-  if (info->format != kFormat || (info->usage & ~kUsages) != 0 || (info->flags & ~allowed_flags))
+  if (info->format != kFormat || (info->usage & ~kUsages) != 0 || info->flags != 0)
     return VK_ERROR_FORMAT_NOT_SUPPORTED;
-  // Answered as LINEAR (its pixels plane is), asked without DISJOINT, which
-  // a single-plane LINEAR image cannot have; then import-only.
-  const uint64_t ours = modifier->drmFormatModifier;
-  auto* writable = const_cast<VkPhysicalDeviceImageFormatInfo2*>(info);
-  const VkImageCreateFlags flags = info->flags;
+  // Answered as LINEAR (its pixels plane is), then import-only.
   modifier->drmFormatModifier = DRM_FORMAT_MOD_LINEAR;
-  writable->flags &= ~VK_IMAGE_CREATE_DISJOINT_BIT;
   const VkResult r = next(physical, info, props);
-  modifier->drmFormatModifier = ours;
-  writable->flags = flags;
+  modifier->drmFormatModifier = kTileFlagsModifier;
   if (auto* external = find_in_chain<VkExternalImageFormatProperties>(
           props->pNext, VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES))
     external->externalMemoryProperties.externalMemoryFeatures &=
@@ -144,10 +122,25 @@ TileFlagsImages::~TileFlagsImages() {
 VkResult TileFlagsImages::allocate_memory(const VkMemoryAllocateInfo* info,
                                           const VkAllocationCallbacks* alloc,
                                           VkDeviceMemory* memory) {
-  auto* import =
-      find_in_chain<VkImportMemoryFdInfoKHR>(info->pNext, VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR);
+  auto* import = find_in_chain<VkImportMemoryFdInfoKHR>(
+      info->pNext, VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR);
   if (import == nullptr || import->handleType != VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT)
     return driver_.allocate_memory(driver_.device, info, alloc, memory);
+  // An import dedicated to one of the layer's images is not what the driver
+  // binds to that image (the layer's own memory is): the driver must not
+  // see it as dedicated. baton's chain is the import and the dedication.
+  VkMemoryAllocateInfo plain = *info;
+  VkImportMemoryFdInfoKHR plain_import = *import;
+  auto* dedicated = find_in_chain<VkMemoryDedicatedAllocateInfo>(
+      info->pNext, VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
+  if (dedicated != nullptr && dedicated->buffer == VK_NULL_HANDLE) {
+    std::lock_guard lock(mutex_);
+    if (images_.contains(dedicated->image)) {
+      plain_import.pNext = nullptr;
+      plain.pNext = &plain_import;
+      info = &plain;
+    }
+  }
   // The driver takes the fd; the layer maps the same dma-buf first.
   Mapping mapping;
   const off_t size = lseek(import->fd, 0, SEEK_END);
@@ -176,6 +169,23 @@ void TileFlagsImages::free_memory(VkDeviceMemory memory, const VkAllocationCallb
   driver_.free_memory(driver_.device, memory, alloc);
 }
 
+bool TileFlagsImages::describe(const VkImageCreateInfo& info, Image& out) {
+  auto* explicit_info = find_in_chain<VkImageDrmFormatModifierExplicitCreateInfoEXT>(
+      info.pNext, VK_STRUCTURE_TYPE_IMAGE_DRM_FORMAT_MODIFIER_EXPLICIT_CREATE_INFO_EXT);
+  if (explicit_info->drmFormatModifierPlaneCount != 2 || info.format != kFormat ||
+      (info.usage & ~kUsages) != 0 || info.flags != 0) {
+    std::fprintf(stderr,
+                 "late-gpu: a tile-flags image needs 2 planes, B8G8R8A8, sampled use and no "
+                 "flags\n");
+    return false;
+  }
+  out.modifier = explicit_info->drmFormatModifier;
+  out.width = info.extent.width;
+  out.height = info.extent.height;
+  for (size_t i = 0; i < 2; ++i) out.planes[i].layout = explicit_info->pPlaneLayouts[i];
+  return true;
+}
+
 VkResult TileFlagsImages::create_image(const VkImageCreateInfo* info,
                                        const VkAllocationCallbacks* alloc, VkImage* image) {
   auto* explicit_info = find_in_chain<VkImageDrmFormatModifierExplicitCreateInfoEXT>(
@@ -183,26 +193,12 @@ VkResult TileFlagsImages::create_image(const VkImageCreateInfo* info,
   if (info->tiling != VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT || explicit_info == nullptr ||
       !is_tile_flags_modifier(explicit_info->drmFormatModifier))
     return driver_.create_image(driver_.device, info, alloc, image);
-  if (explicit_info->drmFormatModifierPlaneCount != 2 || info->format != kFormat ||
-      (info->usage & ~kUsages) != 0) {
-    std::fprintf(stderr, "late-gpu: a tile-flags image needs 2 planes, B8G8R8A8 and sampled use\n");
-    return VK_ERROR_FORMAT_NOT_SUPPORTED;
-  }
   Image ours;
-  ours.modifier = explicit_info->drmFormatModifier;
-  ours.width = info->extent.width;
-  ours.height = info->extent.height;
-  ours.disjoint = (info->flags & VK_IMAGE_CREATE_DISJOINT_BIT) != 0;
-  if (ours.disjoint && ours.modifier != kTileFlagsDisjointModifier) {
-    std::fprintf(stderr, "late-gpu: DISJOINT asked for a modifier that does not allow it\n");
-    return VK_ERROR_FORMAT_NOT_SUPPORTED;
-  }
-  for (size_t i = 0; i < 2; ++i) ours.planes[i].layout = explicit_info->pPlaneLayouts[i];
+  if (!describe(*info, ours)) return VK_ERROR_FORMAT_NOT_SUPPORTED;
 
   // The image the driver samples: LINEAR, in memory the layer maps.
   VkImageCreateInfo own = *info;
   own.pNext = nullptr;
-  own.flags &= ~VK_IMAGE_CREATE_DISJOINT_BIT;
   own.tiling = VK_IMAGE_TILING_LINEAR;
   own.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   VkResult r = driver_.create_image(driver_.device, &own, alloc, image);
@@ -248,24 +244,50 @@ void TileFlagsImages::destroy_image(VkImage image, const VkAllocationCallbacks* 
   if (own != VK_NULL_HANDLE) driver_.free_memory(driver_.device, own, nullptr);
 }
 
-VkDeviceSize TileFlagsImages::plane_bytes(const Image& image, size_t plane) const {
+VkDeviceSize TileFlagsImages::plane_bytes(const Image& image, size_t plane) {
   const uint32_t rows = plane == 0 ? image.height : (image.height + kTileSize - 1) / kTileSize;
   return image.planes[plane].layout.rowPitch * rows;
 }
 
-bool TileFlagsImages::memory_requirements(VkImage image, VkImageAspectFlags plane,
-                                          VkMemoryRequirements& out) {
+// Both planes, at their offsets in the one memory.
+VkMemoryRequirements TileFlagsImages::requirements(const Image& image) {
+  VkMemoryRequirements out{};
+  out.alignment = 64;
+  out.memoryTypeBits = image.memory_type_bits;
+  for (size_t i = 0; i < 2; ++i)
+    out.size = std::max(out.size, image.planes[i].layout.offset + plane_bytes(image, i));
+  return out;
+}
+
+bool TileFlagsImages::memory_requirements(VkImage image, VkMemoryRequirements& out) {
   std::lock_guard lock(mutex_);
   auto it = images_.find(image);
   if (it == images_.end()) return false;
-  const Image& ours = it->second;
-  out = {};
-  out.alignment = 64;
-  out.memoryTypeBits = ours.memory_type_bits;
-  for (size_t i = 0; i < 2; ++i) {
-    if (plane != 0 && plane_index(plane) != i) continue;
-    out.size = std::max(out.size, ours.planes[i].layout.offset + plane_bytes(ours, i));
-  }
+  out = requirements(it->second);
+  return true;
+}
+
+bool TileFlagsImages::memory_requirements(const VkDeviceImageMemoryRequirements& info,
+                                          PFN_vkGetDeviceImageMemoryRequirements next,
+                                          VkMemoryRequirements& out) {
+  const VkImageCreateInfo& create = *info.pCreateInfo;
+  auto* explicit_info = find_in_chain<VkImageDrmFormatModifierExplicitCreateInfoEXT>(
+      create.pNext, VK_STRUCTURE_TYPE_IMAGE_DRM_FORMAT_MODIFIER_EXPLICIT_CREATE_INFO_EXT);
+  if (create.tiling != VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT || explicit_info == nullptr ||
+      !is_tile_flags_modifier(explicit_info->drmFormatModifier))
+    return false;
+  Image ours;
+  if (!describe(create, ours)) return false;
+  // The memory types are those of the LINEAR image the layer would make.
+  VkImageCreateInfo own = create;
+  own.pNext = nullptr;
+  own.tiling = VK_IMAGE_TILING_LINEAR;
+  VkDeviceImageMemoryRequirements own_info{VK_STRUCTURE_TYPE_DEVICE_IMAGE_MEMORY_REQUIREMENTS,
+                                           nullptr, &own};
+  VkMemoryRequirements2 driver{VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
+  next(driver_.device, &own_info, &driver);
+  ours.memory_type_bits = driver.memoryRequirements.memoryTypeBits;
+  out = requirements(ours);
   return true;
 }
 
@@ -279,11 +301,16 @@ bool TileFlagsImages::modifier(VkImage image, uint64_t& out) {
 
 bool TileFlagsImages::plane_layout(VkImage image, VkImageAspectFlags plane,
                                    VkSubresourceLayout& out) {
+  size_t index = 0;
+  if (plane == VK_IMAGE_ASPECT_MEMORY_PLANE_1_BIT_EXT)
+    index = 1;
+  else if (plane != VK_IMAGE_ASPECT_MEMORY_PLANE_0_BIT_EXT)
+    return false;
   std::lock_guard lock(mutex_);
   auto it = images_.find(image);
-  if (it == images_.end() || plane_index(plane) > 1) return false;
-  out = it->second.planes[plane_index(plane)].layout;
-  out.size = plane_bytes(it->second, plane_index(plane));
+  if (it == images_.end()) return false;
+  out = it->second.planes[index].layout;
+  out.size = plane_bytes(it->second, index);
   return true;
 }
 
@@ -293,21 +320,12 @@ VkResult TileFlagsImages::bind(const VkBindImageMemoryInfo& info, bool& handled)
   handled = it != images_.end();
   if (!handled) return VK_SUCCESS;
   Image& ours = it->second;
-  auto* plane_info = find_in_chain<VkBindImagePlaneMemoryInfo>(
-      info.pNext, VK_STRUCTURE_TYPE_BIND_IMAGE_PLANE_MEMORY_INFO);
-  if (ours.disjoint != (plane_info != nullptr)) {
-    std::fprintf(stderr, "late-gpu: a %s image bound %s\n",
-                 ours.disjoint ? "disjoint" : "non-disjoint",
-                 plane_info ? "one plane at a time" : "whole");
-    return VK_ERROR_UNKNOWN;
-  }
   auto mapping = mappings_.find(info.memory);
   if (mapping == mappings_.end()) {
     std::fprintf(stderr, "late-gpu: a tile-flags image bound to memory that is no dma-buf\n");
     return VK_ERROR_UNKNOWN;
   }
   for (size_t i = 0; i < 2; ++i) {
-    if (plane_info != nullptr && plane_index(plane_info->planeAspect) != i) continue;
     const VkDeviceSize start = info.memoryOffset + ours.planes[i].layout.offset;
     if (start + plane_bytes(ours, i) > mapping->second.size) {
       std::fprintf(stderr, "late-gpu: plane %zu of a tile-flags image lies past its dma-buf\n", i);
@@ -331,8 +349,7 @@ void TileFlagsImages::decode(Image& image) {
       const uint32_t sx = constant ? x - x % kTileSize : x;
       const uint32_t sy = constant ? y - y % kTileSize : y;
       std::memcpy(&image.decoded[y * row + x * kBytesPerPixel],
-                  pixels.bytes + sy * pixels.layout.rowPitch + sx * kBytesPerPixel,
-                  kBytesPerPixel);
+                  pixels.bytes + sy * pixels.layout.rowPitch + sx * kBytesPerPixel, kBytesPerPixel);
     }
   }
   for (uint32_t y = 0; y < image.height; ++y) {

@@ -1,11 +1,11 @@
 // The test GPU's two-plane RGB images (tile_flags_modifier.hpp says what
 // the modifiers are and why). Turned on by BATON_TEST_GPU_TILE_FLAGS=1.
 //
-// What it mimics: a device that lists compressed RGB modifiers with two
+// What it mimics: a device that lists a compressed RGB modifier with two
 // memory planes, sample-only and import-only (as a compositor meets a
-// GPU-rendered client buffer), answers their image-format queries, takes
-// their plane layouts in vkCreateImage, asks for memory per plane when the
-// image is disjoint, and reads both planes when it samples.
+// GPU-rendered client buffer), answers its image-format and memory queries,
+// takes its plane layouts in vkCreateImage, binds both planes from the one
+// memory, and reads both planes when it samples.
 //
 // How: the application's image is a LINEAR image of the layer's own, in
 // memory of the layer's own. The planes the application binds are read
@@ -29,7 +29,7 @@
 
 namespace baton::late_gpu {
 
-/// Physical-device queries, with the two modifiers added for B8G8R8A8.
+/// Physical-device queries, with the modifier added for B8G8R8A8.
 void tile_flags_format_properties(PFN_vkGetPhysicalDeviceFormatProperties2 next,
                                   VkPhysicalDevice physical, VkFormat format,
                                   VkFormatProperties2* props);
@@ -70,13 +70,15 @@ class TileFlagsImages {
   void destroy_image(VkImage image, const VkAllocationCallbacks* alloc);
 
   /// These answer only for the layer's images (false: ask the driver).
-  /// `plane` is 0 for a non-disjoint image's whole memory, else a
-  /// VK_IMAGE_ASPECT_MEMORY_PLANE_i_BIT_EXT.
-  bool memory_requirements(VkImage image, VkImageAspectFlags plane, VkMemoryRequirements& out);
+  bool memory_requirements(VkImage image, VkMemoryRequirements& out);
+  /// The same asked of a create info (vkGetDeviceImageMemoryRequirements,
+  /// which the validation layer asks); `next` is the driver's.
+  bool memory_requirements(const VkDeviceImageMemoryRequirements& info,
+                           PFN_vkGetDeviceImageMemoryRequirements next, VkMemoryRequirements& out);
   bool modifier(VkImage image, uint64_t& out);
   bool plane_layout(VkImage image, VkImageAspectFlags plane, VkSubresourceLayout& out);
-  /// Binds one memory plane (or all, for a non-disjoint image); VK_SUCCESS
-  /// with `handled` false when the image is not the layer's.
+  /// Binds both memory planes; VK_SUCCESS with `handled` false when the
+  /// image is not the layer's.
   VkResult bind(const VkBindImageMemoryInfo& info, bool& handled);
 
   /// Decodes every bound image into the image the driver samples.
@@ -90,7 +92,6 @@ class TileFlagsImages {
   struct Image {
     uint64_t modifier = 0;
     uint32_t width = 0, height = 0;
-    bool disjoint = false;
     std::array<Plane, 2> planes;
     VkDeviceMemory own_memory = VK_NULL_HANDLE;
     unsigned char* pixels = nullptr;  // the driver's image, mapped
@@ -103,7 +104,11 @@ class TileFlagsImages {
     size_t size = 0;
   };
 
-  [[nodiscard]] VkDeviceSize plane_bytes(const Image& image, size_t plane) const;
+  [[nodiscard]] static VkDeviceSize plane_bytes(const Image& image, size_t plane);
+  static VkMemoryRequirements requirements(const Image& image);
+  /// Checks an application's create info and reads its planes into `out`;
+  /// false (said on stderr) for one the device cannot make.
+  static bool describe(const VkImageCreateInfo& info, Image& out);
   void decode(Image& image);
 
   ImageCalls driver_;

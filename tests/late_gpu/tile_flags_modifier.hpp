@@ -18,11 +18,10 @@ namespace baton::late_gpu {
 // No vendor has the code 0xee; a real GPU's modifiers carry AMD's (0x02) or
 // Intel's (0x01).
 inline constexpr uint64_t kTestModifierVendor = uint64_t{0xee} << 56;
-/// Both planes in one dma-buf (the only binding the device allows).
+/// Both planes in one dma-buf: Vulkan binds the memory planes of an image
+/// of one-plane format from one memory (DISJOINT is for YUV formats), as
+/// real drivers list their RGB compressed modifiers.
 inline constexpr uint64_t kTileFlagsModifier = kTestModifierVendor | 1;
-/// The planes may come from separate dma-bufs (the device lists
-/// VK_FORMAT_FEATURE_DISJOINT_BIT for it).
-inline constexpr uint64_t kTileFlagsDisjointModifier = kTestModifierVendor | 2;
 
 inline constexpr uint32_t kTileSize = 8;
 
@@ -30,7 +29,7 @@ inline constexpr uint32_t kTileSize = 8;
 inline constexpr const char* kTileFlagsEnv = "BATON_TEST_GPU_TILE_FLAGS";
 
 inline constexpr bool is_tile_flags_modifier(uint64_t modifier) {
-  return modifier == kTileFlagsModifier || modifier == kTileFlagsDisjointModifier;
+  return modifier == kTileFlagsModifier;
 }
 
 }  // namespace baton::late_gpu

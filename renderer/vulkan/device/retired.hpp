@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include "renderer/vulkan/device/vk_util.hpp"
 #include "util/buffer_lock.hpp"
@@ -16,7 +15,6 @@ struct Retired {
   UniqueImageView storage_view;
   UniqueImage image;
   UniqueMemory memory;
-  std::vector<UniqueMemory> plane_memory;  // a disjoint image's further planes
   BufferLock source;  // the client's dma-buf, given back after the last read
 };
 

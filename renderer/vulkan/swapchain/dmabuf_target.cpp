@@ -95,7 +95,6 @@ void DmabufTargets::buffer_destroyed(wlr_addon* addon) {
   retired.view = std::move(target->view);
   retired.image = std::move(target->imported.image);
   retired.memory = std::move(target->imported.memory);
-  retired.plane_memory = std::move(target->imported.plane_memory);
   owner.retire_(std::move(retired));
   delete target;
 }

@@ -65,8 +65,8 @@ std::vector<ListedModifier> listed_modifiers(Device& device, VkFormat format) {
   vkGetPhysicalDeviceFormatProperties2(device.physical(), format, &props);
   std::vector<ListedModifier> out;
   for (const VkDrmFormatModifierPropertiesEXT& m : modifiers)
-    out.push_back({m.drmFormatModifier, m.drmFormatModifierPlaneCount,
-                   m.drmFormatModifierTilingFeatures});
+    out.push_back(
+        {m.drmFormatModifier, m.drmFormatModifierPlaneCount, m.drmFormatModifierTilingFeatures});
   return out;
 }
 
@@ -84,10 +84,10 @@ std::vector<uint64_t> sampled_modifiers(Device& device, VkFormat format, uint32_
 
 // Whether every fd names the same dma-buf (one inode each).
 bool one_dmabuf(const wlr_dmabuf_attributes& attribs) {
-  struct stat first{};
+  struct stat first {};
   if (fstat(attribs.fd[0], &first) != 0) return false;
   for (int i = 1; i < attribs.n_planes; ++i) {
-    struct stat other{};
+    struct stat other {};
     if (fstat(attribs.fd[i], &other) != 0 || other.st_ino != first.st_ino ||
         other.st_dev != first.st_dev)
       return false;
@@ -111,7 +111,7 @@ VkImageCreateInfo dmabuf_image_info(VkFormat format, uint32_t width, uint32_t he
 }
 
 // Imports `fd` (a copy of it: Vulkan takes the fd it is given) as memory for
-// `req`; dedicated to `image` unless that is null (a disjoint image's plane).
+// `req`, dedicated to `dedicated_to`.
 Result<UniqueMemory> import_memory(Device& device, int source_fd, const VkMemoryRequirements& req,
                                    VkImage dedicated_to) {
   VkDevice dev = device.get();
@@ -129,8 +129,7 @@ Result<UniqueMemory> import_memory(Device& device, int source_fd, const VkMemory
   if (type < 0) return failure("dma-buf import", "no memory type can hold this dma-buf");
   VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
   dedicated.image = dedicated_to;
-  VkImportMemoryFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
-                                 dedicated_to != VK_NULL_HANDLE ? &dedicated : nullptr};
+  VkImportMemoryFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR, &dedicated};
   import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
   import.fd = fd.get();
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &import};
@@ -146,12 +145,10 @@ Result<UniqueMemory> import_memory(Device& device, int source_fd, const VkMemory
 }
 
 // An RGB image whose modifier has several memory planes (a compressed
-// modifier's metadata beside the pixels). Non-disjoint: one memory, from the
-// one dma-buf every plane is in, each plane at its offset. Disjoint: one
-// memory per plane, each from its own dma-buf.
+// modifier's metadata beside the pixels): one memory, from the one dma-buf
+// every plane is in, each plane at its offset in it.
 Result<ImportedImage> import_memory_planes(Device& device, const wlr_dmabuf_attributes& attribs,
-                                           VkFormat format, bool disjoint,
-                                           VkImageUsageFlags usage) {
+                                           VkFormat format, VkImageUsageFlags usage) {
   VkDevice dev = device.get();
   const auto planes = static_cast<uint32_t>(attribs.n_planes);
   std::vector<VkSubresourceLayout> layouts(planes);
@@ -167,54 +164,23 @@ Result<ImportedImage> import_memory_planes(Device& device, const wlr_dmabuf_attr
   VkExternalMemoryImageCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
                                            &explicit_info};
   external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
-  VkImageCreateInfo info = dmabuf_image_info(format, uint32_t(attribs.width),
-                                             uint32_t(attribs.height), usage, &external);
-  if (disjoint) info.flags |= VK_IMAGE_CREATE_DISJOINT_BIT;
+  const VkImageCreateInfo info = dmabuf_image_info(format, uint32_t(attribs.width),
+                                                   uint32_t(attribs.height), usage, &external);
   VkImage image = VK_NULL_HANDLE;
   if (Status s = device.check(vkCreateImage(dev, &info, nullptr, &image),
                               "vkCreateImage (multi-plane dma-buf)");
       !s)
     return s.error();
-  ImportedImage out{UniqueImage(dev, image), {}, {}};
-  if (!disjoint) {
-    VkMemoryRequirements req{};
-    vkGetImageMemoryRequirements(dev, image, &req);
-    auto memory = import_memory(device, attribs.fd[0], req, image);
-    if (!memory) return memory.error();
-    out.memory = std::move(*memory);
-    if (Status s = device.check(vkBindImageMemory(dev, image, out.memory.get(), 0),
-                                "vkBindImageMemory (multi-plane dma-buf)");
-        !s)
-      return s.error();
-    return out;
-  }
-  std::vector<VkBindImagePlaneMemoryInfo> plane_binds(planes);
-  std::vector<VkBindImageMemoryInfo> binds(planes);
-  for (uint32_t i = 0; i < planes; ++i) {
-    const auto aspect = static_cast<VkImageAspectFlagBits>(
-        VK_IMAGE_ASPECT_MEMORY_PLANE_0_BIT_EXT << i);
-    VkImagePlaneMemoryRequirementsInfo plane_info{
-        VK_STRUCTURE_TYPE_IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO};
-    plane_info.planeAspect = aspect;
-    VkImageMemoryRequirementsInfo2 req_info{VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2,
-                                            &plane_info};
-    req_info.image = image;
-    VkMemoryRequirements2 req{VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
-    vkGetImageMemoryRequirements2(dev, &req_info, &req);
-    auto memory = import_memory(device, attribs.fd[i], req.memoryRequirements, VK_NULL_HANDLE);
-    if (!memory) return memory.error();
-    plane_binds[i] = {VK_STRUCTURE_TYPE_BIND_IMAGE_PLANE_MEMORY_INFO, nullptr, aspect};
-    binds[i] = {VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_INFO, &plane_binds[i], image, memory->get(), 0};
-    if (i == 0)
-      out.memory = std::move(*memory);
-    else
-      out.plane_memory.push_back(std::move(*memory));
-  }
-  if (Status s = device.check(vkBindImageMemory2(dev, planes, binds.data()),
-                              "vkBindImageMemory2 (disjoint dma-buf)");
+  UniqueImage owned_image(dev, image);
+  VkMemoryRequirements req{};
+  vkGetImageMemoryRequirements(dev, image, &req);
+  auto memory = import_memory(device, attribs.fd[0], req, image);
+  if (!memory) return memory.error();
+  if (Status s = device.check(vkBindImageMemory(dev, image, memory->get(), 0),
+                              "vkBindImageMemory (multi-plane dma-buf)");
       !s)
     return s.error();
-  return out;
+  return ImportedImage{std::move(owned_image), std::move(*memory)};
 }
 
 }  // namespace
@@ -291,13 +257,11 @@ Result<ImportedImage> import_dmabuf(Device& device, const wlr_dmabuf_attributes&
                                          " planes: its modifier " + hex_modifier(attribs.modifier) +
                                          " has " + std::to_string(it->memory_planes));
   if (it->memory_planes > 1) {
-    // Planes apart (in several dma-bufs) only where the device can bind them so.
-    const bool disjoint = !one_dmabuf(attribs);
-    if (disjoint && !(it->features & VK_FORMAT_FEATURE_DISJOINT_BIT))
+    if (!one_dmabuf(attribs))
       return failure("dma-buf import", "the planes of modifier " + hex_modifier(attribs.modifier) +
-                                           " are in different dma-bufs, and this device binds "
-                                           "them only from one");
-    return import_memory_planes(device, attribs, format.vk, disjoint, usage);
+                                           " are in different dma-bufs; an RGB image's planes "
+                                           "are bound from one");
+    return import_memory_planes(device, attribs, format.vk, usage);
   }
   const PlaneSource plane{attribs.fd[0], attribs.offset[0], attribs.stride[0]};
   return import_plane(device, plane, attribs.modifier, format.vk, uint32_t(attribs.width),
@@ -335,7 +299,7 @@ Result<ImportedImage> import_plane(Device& device, const PlaneSource& source, ui
                               "vkBindImageMemory (dma-buf)");
       !s)
     return s.error();
-  return ImportedImage{std::move(owned_image), std::move(*memory), {}};
+  return ImportedImage{std::move(owned_image), std::move(*memory)};
 }
 
 Result<std::vector<ImportedImage>> import_dmabuf_planes(Device& device,

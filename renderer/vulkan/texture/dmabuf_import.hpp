@@ -29,8 +29,6 @@ void query_dmabuf_formats(Device& device, wlr_drm_format_set& set);
 struct ImportedImage {
   UniqueImage image;
   UniqueMemory memory;
-  /// A disjoint image's memory for its planes after the first.
-  std::vector<UniqueMemory> plane_memory;
 };
 
 /// Usage of imported client buffers: sampled (and read back), never drawn into.
@@ -49,9 +47,9 @@ bool dmabuf_usage_supported(Device& device, VkFormat format, uint64_t modifier,
 /// Whether images of `format` with `modifier` may be sampled with a LINEAR filter.
 bool dmabuf_filters_linearly(Device& device, VkFormat format, uint64_t modifier);
 
-/// Imports `attribs` as an image with `usage`: one memory plane, or each
-/// memory plane of its modifier, bound from one dma-buf or, where the device
-/// allows the modifier's planes apart (DISJOINT), from one each.
+/// Imports `attribs` as an image with `usage`: one memory plane, or every
+/// memory plane of its modifier, all in one dma-buf (Vulkan binds an RGB
+/// image's memory planes from one memory: DISJOINT is for YUV formats).
 [[nodiscard]] Result<ImportedImage> import_dmabuf(Device& device,
                                                   const wlr_dmabuf_attributes& attribs,
                                                   const FormatInfo& format,

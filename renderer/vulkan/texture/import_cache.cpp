@@ -54,7 +54,6 @@ void ImportCache::buffer_destroyed(wlr_addon* addon) {
     retired.point = point;
     retired.image = std::move(image.image);
     retired.memory = std::move(image.memory);
-    retired.plane_memory = std::move(image.plane_memory);
     cache.retire_(std::move(retired));
   }
   delete entry;
