@@ -348,8 +348,9 @@ void TileFlagsImages::decode(Image& image) {
       const bool constant = tile_flags[x / kTileSize] != 0;
       const uint32_t sx = constant ? x - x % kTileSize : x;
       const uint32_t sy = constant ? y - y % kTileSize : y;
-      std::memcpy(&image.decoded[y * row + x * kBytesPerPixel],
-                  pixels.bytes + sy * pixels.layout.rowPitch + sx * kBytesPerPixel, kBytesPerPixel);
+      std::memcpy(&image.decoded[y * row + size_t(x) * kBytesPerPixel],
+                  pixels.bytes + sy * pixels.layout.rowPitch + size_t(sx) * kBytesPerPixel,
+                  kBytesPerPixel);
     }
   }
   for (uint32_t y = 0; y < image.height; ++y) {

@@ -64,6 +64,7 @@ std::vector<ListedModifier> listed_modifiers(Device& device, VkFormat format) {
   list.pDrmFormatModifierProperties = modifiers.data();
   vkGetPhysicalDeviceFormatProperties2(device.physical(), format, &props);
   std::vector<ListedModifier> out;
+  out.reserve(modifiers.size());
   for (const VkDrmFormatModifierPropertiesEXT& m : modifiers)
     out.push_back(
         {m.drmFormatModifier, m.drmFormatModifierPlaneCount, m.drmFormatModifierTilingFeatures});
