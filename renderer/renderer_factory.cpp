@@ -107,7 +107,11 @@ Result<CreatedRenderer> create_renderer(wlr_backend* backend, const RenderOption
   vk.debug_messenger = true;
   vk.pipeline_cache_path = vulkan::default_pipeline_cache_path();
   vk.loop = loop;
-  vk.signal_timelines = consumer == Consumer::kms || consumer == Consumer::dmabuf_parent;
+  // Timelines for the outputs' render-done, and for copies into capture
+  // clients' dma-bufs, whose ready waits for them (wlroots patch 0042); not
+  // where a parent takes wl_shm, which carries no points.
+  vk.signal_timelines = consumer == Consumer::kms || consumer == Consumer::dmabuf_parent ||
+                        consumer == Consumer::host_pointer;
   vk.drm_device = options.drm_device;
   Result<wlr_renderer*> created = vulkan::create_renderer(vk);
   if (created && consumer == Consumer::dmabuf_parent &&

@@ -3,7 +3,11 @@
 // (--drm-device; lavapipe has none of its own) allocates dma-buf slots, so
 // wlr-screencopy and ext-image-copy-capture offer dma-buf targets. A
 // client's udmabuf then receives the frame: after its implicit fences it
-// holds what baton's own screenshot shows.
+// holds what baton's own screenshot shows, and `ready` comes only once the
+// copy is written (run capture-late-gpu: on the test GPU, whose copies end
+// 300 ms after they are submitted, far longer than a client takes to read
+// an event, a ready sent at submission would come with the copy's fence
+// pending).
 //
 // Needs /dev/udmabuf, a virtio-gpu render node and a Vulkan device that
 // imports and exports dma-bufs: the guest (vk-dmabuf-server), where a skip is
@@ -73,6 +77,13 @@ struct DmabufTarget {
     auto fence = sync::SyncFile::export_from_dmabuf(memory.dmabuf(), sync::Access::read);
     if (!fence) return false;
     auto done = fence->wait(std::chrono::seconds(10));
+    return done && *done;
+  }
+  /// Whether its writers are done now: a client may read it at `ready`.
+  [[nodiscard]] bool writers_done_now() const {
+    auto fence = sync::SyncFile::export_from_dmabuf(memory.dmabuf(), sync::Access::read);
+    if (!fence) return false;
+    auto done = fence->wait(std::chrono::milliseconds(0));
     return done && *done;
   }
   [[nodiscard]] uint32_t at(int x, int y) const {
@@ -223,6 +234,9 @@ std::unique_ptr<DmabufTarget> CaptureDmabuf::screencopy() {
     if (!h_->run_until([&] { return result.ready || result.failed; }) || !result.ready) {
       ADD_FAILURE() << "the copy into the client's dma-buf failed";
       t.reset();
+    } else if (!t->writers_done_now()) {
+      ADD_FAILURE() << "ready came with the copy still being written";
+      t.reset();
     } else if (!t->wait_for_writers()) {
       ADD_FAILURE() << "the copy's fence never signalled";
       t.reset();
@@ -326,6 +340,7 @@ TEST_F(CaptureDmabuf, ImageCopyCaptureOffersTheDeviceAndCopiesIntoAClientDmabuf)
   ext_image_copy_capture_frame_v1_capture(frame);
   ASSERT_TRUE(h_->run_until([&] { return result.ready || result.failed; }));
   ASSERT_TRUE(result.ready) << "the frame failed, reason " << result.reason;
+  EXPECT_TRUE(t->writers_done_now()) << "ready came with the copy still being written";
   ASSERT_TRUE(t->wait_for_writers()) << "the copy's fence never signalled";
   Image shot = h_->capture();
   EXPECT_EQ(t->differences(shot), 0) << "the frame differs from baton's screenshot";

@@ -38,11 +38,11 @@ struct TileBuffer {
   uint32_t format = DRM_FORMAT_ARGB8888;
   uint64_t modifier = kTileFlagsModifier;
   int planes = 2;  // what it claims to have
-  std::vector<std::unique_ptr<Udmabuf>> memory;
+  std::vector<std::unique_ptr<testing::Udmabuf>> memory;
   int memory_of[2] = {};
   UniqueFd plane1_fd;  // with two_fds_one_dmabuf: a second fd of memory[0]
   uint32_t offset[2] = {}, stride[2] = {};
-  unsigned char* plane(int i) { return memory[size_t(memory_of[i])]->bytes + offset[i]; }
+  unsigned char* plane(int i) { return memory[size_t(memory_of[i])]->data() + offset[i]; }
 };
 
 TileBuffer* tile_buffer(wlr_buffer* b) { return reinterpret_cast<TileBuffer*>(b); }
@@ -64,7 +64,7 @@ const wlr_buffer_impl kTileImpl = {
           a->n_planes = t->planes;
           for (int i = 0; i < t->planes; ++i) {
             a->fd[i] = i == 1 && t->plane1_fd ? t->plane1_fd.get()
-                                              : t->memory[size_t(t->memory_of[i])]->fd.get();
+                                              : t->memory[size_t(t->memory_of[i])]->dmabuf();
             a->offset[i] = t->offset[i];
             a->stride[i] = t->stride[i];
           }
@@ -104,7 +104,7 @@ TileBuffer* make_tile_buffer(int w, int h, uint32_t format, Planes where, std::s
     if (m) b->memory.push_back(std::move(m));
     b->memory_of[1] = 0;
     if (!b->memory.empty() && where == Planes::two_fds_one_dmabuf)
-      b->plane1_fd = UniqueFd(fcntl(b->memory[0]->fd.get(), F_DUPFD_CLOEXEC, 0));
+      b->plane1_fd = UniqueFd(fcntl(b->memory[0]->dmabuf(), F_DUPFD_CLOEXEC, 0));
   } else {
     b->offset[1] = 512;
     for (size_t i = 0; i < 2 && why.empty(); ++i) {

@@ -37,10 +37,10 @@ struct YuvBuffer {
   uint32_t format = 0;
   uint64_t modifier = DRM_FORMAT_MOD_LINEAR;
   int planes = 0;
-  std::vector<std::unique_ptr<Udmabuf>> memory;
+  std::vector<std::unique_ptr<testing::Udmabuf>> memory;
   int memory_of[4] = {};
   uint32_t offset[4] = {}, stride[4] = {};
-  unsigned char* plane(int i) { return memory[size_t(memory_of[i])]->bytes + offset[i]; }
+  unsigned char* plane(int i) { return memory[size_t(memory_of[i])]->data() + offset[i]; }
 };
 
 YuvBuffer* yuv(wlr_buffer* b) { return reinterpret_cast<YuvBuffer*>(b); }
@@ -61,7 +61,7 @@ const wlr_buffer_impl kYuvImpl = {
           a->modifier = y->modifier;
           a->n_planes = y->planes;
           for (int i = 0; i < y->planes; ++i) {
-            a->fd[i] = y->memory[size_t(y->memory_of[i])]->fd.get();
+            a->fd[i] = y->memory[size_t(y->memory_of[i])]->dmabuf();
             a->offset[i] = y->offset[i];
             a->stride[i] = y->stride[i];
           }

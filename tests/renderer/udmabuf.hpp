@@ -1,27 +1,17 @@
-// One udmabuf (memfd pages made a dma-buf through /dev/udmabuf), mapped for
-// a test to write: the dma-bufs the renderer's import tests hand it.
+// The renderer tests' udmabufs (tests/clients/udmabuf.hpp), with the reason
+// a test skips or fails when there are none.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <string>
 
-#include "util/unique_fd.hpp"
+#include "tests/clients/udmabuf.hpp"
 
 namespace baton::test {
 
-struct Udmabuf {
-  UniqueFd fd;
-  unsigned char* bytes = nullptr;
-  size_t size = 0;
-  Udmabuf() = default;
-  Udmabuf(const Udmabuf&) = delete;
-  Udmabuf& operator=(const Udmabuf&) = delete;
-  ~Udmabuf();
-};
-
-/// At least `bytes`, in whole pages; null, with `why`, where /dev/udmabuf
-/// is missing or refuses.
-std::unique_ptr<Udmabuf> make_udmabuf(size_t bytes, std::string& why);
+/// At least `bytes`, mapped for the test to write; null, with `why`, where
+/// /dev/udmabuf is missing or refuses.
+std::unique_ptr<testing::Udmabuf> make_udmabuf(size_t bytes, std::string& why);
 
 }  // namespace baton::test
