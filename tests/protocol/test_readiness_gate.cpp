@@ -238,7 +238,9 @@ TEST(ReadinessGate, AStuckFenceIsLoggedOnceForEachHeldCommitAfterASecond) {
   s.h.sync();
   ASSERT_EQ(s.held(), 2u);
   s.h.run_for(std::chrono::milliseconds(300));
-  if (monotonic_ns() - start < 1'000'000'000) EXPECT_EQ(stuck_lines(), 0u) << "logged early";
+  if (monotonic_ns() - start < 1'000'000'000) {
+    EXPECT_EQ(stuck_lines(), 0u) << "logged early";
+  }
   ASSERT_TRUE(s.h.run_until([&] { return stuck_lines() == 2; }))
       << stuck_lines() << " stuck fences logged of 2";
   s.h.run_for(std::chrono::milliseconds(1200));
