@@ -21,17 +21,13 @@
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "sync/sync_file.hpp"
 #include "tests/renderer/harness.hpp"
+#include "tests/renderer/udmabuf.hpp"
 #include "util/unique_fd.hpp"
 
 namespace baton::test {
 namespace {
 
 // In the VM (BATON_REQUIRE_DMABUF=1) what would skip on the host is a failure.
-#define SKIP_UNLESS_REQUIRED(why)                                                        \
-  do {                                                                                   \
-    if (std::getenv("BATON_REQUIRE_DMABUF") != nullptr) FAIL() << "required: " << (why); \
-    GTEST_SKIP() << (why);                                                               \
-  } while (0)
 
 // A LINEAR ARGB8888 dma-buf made from memfd pages through /dev/udmabuf.
 struct UdmaBuffer {

@@ -33,48 +33,6 @@ using late_gpu::kTileSize;
 // wrong place shows.
 enum class Planes { one_fd, two_fds_one_dmabuf, two_dmabufs };
 
-struct TileBuffer {
-  wlr_buffer base;
-  uint32_t format = DRM_FORMAT_ARGB8888;
-  uint64_t modifier = kTileFlagsModifier;
-  int planes = 2;  // what it claims to have
-  std::vector<std::unique_ptr<testing::Udmabuf>> memory;
-  int memory_of[2] = {};
-  UniqueFd plane1_fd;  // with two_fds_one_dmabuf: a second fd of memory[0]
-  uint32_t offset[2] = {}, stride[2] = {};
-  unsigned char* plane(int i) { return memory[size_t(memory_of[i])]->data() + offset[i]; }
-};
-
-TileBuffer* tile_buffer(wlr_buffer* b) { return reinterpret_cast<TileBuffer*>(b); }
-
-const wlr_buffer_impl kTileImpl = {
-    .destroy =
-        [](wlr_buffer* b) {
-          wlr_buffer_finish(b);
-          delete tile_buffer(b);
-        },
-    .get_dmabuf =
-        [](wlr_buffer* b, wlr_dmabuf_attributes* a) {
-          TileBuffer* t = tile_buffer(b);
-          *a = {};
-          a->width = b->width;
-          a->height = b->height;
-          a->format = t->format;
-          a->modifier = t->modifier;
-          a->n_planes = t->planes;
-          for (int i = 0; i < t->planes; ++i) {
-            a->fd[i] = i == 1 && t->plane1_fd ? t->plane1_fd.get()
-                                              : t->memory[size_t(t->memory_of[i])]->dmabuf();
-            a->offset[i] = t->offset[i];
-            a->stride[i] = t->stride[i];
-          }
-          return true;
-        },
-    .get_shm = nullptr,
-    .begin_data_ptr_access = nullptr,
-    .end_data_ptr_access = nullptr,
-};
-
 uint32_t align(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
 // An opaque colour of its own for every pixel.
@@ -89,10 +47,11 @@ bool constant_tile(uint32_t tx, uint32_t ty) { return (tx * 5 + ty * 3) % 3 == 0
 
 // A w x h buffer of `format` in the tile-flags modifier: pixels from
 // pixel_at(), tiles flagged by constant_tile(); null, with `why`, without udmabuf.
-TileBuffer* make_tile_buffer(int w, int h, uint32_t format, Planes where, std::string& why) {
-  auto* b = new TileBuffer();
-  wlr_buffer_init(&b->base, &kTileImpl, w, h);
+PlaneBuffer* make_tile_buffer(int w, int h, uint32_t format, Planes where, std::string& why) {
+  auto* b = PlaneBuffer::create(w, h);
   b->format = format;
+  b->modifier = kTileFlagsModifier;
+  b->planes = 2;
   const uint32_t tiles_x = (uint32_t(w) + kTileSize - 1) / kTileSize;
   const uint32_t tiles_y = (uint32_t(h) + kTileSize - 1) / kTileSize;
   b->stride[0] = align(uint32_t(w) * 4, 64);
@@ -104,7 +63,7 @@ TileBuffer* make_tile_buffer(int w, int h, uint32_t format, Planes where, std::s
     if (m) b->memory.push_back(std::move(m));
     b->memory_of[1] = 0;
     if (!b->memory.empty() && where == Planes::two_fds_one_dmabuf)
-      b->plane1_fd = UniqueFd(fcntl(b->memory[0]->dmabuf(), F_DUPFD_CLOEXEC, 0));
+      b->fd[1] = UniqueFd(fcntl(b->memory[0]->dmabuf(), F_DUPFD_CLOEXEC, 0));
   } else {
     b->offset[1] = 512;
     for (size_t i = 0; i < 2 && why.empty(); ++i) {
@@ -140,12 +99,6 @@ Image expected(int w, int h) {
   return image;
 }
 
-#define SKIP_UNLESS_REQUIRED(why)                                                        \
-  do {                                                                                   \
-    if (std::getenv("BATON_REQUIRE_DMABUF") != nullptr) FAIL() << "required: " << (why); \
-    GTEST_SKIP() << (why);                                                               \
-  } while (0)
-
 class TileFlagsModifier : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { harness_ = new GoldenHarness(); }
@@ -173,7 +126,7 @@ class TileFlagsModifier : public ::testing::Test {
 
   // Draws `buffer` 1:1 (nearest, unblended) and reads the result; empty
   // when the renderer made no texture of it.
-  static Image draw(TileBuffer* buffer) {
+  static Image draw(PlaneBuffer* buffer) {
     RendererUnderTest& vk = harness_->vulkan();
     wlr_texture* texture = wlr_texture_from_buffer(vk.renderer, &buffer->base);
     if (texture == nullptr) return {};
@@ -237,7 +190,7 @@ TEST_F(TileFlagsModifier, PlanesInOneDmabufShowTheDecodedImage) {
       const std::string name = std::string(where == Planes::one_fd ? "one fd" : "two fds") +
                                (format == DRM_FORMAT_ARGB8888 ? ", ARGB8888" : ", XRGB8888");
       std::string why;
-      TileBuffer* buffer = make_tile_buffer(w, h, format, where, why);
+      PlaneBuffer* buffer = make_tile_buffer(w, h, format, where, why);
       if (buffer == nullptr) SKIP_UNLESS_REQUIRED(why);
       const Image got = draw(buffer);
       wlr_buffer_drop(&buffer->base);
@@ -251,7 +204,7 @@ TEST_F(TileFlagsModifier, PlanesInOneDmabufShowTheDecodedImage) {
 // planes from one memory.
 TEST_F(TileFlagsModifier, PlanesInTwoDmabufsAreRefused) {
   std::string why;
-  TileBuffer* buffer = make_tile_buffer(40, 24, DRM_FORMAT_ARGB8888, Planes::two_dmabufs, why);
+  PlaneBuffer* buffer = make_tile_buffer(40, 24, DRM_FORMAT_ARGB8888, Planes::two_dmabufs, why);
   if (buffer == nullptr) SKIP_UNLESS_REQUIRED(why);
   EXPECT_TRUE(draw(buffer).empty()) << "planes in two dma-bufs were taken";
   wlr_buffer_drop(&buffer->base);
@@ -260,7 +213,7 @@ TEST_F(TileFlagsModifier, PlanesInTwoDmabufsAreRefused) {
 // A buffer whose plane count is not its modifier's is refused, both ways.
 TEST_F(TileFlagsModifier, APlaneCountOtherThanTheModifiersIsRefused) {
   std::string why;
-  TileBuffer* buffer = make_tile_buffer(16, 16, DRM_FORMAT_ARGB8888, Planes::one_fd, why);
+  PlaneBuffer* buffer = make_tile_buffer(16, 16, DRM_FORMAT_ARGB8888, Planes::one_fd, why);
   if (buffer == nullptr) SKIP_UNLESS_REQUIRED(why);
   buffer->planes = 1;
   EXPECT_TRUE(draw(buffer).empty()) << "one plane taken for a two-plane modifier";

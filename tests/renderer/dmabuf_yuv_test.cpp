@@ -25,60 +25,12 @@
 namespace baton::test {
 namespace {
 
-#define SKIP_UNLESS_REQUIRED(why)                                                        \
-  do {                                                                                   \
-    if (std::getenv("BATON_REQUIRE_DMABUF") != nullptr) FAIL() << "required: " << (why); \
-    GTEST_SKIP() << (why);                                                               \
-  } while (0)
-
-// A YUV dma-buf: its planes in one udmabuf (at offsets) or each in its own.
-struct YuvBuffer {
-  wlr_buffer base;
-  uint32_t format = 0;
-  uint64_t modifier = DRM_FORMAT_MOD_LINEAR;
-  int planes = 0;
-  std::vector<std::unique_ptr<testing::Udmabuf>> memory;
-  int memory_of[4] = {};
-  uint32_t offset[4] = {}, stride[4] = {};
-  unsigned char* plane(int i) { return memory[size_t(memory_of[i])]->data() + offset[i]; }
-};
-
-YuvBuffer* yuv(wlr_buffer* b) { return reinterpret_cast<YuvBuffer*>(b); }
-
-const wlr_buffer_impl kYuvImpl = {
-    .destroy =
-        [](wlr_buffer* b) {
-          wlr_buffer_finish(b);
-          delete yuv(b);
-        },
-    .get_dmabuf =
-        [](wlr_buffer* b, wlr_dmabuf_attributes* a) {
-          YuvBuffer* y = yuv(b);
-          *a = {};
-          a->width = b->width;
-          a->height = b->height;
-          a->format = y->format;
-          a->modifier = y->modifier;
-          a->n_planes = y->planes;
-          for (int i = 0; i < y->planes; ++i) {
-            a->fd[i] = y->memory[size_t(y->memory_of[i])]->dmabuf();
-            a->offset[i] = y->offset[i];
-            a->stride[i] = y->stride[i];
-          }
-          return true;
-        },
-    .get_shm = nullptr,
-    .begin_data_ptr_access = nullptr,
-    .end_data_ptr_access = nullptr,
-};
-
 uint32_t align(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
 // Writes `frame` into a new buffer laid out as `f`; null (with `why`) without udmabuf.
-YuvBuffer* make_yuv_buffer(const YuvFormat& f, const YuvFrame& frame, bool separate,
-                           std::string& why) {
-  auto* b = new YuvBuffer();
-  wlr_buffer_init(&b->base, &kYuvImpl, frame.width, frame.height);
+PlaneBuffer* make_yuv_buffer(const YuvFormat& f, const YuvFrame& frame, bool separate,
+                             std::string& why) {
+  auto* b = PlaneBuffer::create(frame.width, frame.height);
   b->format = f.drm;
   const uint32_t sample = f.bits > 8 ? 2 : 1;
   uint32_t rows[3] = {};
@@ -212,7 +164,7 @@ TEST_F(DmabufYuv, EveryFormatAndRepresentationMatchesTheReference) {
     ASSERT_TRUE(advertised(f.drm, DRM_FORMAT_MOD_LINEAR)) << f.name << " LINEAR is not advertised";
     const YuvFrame frame = pattern(f, w, h);
     std::string why;
-    YuvBuffer* buffer = make_yuv_buffer(f, frame, c.separate, why);
+    PlaneBuffer* buffer = make_yuv_buffer(f, frame, c.separate, why);
     if (buffer == nullptr) SKIP_UNLESS_REQUIRED(why);
     int worst = 0;
     for (YcbcrCoefficients coefficients :
@@ -246,7 +198,7 @@ TEST_F(DmabufYuv, WithoutARepresentationItIsBt601Limited) {
   const YuvFormat& f = kYuvFormats[0];
   const YuvFrame frame = pattern(f, 32, 16);
   std::string why;
-  YuvBuffer* buffer = make_yuv_buffer(f, frame, false, why);
+  PlaneBuffer* buffer = make_yuv_buffer(f, frame, false, why);
   if (buffer == nullptr) SKIP_UNLESS_REQUIRED(why);
   const Image got = draw(&buffer->base);
   ASSERT_FALSE(got.empty());
@@ -273,7 +225,7 @@ TEST_F(DmabufYuv, ChromaSitingIsHonouredAtSharpEdges) {
         frame.cr.push_back(block ? 16 : 240);
       }
     std::string why;
-    YuvBuffer* buffer = make_yuv_buffer(f, frame, false, why);
+    PlaneBuffer* buffer = make_yuv_buffer(f, frame, false, why);
     if (buffer == nullptr) SKIP_UNLESS_REQUIRED(why);
     std::vector<Image> seen;
     for (int type = 0; type < 6; ++type) {
@@ -310,8 +262,7 @@ TEST_F(DmabufYuv, StraightAlphaIsPremultipliedInTheShader) {
   std::string why;
   auto memory = make_udmabuf(size_t(w) * 4 * h, why);
   if (!memory) SKIP_UNLESS_REQUIRED(why);
-  auto* buffer = new YuvBuffer();
-  wlr_buffer_init(&buffer->base, &kYuvImpl, w, h);
+  auto* buffer = PlaneBuffer::create(w, h);
   buffer->format = DRM_FORMAT_ARGB8888;
   buffer->planes = 1;
   buffer->stride[0] = w * 4;
@@ -357,7 +308,7 @@ TEST_F(DmabufYuv, AdvertisedEqualsImportable) {
     const YuvFrame frame = pattern(f, 16, 8);
     for (uint64_t modifier : probes) {
       std::string why;
-      YuvBuffer* buffer = make_yuv_buffer(f, frame, false, why);
+      PlaneBuffer* buffer = make_yuv_buffer(f, frame, false, why);
       if (buffer == nullptr) SKIP_UNLESS_REQUIRED(why);
       buffer->modifier = modifier;
       wlr_texture* texture = wlr_texture_from_buffer(harness_->vulkan().renderer, &buffer->base);
@@ -370,7 +321,7 @@ TEST_F(DmabufYuv, AdvertisedEqualsImportable) {
   // A plane count that does not match the format's is refused.
   const YuvFrame frame = pattern(kYuvFormats[0], 16, 8);
   std::string why;
-  YuvBuffer* buffer = make_yuv_buffer(kYuvFormats[0], frame, false, why);
+  PlaneBuffer* buffer = make_yuv_buffer(kYuvFormats[0], frame, false, why);
   if (buffer == nullptr) SKIP_UNLESS_REQUIRED(why);
   buffer->planes = 1;
   EXPECT_EQ(wlr_texture_from_buffer(harness_->vulkan().renderer, &buffer->base), nullptr);

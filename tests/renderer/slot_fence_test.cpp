@@ -24,6 +24,7 @@
 #include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/clients/vgem_fence.hpp"
+#include "tests/renderer/udmabuf.hpp"
 #include "tests/support/poll.hpp"
 #include "util/listener.hpp"
 #include "util/unique_fd.hpp"
@@ -31,12 +32,6 @@
 
 namespace baton::test {
 namespace {
-
-#define SKIP_UNLESS_REQUIRED(why)                                                        \
-  do {                                                                                   \
-    if (std::getenv("BATON_REQUIRE_DMABUF") != nullptr) FAIL() << "required: " << (why); \
-    GTEST_SKIP() << (why);                                                               \
-  } while (0)
 
 constexpr uint32_t kRed = 0xffff0000;
 constexpr uint32_t kGreen = 0xff00ff00;
