@@ -35,6 +35,7 @@
 #include "handoff/buffer_fences.hpp"
 #include "handoff/hold_queue.hpp"
 #include "handoff/readiness_gate.hpp"
+#include "handoff/release_tracker.hpp"
 #include "protocols/color_representation.hpp"
 #include "protocols/commit_timing.hpp"
 #include "protocols/fifo.hpp"
@@ -157,6 +158,8 @@ Status Server::create_globals() {
   // One hold queue for every reason a commit waits: the readiness gate's
   // fences (create_sync_globals), fifo barriers and commit-timing targets.
   hold_queue_ = std::make_unique<HoldQueue>(event_loop_, compositor_, HoldBudget{}, trace_.get());
+  releases_ = std::make_unique<ReleaseTracker>(
+      compositor_, make_gpu_reads_watch(wl_display_get_event_loop(display_)));
   create_sync_globals();
   fifo_ = std::make_unique<Fifo>(display_, event_loop_, *hold_queue_);
   commit_timing_ = std::make_unique<CommitTiming>(display_, event_loop_, *hold_queue_);
@@ -287,8 +290,7 @@ void Server::create_sync_globals() {
   // Explicit sync is about dma-bufs: without them a client could not use it.
   const bool dmabuf_clients = advertises_dmabuf_ || options_.syncobj_without_own_dmabuf;
   if (dmabuf_clients && drm_fd >= 0) {
-    auto syncobj = LinuxDrmSyncobj::create(
-        display_, drm_fd, make_gpu_reads_watch(wl_display_get_event_loop(display_)));
+    auto syncobj = LinuxDrmSyncobj::create(display_, drm_fd, *releases_);
     if (syncobj)
       syncobj_ = std::move(*syncobj);
     else

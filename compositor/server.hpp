@@ -79,6 +79,7 @@ class LinuxDrmSyncobj;
 class LinuxDmabuf;
 class BufferFences;
 class HoldQueue;
+class ReleaseTracker;
 class ReadinessGate;
 class Fifo;
 class CommitTiming;
@@ -240,6 +241,9 @@ class Server {
   Listener<wlr_xdg_popup> new_popup_;
   Listener<void> session_active_;
 
+  // Every client buffer baton showed goes back through it; it outlives the
+  // explicit-sync global, whose release points it pays.
+  std::unique_ptr<ReleaseTracker> releases_;
   std::unique_ptr<LinuxDrmSyncobj> syncobj_;
   std::unique_ptr<HoldQueue> hold_queue_;        // its producers, below, go first
   std::unique_ptr<BufferFences> buffer_fences_;  // what the gate's commits wait for

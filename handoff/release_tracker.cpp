@@ -3,65 +3,82 @@
 #include <algorithm>
 
 #include "handoff/release_watch.hpp"
+#include "util/log.hpp"
+#include "util/wlr.hpp"
 
 namespace baton {
 
-ReleaseTracker::ReleaseTracker(std::unique_ptr<GpuReadsWatch> gpu) : gpu_(std::move(gpu)) {}
+ReleaseTracker::ReleaseTracker(wlr_compositor* compositor, std::unique_ptr<GpuReadsWatch> gpu)
+    : gpu_(std::move(gpu)) {
+  if (compositor == nullptr) return;
+  new_surface_.connect(&compositor->events.new_surface, [this](wlr_surface* surface) {
+    SurfaceHooks& hooks = surfaces_.emplace_back();
+    hooks.commit.connect(&surface->events.commit, [this, surface](void*) {
+      surface_committed(surface);
+    });
+    hooks.destroy.connect(&surface->events.destroy, [this, &hooks](void*) {
+      surfaces_.remove_if([&](const SurfaceHooks& h) { return &h == &hooks; });
+    });
+  });
+}
 
 ReleaseTracker::~ReleaseTracker() {
-  for (auto* list : {&in_use_, &gpu_reading_}) {
-    for (auto& release : *list) release->finish();
-    list->clear();
-  }
+  // finish() pays and frees each watch through paid().
+  while (!watches_.empty()) watches_.front()->finish();
+  // Tests grep this line: tests/vm/late_gpu_test.sh, tests/vm/release_poison_test.sh.
+  LOG_INFO(
+      "handoff: %llu release points carried the GPU reads' fence, %llu were signalled once the "
+      "reads were done; %llu client dma-bufs went back before their reads finished, held by "
+      "that fence",
+      static_cast<unsigned long long>(points_with_fence_),
+      static_cast<unsigned long long>(points_signalled_),
+      static_cast<unsigned long long>(dmabufs_back_fenced_));
 }
 
-size_t ReleaseTracker::pending() const { return in_use_.size() + gpu_reading_.size(); }
-
-void ReleaseTracker::release_when_done(wlr_buffer* buffer,
-                                       std::function<void(UniqueFd)> signal_release) {
-  in_use_.push_back(std::make_unique<ReleaseWatch>(
-      buffer, *gpu_, std::move(signal_release), [this](ReleaseWatch& gone) { buffer_gone(gone); },
-      [this](ReleaseWatch& released) { forget(released); }));
+void ReleaseTracker::surface_committed(wlr_surface* surface) {
+  // wlroots unlocks the commit's buffer right after this event: a client
+  // dma-buf whose texture the GPU reads is kept from here on. A wl_shm
+  // buffer was copied at the commit, and one wlroots could not import was
+  // never read: both go back at once.
+  wlr_buffer* committed = surface->current.buffer;
+  wlr_client_buffer* shown = surface->buffer;
+  if (committed == nullptr || shown == nullptr || shown->source != committed) return;
+  wlr_dmabuf_attributes attribs{};
+  if (!wlr_buffer_get_dmabuf(committed, &attribs)) return;
+  hold_until_done(&shown->base, BufferLock(committed));
 }
 
-void ReleaseTracker::buffer_gone(ReleaseWatch& watch) {
-  auto it = std::find_if(in_use_.begin(), in_use_.end(),
-                         [&](const auto& r) { return r.get() == &watch; });
-  if (it == in_use_.end()) return;
-  if (watch.try_signal()) {
-    in_use_.erase(it);
+ReleaseWatch& ReleaseTracker::watch_for(wlr_buffer* in_use) {
+  auto it = std::find_if(watches_.begin(), watches_.end(),
+                         [&](const auto& w) { return w->in_use() == in_use; });
+  if (it != watches_.end()) return **it;
+  return *watches_.emplace_back(std::make_unique<ReleaseWatch>(*this, in_use));
+}
+
+void ReleaseTracker::release_point_when_done(wlr_buffer* in_use, ReleasePoint point) {
+  if (in_use == nullptr) {
+    count_point(point.pay(UniqueFd()));
     return;
   }
-  // A submitted pass still samples the buffer: release it once that finished.
-  gpu_reading_.splice(gpu_reading_.end(), in_use_, it);
-  wait_for_gpu(&watch);
+  watch_for(in_use).owe(std::move(point));
 }
 
-void ReleaseTracker::wait_for_gpu(ReleaseWatch* watch) {
-  auto it = std::find_if(gpu_reading_.begin(), gpu_reading_.end(),
-                         [&](const auto& r) { return r.get() == watch; });
-  if (it == gpu_reading_.end()) return;
-  if (watch->try_signal()) {
-    gpu_reading_.erase(it);
-    return;
-  }
-  if (watch->waits_for_scanout()) return;  // it signals itself, then forget()
-  if (!watch->when_reads_done([this, watch] { wait_for_gpu(watch); })) {
-    // Nothing can wake the loop for it: wait here rather than never release.
-    watch->finish();
-    gpu_reading_.erase(it);
-  }
+void ReleaseTracker::hold_until_done(wlr_buffer* in_use, BufferLock held) {
+  watch_for(in_use).hold(std::move(held));
 }
 
-void ReleaseTracker::forget(ReleaseWatch& watch) {
-  for (auto* list : {&in_use_, &gpu_reading_}) {
-    auto it =
-        std::find_if(list->begin(), list->end(), [&](const auto& r) { return r.get() == &watch; });
-    if (it != list->end()) {
-      list->erase(it);
-      return;
-    }
-  }
+void ReleaseTracker::paid(ReleaseWatch& watch) {
+  watches_.remove_if([&](const auto& w) { return w.get() == &watch; });
+}
+
+bool ReleasePoint::pay(UniqueFd reads_fence) const {
+  const bool with_fence = reads_fence.valid();
+  Status s = with_fence ? timeline->import_sync_file(point, sync::SyncFile(std::move(reads_fence)))
+                        : timeline->signal(point);
+  if (!s)
+    LOG_ERROR("release point %llu: %s", static_cast<unsigned long long>(point),
+              s.error().describe().c_str());
+  return with_fence;
 }
 
 }  // namespace baton

@@ -1,5 +1,6 @@
 #include "handoff/release_watch.hpp"
 
+#include "handoff/release_tracker.hpp"
 #include "util/wlr.hpp"
 
 namespace baton {
@@ -13,89 +14,80 @@ std::unique_ptr<GpuReads> reads_of(GpuReadsWatch& gpu, wlr_buffer* buffer) {
 
 }  // namespace
 
-ReleaseWatch::ReleaseWatch(wlr_buffer* buffer, GpuReadsWatch& gpu,
-                           std::function<void(UniqueFd)> signal_release,
-                           std::function<void(ReleaseWatch&)> buffer_gone,
-                           std::function<void(ReleaseWatch&)> released)
-    : buffer_(buffer),
-      gpu_(gpu),
-      signal_release_(std::move(signal_release)),
-      released_(std::move(released)) {
-  if (wlr_client_buffer* client = wlr_client_buffer_get(buffer); client != nullptr)
+ReleaseWatch::ReleaseWatch(ReleaseTracker& tracker, wlr_buffer* in_use)
+    : tracker_(tracker), buffer_(in_use) {
+  if (wlr_client_buffer* client = wlr_client_buffer_get(in_use); client != nullptr)
     source_ = client->source;
   if (source_ != nullptr) {
-    source_release_.connect(&source_->events.release, [this](void*) { source_let_go(); });
+    source_release_.connect(&source_->events.release, [this](void*) { pay_when_let_go(); });
     source_destroy_.connect(&source_->events.destroy, [this](void*) {
-      // Gone, perhaps with our reads still running (a client buffer given
-      // back with them fenced in the kernel): nothing of it is left to watch.
+      // Gone (the client destroyed it and nothing holds it): no scanout
+      // can show it any more.
       source_ = nullptr;
       source_release_.disconnect();
       source_destroy_.disconnect();
-      source_let_go();
+      pay_when_let_go();
     });
   }
-  destroy_.connect(&buffer->events.destroy, [this, buffer_gone = std::move(buffer_gone)](void*) {
-    // wlroots emits this before the client buffer frees its texture: the
-    // texture still says which submitted work reads it.
-    reads_ = reads_of(gpu_, buffer_);
-    buffer_ = nullptr;
-    destroy_.disconnect();
-    buffer_gone(*this);
-  });
+  destroy_.connect(&in_use->events.destroy, [this](void*) { buffer_gone(); });
 }
 
-UniqueFd ReleaseWatch::reads_fence(bool& ready) {
-  ready = reads_done();
-  if (ready) return {};
-  UniqueFd fence = reads_->fence();
-  ready = fence.valid();
-  return fence;
+void ReleaseWatch::buffer_gone() {
+  // wlroots emits this before the client buffer frees its texture: the
+  // texture still says which submitted work reads it.
+  reads_ = reads_of(tracker_.gpu(), buffer_);
+  buffer_ = nullptr;
+  destroy_.disconnect();
+  settle_reads();
 }
 
-bool ReleaseWatch::try_signal() {
-  if (!signal_release_) return true;
-  if (buffer_ != nullptr || waits_for_scanout()) return false;
-  bool ready = false;
-  UniqueFd fence = reads_fence(ready);
-  if (!ready) return false;
-  signal(std::move(fence));
-  return true;
+void ReleaseWatch::settle_reads() {
+  if (reads_->done()) {
+    reads_settled(UniqueFd());
+    return;
+  }
+  if (UniqueFd fence = reads_->fence(); fence.valid()) {
+    // The kernel holds the client's writes until the reads are done: the
+    // dma-buf carries that fence as a reader's, the release point will too.
+    if (held_.get() != nullptr) tracker_.count_early_dmabuf();
+    reads_settled(std::move(fence));
+    return;
+  }
+  if (!reads_->when_done([this] { settle_reads(); })) {
+    // Nothing can wake the loop for them: wait here rather than never pay.
+    finish();
+  }
 }
 
-bool ReleaseWatch::waits_for_scanout() {
-  // Our texture's lock on it is gone with the client buffer and its reads
-  // (or at once, when those reads are fenced in the kernel).
-  bool ready = false;
-  (void)reads_fence(ready);
-  return buffer_ == nullptr && source_ != nullptr && source_->n_locks > 0 && ready;
+void ReleaseWatch::reads_settled(UniqueFd fence) {
+  fence_ = std::move(fence);
+  // May destroy the client's buffer (the client let it go already): its
+  // listener clears source_, before reads_over_ lets it pay.
+  held_.reset();
+  reads_over_ = true;
+  pay_when_let_go();
 }
 
-void ReleaseWatch::source_let_go() {
-  if (!signal_release_ || buffer_ != nullptr) return;
-  bool ready = false;
-  UniqueFd fence = reads_fence(ready);
-  if (!ready) return;  // the usual path signals
-  signal(std::move(fence));
-  if (released_) released_(*this);
+void ReleaseWatch::pay_when_let_go() {
+  if (!reads_over_) return;
+  // A scanout still shows it: the client buffer's source is released once
+  // the flip that replaced it is done (its listener comes back here).
+  if (point_ && source_ != nullptr && source_->n_locks > 0) return;
+  source_release_.disconnect();
+  source_destroy_.disconnect();
+  if (point_) tracker_.count_point(point_->pay(std::move(fence_)));
+  tracker_.paid(*this);  // frees this watch
 }
 
 void ReleaseWatch::finish() {
-  if (buffer_ != nullptr) reads_ = reads_of(gpu_, buffer_);
+  if (buffer_ != nullptr) reads_ = reads_of(tracker_.gpu(), buffer_);
   if (reads_ != nullptr) reads_->wait();
-  signal(UniqueFd());
-}
-
-bool ReleaseWatch::when_reads_done(std::function<void()> then) {
-  return reads_ != nullptr && reads_->when_done(std::move(then));
-}
-
-void ReleaseWatch::signal(UniqueFd fence) {
+  held_.reset();
   source_release_.disconnect();
   source_destroy_.disconnect();
-  if (!signal_release_) return;
-  std::function<void(UniqueFd)> signal_release = std::move(signal_release_);
-  signal_release_ = nullptr;
-  signal_release(std::move(fence));
+  destroy_.disconnect();
+  if (point_) tracker_.count_point(point_->pay(UniqueFd()));
+  tracker_.paid(*this);  // frees this watch
 }
 
 }  // namespace baton

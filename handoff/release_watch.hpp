@@ -1,64 +1,64 @@
-// One linux-drm-syncobj release point, signalled once baton is done with the
-// buffer: the buffer (the wlr_client_buffer holding the commit's texture) is
-// destroyed, the GPU finished every read of that texture (or the renderer
-// has a fence for those reads, which the point then carries: the client
-// waits for it, not baton's loop), AND nothing holds the client's own buffer
-// any more. The last is KMS scanning it out: wlroots'
-// direct scanout hands the client's buffer (the client buffer's source) to
-// the plane, locked until the flip that replaced it.
+// What baton owes a client for one buffer it showed, and when it pays it.
+//
+// One watch per client buffer (the wlr_client_buffer holding a commit's
+// texture). It keeps the client's dma-buf locked (no wl_buffer.release)
+// and, for a linux-drm-syncobj commit, owes its release point. Both are paid
+// once baton is done with the buffer:
+//   - replaced: the client buffer is destroyed;
+//   - read: the GPU finished every read of its texture, or the renderer has
+//     a fence for those reads (then the release point carries it, and the
+//     dma-buf has it among its implicit fences: either way the client waits
+//     in the kernel, not for baton's loop to notice);
+//   - scanned out: nothing else holds the client's own buffer. wlroots'
+//     direct scanout locks it until the flip that replaced it, which keeps
+//     wl_buffer.release back by itself; the release point waits for it here.
 #pragma once
 
-#include <functional>
 #include <memory>
+#include <optional>
 
+#include "handoff/release_point.hpp"
 #include "renderer/gpu_reads.hpp"
+#include "util/buffer_lock.hpp"
 #include "util/listener.hpp"
 
 struct wlr_buffer;
 
 namespace baton {
 
+class ReleaseTracker;
+
 class ReleaseWatch {
  public:
-  /// `buffer_gone` runs when `buffer` is destroyed (the watch may be freed in
-  /// it); `released` once the watch signalled on its own, after a scanout
-  /// let the client's buffer go (the owner frees it there).
-  /// `signal_release` signals the release point (a timeline point; in
-  /// tests, an eventfd), once: at once with an invalid fd, else when that
-  /// sync_file signals.
-  /// `gpu` says when the GPU's reads of the buffer's texture are done.
-  ReleaseWatch(wlr_buffer* buffer, GpuReadsWatch& gpu, std::function<void(UniqueFd)> signal_release,
-               std::function<void(ReleaseWatch&)> buffer_gone,
-               std::function<void(ReleaseWatch&)> released);
+  /// Watches `in_use` (a client buffer); `tracker` frees the watch once paid.
+  ReleaseWatch(ReleaseTracker& tracker, wlr_buffer* in_use);
   ReleaseWatch(const ReleaseWatch&) = delete;
   ReleaseWatch& operator=(const ReleaseWatch&) = delete;
 
-  /// Signals when the buffer is gone, the GPU is done reading it and no
-  /// scanout holds the client's buffer; true once signalled. Never blocks.
-  bool try_signal();
-  /// The reads are over but a scanout still holds the client's buffer: the
-  /// watch signals by itself when it lets go (then calls `released`).
-  [[nodiscard]] bool waits_for_scanout();
-  /// Teardown: waits (bounded) for the GPU's reads, then signals regardless.
+  [[nodiscard]] wlr_buffer* in_use() const { return buffer_; }
+  /// Keeps `held` locked until the reads are over (the client's dma-buf).
+  void hold(BufferLock held) { held_ = std::move(held); }
+  /// Owes `point` too.
+  void owe(ReleasePoint point) { point_ = std::move(point); }
+  /// Teardown: waits (bounded) for the GPU's reads, then pays regardless.
   void finish();
-  /// Runs `then` from the loop once the GPU's reads (as they stood when the
-  /// buffer was destroyed) may be done; GpuReads::when_done.
-  [[nodiscard]] bool when_reads_done(std::function<void()> then);
 
  private:
-  void signal(UniqueFd fence);
-  [[nodiscard]] bool reads_done() const { return reads_ == nullptr || reads_->done(); }
-  // Done, or to be done behind a fence: an invalid fd with `ready` when done.
-  UniqueFd reads_fence(bool& ready);
+  void buffer_gone();
+  /// Pays what the reads allowed; asks to be woken when they may be over.
+  void settle_reads();
+  void reads_settled(UniqueFd fence);
+  /// Pays the release point once no scanout holds the client's buffer.
+  void pay_when_let_go();
 
-  void source_let_go();
-
+  ReleaseTracker& tracker_;
   wlr_buffer* buffer_;            // null once destroyed
   wlr_buffer* source_ = nullptr;  // the client's buffer; null once destroyed
-  GpuReadsWatch& gpu_;
-  std::unique_ptr<GpuReads> reads_;               // taken when the buffer is destroyed
-  std::function<void(UniqueFd)> signal_release_;  // empty once signalled
-  std::function<void(ReleaseWatch&)> released_;
+  BufferLock held_;
+  std::optional<ReleasePoint> point_;
+  std::unique_ptr<GpuReads> reads_;  // taken when the buffer is destroyed
+  bool reads_over_ = false;          // done, or fenced: `fence_`
+  UniqueFd fence_;
   Listener<void> destroy_;
   Listener<void> source_release_;
   Listener<void> source_destroy_;

@@ -74,31 +74,25 @@ void bind_manager(wl_client* client, void* data, uint32_t version, uint32_t id) 
 
 }  // namespace
 
-Result<std::unique_ptr<LinuxDrmSyncobj>> LinuxDrmSyncobj::create(
-    wl_display* display, int drm_fd, std::unique_ptr<GpuReadsWatch> gpu) {
+Result<std::unique_ptr<LinuxDrmSyncobj>> LinuxDrmSyncobj::create(wl_display* display, int drm_fd,
+                                                                 ReleaseTracker& releases) {
   if (Status usable = sync::check_timeline_support(drm_fd); !usable) return usable.error();
   auto drm = UniqueFd::duplicate_of(drm_fd);
   if (!drm) return drm.error();
   std::unique_ptr<LinuxDrmSyncobj> self(new LinuxDrmSyncobj(
-      display, std::make_shared<const UniqueFd>(std::move(*drm)), std::move(gpu)));
+      display, std::make_shared<const UniqueFd>(std::move(*drm)), releases));
   if (self->global_ == nullptr) return failure("wl_global_create", "out of memory");
   return self;
 }
 
 LinuxDrmSyncobj::LinuxDrmSyncobj(wl_display* display, std::shared_ptr<const UniqueFd> drm,
-                                 std::unique_ptr<GpuReadsWatch> gpu)
-    : drm_(std::move(drm)), releases_(std::move(gpu)) {
+                                 ReleaseTracker& releases)
+    : drm_(std::move(drm)), releases_(releases) {
   global_ =
       wl_global_create(display, &wp_linux_drm_syncobj_manager_v1_interface, 1, this, bind_manager);
 }
 
 LinuxDrmSyncobj::~LinuxDrmSyncobj() {
-  // tests grep this line: tests/vm/late_gpu_test.sh
-  LOG_INFO(
-      "linux-drm-syncobj: %llu release points carried the GPU reads' fence, %llu were "
-      "signalled once the reads were done",
-      static_cast<unsigned long long>(released_with_fence_),
-      static_cast<unsigned long long>(released_signalled_));
   surfaces_.clear();
   if (global_ != nullptr) wl_global_destroy(global_);
 }
@@ -179,24 +173,7 @@ void LinuxDrmSyncobj::surface_destroyed(SyncobjSurface& surface) {
 }
 
 void LinuxDrmSyncobj::release_when_done(wlr_buffer* buffer, const SyncobjPoints& points) {
-  auto signal = [this, timeline = points.release_timeline,
-                 point = points.release_point](UniqueFd fence) {
-    // With the reads' fence, the point signals when the GPU is done: the
-    // client waits for it in the kernel, not for baton's loop to notice.
-    const bool with_fence = fence.valid();
-    Status s = with_fence ? timeline->import_sync_file(point, sync::SyncFile(std::move(fence)))
-                          : timeline->signal(point);
-    if (!s)
-      LOG_ERROR("linux-drm-syncobj: release point %llu: %s", static_cast<unsigned long long>(point),
-                s.error().describe().c_str());
-    else
-      ++(with_fence ? released_with_fence_ : released_signalled_);
-  };
-  if (buffer == nullptr) {
-    signal(UniqueFd());
-    return;
-  }
-  releases_.release_when_done(buffer, std::move(signal));
+  releases_.release_point_when_done(buffer, {points.release_timeline, points.release_point});
 }
 
 }  // namespace baton

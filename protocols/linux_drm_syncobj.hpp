@@ -12,7 +12,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <list>
 #include <map>
 #include <memory>
@@ -50,11 +49,11 @@ struct TimelineResource {
 
 class LinuxDrmSyncobj final : public ExplicitSync, public Weakable<LinuxDrmSyncobj> {
  public:
-  /// The global on `drm_fd` (duplicated); `gpu` says when the GPU's reads
-  /// of a client's buffer are done. An error when the DRM device lacks
-  /// timeline syncobjs or DRM_IOCTL_SYNCOBJ_EVENTFD.
+  /// The global on `drm_fd` (duplicated); `releases` pays the release
+  /// points (it outlives this). An error when the DRM device lacks timeline
+  /// syncobjs or DRM_IOCTL_SYNCOBJ_EVENTFD.
   static Result<std::unique_ptr<LinuxDrmSyncobj>> create(wl_display* display, int drm_fd,
-                                                         std::unique_ptr<GpuReadsWatch> gpu);
+                                                         ReleaseTracker& releases);
   ~LinuxDrmSyncobj() override;
   LinuxDrmSyncobj(const LinuxDrmSyncobj&) = delete;
   LinuxDrmSyncobj& operator=(const LinuxDrmSyncobj&) = delete;
@@ -63,9 +62,9 @@ class LinuxDrmSyncobj final : public ExplicitSync, public Weakable<LinuxDrmSynco
   [[nodiscard]] SyncobjSurface* surface_for(wlr_surface* surface) const;
   [[nodiscard]] PendingCommit pending_commit(wlr_surface* surface) override;
 
-  /// Signals `points`' release point once `buffer` (the client buffer that
-  /// holds the commit's texture) is released, the GPU finished reading its
-  /// texture and no scanout holds the client's buffer; at once when null.
+  /// Hands `points`' release point to the hand-off, paid once `buffer` (the
+  /// client buffer that holds the commit's texture) is done with; at once
+  /// when null.
   void release_when_done(wlr_buffer* buffer, const SyncobjPoints& points);
 
   // Request handlers (the C trampolines in the .cpp call them).
@@ -79,17 +78,12 @@ class LinuxDrmSyncobj final : public ExplicitSync, public Weakable<LinuxDrmSynco
 
  private:
   LinuxDrmSyncobj(wl_display* display, std::shared_ptr<const UniqueFd> drm,
-                  std::unique_ptr<GpuReadsWatch> gpu);
+                  ReleaseTracker& releases);
   std::shared_ptr<const UniqueFd> drm_;  // shared by every imported Timeline
   wl_global* global_ = nullptr;
   std::map<wl_client*, int> timelines_per_client_;
   std::list<std::unique_ptr<SyncobjSurface>> surfaces_;
-  // Release points that carried the GPU reads' fence, and those signalled
-  // once the reads were done (or at once). Before releases_: they outlive it.
-  uint64_t released_with_fence_ = 0, released_signalled_ = 0;
-  // Destroyed first: signals what is still in use (each release keeps its
-  // timeline), including what the surfaces handed over as they went.
-  ReleaseTracker releases_;
+  ReleaseTracker& releases_;
 };
 
 }  // namespace baton

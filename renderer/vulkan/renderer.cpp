@@ -254,12 +254,8 @@ Renderer::~Renderer() {
   if (!sites.empty()) sites += ")";
   LOG_INFO("vulkan: the event loop's thread blocked on the GPU %llu times%s",
            static_cast<unsigned long long>(loop_waits), sites.c_str());
-  // Tests grep this line (tests/vm/late_gpu_test.sh).
-  LOG_INFO(
-      "vulkan: render-done joined sampled client dma-bufs' fences as a reader's %llu times; "
-      "%llu client dma-bufs went back before their reads finished, held by that fence",
-      static_cast<unsigned long long>(read_fences_),
-      static_cast<unsigned long long>(released_with_read_fence_));
+  LOG_INFO("vulkan: render-done joined sampled client dma-bufs' fences as a reader's %llu times",
+           static_cast<unsigned long long>(read_fences_));
   imports_.clear();  // before the textures: their buffers' addons go with them
   dmabuf_targets_.clear();
   // A texture still here has no holder left: wlroots 0.19's users drop theirs
@@ -441,28 +437,6 @@ void Renderer::fence_waited(VkSemaphore semaphore, uint64_t point) {
     // Not submitted: the payload was never waited on; a new import replaces it.
     f.point = point;
   }
-}
-
-void Renderer::release_after_reads(BufferLock source, uint64_t last_used, uint64_t fenced_through) {
-  if (source.get() == nullptr) return;
-  if (open_passes_ == 0 && last_used <= fenced_through && device_->completed() < last_used) {
-    ++released_with_read_fence_;
-    return;  // the kernel holds the client's writes until the reads are done
-  }
-  // Passes still being recorded may read it: their submission comes next.
-  const uint64_t point = open_passes_ > 0 ? std::max(last_used, device_->next_point())
-                                          : std::min(last_used, device_->submitted());
-  if (device_->completed() >= point) return;  // nothing reads it any more
-  if (CompletionWatch* watch = completion()) {
-    auto lock = std::make_shared<BufferLock>(std::move(source));
-    // Dropped callbacks (the renderer going away) release it too.
-    watch->when_done(point, [lock] { lock->reset(); });
-    return;
-  }
-  Retired retired;
-  retired.point = point;
-  retired.source = std::move(source);
-  retire(std::move(retired));
 }
 
 void Renderer::collect() {

@@ -42,9 +42,11 @@ struct Texture {
   UniqueImageView owned_view;
   // ... or a swapchain slot's image, kept alive by locking its buffer.
   wlr_buffer* target_buffer = nullptr;
-  // An imported client dma-buf: locked (no wl_buffer.release) until the GPU
-  // finished every read of it, after the texture is gone. Its image is the
-  // cache's, shared with other textures of the same buffer.
+  // An imported client dma-buf, locked while the texture lives. The reads
+  // still in flight when it goes are not its business: the client's buffer
+  // is held for them by the hand-off (handoff/release_watch.hpp), which
+  // decides when the client has it back. Its image is the cache's, shared
+  // with other textures of the same buffer.
   BufferLock source;
   // The last pass whose render-done joined `source`'s implicit fences as a
   // reader's: reads up to here hold the client's writes in the kernel.
@@ -188,13 +190,6 @@ class Renderer {
   void retire(Retired resources);
   /// A texture is going away: open passes forget it.
   void drop_from_passes(Texture* texture);
-  /// Gives `source` back once every read up to `last_used` (and in passes
-  /// still open) finished: from the event loop, or at the next collect().
-  /// At once when `fenced_through` covers them: the reads' render-done is
-  /// among the buffer's implicit fences, so its writers wait in the kernel.
-  void release_after_reads(BufferLock source, uint64_t last_used, uint64_t fenced_through);
-  /// Client dma-bufs given back at once, their reads fenced in the kernel.
-  [[nodiscard]] uint64_t released_with_read_fence() const { return released_with_read_fence_; }
   /// Render-done joined a sampled client dma-buf's implicit fences as a reader's.
   void count_read_fence() { ++read_fences_; }
   /// Shared with TextureReads while passes are open; null when none is.
@@ -295,7 +290,7 @@ class Renderer {
   TextureUploader uploader_;
   bool uploads_by_dispatch_ = false;  // with the compute path, where the device can
   UploadCounts upload_counts_;
-  uint64_t read_fences_ = 0, released_with_read_fence_ = 0;
+  uint64_t read_fences_ = 0;
   std::vector<VkImageMemoryBarrier2> handback_barriers_;
   std::vector<VkImageMemoryBarrier2> acquire_barriers_;
   HostBuffer readback_;

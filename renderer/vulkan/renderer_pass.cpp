@@ -41,8 +41,8 @@ bool join_implicit_fences(wlr_buffer* buffer, const sync::SyncFile& fence, sync:
 // writer's: a slot, or a capture client's dma-buf, whose reads and mapping
 // then wait for the copy), so that implicit-sync producers and consumers
 // wait for the GPU in the kernel. A client's buffer whose reads are all
-// fenced this way can go back before they finish
-// (Renderer::release_after_reads). True when the drawn buffer got it.
+// fenced this way can go back before they finish (TextureReads::fence, which
+// the hand-off asks). True when the drawn buffer got it.
 bool fence_dmabufs(Renderer& r, Pass& pass, const UniqueFd& fence, uint64_t point) {
   auto copy = fence.duplicate();
   if (!copy) {

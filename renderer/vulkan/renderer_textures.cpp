@@ -109,8 +109,8 @@ void destroy(wlr_texture* base) {
       plane.memory = std::move(texture->owned_plane_memory[i]);
       r.retire(std::move(plane));
     }
-    r.release_after_reads(std::move(texture->source), texture->last_used,
-                          texture->reads_fenced_through);
+    // The client's buffer goes back with the texture: whoever holds it for
+    // the reads still in flight decides when the client has it (handoff/).
   }
   // A slot sampled by a pass in flight is freed only after that pass.
   if (texture->slot != nullptr)

@@ -55,7 +55,7 @@ for delay in 0 5 30; do
   flips=$(field '.*pending when committed; ([0-9]+) flips of commits with one.*')
   unsignalled=$(field '.*flips of commits with one: ([0-9]+) reported while.*')
   blocked=$(field '.*the event loop.s thread blocked on the GPU ([0-9]+) times.*')
-  carried=$(field '.*linux-drm-syncobj: ([0-9]+) release points carried.*')
+  carried=$(field '.*handoff: ([0-9]+) release points carried.*')
   early=$(field '.*; ([0-9]+) client dma-bufs went back before their reads finished.*')
   reason=
   if [ $explicit_rc != 0 ] || [ $implicit_rc != 0 ]; then

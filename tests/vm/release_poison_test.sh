@@ -254,7 +254,7 @@ if [ "$mode" = late-gpu ]; then
   first_log=$out/release-poison-$driver.log
   grep -a -E "late-gpu: [0-9]+ batches|release points carried|went back before their reads" "$first_log"
   read -r exported pending <<<"$(sed -E -n 's/^late-gpu: [0-9]+ batches; ([0-9]+) sync_files exported, ([0-9]+) of them pending.*/\1 \2/p' "$first_log")"
-  carried=$(sed -E -n 's/.*linux-drm-syncobj: ([0-9]+) release points carried.*/\1/p' "$first_log")
+  carried=$(sed -E -n 's/.*handoff: ([0-9]+) release points carried.*/\1/p' "$first_log")
   early=$(sed -E -n "s/.*; ([0-9]+) client dma-bufs went back before their reads finished.*/\1/p" "$first_log")
   grep -q "vulkan: using 'late GPU over" "$first_log" || { failed=$((failed + 1)); echo "release-poison: FAILED: baton did not run on the test GPU"; }
   [ "${pending:-0}" -ge 20 ] || { failed=$((failed + 1)); echo "release-poison: FAILED: only ${pending:-0} of ${exported:-0} exported fences were pending"; }

@@ -5,7 +5,6 @@
 #include <cstdint>
 
 #include "renderer/vulkan/device/vk_util.hpp"
-#include "util/buffer_lock.hpp"
 
 namespace baton::vulkan {
 
@@ -15,7 +14,6 @@ struct Retired {
   UniqueImageView storage_view;
   UniqueImage image;
   UniqueMemory memory;
-  BufferLock source;  // the client's dma-buf, given back after the last read
 };
 
 }  // namespace baton::vulkan
