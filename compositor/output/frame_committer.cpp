@@ -127,8 +127,9 @@ void FrameCommitter::flip_presented(uint32_t commit_seq, int64_t when_ns) {
       ++counts_.flips_fence_unsignalled;
       continue;
     }
-    // The flip's stamp is the vblank's; vkms stamps the vblank its timer was
-    // due at, which a late timer can place before the commit it latched.
+    // The flip's stamp is the vblank's: after the fence where the driver
+    // latches a flip at the vblank after the commit, as hardware does (plain
+    // vkms may stamp a late timer's due time, before a commit it latched).
     const int64_t gap = when_ns - **signalled;
     counts_.least_gap_ns = std::min(counts_.least_gap_ns, gap);
     if (gap < 0) {

@@ -21,6 +21,8 @@
 #include <string>
 #include <thread>
 
+#include "handoff/release_tracker.hpp"
+#include "renderer/gpu_reads.hpp"
 #include "renderer/vulkan/introspection.hpp"
 #include "renderer/vulkan/vulkan_renderer.hpp"
 #include "tests/clients/vgem_fence.hpp"
@@ -291,11 +293,18 @@ const wlr_buffer_impl kClientDmabufImpl = {
     .end_data_ptr_access = nullptr,
 };
 
+// What a surface commit makes of a client's buffer: wlroots exports it but
+// declares it in a private header (include/types/wlr_buffer.h).
+extern "C" wlr_client_buffer* wlr_client_buffer_create(wlr_buffer* buffer, wlr_renderer* renderer);
+
 // wl_buffer.release (the wlr_buffer's release) for an imported client
-// dma-buf comes only once the GPU finished reading it, although its texture
-// is destroyed right after the pass that reads it was submitted. The pass
-// waits for a pending fence (the slot's reuse fence), so the read is
-// really outstanding until the test signals it.
+// dma-buf comes only once the GPU finished reading it, although its client
+// buffer (and with it the texture) is destroyed right after the pass that
+// reads it was submitted. The hand-off holds it (handoff/release_watch.hpp,
+// as each commit of a client dma-buf does); the renderer lets go with the
+// texture. The pass waits for a pending fence (the slot's reuse fence), so
+// the read is really outstanding until the test signals it. lavapipe hands
+// out no fence for the read, so the hold waits for the read itself.
 TEST(SlotFence, AClientDmabufIsReleasedOnlyAfterTheGpuReadIt) {
   UniqueFd vgem = open_vgem_card();
   if (!vgem) SKIP_UNLESS_REQUIRED("UNTESTED HERE: no vgem card (run in tests/vm/: vk-dmabuf)");
@@ -343,16 +352,18 @@ TEST(SlotFence, AClientDmabufIsReleasedOnlyAfterTheGpuReadIt) {
     vulkan::slot_set_reuse_fence(slot, UniqueFd(dup(reader_fence.value().sync_file.fd())));
     wlr_buffer_unlock(slot);
 
-    wlr_texture* texture = wlr_texture_from_buffer(vk.renderer, &client->base);
-    ASSERT_NE(texture, nullptr) << "the vgem dma-buf was not imported";
+    ReleaseTracker releases(nullptr, make_gpu_reads_watch(loop));
+    wlr_client_buffer* shown = wlr_client_buffer_create(&client->base, vk.renderer);
+    ASSERT_NE(shown, nullptr) << "the vgem dma-buf was not imported";
+    releases.hold_until_done(&shown->base, BufferLock(&client->base));
     wlr_render_pass* pass = wlr_renderer_begin_buffer_pass(vk.renderer, slot, nullptr);
     ASSERT_NE(pass, nullptr);
     wlr_render_texture_options draw{};
-    draw.texture = texture;
+    draw.texture = shown->texture;
     draw.dst_box = {0, 0, 64, 64};
     wlr_render_pass_add_texture(pass, &draw);
     ASSERT_TRUE(wlr_render_pass_submit(pass));
-    wlr_texture_destroy(texture);      // the client committed another buffer
+    wlr_buffer_unlock(&shown->base);   // the client committed another buffer
     wlr_buffer_unlock(&client->base);  // the surface let go of this one
 
     for (int i = 0; i < 30; ++i) wl_event_loop_dispatch(loop, 10);

@@ -12,7 +12,9 @@
 #                    timelines, so wlroots hands compositors wait points and
 #                    the planes honour IN_FENCE_FD (the atomic helpers wait
 #                    for it, and then ignore the dma-buf's implicit write
-#                    fences): the in-fence is all that holds a flip
+#                    fences): the in-fence is all that holds a flip; a flip
+#                    that misses its vblank is latched at the next one, as
+#                    on real hardware (vkms/vkms_timeline-latch-late-flips.patch)
 # Sources: linux-source-X.Y, linux-headers-KVER(+ -common) and linux-kbuild of
 # the very version fetch-kernel.sh unpacked, all by apt-get download + dpkg -x.
 # The modules are kept in CACHE/vkms/KVER; the downloads are not kept.
@@ -24,9 +26,10 @@ here=$(dirname "$(realpath "$0")")
 cache=$(realpath -m "$1")
 kpkg=$("$here/fetch-kernel.sh" "$cache")
 kver=$(ls "$kpkg/lib/modules")
-# Named by this script's hash: a build made by another recipe (a new variant,
-# a changed patch) is never taken from a kept cache.
-built="$cache/vkms/$kver-$(sha256sum "$0" | cut -c1-12)"
+# Named by the hash of this script and its patches (vkms/): a build made by
+# another recipe (a new variant, a changed patch) is never taken from a kept
+# cache.
+built="$cache/vkms/$kver-$(cat "$0" "$here"/vkms/*.patch | sha256sum | cut -c1-12)"
 modules=(vkms vkms_nofence vkms_timeline)
 die() { echo "fetch-vkms: $*" >&2; exit 1; }
 
@@ -94,6 +97,11 @@ build() {
       die "the driver rename did not apply to $name's vkms_drv.c"
   }
   (cd vkms_timeline && variant vkms_timeline)
+  # ...plus flips latched at the vblank after when they miss theirs, so no
+  # flip is stamped before its commit (the patch's header says why).
+  patch -d vkms_timeline -p1 --forward --batch --fuzz=0 --no-backup-if-mismatch \
+    <"$here/vkms/vkms_timeline-latch-late-flips.patch" >patch.log 2>&1 ||
+    { cat patch.log >&2; die "vkms/vkms_timeline-latch-late-flips.patch did not apply"; }
 
   cd vkms_nofence
   variant vkms_nofence
