@@ -13,9 +13,8 @@ ReleaseTracker::ReleaseTracker(wlr_compositor* compositor, std::unique_ptr<GpuRe
   if (compositor == nullptr) return;
   new_surface_.connect(&compositor->events.new_surface, [this](wlr_surface* surface) {
     SurfaceHooks& hooks = surfaces_.emplace_back();
-    hooks.commit.connect(&surface->events.commit, [this, surface](void*) {
-      surface_committed(surface);
-    });
+    hooks.commit.connect(&surface->events.commit,
+                         [this, surface](void*) { surface_committed(surface); });
     hooks.destroy.connect(&surface->events.destroy, [this, &hooks](void*) {
       surfaces_.remove_if([&](const SurfaceHooks& h) { return &h == &hooks; });
     });

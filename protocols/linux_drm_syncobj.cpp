@@ -79,8 +79,8 @@ Result<std::unique_ptr<LinuxDrmSyncobj>> LinuxDrmSyncobj::create(wl_display* dis
   if (Status usable = sync::check_timeline_support(drm_fd); !usable) return usable.error();
   auto drm = UniqueFd::duplicate_of(drm_fd);
   if (!drm) return drm.error();
-  std::unique_ptr<LinuxDrmSyncobj> self(new LinuxDrmSyncobj(
-      display, std::make_shared<const UniqueFd>(std::move(*drm)), releases));
+  std::unique_ptr<LinuxDrmSyncobj> self(
+      new LinuxDrmSyncobj(display, std::make_shared<const UniqueFd>(std::move(*drm)), releases));
   if (self->global_ == nullptr) return failure("wl_global_create", "out of memory");
   return self;
 }

@@ -5,12 +5,17 @@
 //   fence; from the event loop on lavapipe, whose render-done is signalled
 //   there);
 // - where the driver refused IN_FENCE_FD (NVIDIA before 560 answers EPERM),
-//   or the flip is async (tearing), the loop waits for render-done to signal
-//   and the frame is committed without the in-fence, logged once;
+//   the loop waits for render-done to signal and the frame is committed
+//   without the in-fence, logged once;
 // - a slot whose consumer takes no fence (a wl_shm parent, KMS without
 //   timelines) is committed once the GPU finished it.
-// Every commit on a DRM output with timelines asks for OUT_FENCE_PTR: the
-// out-fence of commit N is the reuse fence of the slot of commit N-1.
+// Every vsynced commit on a DRM output with timelines asks for OUT_FENCE_PTR:
+// the out-fence of commit N is the reuse fence of the slot of commit N-1.
+// A tearing frame is an async page flip that keeps its IN_FENCE_FD (Linux
+// 6.12 allows it on the primary plane) and carries no OUT_FENCE_PTR (which
+// an async flip may not): the slot it replaces is let go by the flip. Each
+// kind of frame is tested once (TEST_ONLY); a refused kind flips at vblank,
+// the refusal logged once.
 // A client buffer scanned out directly carries its acquire fence (if it has
 // not signalled yet) as IN_FENCE_FD, with the same fallbacks.
 // The scene counts a commit's damage as delivered when it is committed; what
@@ -22,6 +27,8 @@
 #include <list>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "util/event_source.hpp"
 #include "util/listener.hpp"
@@ -52,6 +59,12 @@ class FrameCommitter {
     uint64_t flips_stamped_before = 0;     // of those, stamped before the fence's signal time
     int64_t least_gap_ns = INT64_MAX;      // flip time - fence signal time, over the flips
     int64_t most_before_ns = 0;            // the largest amount a flip's stamp preceded its fence
+    // Tearing: frames committed as async page flips, and frames that asked
+    // to tear but flipped at vblank because the kernel refused their kind.
+    uint64_t async_flips = 0;
+    uint64_t async_in_fence = 0;          // of those, carrying IN_FENCE_FD
+    uint64_t async_in_fence_pending = 0;  // of those, the fence still pending when committed
+    uint64_t async_refused = 0;
   };
 
   /// With `trace`, each frame's story is recorded on the output's track.
@@ -65,6 +78,8 @@ class FrameCommitter {
   void set_scene_output(wlr_scene_output* scene_output) { scene_output_ = scene_output; }
   /// A frame waits (built, not committed yet): build no other.
   [[nodiscard]] bool has_waiting_frame() const { return waiting_ != nullptr; }
+  /// The scene has damage no commit delivered yet.
+  [[nodiscard]] bool scene_damaged() const;
   /// The state to build the next frame into; then call commit().
   wlr_output_state& start();
   /// Commits the started frame now or once it may be; `async` asks for a
@@ -84,6 +99,11 @@ class FrameCommitter {
   void wait_for_client_acquire();
   static void point_ready(wlr_drm_syncobj_timeline_waiter* waiter);
   void finish_commit();
+  // Whether the kernel takes `state` as an async flip: a TEST_ONLY commit,
+  // once per kind of frame (its buffer's format, modifier and size, and
+  // whether it carries an in-fence); a refusal is logged once per output.
+  bool async_flip_taken(wlr_output_state& state);
+  void forget_async_test(const wlr_output_state& state);
   bool commit_keeping_damage(wlr_output_state& state);
   // Tracing: an instant on this output's track when `fence` signals.
   void trace_when_signalled(UniqueFd fence, std::string what);
@@ -120,6 +140,16 @@ class FrameCommitter {
   // In-fences of commits not presented yet (bounded: a few frames queue).
   std::list<std::pair<uint32_t, UniqueFd>> in_fences_to_flip_;
   Listener<wlr_output_event_present> present_;
+  struct AsyncFlipKind {
+    uint32_t format = 0;
+    uint64_t modifier = 0;
+    int width = 0, height = 0;
+    bool in_fence = false;
+    bool operator==(const AsyncFlipKind&) const = default;
+  };
+  static AsyncFlipKind async_flip_kind(const wlr_output_state& state);
+  std::vector<std::pair<AsyncFlipKind, bool>> async_tested_;  // kind, taken
+  bool async_refusal_logged_ = false;
 };
 
 }  // namespace baton

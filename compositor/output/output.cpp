@@ -190,6 +190,7 @@ void Output::apply_games_policy() {
 Output::~Output() {
   track_scanout_candidate(nullptr);
   if (!captures_.empty()) lock_for_capture(false);
+  if (software_cursor_for_tearing_) wlr_output_lock_software_cursors(output_, false);
   if (background_ != nullptr) wlr_scene_node_destroy(&background_->node);
 }
 
@@ -264,17 +265,11 @@ bool Output::commit_frame(const FullscreenWindow& fullscreen) {
     return false;
   }
   if (!wlr_scene_output_needs_frame(scene_output_)) return false;
-  wlr_output_state& state = committer_.start();
-  wlr_scene_output_state_options options{};
-  options.timer = render_loop_.scene_timer();  // the GPU part of the render time
-  if (!wlr_scene_output_build_state(scene_output_, &state, &options)) {
-    committer_.drop();
-    return false;
-  }
   // tearing-control: a fullscreen surface asking for async presentation is
   // flipped without waiting for vblank where the backend can do it (DRM with
   // async page flips); elsewhere the request is kept and not applied.
   const auto& denied = context_.config.games.no_tearing_apps;
+  const bool was_requested = tearing_requested_;
   tearing_requested_ = fullscreen.surface != nullptr &&
                        tearing_policy_ == TearingPolicy::fullscreen && tearing_allowed_here_ &&
                        std::find(denied.begin(), denied.end(), fullscreen.app_id) == denied.end() &&
@@ -283,25 +278,45 @@ bool Output::commit_frame(const FullscreenWindow& fullscreen) {
                            WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC;
   tearing_active_ = false;
   render_loop_.set_immediate(tearing_requested_);
+  // An async flip may not change the cursor plane: while tearing, the
+  // cursor is drawn into the frame. The frame that hands it over (the plane
+  // switched off) flips at vblank; tearing starts with the next.
+  const bool drm = wlr_output_is_drm(output_);
+  if (drm && tearing_requested_ != software_cursor_for_tearing_) {
+    software_cursor_for_tearing_ = tearing_requested_;
+    wlr_output_lock_software_cursors(output_, software_cursor_for_tearing_);
+  }
+  const bool tear = drm && tearing_requested_ && was_requested;
+  // A torn flip is for new pixels only. wlroots wants a frame for every
+  // wlr_output_schedule_frame (a fifo latch, a frame callback), which a
+  // vsynced output pays once a refresh at most and a tearing one without
+  // bound: the same buffer flipped as fast as the kernel takes it.
+  if (tear && !committer_.scene_damaged() && captures_.empty()) return false;
+  wlr_output_state& state = committer_.start();
+  wlr_scene_output_state_options options{};
+  options.timer = render_loop_.scene_timer();  // the GPU part of the render time
+  if (!wlr_scene_output_build_state(scene_output_, &state, &options)) {
+    committer_.drop();
+    return false;
+  }
   // A frame committed after the loop waited for render-done has its GPU time
   // inside its CPU time already.
   const uint64_t waits_before = committer_.counts().loop_waited + committer_.counts().point_waited;
-  committer_.commit(
-      tearing_requested_ && wlr_output_is_drm(output_), [this, waits_before](bool ok, bool async) {
-        render_loop_.committed(
-            ok, committer_.counts().loop_waited + committer_.counts().point_waited != waits_before);
-        if (!ok)
-          commit_failed();
-        else
-          reset_back_off();
-        tearing_active_ = ok && async;
-        if (std::exchange(frame_done_pending_, false)) {
-          timespec done{};
-          clock_gettime(CLOCK_MONOTONIC, &done);
-          wlr_scene_output_send_frame_done(scene_output_, &done);
-        }
-        if (std::exchange(frame_wanted_, false)) wlr_output_schedule_frame(output_);
-      });
+  committer_.commit(tear, [this, waits_before](bool ok, bool async) {
+    render_loop_.committed(
+        ok, committer_.counts().loop_waited + committer_.counts().point_waited != waits_before);
+    if (!ok)
+      commit_failed();
+    else
+      reset_back_off();
+    tearing_active_ = ok && async;
+    if (std::exchange(frame_done_pending_, false)) {
+      timespec done{};
+      clock_gettime(CLOCK_MONOTONIC, &done);
+      wlr_scene_output_send_frame_done(scene_output_, &done);
+    }
+    if (std::exchange(frame_wanted_, false)) wlr_output_schedule_frame(output_);
+  });
   return true;
 }
 

@@ -165,6 +165,7 @@ class Output : public Weakable<Output> {
   bool tearing_allowed_here_ = true;
   bool tearing_requested_ = false;
   bool tearing_active_ = false;
+  bool software_cursor_for_tearing_ = false;  // a software-cursor lock held while tearing
   std::vector<CaptureCallback> captures_;
   FrameCommitter committer_;
   RenderLoop render_loop_;

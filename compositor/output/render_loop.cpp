@@ -33,6 +33,8 @@ RenderLoop::RenderLoop(wlr_output* output, wl_event_loop* loop, Trace* trace, Re
     LOG_ERROR("output %s: %s; rendering at each frame event", output->name,
               timer.error().describe().c_str());
   if (output->refresh > 0) budget_.set_refresh(1'000'000'000'000LL / output->refresh);
+  auto latch_timer = DeadlineTimer::create(loop, [this] { latched.emit(); });
+  if (latch_timer) latch_timer_ = std::move(*latch_timer);  // else torn frames latch at once
 }
 
 RenderLoop::~RenderLoop() {
@@ -173,7 +175,7 @@ void RenderLoop::run(int64_t now, int64_t vblank, std::optional<int64_t> planned
   in_flight_ = InFlight{timing, std::min(now, planned_start.value_or(now))};
   frame_starting.emit(timing);
   const bool committed = render_(timing);
-  latched.emit();
+  latch_after_frame(now);
   rendering_ = false;
   if (!committed) {
     // Latched without a flip: it still used up the earliest vblank it could
@@ -185,6 +187,19 @@ void RenderLoop::run(int64_t now, int64_t vblank, std::optional<int64_t> planned
       trace_->instant(track_, "latch (nothing to show)", now);
     }
   }
+}
+
+void RenderLoop::latch_after_frame(int64_t now) {
+  // fifo-v1 clears a barrier "immediately after the following latching
+  // deadline for non-tearing presentation". A torn frame flips whenever it
+  // is ready, so while tearing the frames latch at the refresh grid of the
+  // last vsynced flip: a FIFO client still gets one update per refresh.
+  if (!immediate_ || !latch_timer_ || last_vsync_ns_ == 0 || budget_.refresh_ns() <= 0) {
+    latched.emit();
+    return;
+  }
+  if (latch_timer_->armed()) return;  // the deadline ahead latches this frame too
+  latch_timer_->arm_at(next_vblank_after(last_vsync_ns_, budget_.refresh_ns(), now));
 }
 
 void RenderLoop::committed(bool ok, bool waited_for_render) {
@@ -211,6 +226,7 @@ void RenderLoop::presented(const wlr_output_event_present& event) {
     last_present_ns_ = when;
     last_vblank_ns_ = when;
     real_vblank_ = (event.flags & WLR_OUTPUT_PRESENT_VSYNC) != 0 && event.refresh > 0;
+    if (real_vblank_) last_vsync_ns_ = when;
     if (event.refresh > 0) budget_.set_refresh(event.refresh);
     if (ours) {
       InFlight frame = *in_flight_;

@@ -14,7 +14,9 @@
 //
 // Around each frame it emits frame_starting (the frame's expected
 // presentation time: commit-timing targets up to it apply now) and latched
-// (fifo barriers clear). It also plans frames nobody damaged: a latch a fifo
+// (fifo barriers clear). While tearing, latched comes at the next deadline
+// of the refresh grid instead (fifo-v1 ties barriers to non-tearing
+// latching deadlines). It also plans frames nobody damaged: a latch a fifo
 // barrier waits for, a commit-timing target's vblank.
 //
 // The prediction's samples: CPU time from render start (from when the
@@ -115,6 +117,8 @@ class RenderLoop {
   void plan(int64_t now);
   void run(int64_t now, int64_t vblank, std::optional<int64_t> planned_start = std::nullopt);
   void timer_fired();
+  /// Emits latched now, or while tearing at the next refresh deadline.
+  void latch_after_frame(int64_t now);
   /// The next vblank a frame started now can be planned for, and the one a
   /// frame started now reaches.
   [[nodiscard]] int64_t next_vblank(int64_t now, bool content) const;
@@ -141,6 +145,8 @@ class RenderLoop {
   int64_t last_present_ns_ = 0;
   int64_t last_vblank_ns_ = 0;  // the last flip, or the vblank a frame latched for without one
   bool real_vblank_ = false;
+  int64_t last_vsync_ns_ = 0;  // the last flip presented with vsync: the refresh grid
+  std::unique_ptr<DeadlineTimer> latch_timer_;  // latches torn frames at the grid
   bool flip_pending_ = false;
   bool wanted_ = false;  // the timer fired while a flip was pending
   std::optional<int64_t> target_ns_;

@@ -31,6 +31,17 @@
 //   commits, judged as --past-target's, without wp_commit_timing_v1).
 // Without wp_commit_timing_manager_v1 the target modes print a SKIP line and
 // exit 2.
+// --fullscreen: the toplevel asks to be fullscreen and draws at the size the
+//   compositor configures (the output's), so it is the fullscreen surface.
+// --alloc vgem|udmabuf: the buffers are dma-bufs (linux-dmabuf, linear
+//   XRGB8888, written through their mapping with no fence: implicit sync)
+//   instead of wl_shm, so a fullscreen surface can be scanned out directly.
+// --fifo: each commit carries wp_fifo_v1's set_barrier and wait_barrier, as
+//   a FIFO swapchain's presents do (fails without the global); with --delay
+//   0 the client then runs as fast as the compositor's fifo latches allow.
+// --tearing: wp_tearing_control_v1's async hint on the surface (fails
+//   without the global). The summary counts the presented frames whose
+//   feedback had the vsync flag (vsync=N): a torn frame has none.
 //
 // Output, one line (fields are name=value, machine-readable):
 //   latency-client: mode=delay delay=6.0 frames=120 median_ms=11.2 p90_ms=12.0
@@ -39,6 +50,8 @@
 //     (commit->present) target_median_ms=.. (present - target) early=0 late=N
 //     on_time_pct=.. refresh_ms=.. discarded=0
 //   (mode=past-target and mode=after-present print target_offset=-1.00)
+//   every line ends with vsync=N (measured frames presented with the vsync
+//   flag) and interval_median_ms=.. (between consecutive presentations)
 // Exit 0 when the measurement worked (nothing is asserted about speed or
 // timing), 1 on protocol failures (discarded feedback, feedback that never
 // came, a missing global, a presentation clock that cannot be read),
@@ -57,11 +70,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "commit-timing-v1-client-protocol.h"
+#include "fifo-v1-client-protocol.h"
+#include "linux-dmabuf-v1-client-protocol.h"
 #include "presentation-time-client-protocol.h"
+#include "tearing-control-v1-client-protocol.h"
+#include "tests/clients/drm_node.hpp"
+#include "tests/clients/producer_buffer.hpp"
 #include "xdg-shell-client-protocol.h"
 
 namespace {
@@ -92,11 +111,13 @@ struct Frame {
   uint32_t refresh_ns = 0;
   bool done = false;
   bool discarded = false;
+  bool vsync = false;  // presented with WP_PRESENTATION_FEEDBACK_KIND_VSYNC
 };
 
 struct Buffer {
   wl_buffer* buffer = nullptr;
-  uint32_t* pixels = nullptr;
+  uint32_t* pixels = nullptr;  // wl_shm; null for a dma-buf
+  std::optional<baton::testing::ProducerBuffer> dmabuf;
   bool busy = false;
 };
 
@@ -111,6 +132,11 @@ struct Client {
   wp_presentation* presentation = nullptr;
   wp_commit_timing_manager_v1* timing_manager = nullptr;
   wp_commit_timer_v1* timer = nullptr;
+  wp_tearing_control_manager_v1* tearing_manager = nullptr;
+  zwp_linux_dmabuf_v1* linux_dmabuf = nullptr;
+  wp_fifo_manager_v1* fifo_manager = nullptr;
+  wp_fifo_v1* fifo = nullptr;
+  wp_tearing_control_v1* tearing = nullptr;
   wl_surface* surface = nullptr;
   xdg_surface* xsurface = nullptr;
   xdg_toplevel* toplevel = nullptr;
@@ -118,6 +144,7 @@ struct Client {
   void* map = nullptr;
   size_t map_size = 0;
   int width = 256, height = 256;
+  int configured_width = 0, configured_height = 0;  // the toplevel's last configure
   bool configured = false;
   bool closed = false;
   bool clock_seen = false;
@@ -133,6 +160,11 @@ struct Client {
       if (b.buffer != nullptr) wl_buffer_destroy(b.buffer);
     if (map != nullptr) munmap(map, map_size);
     if (timer != nullptr) wp_commit_timer_v1_destroy(timer);
+    if (tearing != nullptr) wp_tearing_control_v1_destroy(tearing);
+    if (tearing_manager != nullptr) wp_tearing_control_manager_v1_destroy(tearing_manager);
+    if (linux_dmabuf != nullptr) zwp_linux_dmabuf_v1_destroy(linux_dmabuf);
+    if (fifo != nullptr) wp_fifo_v1_destroy(fifo);
+    if (fifo_manager != nullptr) wp_fifo_manager_v1_destroy(fifo_manager);
     if (toplevel != nullptr) xdg_toplevel_destroy(toplevel);
     if (xsurface != nullptr) xdg_surface_destroy(xsurface);
     if (surface != nullptr) wl_surface_destroy(surface);
@@ -170,6 +202,15 @@ const wl_registry_listener kRegistryListener = {
           else if (std::strcmp(iface, wp_commit_timing_manager_v1_interface.name) == 0)
             c->timing_manager = static_cast<wp_commit_timing_manager_v1*>(
                 wl_registry_bind(r, name, &wp_commit_timing_manager_v1_interface, 1));
+          else if (std::strcmp(iface, zwp_linux_dmabuf_v1_interface.name) == 0 && version >= 3)
+            c->linux_dmabuf = static_cast<zwp_linux_dmabuf_v1*>(
+                wl_registry_bind(r, name, &zwp_linux_dmabuf_v1_interface, 3));
+          else if (std::strcmp(iface, wp_fifo_manager_v1_interface.name) == 0)
+            c->fifo_manager = static_cast<wp_fifo_manager_v1*>(
+                wl_registry_bind(r, name, &wp_fifo_manager_v1_interface, 1));
+          else if (std::strcmp(iface, wp_tearing_control_manager_v1_interface.name) == 0)
+            c->tearing_manager = static_cast<wp_tearing_control_manager_v1*>(
+                wl_registry_bind(r, name, &wp_tearing_control_manager_v1_interface, 1));
         },
     .global_remove = [](void*, wl_registry*, uint32_t) {},
 };
@@ -198,7 +239,12 @@ const xdg_surface_listener kXdgSurfaceListener = {
 // The toplevel keeps its own size whatever the compositor suggests (sway's
 // tiling suggests the whole output; the benchmark wants a small window).
 const xdg_toplevel_listener kToplevelListener = {
-    .configure = [](void*, xdg_toplevel*, int32_t, int32_t, wl_array*) {},
+    .configure =
+        [](void* data, xdg_toplevel*, int32_t width, int32_t height, wl_array*) {
+          auto* c = static_cast<Client*>(data);
+          c->configured_width = width;
+          c->configured_height = height;
+        },
     .close = [](void* data, xdg_toplevel*) { static_cast<Client*>(data)->closed = true; },
     .configure_bounds = [](void*, xdg_toplevel*, int32_t, int32_t) {},
     .wm_capabilities = [](void*, xdg_toplevel*, wl_array*) {},
@@ -229,10 +275,11 @@ const wp_presentation_feedback_listener kFeedbackListener = {
     .sync_output = [](void*, struct wp_presentation_feedback*, wl_output*) {},
     .presented =
         [](void* data, struct wp_presentation_feedback*, uint32_t sec_hi, uint32_t sec_lo,
-           uint32_t nsec, uint32_t refresh, uint32_t, uint32_t, uint32_t) {
+           uint32_t nsec, uint32_t refresh, uint32_t, uint32_t, uint32_t flags) {
           auto* ref = static_cast<FeedbackRef*>(data);
           Frame& f = ref->client->frames[ref->index];
           f.done = true;
+          f.vsync = (flags & WP_PRESENTATION_FEEDBACK_KIND_VSYNC) != 0;
           f.present_ns =
               static_cast<int64_t>((uint64_t{sec_hi} << 32) | sec_lo) * 1'000'000'000 + nsec;
           f.refresh_ns = refresh;
@@ -325,8 +372,11 @@ bool draw_and_commit(Client& c, size_t index, int64_t target_ns, int timeout_ms)
   const uint32_t k = static_cast<uint32_t>(index);
   const uint32_t colour = 0xff000000u | (((k * 37u) & 0xffu) << 16) | (((k * 91u) & 0xffu) << 8) |
                           ((255u - k * 53u) & 0xffu);
-  std::fill_n(free_buffer->pixels, static_cast<size_t>(c.width) * static_cast<size_t>(c.height),
-              colour);
+  if (free_buffer->dmabuf)
+    free_buffer->dmabuf->write(colour);
+  else
+    std::fill_n(free_buffer->pixels, static_cast<size_t>(c.width) * static_cast<size_t>(c.height),
+                colour);
   wl_surface_attach(c.surface, free_buffer->buffer, 0, 0);
   free_buffer->busy = true;
   wl_surface_damage_buffer(c.surface, 0, 0, c.width, c.height);
@@ -342,11 +392,37 @@ bool draw_and_commit(Client& c, size_t index, int64_t target_ns, int timeout_ms)
                                      static_cast<uint32_t>(sec & 0xffffffffu),
                                      static_cast<uint32_t>(target_ns % 1'000'000'000));
   }
+  if (c.fifo != nullptr) {
+    wp_fifo_v1_set_barrier(c.fifo);
+    wp_fifo_v1_wait_barrier(c.fifo);
+  }
   Frame& f = c.frames[index];
   f.target_ns = target_ns;
   f.commit_ns = now_ns();
   wl_surface_commit(c.surface);
   wl_display_flush(c.display);
+  return true;
+}
+
+// The buffers as dma-bufs of `allocator` (vgem dumb buffers: on the card
+// `card_fd`), handed over with create_immed. False with `why`.
+bool make_dmabuf_buffers(Client& c, baton::testing::Allocator allocator, int card_fd,
+                         std::string& why) {
+  for (Buffer& b : c.buffers) {
+    auto made = baton::testing::ProducerBuffer::create(
+        allocator, card_fd, static_cast<uint32_t>(c.width), static_cast<uint32_t>(c.height));
+    if (!made) {
+      why = made.error().describe();
+      return false;
+    }
+    b.dmabuf.emplace(std::move(*made));
+    zwp_linux_buffer_params_v1* params = zwp_linux_dmabuf_v1_create_params(c.linux_dmabuf);
+    zwp_linux_buffer_params_v1_add(params, b.dmabuf->dmabuf(), 0, 0, b.dmabuf->stride(), 0, 0);
+    b.buffer = zwp_linux_buffer_params_v1_create_immed(
+        params, c.width, c.height, baton::testing::ProducerBuffer::kXrgb8888, 0);
+    zwp_linux_buffer_params_v1_destroy(params);
+    wl_buffer_add_listener(b.buffer, &kBufferListener, &b);
+  }
   return true;
 }
 
@@ -363,7 +439,8 @@ void usage() {
   std::fprintf(stderr,
                "usage: baton-latency-client [--delay MS | --target-offset F | --past-target | "
                "--after-present] "
-               "[--frames N] [--warmup W] [--size WxH] [--timeout-ms T] [--tolerance-us U]\n");
+               "[--frames N] [--warmup W] [--size WxH] [--timeout-ms T] [--tolerance-us U] "
+               "[--fullscreen] [--tearing] [--fifo] [--alloc vgem|udmabuf]\n");
 }
 
 }  // namespace
@@ -377,6 +454,8 @@ int main(int argc, char** argv) {
   int width = 256, height = 256;
   int timeout_ms = 10000;  // for any one feedback, frame callback or release
   double tolerance_us = 50;
+  bool fullscreen = false, tearing = false, fifo = false;
+  std::optional<baton::testing::Allocator> alloc;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     const bool has_next = i + 1 < argc;
@@ -396,7 +475,21 @@ int main(int argc, char** argv) {
       mode = Mode::kPastTarget;
     else if (arg == "--after-present")
       mode = Mode::kAfterPresent;
-    else if (arg == "--frames")
+    else if (arg == "--fullscreen")
+      fullscreen = true;
+    else if (arg == "--tearing")
+      tearing = true;
+    else if (arg == "--fifo")
+      fifo = true;
+    else if (arg == "--alloc") {
+      need();
+      alloc = baton::testing::parse_allocator(next);
+      if (!alloc || *alloc == baton::testing::Allocator::shm ||
+          *alloc == baton::testing::Allocator::virtio_gpu) {
+        usage();
+        return 2;
+      }
+    } else if (arg == "--frames")
       need(), frames = std::atoi(next);
     else if (arg == "--warmup")
       need(), warmup = std::atoi(next);
@@ -446,6 +539,14 @@ int main(int argc, char** argv) {
     std::printf("latency-client: SKIP: the compositor has no wp_commit_timing_manager_v1\n");
     return 2;
   }
+  if (fifo && c.fifo_manager == nullptr) {
+    std::printf("latency-client: FAIL: --fifo without wp_fifo_manager_v1\n");
+    return 1;
+  }
+  if (tearing && c.tearing_manager == nullptr) {
+    std::printf("latency-client: FAIL: --tearing without wp_tearing_control_manager_v1\n");
+    return 1;
+  }
   wp_presentation_add_listener(c.presentation, &kPresentationListener, &c);
   xdg_wm_base_add_listener(c.wm_base, &kWmBaseListener, &c);
   wl_display_roundtrip(c.display);
@@ -467,8 +568,18 @@ int main(int argc, char** argv) {
   xdg_toplevel_add_listener(c.toplevel, &kToplevelListener, &c);
   xdg_toplevel_set_title(c.toplevel, "baton-latency-client");
   xdg_toplevel_set_app_id(c.toplevel, "baton-latency-client");
-  xdg_toplevel_set_min_size(c.toplevel, width, height);
-  xdg_toplevel_set_max_size(c.toplevel, width, height);
+  if (fullscreen) {
+    xdg_toplevel_set_fullscreen(c.toplevel, nullptr);
+  } else {
+    xdg_toplevel_set_min_size(c.toplevel, width, height);
+    xdg_toplevel_set_max_size(c.toplevel, width, height);
+  }
+  if (fifo) c.fifo = wp_fifo_manager_v1_get_fifo(c.fifo_manager, c.surface);
+  if (tearing) {
+    c.tearing = wp_tearing_control_manager_v1_get_tearing_control(c.tearing_manager, c.surface);
+    wp_tearing_control_v1_set_presentation_hint(c.tearing,
+                                                WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC);
+  }
   if (c.timing_manager != nullptr && targets)
     c.timer = wp_commit_timing_manager_v1_get_timer(c.timing_manager, c.surface);
   wl_surface_commit(c.surface);
@@ -477,7 +588,30 @@ int main(int argc, char** argv) {
       std::printf("latency-client: FAIL: the connection died before the first configure\n");
       return 1;
     }
-  if (!make_buffers(c)) {
+  if (fullscreen && c.configured_width > 0 && c.configured_height > 0) {
+    c.width = c.configured_width;
+    c.height = c.configured_height;
+  }
+  if (alloc) {
+    if (c.linux_dmabuf == nullptr) {
+      std::printf("latency-client: FAIL: --alloc without zwp_linux_dmabuf_v1 version 3\n");
+      return 1;
+    }
+    baton::UniqueFd card;
+    if (*alloc == baton::testing::Allocator::vgem) {
+      auto vgem = baton::testing::open_drm_node("vgem", baton::testing::NodeKind::primary);
+      if (!vgem) {
+        std::printf("latency-client: FAIL: no vgem card: %s\n", vgem.error().describe().c_str());
+        return 1;
+      }
+      card = std::move(*vgem);
+    }
+    std::string why;
+    if (!make_dmabuf_buffers(c, *alloc, card.get(), why)) {
+      std::printf("latency-client: FAIL: dma-buf buffers: %s\n", why.c_str());
+      return 1;
+    }
+  } else if (!make_buffers(c)) {
     std::printf("latency-client: FAIL: shm buffers: %s\n", std::strerror(errno));
     return 1;
   }
@@ -582,8 +716,9 @@ int main(int argc, char** argv) {
 
   // Measured frames: past the warm-up.
   std::vector<double> latency, past_target;
-  int discarded = 0, missed = 0, k1 = 0, k2 = 0, k3plus = 0, early = 0, late = 0;
-  std::vector<double> refreshes;
+  int discarded = 0, missed = 0, k1 = 0, k2 = 0, k3plus = 0, early = 0, late = 0, vsync = 0;
+  std::vector<double> refreshes, intervals;
+  int64_t last_present = 0;
   const double tol_ns = tolerance_us * 1e3;
   for (size_t i = static_cast<size_t>(warmup); i < total; ++i) {
     const Frame& f = c.frames[i];
@@ -593,6 +728,10 @@ int main(int argc, char** argv) {
     }
     const double lat = static_cast<double>(f.present_ns - f.commit_ns);
     latency.push_back(lat / 1e6);
+    if (f.vsync) ++vsync;
+    if (last_present != 0)
+      intervals.push_back(static_cast<double>(f.present_ns - last_present) / 1e6);
+    last_present = f.present_ns;
     const double refresh = f.refresh_ns != 0 ? f.refresh_ns : static_cast<double>(last_refresh);
     if (f.refresh_ns != 0) refreshes.push_back(f.refresh_ns / 1e6);
     int k = 0;
@@ -639,23 +778,24 @@ int main(int argc, char** argv) {
   if (mode == Mode::kDelay) {
     std::printf(
         "latency-client: mode=delay delay=%.1f frames=%d median_ms=%.2f p90_ms=%.2f max_ms=%.2f "
-        "missed=%d missed_pct=%.1f k1=%d k2=%d k3plus=%d refresh_ms=%.3f discarded=%d clock=%s\n",
+        "missed=%d missed_pct=%.1f k1=%d k2=%d k3plus=%d refresh_ms=%.3f discarded=%d clock=%s "
+        "vsync=%d interval_median_ms=%.2f\n",
         delay_ms, measured, percentile(latency, 0.5), percentile(latency, 0.9), max_ms, missed,
         measured > 0 ? 100.0 * missed / measured : 0.0, k1, k2, k3plus, refresh_ms, discarded,
-        clock_name);
+        clock_name, vsync, percentile(intervals, 0.5));
   } else {
     const int on_time = measured - early - late;
     std::printf(
         "latency-client: mode=%s target_offset=%.2f frames=%d median_ms=%.2f p90_ms=%.2f "
         "max_ms=%.2f target_median_ms=%.2f early=%d late=%d on_time_pct=%.1f refresh_ms=%.3f "
-        "discarded=%d clock=%s\n",
+        "discarded=%d clock=%s vsync=%d interval_median_ms=%.2f\n",
         mode == Mode::kTarget       ? "target"
         : mode == Mode::kPastTarget ? "past-target"
                                     : "after-present",
         mode == Mode::kTarget ? target_offset : -1.0, measured, percentile(latency, 0.5),
         percentile(latency, 0.9), max_ms, past_target.empty() ? 0.0 : percentile(past_target, 0.5),
         early, late, measured > 0 ? 100.0 * on_time / measured : 0.0, refresh_ms, discarded,
-        clock_name);
+        clock_name, vsync, percentile(intervals, 0.5));
   }
   if (discarded > 0 || measured == 0) {
     std::printf("latency-client: FAIL: %d of %d measured frames discarded\n", discarded, frames);

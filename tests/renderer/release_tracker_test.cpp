@@ -90,7 +90,8 @@ struct ClientOnVulkan {
 
   void start(std::unique_ptr<Harness> harness) {
     h = std::move(harness);
-    tracker = std::make_unique<ReleaseTracker>(nullptr, make_gpu_reads_watch(h->server().event_loop()));
+    tracker =
+        std::make_unique<ReleaseTracker>(nullptr, make_gpu_reads_watch(h->server().event_loop()));
     client = std::make_unique<Client>(*h);
     window = std::make_unique<Window>(*client);
     window->initial_commit();

@@ -15,6 +15,9 @@
 #                    fences): the in-fence is all that holds a flip; a flip
 #                    that misses its vblank is latched at the next one, as
 #                    on real hardware (vkms/vkms_timeline-latch-late-flips.patch)
+#   vkms_async.ko    vkms_timeline that takes atomic async (tearing) page
+#                    flips, with IN_FENCE_FD, and completes them at once
+#                    (vkms/vkms_async-async-flips.patch)
 # Sources: linux-source-X.Y, linux-headers-KVER(+ -common) and linux-kbuild of
 # the very version fetch-kernel.sh unpacked, all by apt-get download + dpkg -x.
 # The modules are kept in CACHE/vkms/KVER; the downloads are not kept.
@@ -30,7 +33,7 @@ kver=$(ls "$kpkg/lib/modules")
 # another recipe (a new variant, a changed patch) is never taken from a kept
 # cache.
 built="$cache/vkms/$kver-$(cat "$0" "$here"/vkms/*.patch | sha256sum | cut -c1-12)"
-modules=(vkms vkms_nofence vkms_timeline)
+modules=(vkms vkms_nofence vkms_timeline vkms_async)
 die() { echo "fetch-vkms: $*" >&2; exit 1; }
 
 exec 9>"$cache/.vkms.lock"
@@ -80,6 +83,7 @@ build() {
   mv "$top/drivers/gpu/drm/vkms" vkms
   cp -r vkms vkms_nofence
   cp -r vkms vkms_timeline
+  cp -r vkms vkms_async
 
   # A variant: its own module, driver and platform-device name NAME, and
   # syncobj timelines (the DRM core implements them for any driver that sets
@@ -96,12 +100,20 @@ build() {
     grep -q "^#define DRIVER_NAME\s*\"$name\"\$" vkms_drv.c ||
       die "the driver rename did not apply to $name's vkms_drv.c"
   }
+  # Applies tests/vm/vkms/PATCH to the copy DIR (each patch's header says
+  # what it adds and what real hardware does that it mimics).
+  apply() {
+    patch -d "$1" -p1 --forward --batch --fuzz=0 --no-backup-if-mismatch \
+      <"$here/vkms/$2" >patch.log 2>&1 || { cat patch.log >&2; die "vkms/$2 did not apply to $1"; }
+  }
   (cd vkms_timeline && variant vkms_timeline)
   # ...plus flips latched at the vblank after when they miss theirs, so no
-  # flip is stamped before its commit (the patch's header says why).
-  patch -d vkms_timeline -p1 --forward --batch --fuzz=0 --no-backup-if-mismatch \
-    <"$here/vkms/vkms_timeline-latch-late-flips.patch" >patch.log 2>&1 ||
-    { cat patch.log >&2; die "vkms/vkms_timeline-latch-late-flips.patch did not apply"; }
+  # flip is stamped before its commit.
+  apply vkms_timeline vkms_timeline-latch-late-flips.patch
+  # vkms_async: vkms_timeline that also takes atomic async flips.
+  (cd vkms_async && variant vkms_async)
+  apply vkms_async vkms_timeline-latch-late-flips.patch
+  apply vkms_async vkms_async-async-flips.patch
 
   cd vkms_nofence
   variant vkms_nofence
