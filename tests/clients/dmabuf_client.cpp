@@ -15,6 +15,7 @@
 //            [--misbehave conflicting-points|bad-timeline|many-timelines|many-held|
 //                         unordered-planes]
 //            [--unshown fenced|unsubmitted] [--on-release poison] [--fullscreen yes]
+//            [--tearing yes]
 //            [--early-by frame|flip] [--close-fds yes] [--implicit yes|refused]
 //            [--format XRGB8888|NV12|P010]
 // --hold-ms: how long the last frame stays up (or until SIGTERM, which ends
@@ -38,6 +39,8 @@
 // it is painted kPoison (release_poisoner.hpp): the screen must never show it.
 // --fullscreen yes: buffers of the fullscreen size, so the compositor may
 // scan them out directly.
+// --tearing yes: tearing-control's async hint on the surface (with
+// --fullscreen yes, the compositor may then flip its buffers asynchronously).
 // --close-fds yes: the client closes its dma-buf fds once the compositor has
 // the buffers, and draws on through its mappings (explicit sync: no fd is
 // needed after that); passes as the frames do.
@@ -119,6 +122,7 @@ struct Options {
   Unshown unshown = Unshown::no;
   bool poison = false;
   bool fullscreen = false;
+  bool tearing = false;  // tearing-control's async hint on the surface
   bool early_by_flip = false;
   bool close_fds = false;
   Implicit implicit = Implicit::no;
@@ -178,6 +182,9 @@ std::optional<Options> parse(int argc, char** argv) {
     } else if (arg == "--fullscreen") {
       if (std::string_view(value) != "yes") return std::nullopt;
       o.fullscreen = true;
+    } else if (arg == "--tearing") {
+      if (std::string_view(value) != "yes") return std::nullopt;
+      o.tearing = true;
     } else if (arg == "--close-fds") {
       if (std::string_view(value) != "yes") return std::nullopt;
       o.close_fds = true;
@@ -270,6 +277,8 @@ class Producer {
       height_ = window_.height();
       std::printf("dmabuf-client: fullscreen at %dx%d\n", width_, height_);
     }
+    if (o_.tearing && !window_.request_tearing())
+      return fail("--tearing yes: the compositor has no wp_tearing_control_manager_v1");
     if (int r = make_slots(); r != 0) return r;
     if (o_.misbehave == Misbehave::bad_timeline) return send_bad_timeline();
     if (o_.misbehave == Misbehave::unordered_planes) return send_unordered_planes();
@@ -824,7 +833,7 @@ int run(int argc, char** argv) {
         "usage: %s [--alloc udmabuf|vgem|virtio-gpu|shm] [--sync implicit|explicit|none] "
         "[--frames N] [--delay-ms MS] [--hold-ms MS] [--done-file PATH] [--stall-at N] "
         "[--misbehave conflicting-points|bad-timeline|many-timelines|many-held|unordered-planes] "
-        "[--unshown fenced|unsubmitted] [--on-release poison] [--fullscreen yes] "
+        "[--unshown fenced|unsubmitted] [--on-release poison] [--fullscreen yes] [--tearing yes] "
         "[--early-by frame|flip] [--close-fds yes] [--implicit yes|refused]\n",
         argv[0]);
     return 2;

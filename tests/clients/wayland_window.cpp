@@ -87,6 +87,8 @@ WaylandWindow::WaylandWindow(const char* title, bool fullscreen) {
 WaylandWindow::~WaylandWindow() {
   // Proxies go before the display they live on.
   pending_feedback_.clear();
+  tearing_.reset();
+  tearing_manager_.reset();
   toplevel_.reset();
   xdg_surface_.reset();
   surface_.reset();
@@ -99,6 +101,7 @@ WaylandWindow::~WaylandWindow() {
 }
 
 void WaylandWindow::destroy_surface() {
+  tearing_.reset();
   toplevel_.reset();
   xdg_surface_.reset();
   surface_.reset();
@@ -121,6 +124,9 @@ void WaylandWindow::on_global(wl_registry* registry, uint32_t name, const char* 
         registry, name, &wp_linux_drm_syncobj_manager_v1_interface, 1));
   else if (iface == wp_presentation_interface.name)
     presentation_.reset(bind<wp_presentation>(registry, name, &wp_presentation_interface, 1));
+  else if (iface == wp_tearing_control_manager_v1_interface.name)
+    tearing_manager_.reset(bind<wp_tearing_control_manager_v1>(
+        registry, name, &wp_tearing_control_manager_v1_interface, 1));
 }
 
 void WaylandWindow::on_configure(uint32_t serial) {
@@ -214,6 +220,16 @@ bool WaylandWindow::wait_frame(uint32_t serial, std::chrono::milliseconds timeou
                             if (r < 0 && errno != EINTR) return false;
                             return r <= 0 || wl_display_dispatch(display_.get()) >= 0;
                           });
+}
+
+bool WaylandWindow::request_tearing() {
+  if (!tearing_manager_ || !surface_) return false;
+  if (!tearing_)
+    tearing_.reset(
+        wp_tearing_control_manager_v1_get_tearing_control(tearing_manager_.get(), surface_.get()));
+  wp_tearing_control_v1_set_presentation_hint(tearing_.get(),
+                                              WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC);
+  return true;
 }
 
 }  // namespace baton::testing

@@ -15,6 +15,7 @@
 #include "linux-dmabuf-v1-client-protocol.h"
 #include "linux-drm-syncobj-v1-client-protocol.h"
 #include "presentation-time-client-protocol.h"
+#include "tearing-control-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
 namespace baton::testing {
@@ -32,6 +33,10 @@ struct WlDestroy {
   void operator()(zwp_linux_dmabuf_v1* p) const { zwp_linux_dmabuf_v1_destroy(p); }
   void operator()(wl_shm* p) const { wl_shm_destroy(p); }
   void operator()(wp_presentation* p) const { wp_presentation_destroy(p); }
+  void operator()(wp_tearing_control_manager_v1* p) const {
+    wp_tearing_control_manager_v1_destroy(p);
+  }
+  void operator()(wp_tearing_control_v1* p) const { wp_tearing_control_v1_destroy(p); }
   void operator()(wp_linux_drm_syncobj_manager_v1* p) const {
     wp_linux_drm_syncobj_manager_v1_destroy(p);
   }
@@ -65,6 +70,9 @@ class WaylandWindow {
   [[nodiscard]] zwp_linux_dmabuf_v1* dmabuf() const { return dmabuf_.get(); }
   [[nodiscard]] wl_shm* shm() const { return shm_.get(); }
   [[nodiscard]] wp_linux_drm_syncobj_manager_v1* syncobj() const { return syncobj_.get(); }
+  /// tearing-control's async hint on the surface, from its next commit;
+  /// false when the compositor has no wp_tearing_control_manager_v1.
+  bool request_tearing();
 
   /// Commits with a frame callback (and presentation feedback, where the
   /// compositor offers wp_presentation); returns its serial for wait_frame().
@@ -124,7 +132,9 @@ class WaylandWindow {
   WlPtr<wl_shm> shm_;
   WlPtr<wp_linux_drm_syncobj_manager_v1> syncobj_;
   WlPtr<wp_presentation> presentation_;
+  WlPtr<wp_tearing_control_manager_v1> tearing_manager_;
   WlPtr<wl_surface> surface_;
+  WlPtr<wp_tearing_control_v1> tearing_;
   WlPtr<xdg_surface> xdg_surface_;
   WlPtr<xdg_toplevel> toplevel_;
   bool configured_ = false;

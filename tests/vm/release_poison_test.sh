@@ -28,10 +28,15 @@
 # their READ fence; the implicit-sync poisoner waits on its dma-buf before
 # writing, as such clients must. Its files go to OUT_DIR/late-gpu.
 #
-# usage: release_poison_test.sh BUILD DRIVER OUT_DIR [yuv|late-gpu]
+# With `tearing` (DRIVER vkms_async), the fullscreen cells with the client
+# asking for async presentation (tearing-control), gate on and off: every
+# flip of its buffers is an async one, and the rules hold the same.
+#
+# usage: release_poison_test.sh BUILD DRIVER OUT_DIR [yuv|late-gpu|tearing]
 #   DRIVER: virtio_gpu (honours IN_FENCE_FD, cannot scan out client
 #   buffers), vkms (no timelines: the event loop waits for render-done),
-#   vkms_nofence (refuses IN_FENCE_FD), vkms_timeline (honours it)
+#   vkms_nofence (refuses IN_FENCE_FD), vkms_timeline (honours it),
+#   vkms_async (vkms_timeline with async flips)
 set -uo pipefail
 build=$(realpath "$1") driver=$2 out=$3 mode=${4:-all}
 if [ "$mode" = late-gpu ]; then
@@ -105,7 +110,7 @@ run_cell() {
   # The client keeps its last frame up for a second before it goes, so the
   # watch sees it however fast the frames before it passed.
   "$client" --alloc "$alloc" --sync "$sync" --frames "$frames" --delay-ms "$delay" --hold-ms 1000 --on-release poison \
-    "${fullscreen[@]}" --early-by "${cell_early_by:-frame}" --format "${cell_format:-XRGB8888}" \
+    "${fullscreen[@]}" --early-by "${cell_early_by:-frame}" --format "${cell_format:-XRGB8888}" ${cell_extra:-} \
     >"$out/release-poison-$tag.out" 2>&1 &
   client_pid=$!
   wait $client_pid
@@ -150,6 +155,32 @@ run_cell() {
 }
 
 failed=0
+if [ "$mode" = tearing ]; then
+  # The poisoning client fullscreen with tearing-control's async hint, on a
+  # driver that takes async flips (vkms_async): its buffers are scanned out
+  # by async flips, still each only once its acquire fence signalled, and
+  # given back only after the flip that replaced it.
+  for sync in explicit implicit; do
+    cell_extra="--tearing yes" cell_suffix=-tearing run_cell "$sync" vgem fullscreen
+  done
+  stop_baton
+  async=$(sed -n 's/.*: \([0-9]*\) async (tearing) page flips.*/\1/p' "$log")
+  echo "release-poison: ${async:-0} async flips on $driver"
+  [ "${async:-0}" -ge 40 ] || { failed=$((failed + 1)); echo "release-poison: FAILED: only ${async:-0} async flips"; }
+  # The gate off, each fence held 300 ms: the client's acquire fence rides
+  # the async flip as its IN_FENCE_FD, and no flip may precede it.
+  start_baton "$out/release-poison-$driver-tearing-gate-off.log" --readiness-gate off
+  cell_frames=8 cell_delay_ms=300 cell_suffix=-tearing-gate-off cell_early_by=flip \
+    cell_forbidden=f0f000 cell_extra="--tearing yes" run_cell explicit vgem fullscreen
+  stop_baton
+  read -r async fenced <<<"$(sed -E -n 's/.*: ([0-9]+) async \(tearing\) page flips, ([0-9]+) with IN_FENCE_FD.*/\1 \2/p' "$log")"
+  echo "release-poison: gate off: ${async:-0} async flips on $driver, ${fenced:-0} with the client's acquire fence as IN_FENCE_FD"
+  [ "${fenced:-0}" -ge 5 ] || { failed=$((failed + 1)); echo "release-poison: FAILED: only ${fenced:-0} async flips carried the acquire fence"; }
+  stop_seat
+  [ $failed = 0 ] || fail "$failed tearing checks on $driver"
+  echo "release-poison: PASS ($driver, tearing)"
+  exit 0
+fi
 if [ "$mode" = yuv ]; then
   for format in NV12 P010; do
     cell_format=$format cell_suffix=-$format run_cell explicit udmabuf window
