@@ -175,7 +175,8 @@ void RenderLoop::run(int64_t now, int64_t vblank, std::optional<int64_t> planned
   in_flight_ = InFlight{timing, std::min(now, planned_start.value_or(now))};
   frame_starting.emit(timing);
   const bool committed = render_(timing);
-  latch_after_frame(now);
+  // A torn frame latches at the deadline after its flip (presented()).
+  if (!committed || !tearing_latch()) latch_after(now);
   rendering_ = false;
   if (!committed) {
     // Latched without a flip: it still used up the earliest vblank it could
@@ -189,27 +190,36 @@ void RenderLoop::run(int64_t now, int64_t vblank, std::optional<int64_t> planned
   }
 }
 
-void RenderLoop::latch_after_frame(int64_t now) {
+bool RenderLoop::tearing_latch() const {
+  return immediate_ && latch_timer_ && last_vsync_ns_ != 0 && budget_.refresh_ns() > 0;
+}
+
+void RenderLoop::latch_after(int64_t when) {
   // fifo-v1 clears a barrier "immediately after the following latching
   // deadline for non-tearing presentation". A torn frame flips whenever it
-  // is ready, so while tearing the frames latch at the refresh grid of the
-  // last vsynced flip: a FIFO client still gets one update per refresh.
-  if (!immediate_ || !latch_timer_ || last_vsync_ns_ == 0 || budget_.refresh_ns() <= 0) {
+  // is ready, so while tearing a frame latches at the first deadline of the
+  // refresh grid of the last vsynced flip after it went on screen: a FIFO
+  // client never has two updates shown in one refresh cycle.
+  if (!tearing_latch()) {
     latched.emit();
     return;
   }
-  if (latch_timer_->armed()) return;  // the deadline ahead latches this frame too
-  latch_timer_->arm_at(next_vblank_after(last_vsync_ns_, budget_.refresh_ns(), now));
+  const int64_t deadline = next_vblank_after(last_vsync_ns_, budget_.refresh_ns(), when);
+  // A deadline armed already and not before this one latches this frame too.
+  if (latch_timer_->armed() && latch_timer_->when() >= deadline) return;
+  latch_timer_->arm_at(deadline);
 }
 
 void RenderLoop::committed(bool ok, bool waited_for_render) {
   if (!in_flight_ || in_flight_->committed) return;
   if (!ok) {
     in_flight_.reset();
+    if (tearing_latch()) latch_after(monotonic_ns());  // nothing will flip
     return;
   }
   in_flight_->committed = true;
   in_flight_->committed_ns = monotonic_ns();
+  in_flight_->latch_at_flip = tearing_latch();
   in_flight_->waited_for_render = waited_for_render;
   in_flight_->commit_seq = output_->commit_seq;
   flip_pending_ = true;
@@ -231,6 +241,7 @@ void RenderLoop::presented(const wlr_output_event_present& event) {
     if (ours) {
       InFlight frame = *in_flight_;
       in_flight_.reset();
+      if (frame.latch_at_flip) latch_after(when);
       int64_t cost = frame.committed_ns - frame.planned_start_ns;
       if (!frame.waited_for_render && scene_timer_.render_timer != nullptr) {
         const int64_t gpu = vulkan::render_timer_duration_if_done(scene_timer_.render_timer);
@@ -251,7 +262,9 @@ void RenderLoop::presented(const wlr_output_event_present& event) {
       trace_frame(frame, when, missed);
     }
   } else if (ours) {
+    const bool latch = in_flight_->latch_at_flip;
     in_flight_.reset();
+    if (latch) latch_after(monotonic_ns());
   }
   if (std::exchange(wanted_, false)) wlr_output_schedule_frame(output_);
 }

@@ -14,9 +14,9 @@
 //
 // Around each frame it emits frame_starting (the frame's expected
 // presentation time: commit-timing targets up to it apply now) and latched
-// (fifo barriers clear). While tearing, latched comes at the next deadline
-// of the refresh grid instead (fifo-v1 ties barriers to non-tearing
-// latching deadlines). It also plans frames nobody damaged: a latch a fifo
+// (fifo barriers clear). While tearing, latched comes at the first deadline
+// of the refresh grid after the frame's flip instead (fifo-v1 ties barriers
+// to non-tearing latching deadlines). It also plans frames nobody damaged: a latch a fifo
 // barrier waits for, a commit-timing target's vblank.
 //
 // The prediction's samples: CPU time from render start (from when the
@@ -111,14 +111,17 @@ class RenderLoop {
     int64_t committed_ns = 0;
     bool waited_for_render = false;
     bool committed = false;
-    uint32_t commit_seq = 0;  // wlr_output's, to match its present event
+    bool latch_at_flip = false;  // a torn frame: latched after its flip
+    uint32_t commit_seq = 0;     // wlr_output's, to match its present event
   };
   /// Renders now, or arms the timer for the render start of the next vblank.
   void plan(int64_t now);
   void run(int64_t now, int64_t vblank, std::optional<int64_t> planned_start = std::nullopt);
   void timer_fired();
-  /// Emits latched now, or while tearing at the next refresh deadline.
-  void latch_after_frame(int64_t now);
+  /// While tearing, frames latch at the refresh grid (fifo-v1).
+  [[nodiscard]] bool tearing_latch() const;
+  /// Emits latched now, or while tearing at the first deadline after `when`.
+  void latch_after(int64_t when);
   /// The next vblank a frame started now can be planned for, and the one a
   /// frame started now reaches.
   [[nodiscard]] int64_t next_vblank(int64_t now, bool content) const;

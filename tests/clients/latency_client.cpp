@@ -51,7 +51,10 @@
 //     on_time_pct=.. refresh_ms=.. discarded=0
 //   (mode=past-target and mode=after-present print target_offset=-1.00)
 //   every line ends with vsync=N (measured frames presented with the vsync
-//   flag) and interval_median_ms=.. (between consecutive presentations)
+//   flag), interval_median_ms=.. and interval_p10_ms=.. (between consecutive
+//   presentations) and cycle_max=.. (the most measured frames presented in
+//   one refresh cycle of the grid of the first frame presented with vsync,
+//   warm-up included; 0 when none was)
 // Exit 0 when the measurement worked (nothing is asserted about speed or
 // timing), 1 on protocol failures (discarded feedback, feedback that never
 // came, a missing global, a presentation clock that cannot be read),
@@ -70,6 +73,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -769,6 +773,26 @@ int main(int argc, char** argv) {
       if (k >= 2) ++late;
     }
   }
+  // Frames per refresh cycle, on the grid of the first vsynced presentation
+  // (a compositor that tears keeps fifo barriers to that grid).
+  int cycle_max = 0;
+  const Frame* anchor = nullptr;
+  for (const Frame& f : c.frames)
+    if (f.done && !f.discarded && f.vsync) {
+      anchor = &f;
+      break;
+    }
+  const double grid_ns = anchor != nullptr ? static_cast<double>(anchor->refresh_ns) : 0.0;
+  if (anchor != nullptr && grid_ns > 0) {
+    std::map<int64_t, int> per_cycle;
+    for (size_t i = static_cast<size_t>(warmup); i < total; ++i) {
+      const Frame& f = c.frames[i];
+      if (!f.done || f.discarded || f.present_ns < anchor->present_ns) continue;
+      // 0.2 ms: the timestamps' rounding at a cycle's start.
+      const double since = static_cast<double>(f.present_ns - anchor->present_ns) + 0.2e6;
+      cycle_max = std::max(cycle_max, ++per_cycle[static_cast<int64_t>(since / grid_ns)]);
+    }
+  }
   const int measured = static_cast<int>(latency.size());
   const double refresh_ms = refreshes.empty() ? 0 : percentile(refreshes, 0.5);
   const char* clock_name = c.clock_id == CLOCK_MONOTONIC       ? "monotonic"
@@ -779,23 +803,24 @@ int main(int argc, char** argv) {
     std::printf(
         "latency-client: mode=delay delay=%.1f frames=%d median_ms=%.2f p90_ms=%.2f max_ms=%.2f "
         "missed=%d missed_pct=%.1f k1=%d k2=%d k3plus=%d refresh_ms=%.3f discarded=%d clock=%s "
-        "vsync=%d interval_median_ms=%.2f\n",
+        "vsync=%d interval_median_ms=%.2f interval_p10_ms=%.2f cycle_max=%d\n",
         delay_ms, measured, percentile(latency, 0.5), percentile(latency, 0.9), max_ms, missed,
         measured > 0 ? 100.0 * missed / measured : 0.0, k1, k2, k3plus, refresh_ms, discarded,
-        clock_name, vsync, percentile(intervals, 0.5));
+        clock_name, vsync, percentile(intervals, 0.5), percentile(intervals, 0.1), cycle_max);
   } else {
     const int on_time = measured - early - late;
     std::printf(
         "latency-client: mode=%s target_offset=%.2f frames=%d median_ms=%.2f p90_ms=%.2f "
         "max_ms=%.2f target_median_ms=%.2f early=%d late=%d on_time_pct=%.1f refresh_ms=%.3f "
-        "discarded=%d clock=%s vsync=%d interval_median_ms=%.2f\n",
+        "discarded=%d clock=%s vsync=%d interval_median_ms=%.2f interval_p10_ms=%.2f "
+        "cycle_max=%d\n",
         mode == Mode::kTarget       ? "target"
         : mode == Mode::kPastTarget ? "past-target"
                                     : "after-present",
         mode == Mode::kTarget ? target_offset : -1.0, measured, percentile(latency, 0.5),
         percentile(latency, 0.9), max_ms, past_target.empty() ? 0.0 : percentile(past_target, 0.5),
         early, late, measured > 0 ? 100.0 * on_time / measured : 0.0, refresh_ms, discarded,
-        clock_name, vsync, percentile(intervals, 0.5));
+        clock_name, vsync, percentile(intervals, 0.5), percentile(intervals, 0.1), cycle_max);
   }
   if (discarded > 0 || measured == 0) {
     std::printf("latency-client: FAIL: %d of %d measured frames discarded\n", discarded, frames);

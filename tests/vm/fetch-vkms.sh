@@ -18,6 +18,10 @@
 #   vkms_async.ko    vkms_timeline that takes atomic async (tearing) page
 #                    flips, with IN_FENCE_FD, and completes them at once
 #                    (vkms/vkms_async-async-flips.patch)
+#   vkms_vrr.ko      vkms_timeline as a VRR panel: vrr_capable, an EDID range
+#                    of 48-144 Hz, flips under VRR_ENABLED as soon as the
+#                    minimum frame time allows, gaps counted in debugfs
+#                    (vkms/vkms_vrr-variable-refresh.patch)
 # Sources: linux-source-X.Y, linux-headers-KVER(+ -common) and linux-kbuild of
 # the very version fetch-kernel.sh unpacked, all by apt-get download + dpkg -x.
 # The modules are kept in CACHE/vkms/KVER; the downloads are not kept.
@@ -33,7 +37,7 @@ kver=$(ls "$kpkg/lib/modules")
 # another recipe (a new variant, a changed patch) is never taken from a kept
 # cache.
 built="$cache/vkms/$kver-$(cat "$0" "$here"/vkms/*.patch | sha256sum | cut -c1-12)"
-modules=(vkms vkms_nofence vkms_timeline vkms_async)
+modules=(vkms vkms_nofence vkms_timeline vkms_async vkms_vrr)
 die() { echo "fetch-vkms: $*" >&2; exit 1; }
 
 exec 9>"$cache/.vkms.lock"
@@ -84,6 +88,7 @@ build() {
   cp -r vkms vkms_nofence
   cp -r vkms vkms_timeline
   cp -r vkms vkms_async
+  cp -r vkms vkms_vrr
 
   # A variant: its own module, driver and platform-device name NAME, and
   # syncobj timelines (the DRM core implements them for any driver that sets
@@ -114,6 +119,10 @@ build() {
   (cd vkms_async && variant vkms_async)
   apply vkms_async vkms_timeline-latch-late-flips.patch
   apply vkms_async vkms_async-async-flips.patch
+  # vkms_vrr: vkms_timeline as a VRR panel.
+  (cd vkms_vrr && variant vkms_vrr)
+  apply vkms_vrr vkms_timeline-latch-late-flips.patch
+  apply vkms_vrr vkms_vrr-variable-refresh.patch
 
   cd vkms_nofence
   variant vkms_nofence

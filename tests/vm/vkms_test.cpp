@@ -4,16 +4,21 @@
 // writeback framebuffer and signals WRITEBACK_OUT_FENCE_PTR when it has, so a
 // test can read back exactly the frame a commit showed, and when.
 // vkms_nofence (the same driver, refusing IN_FENCE_FD like NVIDIA before 560)
-// is loaded in the same boot under its own driver name.
+// and vkms_vrr (a VRR panel, below) are loaded in the same boot under their
+// own driver names.
 #include <drm_fourcc.h>
 #include <gtest/gtest.h>
 #include <linux/dma-buf.h>
 #include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -24,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -185,6 +191,7 @@ struct Frame {
   bool test_only = false;
   uint32_t cursor_fb = 0;  // the cursor plane at (cursor_x, cursor_y)
   uint32_t cursor_x = 0, cursor_y = 0, cursor_size = 0;
+  std::optional<bool> vrr;  // the CRTC's VRR_ENABLED
 };
 struct Committed {
   int error = 0;  // -errno
@@ -297,6 +304,7 @@ class VkmsTest : public ::testing::Test {
     if (f.out_fence && !f.test_only)
       set(req.get(), crtc_, DRM_MODE_OBJECT_CRTC, "OUT_FENCE_PTR",
           reinterpret_cast<uintptr_t>(&out_fence));
+    if (f.vrr) set(req.get(), crtc_, DRM_MODE_OBJECT_CRTC, "VRR_ENABLED", *f.vrr ? 1 : 0);
     if (f.writeback_fb) {
       set(req.get(), writeback_, DRM_MODE_OBJECT_CONNECTOR, "WRITEBACK_FB_ID", f.writeback_fb);
       if (!f.test_only)
@@ -658,6 +666,174 @@ TEST_F(VkmsNoFence, StillWaitsForImplicitFences) {
   ASSERT_OK(pending.sync_file.import_into_dmabuf(b->buffer.dmabuf(), sync::Access::write));
   expect_held_until_signalled({.fb = b->id}, pending.fence, pattern(2),
                               "vkms_nofence buffer, IMPORT_SYNC_FILE (write)");
+}
+
+// vkms_vrr: vkms_timeline whose connector is vrr_capable with an EDID range of
+// 48-144 Hz, and whose CRTC, with VRR_ENABLED, flips a commit as soon as the
+// minimum frame time since the last refresh has passed (its vblank counter
+// and timestamps follow the flips), refreshing by itself and counting a gap
+// (debugfs vkms_vrr) when no flip comes within the maximum frame time.
+class VkmsVrr : public VkmsTest {
+ protected:
+  const char* driver() const override { return "vkms_vrr"; }
+
+  // Commits `fb` with a page-flip event and waits for it: the event's time.
+  int64_t flip(uint32_t fb) {
+    AtomicPtr req(drmModeAtomicAlloc());
+    set(req.get(), primary_, DRM_MODE_OBJECT_PLANE, "FB_ID", fb);
+    int64_t when = 0;
+    int r = drmModeAtomicCommit(card_.get(), req.get(),
+                                DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT, &when);
+    EXPECT_EQ(r, 0) << "flip: " << strerror(errno);
+    if (r != 0) return 0;
+    if (!signals_within(card_.get(), kComplete)) return 0;
+    drmEventContext events{};
+    events.version = 3;
+    events.page_flip_handler2 = [](int, unsigned, unsigned sec, unsigned usec, unsigned,
+                                   void* data) {
+      *static_cast<int64_t*>(data) = int64_t{sec} * 1'000'000'000 + int64_t{usec} * 1000;
+    };
+    if (drmHandleEvent(card_.get(), &events) != 0) return 0;
+    return when;
+  }
+
+  // Starts the CRTC with VRR_ENABLED = `vrr`, showing `fb`.
+  void start(const Fb& fb, bool vrr) {
+    Frame f{.fb = fb.id,
+            .modeset = true,
+            .virtual_on = true,
+            .writeback_on = false,
+            .nonblock = false,
+            .vrr = vrr};
+    f.out_fence = false;
+    auto c = commit(f);
+    ASSERT_EQ(c.error, 0) << "modeset with VRR_ENABLED=" << vrr << ": " << strerror(-c.error);
+  }
+
+  // Flips between `a` and `b` `count` times, each commit `interval` after the
+  // previous one (or at once after its flip, when that came later): the
+  // intervals between the flips' event times, in ms.
+  std::vector<double> flip_intervals(const Fb& a, const Fb& b, int count,
+                                     std::chrono::microseconds interval) {
+    std::vector<double> out;
+    int64_t last = 0;
+    auto next_commit = Clock::now();
+    for (int i = 0; i < count; ++i) {
+      std::this_thread::sleep_until(next_commit);
+      next_commit = Clock::now() + interval;
+      int64_t when = flip(i % 2 ? a.id : b.id);
+      if (when == 0) {
+        ADD_FAILURE() << "no page-flip event for flip " << i;
+        break;
+      }
+      if (last != 0) out.push_back(static_cast<double>(when - last) / 1e6);
+      last = when;
+    }
+    return out;
+  }
+
+  // vkms_vrr's debugfs counters: {gaps, flips under VRR}.
+  std::optional<std::pair<uint64_t, uint64_t>> vrr_counters() {
+    if (access("/sys/kernel/debug/dri", F_OK) != 0)
+      mount("debugfs", "/sys/kernel/debug", "debugfs", 0, nullptr);
+    struct stat st {};
+    if (fstat(card_.get(), &st) != 0) return std::nullopt;
+    std::string path = "/sys/kernel/debug/dri/" + std::to_string(minor(st.st_rdev)) + "/vkms_vrr";
+    FILE* f = std::fopen(path.c_str(), "r");
+    if (f == nullptr) return std::nullopt;
+    unsigned long long gaps = 0, flips = 0;
+    int n = std::fscanf(f, "vrr_gaps=%llu vrr_flips=%llu", &gaps, &flips);
+    std::fclose(f);
+    if (n != 2) return std::nullopt;
+    return std::pair<uint64_t, uint64_t>{gaps, flips};
+  }
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+TEST_F(VkmsVrr, IsVrrCapableWithARangeInItsEdid) {
+  auto capable = prop(connector_, DRM_MODE_OBJECT_CONNECTOR, "vrr_capable");
+  ASSERT_TRUE(capable) << "no vrr_capable property";
+  EXPECT_EQ(capable->second, 1u);
+  ASSERT_TRUE(prop(crtc_, DRM_MODE_OBJECT_CRTC, "VRR_ENABLED")) << "no VRR_ENABLED on the CRTC";
+  auto edid = prop(connector_, DRM_MODE_OBJECT_CONNECTOR, "EDID");
+  ASSERT_TRUE(edid && edid->second != 0) << "no EDID";
+  BlobPtr blob(drmModeGetPropertyBlob(card_.get(), static_cast<uint32_t>(edid->second)));
+  ASSERT_TRUE(blob && blob->length >= 128);
+  const auto* bytes = static_cast<const uint8_t*>(blob->data);
+  int min_hz = 0, max_hz = 0;
+  for (int offset : {54, 72, 90, 108})  // the four 18-byte descriptors
+    if (bytes[offset] == 0 && bytes[offset + 1] == 0 && bytes[offset + 3] == 0xfd) {
+      min_hz = bytes[offset + 5];
+      max_hz = bytes[offset + 6];
+    }
+  std::printf("  vkms_vrr: vrr_capable, EDID range %d-%d Hz\n", min_hz, max_hz);
+  EXPECT_EQ(min_hz, 48);
+  EXPECT_EQ(max_hz, 144);
+  EXPECT_NE(bytes[24] & 0x01, 0) << "the EDID does not say continuous frequencies";
+}
+
+// A commit every 13 ms (77 fps, inside the panel's range): with VRR each is
+// flipped at its own time; without, none is faster than the fixed 60 Hz
+// grid (16.7 ms). Commits right after each flip are held to the minimum
+// frame time (144 Hz).
+TEST_F(VkmsVrr, UnderVrrFlipsFollowTheCommitsNotAGrid) {
+  auto a = make_fb(pattern(1));
+  auto b = make_fb(pattern(2));
+  ASSERT_TRUE(a && b);
+  start(*a, false);
+  const double fixed = median(flip_intervals(*a, *b, 20, 13ms));
+  start(*a, true);
+  const double vrr = median(flip_intervals(*a, *b, 20, 13ms));
+  const double fastest = median(flip_intervals(*a, *b, 20, 0ms));
+  std::printf(
+      "  vkms_vrr: a commit every 13 ms flipped every %.2f ms with VRR, %.2f ms without; "
+      "commits at once flipped every %.2f ms (minimum frame time %.2f ms)\n",
+      vrr, fixed, fastest, 1000.0 / 144);
+  EXPECT_LT(vrr, fixed * 0.85) << "VRR flips were not sooner than the fixed grid's";
+  EXPECT_GT(fixed, 16.0) << "without VRR, flips came faster than the 60 Hz grid";
+  EXPECT_GT(fastest, 1000.0 / 144 * 0.9) << "flips came faster than the panel's 144 Hz";
+  start(*a, false);
+}
+
+// Flips every 10 ms keep the panel in range: no gap, except where the
+// test itself was late (an interval between two flips longer than the
+// maximum frame time holds that many refreshes the panel made by itself;
+// under load the guest's sleeps overrun). None for 200 ms: the panel
+// refreshes by itself every 20.8 ms (48 Hz), each a counted gap.
+TEST_F(VkmsVrr, CountsGapsLongerThanTheMaximumFrameTime) {
+  auto a = make_fb(pattern(1));
+  auto b = make_fb(pattern(2));
+  ASSERT_TRUE(a && b);
+  start(*a, true);
+  (void)flip(b->id);  // after the modeset, which may have taken longer than 20.8 ms
+  auto before = vrr_counters();
+  ASSERT_TRUE(before) << "no vkms_vrr debugfs file";
+  const std::vector<double> intervals = flip_intervals(*a, *b, 41, 10ms);
+  auto flowing = vrr_counters();
+  ASSERT_TRUE(flowing);
+  const double max_frame_ms = 1000.0 / 48;
+  uint64_t late = 0;  // refreshes the test's own lateness left to the panel
+  for (double interval : intervals) late += static_cast<uint64_t>(interval / max_frame_ms);
+  std::this_thread::sleep_for(200ms);
+  auto idle = vrr_counters();
+  ASSERT_TRUE(idle);
+  std::printf(
+      "  vkms_vrr: 40 flips 10 ms apart: %llu gaps (the test's own lateness allows %llu), "
+      "%llu flips; then 200 ms without a flip: %llu gaps\n",
+      static_cast<unsigned long long>(flowing->first - before->first),
+      static_cast<unsigned long long>(late),
+      static_cast<unsigned long long>(flowing->second - before->second),
+      static_cast<unsigned long long>(idle->first - flowing->first));
+  // +1: the read of `before` and the first commit may straddle one.
+  EXPECT_LE(flowing->first - before->first, late + 1) << "gaps while flips came in range";
+  EXPECT_GE(flowing->second - before->second, 40u);
+  EXPECT_GE(idle->first - flowing->first, 3u) << "200 ms without a flip counted no gaps";
+  start(*a, false);
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #   --cache DIR     kernel + initramfs cache (default ~/.cache/baton-vm; a
 #                   set $BATON_VM_CACHE wins); the kernel is fetched on first use
 #   --modules LIST  comma-separated modules to modprobe first (vgem,virtio_gpu);
-#                   vkms, vkms_nofence, vkms_timeline and vkms_async are built by
+#                   vkms, vkms_nofence, vkms_timeline, vkms_async and vkms_vrr are built by
 #                   fetch-vkms.sh when named
 #   --gpu           add a virtio-gpu-pci device (KMS, one 1280x800 output)
 #   --gpu-outputs N the same with N outputs (connectors Virtual-1..N)
@@ -78,7 +78,7 @@ kpkg=$("$here/fetch-kernel.sh" "$cache") || cannot_run "no guest kernel (see fet
 kver=$(ls "$kpkg/lib/modules")
 # vkms is not in Debian's kernel: built and installed into it on first use.
 case " $modules " in
-  *" vkms "* | *" vkms_nofence "* | *" vkms_timeline "* | *" vkms_async "*)
+  *" vkms "* | *" vkms_nofence "* | *" vkms_timeline "* | *" vkms_async "* | *" vkms_vrr "*)
     "$here/fetch-vkms.sh" "$cache" || cannot_run "vkms could not be built (see fetch-vkms above)" ;;
 esac
 vmlinuz=$(ls "$kpkg"/boot/vmlinuz-* | head -n 1)
