@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <string_view>
 
 #include "renderer/vulkan/counters.hpp"
 
@@ -19,6 +21,9 @@ namespace baton::vulkan {
 [[nodiscard]] int renderer_debug_messages(wlr_renderer* renderer);
 /// Client dma-bufs imported as render targets (capture targets) and alive.
 [[nodiscard]] size_t renderer_dmabuf_targets(wlr_renderer* renderer);
+/// Blocking waits for the GPU made on the event loop's thread at `site`
+/// ("read-back", ...) so far.
+[[nodiscard]] uint64_t renderer_loop_waits(wlr_renderer* renderer, std::string_view site);
 /// Waits until the GPU finished all submitted work.
 void renderer_finish(wlr_renderer* renderer);
 /// Resources freed while work in flight used them (Device::free_after), not

@@ -602,6 +602,13 @@ void renderer_simulate_device_lost(wlr_renderer* renderer) {
   device.mark_lost();
 }
 
+uint64_t renderer_loop_waits(wlr_renderer* renderer, std::string_view site) {
+  if (!is_vulkan_renderer(renderer)) return 0;
+  const auto& waits = Renderer::from(renderer)->device().loop_waits();
+  auto counted = waits.find(site);
+  return counted == waits.end() ? 0 : counted->second;
+}
+
 size_t renderer_pending_frees(wlr_renderer* renderer) {
   if (!is_vulkan_renderer(renderer)) return 0;
   Device& device = Renderer::from(renderer)->device();

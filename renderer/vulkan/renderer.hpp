@@ -31,6 +31,7 @@
 namespace baton::vulkan {
 
 class Renderer;
+struct ReadBackPool;
 
 struct Texture {
   wlr_texture base;              // first: wlroots hands us &base
@@ -214,8 +215,15 @@ class Renderer {
   [[nodiscard]] Status upload(Texture& texture, const void* data, size_t stride,
                               const pixman_region32_t* region);
   void forget(Texture* texture) { textures_.erase(texture); }
+  /// Reads `texture` back into the caller's memory, waiting for the GPU.
   [[nodiscard]] Status read_pixels(Texture& texture,
                                    const wlr_texture_read_pixels_options& options);
+  /// A read-back whose copy signals `signal_point` of `timeline` instead of
+  /// being waited for (wlroots writes the pixels once it is); null where it
+  /// is not offered and wlroots should read back waiting.
+  [[nodiscard]] Result<wlr_texture_read_back*> begin_read_pixels(
+      Texture& texture, const wlr_texture_read_pixels_options& options,
+      wlr_drm_syncobj_timeline* timeline, uint64_t signal_point);
 
   // Passes.
   [[nodiscard]] Result<Pass*> begin_pass(wlr_buffer* buffer,
@@ -234,6 +242,10 @@ class Renderer {
     bool recording = false;
   };
   void build_format_sets();
+  /// Submits a copy of `box` of `texture` into `staging` (signalling
+  /// `also_signal` too, when given); returns its point.
+  [[nodiscard]] Result<uint64_t> copy_to_host(Texture& texture, const wlr_box& box,
+                                              VkBuffer staging, VkSemaphore also_signal);
 
   Wlr wlr_{};
   std::shared_ptr<Device> device_;
@@ -294,6 +306,7 @@ class Renderer {
   std::vector<VkImageMemoryBarrier2> handback_barriers_;
   std::vector<VkImageMemoryBarrier2> acquire_barriers_;
   HostBuffer readback_;
+  std::shared_ptr<ReadBackPool> read_back_pool_;  // made at the first read-back begun
   std::vector<Retired> retired_;
   std::vector<Retired> retire_after_passes_;
   int open_passes_ = 0;

@@ -79,6 +79,19 @@ bool read_pixels(wlr_texture* base, const wlr_texture_read_pixels_options* optio
   return read.ok();
 }
 
+wlr_texture_read_back* begin_read_pixels(wlr_texture* base,
+                                         const wlr_texture_read_pixels_options* options,
+                                         wlr_drm_syncobj_timeline* timeline, uint64_t point) {
+  Texture* texture = get(base);
+  if (texture->renderer == nullptr) return nullptr;
+  auto read = texture->renderer->begin_read_pixels(*texture, *options, timeline, point);
+  if (!read) {
+    LOG_ERROR("vulkan: beginning a read-back: %s", read.error().describe().c_str());
+    return nullptr;
+  }
+  return *read;
+}
+
 uint32_t preferred_read_format(wlr_texture* base) {
   Texture* texture = get(base);
   return texture->solid ? DRM_FORMAT_ARGB8888 : texture->format->drm;
@@ -124,6 +137,7 @@ const wlr_texture_impl kTextureImpl = {
     .read_pixels = read_pixels,
     .preferred_read_format = preferred_read_format,
     .destroy = destroy,
+    .begin_read_pixels = begin_read_pixels,
 };
 
 // `sample_only`: the image has usages (storage, through another view's

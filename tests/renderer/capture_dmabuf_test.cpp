@@ -9,6 +9,13 @@
 // an event, a ready sent at submission would come with the copy's fence
 // pending).
 //
+// Captures into wl_shm on the same baton read back without waiting: the
+// renderer's copy signals a timeline point, and wlroots writes the pixels
+// into the client's buffer and sends `ready` once it is (wlroots patch
+// 0043). The renderer counts no blocking read-back wait on the loop, and the
+// buffer holds the frame when `ready` arrives (capture-late-gpu: 300 ms
+// after the copy was submitted).
+//
 // Needs /dev/udmabuf, a virtio-gpu render node and a Vulkan device that
 // imports and exports dma-bufs: the guest (vk-dmabuf-server), where a skip is
 // a failure. The host skips, loudly.
@@ -29,6 +36,7 @@
 #include "ext-image-copy-capture-v1-client-protocol.h"
 #include "linux-dmabuf-v1-client-protocol.h"
 #include "linux-drm-syncobj-v1-client-protocol.h"
+#include "renderer/vulkan/introspection.hpp"
 #include "sync/sync_file.hpp"
 #include "sync/timeline.hpp"
 #include "tests/clients/drm_node.hpp"
@@ -411,6 +419,186 @@ TEST_F(CaptureDmabuf, ACaptureWhileTheWindowsFrameIsFencedShowsTheFrameBefore) {
   // The buffer stays the window's until it goes (TearDown).
   window_.reset();
   h_->sync();
+}
+
+// Captures into a client's wl_shm buffer on the same baton: the renderer
+// signals timelines and has a DRM node, so the read-back is not waited for.
+class CaptureShm : public CaptureDmabuf {
+ protected:
+  /// Blocking read-back waits so far on the loop's thread.
+  [[nodiscard]] uint64_t read_back_waits() {
+    return vulkan::renderer_loop_waits(h_->server().renderer(), "read-back");
+  }
+  /// Pixels of `buffer` (w x h) that differ from `shot`, alpha aside.
+  static long differences(const ShmBuffer& buffer, int w, int h, const Image& shot) {
+    long differing = 0;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        differing +=
+            (buffer.pixels()[ptrdiff_t(y) * w + x] | 0xff000000u) != (shot.at(x, y) | 0xff000000u);
+    return differing;
+  }
+  static long count(const ShmBuffer& buffer, int w, int h, uint32_t argb) {
+    long n = 0;
+    for (ptrdiff_t i = 0; i < ptrdiff_t(w) * h; ++i)
+      n += (buffer.pixels()[i] | 0xff000000u) == (argb | 0xff000000u);
+    return n;
+  }
+};
+
+struct ShmScreencopy {
+  bool offered = false;
+  uint32_t format = 0;  // wl_shm's codes: ARGB8888 is 0
+  int width = 0, height = 0, stride = 0;
+  bool buffer_done = false, ready = false, failed = false;
+  const ShmBuffer* target = nullptr;
+  long magenta_at_ready = -1;  // target pixels not yet written when ready arrived
+};
+
+// grim's way: wlr-screencopy into a wl_shm buffer.
+TEST_F(CaptureShm, ScreencopyWritesTheBufferBeforeReadyWithoutALoopWait) {
+  auto* manager = static_cast<zwlr_screencopy_manager_v1*>(
+      globals_->bind(&zwlr_screencopy_manager_v1_interface, 3));
+  ASSERT_NE(manager, nullptr);
+  ShmScreencopy result;
+  zwlr_screencopy_frame_v1* frame =
+      zwlr_screencopy_manager_v1_capture_output(manager, 0, c_->output);
+  static const zwlr_screencopy_frame_v1_listener listener = {
+      .buffer =
+          [](void* data, zwlr_screencopy_frame_v1*, uint32_t format, uint32_t w, uint32_t h,
+             uint32_t stride) {
+            auto* r = static_cast<ShmScreencopy*>(data);
+            r->offered = true;
+            r->format = format;
+            r->width = static_cast<int>(w);
+            r->height = static_cast<int>(h);
+            r->stride = static_cast<int>(stride);
+          },
+      .flags = [](void*, zwlr_screencopy_frame_v1*, uint32_t) {},
+      .ready =
+          [](void* data, zwlr_screencopy_frame_v1*, uint32_t, uint32_t, uint32_t) {
+            auto* r = static_cast<ShmScreencopy*>(data);
+            r->ready = true;
+            r->magenta_at_ready = CaptureShm::count(*r->target, r->width, r->height, kMagenta);
+          },
+      .failed = [](void* data,
+                   zwlr_screencopy_frame_v1*) { static_cast<ShmScreencopy*>(data)->failed = true; },
+      .damage = [](void*, zwlr_screencopy_frame_v1*, uint32_t, uint32_t, uint32_t, uint32_t) {},
+      .linux_dmabuf = [](void*, zwlr_screencopy_frame_v1*, uint32_t, uint32_t, uint32_t) {},
+      .buffer_done =
+          [](void* data, zwlr_screencopy_frame_v1*) {
+            static_cast<ShmScreencopy*>(data)->buffer_done = true;
+          },
+  };
+  zwlr_screencopy_frame_v1_add_listener(frame, &listener, &result);
+  ASSERT_TRUE(h_->run_until([&] { return result.buffer_done || result.failed; }));
+  ASSERT_TRUE(result.offered) << "no wl_shm target offered";
+  ASSERT_EQ(result.stride, result.width * 4);
+  ShmBuffer target(c_->shm, result.width, result.height, kMagenta, result.format);
+  result.target = &target;
+  const uint64_t waits_before = read_back_waits();
+  zwlr_screencopy_frame_v1_copy(frame, target.get());
+  ASSERT_TRUE(h_->run_until([&] { return result.ready || result.failed; }));
+  ASSERT_TRUE(result.ready) << "the copy into the client's wl_shm buffer failed";
+  EXPECT_EQ(read_back_waits(), waits_before) << "the event loop waited for the read-back";
+  EXPECT_EQ(result.magenta_at_ready, 0) << "ready came before the pixels were written";
+  Image shot = h_->capture();
+  EXPECT_EQ(differences(target, result.width, result.height, shot), 0)
+      << "the frame differs from baton's screenshot";
+  EXPECT_GT(count(target, result.width, result.height, kRed), 0) << "the window is not in it";
+  zwlr_screencopy_frame_v1_destroy(frame);
+  zwlr_screencopy_manager_v1_destroy(manager);
+}
+
+struct ShmCapture {
+  bool done = false, stopped = false;
+  bool offered = false;
+  uint32_t format = 0;  // the first wl_shm format offered (ARGB8888 is 0)
+  int width = 0, height = 0;
+  bool ready = false, failed = false;
+  uint32_t reason = 0;
+  const ShmBuffer* target = nullptr;
+  long magenta_at_ready = -1;
+};
+
+// xdg-desktop-portal-wlr 0.8 and OBS without dma-buf: ext-image-copy-capture
+// into a wl_shm buffer.
+TEST_F(CaptureShm, ImageCopyCaptureWritesTheBufferBeforeReadyWithoutALoopWait) {
+  auto* sources = static_cast<ext_output_image_capture_source_manager_v1*>(
+      globals_->bind(&ext_output_image_capture_source_manager_v1_interface, 1));
+  auto* manager = static_cast<ext_image_copy_capture_manager_v1*>(
+      globals_->bind(&ext_image_copy_capture_manager_v1_interface, 1));
+  ASSERT_NE(sources, nullptr);
+  ASSERT_NE(manager, nullptr);
+  ext_image_capture_source_v1* source =
+      ext_output_image_capture_source_manager_v1_create_source(sources, c_->output);
+  ext_image_copy_capture_session_v1* session =
+      ext_image_copy_capture_manager_v1_create_session(manager, source, 0);
+  ShmCapture capture;
+  static const ext_image_copy_capture_session_v1_listener session_listener = {
+      .buffer_size =
+          [](void* data, ext_image_copy_capture_session_v1*, uint32_t w, uint32_t h) {
+            static_cast<ShmCapture*>(data)->width = static_cast<int>(w);
+            static_cast<ShmCapture*>(data)->height = static_cast<int>(h);
+          },
+      .shm_format =
+          [](void* data, ext_image_copy_capture_session_v1*, uint32_t format) {
+            auto* c = static_cast<ShmCapture*>(data);
+            if (!c->offered) c->format = format;
+            c->offered = true;
+          },
+      .dmabuf_device = [](void*, ext_image_copy_capture_session_v1*, wl_array*) {},
+      .dmabuf_format = [](void*, ext_image_copy_capture_session_v1*, uint32_t, wl_array*) {},
+      .done =
+          [](void* data, ext_image_copy_capture_session_v1*) {
+            static_cast<ShmCapture*>(data)->done = true;
+          },
+      .stopped =
+          [](void* data, ext_image_copy_capture_session_v1*) {
+            static_cast<ShmCapture*>(data)->stopped = true;
+          }};
+  ext_image_copy_capture_session_v1_add_listener(session, &session_listener, &capture);
+  ASSERT_TRUE(h_->run_until([&] { return capture.done || capture.stopped; }));
+  ASSERT_TRUE(capture.done);
+  ASSERT_TRUE(capture.offered) << "no wl_shm format offered";
+
+  ShmBuffer target(c_->shm, capture.width, capture.height, kMagenta, capture.format);
+  capture.target = &target;
+  ext_image_copy_capture_frame_v1* frame = ext_image_copy_capture_session_v1_create_frame(session);
+  static const ext_image_copy_capture_frame_v1_listener frame_listener = {
+      .transform = [](void*, ext_image_copy_capture_frame_v1*, uint32_t) {},
+      .damage = [](void*, ext_image_copy_capture_frame_v1*, int32_t, int32_t, int32_t, int32_t) {},
+      .presentation_time = [](void*, ext_image_copy_capture_frame_v1*, uint32_t, uint32_t,
+                              uint32_t) {},
+      .ready =
+          [](void* data, ext_image_copy_capture_frame_v1*) {
+            auto* c = static_cast<ShmCapture*>(data);
+            c->ready = true;
+            c->magenta_at_ready = CaptureShm::count(*c->target, c->width, c->height, kMagenta);
+          },
+      .failed =
+          [](void* data, ext_image_copy_capture_frame_v1*, uint32_t reason) {
+            static_cast<ShmCapture*>(data)->failed = true;
+            static_cast<ShmCapture*>(data)->reason = reason;
+          }};
+  ext_image_copy_capture_frame_v1_add_listener(frame, &frame_listener, &capture);
+  ext_image_copy_capture_frame_v1_attach_buffer(frame, target.get());
+  ext_image_copy_capture_frame_v1_damage_buffer(frame, 0, 0, capture.width, capture.height);
+  const uint64_t waits_before = read_back_waits();
+  ext_image_copy_capture_frame_v1_capture(frame);
+  ASSERT_TRUE(h_->run_until([&] { return capture.ready || capture.failed; }));
+  ASSERT_TRUE(capture.ready) << "the frame failed, reason " << capture.reason;
+  EXPECT_EQ(read_back_waits(), waits_before) << "the event loop waited for the read-back";
+  EXPECT_EQ(capture.magenta_at_ready, 0) << "ready came before the pixels were written";
+  Image shot = h_->capture();
+  EXPECT_EQ(differences(target, capture.width, capture.height, shot), 0)
+      << "the frame differs from baton's screenshot";
+  EXPECT_GT(count(target, capture.width, capture.height, kRed), 0) << "the window is not in it";
+  ext_image_copy_capture_frame_v1_destroy(frame);
+  ext_image_copy_capture_session_v1_destroy(session);
+  ext_image_capture_source_v1_destroy(source);
+  ext_image_copy_capture_manager_v1_destroy(manager);
+  ext_output_image_capture_source_manager_v1_destroy(sources);
 }
 
 }  // namespace

@@ -27,6 +27,8 @@ class ShmBuffer {
   ShmBuffer& operator=(const ShmBuffer&) = delete;
   [[nodiscard]] wl_buffer* get() const { return buffer_; }
   [[nodiscard]] bool released() const { return released_; }
+  /// Its pixels, rows of `width` (what a capture wrote into it).
+  [[nodiscard]] const uint32_t* pixels() const { return pixels_; }
   void fill(uint32_t argb);
 
  private:
