@@ -28,6 +28,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -269,13 +270,65 @@ struct Session {
   bool done = false, stopped = false;
   std::vector<dev_t> devices;
   uint32_t linear_format = 0;  // a format offered with the LINEAR modifier
+  bool shm_offered = false;
+  uint32_t shm_format = 0;  // the first wl_shm format offered (ARGB8888 is 0)
   int width = 0, height = 0;
 };
+
+const ext_image_copy_capture_session_v1_listener kSessionListener = {
+    .buffer_size =
+        [](void* data, ext_image_copy_capture_session_v1*, uint32_t w, uint32_t h) {
+          static_cast<Session*>(data)->width = static_cast<int>(w);
+          static_cast<Session*>(data)->height = static_cast<int>(h);
+        },
+    .shm_format =
+        [](void* data, ext_image_copy_capture_session_v1*, uint32_t format) {
+          auto* s = static_cast<Session*>(data);
+          if (!s->shm_offered) s->shm_format = format;
+          s->shm_offered = true;
+        },
+    .dmabuf_device =
+        [](void* data, ext_image_copy_capture_session_v1*, wl_array* device) {
+          dev_t dev = 0;
+          if (device->size == sizeof(dev)) std::memcpy(&dev, device->data, sizeof(dev));
+          static_cast<Session*>(data)->devices.push_back(dev);
+        },
+    .dmabuf_format =
+        [](void* data, ext_image_copy_capture_session_v1*, uint32_t format, wl_array* modifiers) {
+          const auto* mods = static_cast<const uint64_t*>(modifiers->data);
+          for (size_t i = 0; i < modifiers->size / sizeof(uint64_t); ++i)
+            if (mods[i] == DRM_FORMAT_MOD_LINEAR)
+              static_cast<Session*>(data)->linear_format = format;
+        },
+    .done = [](void* data,
+               ext_image_copy_capture_session_v1*) { static_cast<Session*>(data)->done = true; },
+    .stopped =
+        [](void* data, ext_image_copy_capture_session_v1*) {
+          static_cast<Session*>(data)->stopped = true;
+        }};
 
 struct CaptureFrame {
   bool ready = false, failed = false;
   uint32_t reason = 0;
+  std::function<void()> at_ready;  // what the client looks at as ready arrives
 };
+
+const ext_image_copy_capture_frame_v1_listener kFrameListener = {
+    .transform = [](void*, ext_image_copy_capture_frame_v1*, uint32_t) {},
+    .damage = [](void*, ext_image_copy_capture_frame_v1*, int32_t, int32_t, int32_t, int32_t) {},
+    .presentation_time = [](void*, ext_image_copy_capture_frame_v1*, uint32_t, uint32_t,
+                            uint32_t) {},
+    .ready =
+        [](void* data, ext_image_copy_capture_frame_v1*) {
+          auto* f = static_cast<CaptureFrame*>(data);
+          f->ready = true;
+          if (f->at_ready) f->at_ready();
+        },
+    .failed =
+        [](void* data, ext_image_copy_capture_frame_v1*, uint32_t reason) {
+          static_cast<CaptureFrame*>(data)->failed = true;
+          static_cast<CaptureFrame*>(data)->reason = reason;
+        }};
 
 // The newer way (xdg-desktop-portal-wlr 0.8, OBS): the session names the
 // device to allocate on and the formats; the frame lands in the dma-buf.
@@ -291,33 +344,7 @@ TEST_F(CaptureDmabuf, ImageCopyCaptureOffersTheDeviceAndCopiesIntoAClientDmabuf)
   ext_image_copy_capture_session_v1* session =
       ext_image_copy_capture_manager_v1_create_session(manager, source, 0);
   Session offered;
-  static const ext_image_copy_capture_session_v1_listener session_listener = {
-      .buffer_size =
-          [](void* data, ext_image_copy_capture_session_v1*, uint32_t w, uint32_t h) {
-            static_cast<Session*>(data)->width = static_cast<int>(w);
-            static_cast<Session*>(data)->height = static_cast<int>(h);
-          },
-      .shm_format = [](void*, ext_image_copy_capture_session_v1*, uint32_t) {},
-      .dmabuf_device =
-          [](void* data, ext_image_copy_capture_session_v1*, wl_array* device) {
-            dev_t dev = 0;
-            if (device->size == sizeof(dev)) std::memcpy(&dev, device->data, sizeof(dev));
-            static_cast<Session*>(data)->devices.push_back(dev);
-          },
-      .dmabuf_format =
-          [](void* data, ext_image_copy_capture_session_v1*, uint32_t format, wl_array* modifiers) {
-            const auto* mods = static_cast<const uint64_t*>(modifiers->data);
-            for (size_t i = 0; i < modifiers->size / sizeof(uint64_t); ++i)
-              if (mods[i] == DRM_FORMAT_MOD_LINEAR)
-                static_cast<Session*>(data)->linear_format = format;
-          },
-      .done = [](void* data,
-                 ext_image_copy_capture_session_v1*) { static_cast<Session*>(data)->done = true; },
-      .stopped =
-          [](void* data, ext_image_copy_capture_session_v1*) {
-            static_cast<Session*>(data)->stopped = true;
-          }};
-  ext_image_copy_capture_session_v1_add_listener(session, &session_listener, &offered);
+  ext_image_copy_capture_session_v1_add_listener(session, &kSessionListener, &offered);
   ASSERT_TRUE(h_->run_until([&] { return offered.done || offered.stopped; }));
   ASSERT_TRUE(offered.done);
   ASSERT_EQ(offered.devices.size(), 1U) << "no dma-buf device named: dma-buf targets not offered";
@@ -328,21 +355,7 @@ TEST_F(CaptureDmabuf, ImageCopyCaptureOffersTheDeviceAndCopiesIntoAClientDmabuf)
   ASSERT_NE(t, nullptr);
   CaptureFrame result;
   ext_image_copy_capture_frame_v1* frame = ext_image_copy_capture_session_v1_create_frame(session);
-  static const ext_image_copy_capture_frame_v1_listener frame_listener = {
-      .transform = [](void*, ext_image_copy_capture_frame_v1*, uint32_t) {},
-      .damage = [](void*, ext_image_copy_capture_frame_v1*, int32_t, int32_t, int32_t, int32_t) {},
-      .presentation_time = [](void*, ext_image_copy_capture_frame_v1*, uint32_t, uint32_t,
-                              uint32_t) {},
-      .ready =
-          [](void* data, ext_image_copy_capture_frame_v1*) {
-            static_cast<CaptureFrame*>(data)->ready = true;
-          },
-      .failed =
-          [](void* data, ext_image_copy_capture_frame_v1*, uint32_t reason) {
-            static_cast<CaptureFrame*>(data)->failed = true;
-            static_cast<CaptureFrame*>(data)->reason = reason;
-          }};
-  ext_image_copy_capture_frame_v1_add_listener(frame, &frame_listener, &result);
+  ext_image_copy_capture_frame_v1_add_listener(frame, &kFrameListener, &result);
   ext_image_copy_capture_frame_v1_attach_buffer(frame, t->buffer);
   ext_image_copy_capture_frame_v1_damage_buffer(frame, 0, 0, t->width, t->height);
   ext_image_copy_capture_frame_v1_capture(frame);
@@ -510,17 +523,6 @@ TEST_F(CaptureShm, ScreencopyWritesTheBufferBeforeReadyWithoutALoopWait) {
   zwlr_screencopy_manager_v1_destroy(manager);
 }
 
-struct ShmCapture {
-  bool done = false, stopped = false;
-  bool offered = false;
-  uint32_t format = 0;  // the first wl_shm format offered (ARGB8888 is 0)
-  int width = 0, height = 0;
-  bool ready = false, failed = false;
-  uint32_t reason = 0;
-  const ShmBuffer* target = nullptr;
-  long magenta_at_ready = -1;
-};
-
 // xdg-desktop-portal-wlr 0.8 and OBS without dma-buf: ext-image-copy-capture
 // into a wl_shm buffer.
 TEST_F(CaptureShm, ImageCopyCaptureWritesTheBufferBeforeReadyWithoutALoopWait) {
@@ -534,66 +536,32 @@ TEST_F(CaptureShm, ImageCopyCaptureWritesTheBufferBeforeReadyWithoutALoopWait) {
       ext_output_image_capture_source_manager_v1_create_source(sources, c_->output);
   ext_image_copy_capture_session_v1* session =
       ext_image_copy_capture_manager_v1_create_session(manager, source, 0);
-  ShmCapture capture;
-  static const ext_image_copy_capture_session_v1_listener session_listener = {
-      .buffer_size =
-          [](void* data, ext_image_copy_capture_session_v1*, uint32_t w, uint32_t h) {
-            static_cast<ShmCapture*>(data)->width = static_cast<int>(w);
-            static_cast<ShmCapture*>(data)->height = static_cast<int>(h);
-          },
-      .shm_format =
-          [](void* data, ext_image_copy_capture_session_v1*, uint32_t format) {
-            auto* c = static_cast<ShmCapture*>(data);
-            if (!c->offered) c->format = format;
-            c->offered = true;
-          },
-      .dmabuf_device = [](void*, ext_image_copy_capture_session_v1*, wl_array*) {},
-      .dmabuf_format = [](void*, ext_image_copy_capture_session_v1*, uint32_t, wl_array*) {},
-      .done =
-          [](void* data, ext_image_copy_capture_session_v1*) {
-            static_cast<ShmCapture*>(data)->done = true;
-          },
-      .stopped =
-          [](void* data, ext_image_copy_capture_session_v1*) {
-            static_cast<ShmCapture*>(data)->stopped = true;
-          }};
-  ext_image_copy_capture_session_v1_add_listener(session, &session_listener, &capture);
-  ASSERT_TRUE(h_->run_until([&] { return capture.done || capture.stopped; }));
-  ASSERT_TRUE(capture.done);
-  ASSERT_TRUE(capture.offered) << "no wl_shm format offered";
+  Session offered;
+  ext_image_copy_capture_session_v1_add_listener(session, &kSessionListener, &offered);
+  ASSERT_TRUE(h_->run_until([&] { return offered.done || offered.stopped; }));
+  ASSERT_TRUE(offered.done);
+  ASSERT_TRUE(offered.shm_offered) << "no wl_shm format offered";
 
-  ShmBuffer target(c_->shm, capture.width, capture.height, kMagenta, capture.format);
-  capture.target = &target;
+  ShmBuffer target(c_->shm, offered.width, offered.height, kMagenta, offered.shm_format);
   ext_image_copy_capture_frame_v1* frame = ext_image_copy_capture_session_v1_create_frame(session);
-  static const ext_image_copy_capture_frame_v1_listener frame_listener = {
-      .transform = [](void*, ext_image_copy_capture_frame_v1*, uint32_t) {},
-      .damage = [](void*, ext_image_copy_capture_frame_v1*, int32_t, int32_t, int32_t, int32_t) {},
-      .presentation_time = [](void*, ext_image_copy_capture_frame_v1*, uint32_t, uint32_t,
-                              uint32_t) {},
-      .ready =
-          [](void* data, ext_image_copy_capture_frame_v1*) {
-            auto* c = static_cast<ShmCapture*>(data);
-            c->ready = true;
-            c->magenta_at_ready = CaptureShm::count(*c->target, c->width, c->height, kMagenta);
-          },
-      .failed =
-          [](void* data, ext_image_copy_capture_frame_v1*, uint32_t reason) {
-            static_cast<ShmCapture*>(data)->failed = true;
-            static_cast<ShmCapture*>(data)->reason = reason;
-          }};
-  ext_image_copy_capture_frame_v1_add_listener(frame, &frame_listener, &capture);
+  CaptureFrame capture;
+  long magenta_at_ready = -1;
+  capture.at_ready = [&] {
+    magenta_at_ready = count(target, offered.width, offered.height, kMagenta);
+  };
+  ext_image_copy_capture_frame_v1_add_listener(frame, &kFrameListener, &capture);
   ext_image_copy_capture_frame_v1_attach_buffer(frame, target.get());
-  ext_image_copy_capture_frame_v1_damage_buffer(frame, 0, 0, capture.width, capture.height);
+  ext_image_copy_capture_frame_v1_damage_buffer(frame, 0, 0, offered.width, offered.height);
   const uint64_t waits_before = read_back_waits();
   ext_image_copy_capture_frame_v1_capture(frame);
   ASSERT_TRUE(h_->run_until([&] { return capture.ready || capture.failed; }));
   ASSERT_TRUE(capture.ready) << "the frame failed, reason " << capture.reason;
   EXPECT_EQ(read_back_waits(), waits_before) << "the event loop waited for the read-back";
-  EXPECT_EQ(capture.magenta_at_ready, 0) << "ready came before the pixels were written";
+  EXPECT_EQ(magenta_at_ready, 0) << "ready came before the pixels were written";
   Image shot = h_->capture();
-  EXPECT_EQ(differences(target, capture.width, capture.height, shot), 0)
+  EXPECT_EQ(differences(target, offered.width, offered.height, shot), 0)
       << "the frame differs from baton's screenshot";
-  EXPECT_GT(count(target, capture.width, capture.height, kRed), 0) << "the window is not in it";
+  EXPECT_GT(count(target, offered.width, offered.height, kRed), 0) << "the window is not in it";
   ext_image_copy_capture_frame_v1_destroy(frame);
   ext_image_copy_capture_session_v1_destroy(session);
   ext_image_capture_source_v1_destroy(source);
