@@ -178,6 +178,7 @@ Status Server::create_globals() {
   wlr_single_pixel_buffer_manager_v1_create(display_);
   wlr_fractional_scale_manager_v1_create(display_, 1);
   tearing_control_ = wlr_tearing_control_manager_v1_create(display_, 1);
+  content_type_ = wlr_content_type_manager_v1_create(display_, 1);
 
   create_desktop();
   if (session_ != nullptr)
@@ -223,6 +224,7 @@ void Server::create_desktop() {
       .scene_layout = scene_layout_,
       .background_layer = layers_.background,
       .tearing_control = tearing_control_,
+      .content_type = content_type_,
       .fifo = *fifo_,
       .commit_timing = *commit_timing_,
       .fullscreen_on =

@@ -47,6 +47,7 @@ struct wlr_xdg_popup;
 struct wlr_input_device;
 struct wlr_xwayland_surface;
 struct wlr_tearing_control_manager_v1;
+struct wlr_content_type_manager_v1;
 struct wlr_cursor;
 struct wlr_seat;
 
@@ -218,6 +219,7 @@ class Server {
   SceneLayers layers_;
   wlr_xdg_shell* xdg_shell_ = nullptr;
   wlr_tearing_control_manager_v1* tearing_control_ = nullptr;
+  wlr_content_type_manager_v1* content_type_ = nullptr;
   wlr_seat* wlr_seat_ = nullptr;
   Owned<wlr_cursor, destroy_cursor> cursor_;         // after the Seat that listens to it
   std::unique_ptr<OutputContext> output_context_;    // shared by every Output

@@ -112,7 +112,9 @@ std::optional<std::pair<int, int>> add_configured_state(const Config& config, wl
     if (c->scale) wlr_output_state_set_scale(&state, static_cast<float>(*c->scale));
     if (c->transform)
       wlr_output_state_set_transform(&state, static_cast<wl_output_transform>(*c->transform));
-    if (c->adaptive_sync) wlr_output_state_set_adaptive_sync_enabled(&state, *c->adaptive_sync);
+    // "game" starts off: the output turns it on while a game plays.
+    if (c->adaptive_sync)
+      wlr_output_state_set_adaptive_sync_enabled(&state, *c->adaptive_sync == AdaptiveSyncMode::on);
     if (c->position) position = c->position;
   }
   if (size || refresh) set_configured_mode(output, size, refresh, state);

@@ -208,7 +208,24 @@ void read_output(Reader& r, const toml::table& table, Config& config) {
       }
       out.position = std::pair{static_cast<int>(x), static_cast<int>(y)};
     } else if (k == "adaptive_sync") {
-      out.adaptive_sync = r.boolean(node, k);
+      // true and false are kept from when it was a switch.
+      if (node.is_boolean()) {
+        out.adaptive_sync = *node.value<bool>() ? AdaptiveSyncMode::on : AdaptiveSyncMode::off;
+        continue;
+      }
+      auto s = node.is_string() ? node.value<std::string>() : std::nullopt;
+      if (s && *s == "off")
+        out.adaptive_sync = AdaptiveSyncMode::off;
+      else if (s && *s == "on")
+        out.adaptive_sync = AdaptiveSyncMode::on;
+      else if (s && *s == "game")
+        out.adaptive_sync = AdaptiveSyncMode::game;
+      else
+        r.error(node, "'adaptive_sync' must be \"off\", \"on\" or \"game\"");
+    } else if (k == "low_framerate_compensation") {
+      out.low_framerate_compensation = r.boolean(node, k);
+    } else if (k == "max_fps") {
+      if (auto fps = r.number(node, k, 1, 1000)) out.max_fps = static_cast<int>(std::lround(*fps));
     } else if (k == "leasable") {
       out.leasable = r.boolean(node, k);
     } else if (k == "cadence") {

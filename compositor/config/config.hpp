@@ -53,7 +53,13 @@ struct OutputConfig {
   std::optional<double> scale;
   std::optional<int> transform;  // enum wl_output_transform
   std::optional<std::pair<int, int>> position;
-  std::optional<bool> adaptive_sync;
+  std::optional<AdaptiveSyncMode> adaptive_sync;
+  /// Under VRR, frames no faster than this (a frame limiter); unset: the
+  /// output's fastest refresh.
+  std::optional<int> max_fps;
+  /// Under VRR, repeat the last frame before the panel would refresh on its
+  /// own below its range (false: leave that to the panel or its driver).
+  std::optional<bool> low_framerate_compensation;
   /// Frame cadence on this output (games).
   std::optional<CadenceMode> cadence;
   /// False: never tear on this output, whatever a client asks.

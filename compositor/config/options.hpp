@@ -16,6 +16,9 @@ namespace baton {
 enum class XwaylandMode { lazy, eager, off };
 enum class CadenceMode { automatic, damage, fixed };
 enum class TearingPolicy { off, fullscreen };
+/// adaptive_sync: VRR never, always (where the output can), or while a
+/// fullscreen surface plays a game (see compositor/output/vrr_policy.hpp).
+enum class AdaptiveSyncMode { off, on, game };
 
 /// render_deadline: when an output with a real vblank starts a frame. auto:
 /// predicted render time + margin before vblank; off: at once after the

@@ -97,10 +97,27 @@ Output::Output(const OutputContext& context, wlr_output* output)
     // feedback, connected later, sees the filled-in event).
     if (wlr_output_is_headless(output_) && event->refresh == 0 && output_->refresh > 0)
       event->refresh = static_cast<int>(1000000000000LL / output_->refresh);
+    // Under VRR presentation-time (version 2) reports the fastest refresh the
+    // output allows; wlroots reports 0 to version 1 clients itself.
+    if (output_->adaptive_sync_status == WLR_OUTPUT_ADAPTIVE_SYNC_ENABLED && refresh_range_ &&
+        event->refresh > 0)
+      event->refresh = static_cast<int>(1e9 / refresh_range_->max_hz);
     render_loop_.presented(*event);
   });
   destroy_.connect(&output->events.destroy, [this](void*) { context_.destroyed(*this); });
   connect_timing_protocols(context.fifo, context.commit_timing);
+  // VRR below the panel's range: the last frame is committed again (a
+  // scanned-out buffer flipped again, or the scene repainted).
+  repeat_wanted_ = render_loop_.repeat_wanted.connect([this] {
+    wlr_damage_ring_add_whole(&scene_output_->damage_ring);
+    wlr_output_update_needs_frame(output_);
+  });
+  refresh_range_ = refresh_range_of(output);
+  if (refresh_range_)
+    LOG_INFO("output %s: variable refresh range %.0f-%.0f Hz (EDID)%s", output->name,
+             refresh_range_->min_hz, refresh_range_->max_hz,
+             output->adaptive_sync_supported ? "" : ", but the connector is not VRR-capable");
+  update_vrr_pacing();
 
   LOG_INFO("output %s: %dx%d@%.2fHz", output->name, output->width, output->height,
            output->refresh / 1000.0);
@@ -180,6 +197,16 @@ void Output::apply_games_policy() {
   for (const OutputConfig* c : config.outputs_for(output_->name))
     if (c->render_deadline) deadline = c->render_deadline;
   render_loop_.set_deadline(options.render_deadline.value_or(deadline.value_or(RenderDeadline{})));
+  adaptive_sync_.reset();
+  max_fps_.reset();
+  low_framerate_compensation_ = true;
+  for (const OutputConfig* c : config.outputs_for(output_->name)) {
+    if (c->adaptive_sync) adaptive_sync_ = c->adaptive_sync;
+    if (c->max_fps) max_fps_ = c->max_fps;
+    if (c->low_framerate_compensation) low_framerate_compensation_ = *c->low_framerate_compensation;
+  }
+  vrr_policy_.set_mode(adaptive_sync_.value_or(AdaptiveSyncMode::off));
+  update_vrr_pacing();
   LOG_DEBUG(
       "output %s: cadence %d, game fps %d, tearing %s", output_->name,
       static_cast<int>(cadence_.mode()),
@@ -293,6 +320,7 @@ bool Output::commit_frame(const FullscreenWindow& fullscreen) {
   // bound: the same buffer flipped as fast as the kernel takes it.
   if (tear && !committer_.scene_damaged() && captures_.empty()) return false;
   wlr_output_state& state = committer_.start();
+  choose_adaptive_sync(fullscreen, state);
   wlr_scene_output_state_options options{};
   options.timer = render_loop_.scene_timer();  // the GPU part of the render time
   if (!wlr_scene_output_build_state(scene_output_, &state, &options)) {
@@ -341,7 +369,47 @@ void Output::reset_back_off() {
   if (retry_) retry_->arm_ms(0);
 }
 
+bool Output::game_on_screen(const FullscreenWindow& fullscreen) const {
+  if (fullscreen.surface == nullptr) return false;
+  if (context_.content_type != nullptr &&
+      wlr_surface_get_content_type_v1(context_.content_type, fullscreen.surface) ==
+          WP_CONTENT_TYPE_V1_TYPE_GAME)
+    return true;
+  // Presenting faster than the slowest refresh the panel allows: VRR helps.
+  const double slowest = refresh_range_ ? refresh_range_->min_hz : 0;
+  return slowest > 0 && cadence_.commit_rate() > slowest;
+}
+
+void Output::choose_adaptive_sync(const FullscreenWindow& fullscreen, wlr_output_state& state) {
+  if (!adaptive_sync_ || !output_->adaptive_sync_supported) return;
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const bool wanted = vrr_policy_.wanted(game_on_screen(fullscreen),
+                                         int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
+  const bool enabled = output_->adaptive_sync_status == WLR_OUTPUT_ADAPTIVE_SYNC_ENABLED;
+  if (wanted != enabled) wlr_output_state_set_adaptive_sync_enabled(&state, wanted);
+}
+
+void Output::update_vrr_pacing() {
+  if (output_->adaptive_sync_status != WLR_OUTPUT_ADAPTIVE_SYNC_ENABLED) {
+    render_loop_.set_vrr(std::nullopt);
+    return;
+  }
+  // Without an EDID range the mode's refresh is the fastest, and there is
+  // no known slowest: no repeats.
+  const double fastest =
+      refresh_range_ ? refresh_range_->max_hz : static_cast<double>(output_->refresh) / 1000.0;
+  RenderLoop::Vrr vrr;
+  if (fastest > 0) vrr.min_interval_ns = static_cast<int64_t>(1e9 / fastest);
+  if (max_fps_ && *max_fps_ > 0)
+    vrr.min_interval_ns = std::max(vrr.min_interval_ns, static_cast<int64_t>(1e9 / *max_fps_));
+  if (refresh_range_ && low_framerate_compensation_)
+    vrr.max_interval_ns = static_cast<int64_t>(1e9 / refresh_range_->min_hz);
+  render_loop_.set_vrr(vrr);
+}
+
 void Output::handle_commit(const wlr_output_event_commit& event) {
+  if ((event.state->committed & WLR_OUTPUT_STATE_ADAPTIVE_SYNC_ENABLED) != 0) update_vrr_pacing();
   if ((event.state->committed & WLR_OUTPUT_STATE_BUFFER) == 0) return;
   ++frames_;
   vulkan::slot_presented(event.state->buffer);  // the swapchain tracks what is on screen

@@ -11,9 +11,11 @@ extern "C" {
 #include <string>
 #include <vector>
 
+#include "backend/refresh_range.hpp"
 #include "compositor/output/frame_cadence.hpp"
 #include "compositor/output/frame_committer.hpp"
 #include "compositor/output/render_loop.hpp"
+#include "compositor/output/vrr_policy.hpp"
 #include "renderer/render_stack.hpp"
 #include "util/event_source.hpp"
 #include "util/image.hpp"
@@ -29,6 +31,7 @@ struct wlr_scene_output_layout;
 struct wlr_scene_tree;
 struct wlr_surface;
 struct wlr_tearing_control_manager_v1;
+struct wlr_content_type_manager_v1;
 struct wlr_output_event_commit;
 struct wlr_output_event_present;
 struct wlr_output_event_request_state;
@@ -71,6 +74,7 @@ struct OutputContext {
   wlr_scene_output_layout* scene_layout;
   wlr_scene_tree* background_layer;
   wlr_tearing_control_manager_v1* tearing_control;
+  wlr_content_type_manager_v1* content_type;  // a surface saying "game" turns VRR on
   Fifo& fifo;
   CommitTiming& commit_timing;
   /// Asked each frame: cadence and tearing follow the fullscreen window.
@@ -126,6 +130,8 @@ class Output : public Weakable<Output> {
   [[nodiscard]] const RenderLoop& render_loop() const { return render_loop_; }
   /// The last commit really was an async (tearing) page flip.
   [[nodiscard]] bool tearing_active() const { return tearing_active_; }
+  /// The panel's variable-refresh range (its EDID), where known.
+  [[nodiscard]] const std::optional<RefreshRange>& refresh_range() const { return refresh_range_; }
 
   /// The surface that could be scanned out here changed: a frame found a
   /// fullscreen surface on this KMS output, or found it gone (output null;
@@ -150,6 +156,12 @@ class Output : public Weakable<Output> {
   void reset_back_off();
   void handle_commit(const wlr_output_event_commit& event);
   void update_background();
+  /// Whether a game is on this output now (adaptive_sync = "game").
+  [[nodiscard]] bool game_on_screen(const FullscreenWindow& fullscreen) const;
+  /// Puts VRR on or off in the frame's state where its policy changed.
+  void choose_adaptive_sync(const FullscreenWindow& fullscreen, wlr_output_state& state);
+  /// The render loop follows the output's adaptive sync state.
+  void update_vrr_pacing();
   /// What this output allocates from: its own allocator, else the shared one.
   [[nodiscard]] wlr_allocator* allocator() const;
 
@@ -165,7 +177,12 @@ class Output : public Weakable<Output> {
   bool tearing_allowed_here_ = true;
   bool tearing_requested_ = false;
   bool tearing_active_ = false;
-  bool software_cursor_for_tearing_ = false;  // a software-cursor lock held while tearing
+  bool software_cursor_for_tearing_ = false;       // a software-cursor lock held while tearing
+  std::optional<AdaptiveSyncMode> adaptive_sync_;  // unset: left as configured elsewhere
+  VrrPolicy vrr_policy_;
+  std::optional<int> max_fps_;
+  bool low_framerate_compensation_ = true;
+  std::optional<RefreshRange> refresh_range_;
   std::vector<CaptureCallback> captures_;
   FrameCommitter committer_;
   RenderLoop render_loop_;
@@ -190,6 +207,7 @@ class Output : public Weakable<Output> {
   Connection latched_;
   Connection latch_wanted_;
   Connection target_added_;
+  Connection repeat_wanted_;
 };
 
 }  // namespace baton

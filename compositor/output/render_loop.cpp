@@ -35,6 +35,8 @@ RenderLoop::RenderLoop(wlr_output* output, wl_event_loop* loop, Trace* trace, Re
   if (output->refresh > 0) budget_.set_refresh(1'000'000'000'000LL / output->refresh);
   auto latch_timer = DeadlineTimer::create(loop, [this] { latched.emit(); });
   if (latch_timer) latch_timer_ = std::move(*latch_timer);  // else torn frames latch at once
+  auto repeat_timer = DeadlineTimer::create(loop, [this] { repeat_fired(); });
+  if (repeat_timer) repeat_timer_ = std::move(*repeat_timer);  // else no repeats under VRR
 }
 
 RenderLoop::~RenderLoop() {
@@ -50,6 +52,27 @@ RenderLoop::~RenderLoop() {
         static_cast<unsigned long long>(counts_.made),
         static_cast<unsigned long long>(counts_.missed), ms(budget_.prediction_ns()).c_str(),
         ms(budget_.margin_ns()).c_str());
+  // tests/vm/vrr_test.sh greps this line.
+  if (counts_.held_back + counts_.repeats > 0)
+    LOG_INFO(
+        "output %s: variable refresh: %llu frames held to the minimum interval, %llu "
+        "repeats of the last frame below the panel's range",
+        output_->name, static_cast<unsigned long long>(counts_.held_back),
+        static_cast<unsigned long long>(counts_.repeats));
+}
+
+void RenderLoop::set_vrr(std::optional<Vrr> vrr) {
+  if (vrr == vrr_) return;
+  vrr_ = vrr;
+  if (vrr_)
+    LOG_INFO("output %s: variable refresh on: flips %s ms apart at least, %s at most",
+             output_->name, ms(vrr_->min_interval_ns).c_str(),
+             vrr_->max_interval_ns > 0 ? (ms(vrr_->max_interval_ns) + " ms").c_str()
+                                       : "no limit known (no repeats)");
+  else
+    LOG_INFO("output %s: variable refresh off", output_->name);
+  if (repeat_timer_) repeat_timer_->disarm();
+  if (vrr_ && last_present_ns_ != 0) arm_repeat(last_present_ns_);
 }
 
 void RenderLoop::set_deadline(RenderDeadline deadline) {
@@ -62,7 +85,8 @@ void RenderLoop::set_deadline(RenderDeadline deadline) {
 }
 
 bool RenderLoop::paced() const {
-  return timer_ && real_vblank_ && !immediate_ && deadline_.mode != RenderDeadline::Mode::off;
+  return timer_ && real_vblank_ && !immediate_ && !vrr_ &&
+         deadline_.mode != RenderDeadline::Mode::off;
 }
 
 int64_t RenderLoop::lead_ns() const {
@@ -116,6 +140,10 @@ void RenderLoop::plan(int64_t now) {
     wanted_ = true;  // the last frame waits for render-done: this one follows its flip
     return;
   }
+  if (vrr_ && !immediate_) {
+    plan_vrr(now);
+    return;
+  }
   if (!paced()) {
     if (timer_) timer_->disarm();
     run(now, 0);
@@ -137,6 +165,52 @@ void RenderLoop::plan(int64_t now) {
   }
   timer_vblank_ = vblank;
   timer_->arm_at(start);
+}
+
+void RenderLoop::plan_vrr(int64_t now) {
+  // The panel refreshes when the flip comes: a frame too soon after the last
+  // flip would be held by the kernel (or exceed a max_fps cap), so it waits
+  // here instead, where a later commit can still join it. It starts a
+  // little early for its render time, by an eighth of the interval at most:
+  // a frame rendered faster than predicted flips at once under VRR, and a
+  // max_fps cap must hold.
+  const int64_t early = std::min(budget_.prediction_ns(), vrr_->min_interval_ns / 8);
+  const int64_t start = last_present_ns_ + vrr_->min_interval_ns - early;
+  if (timer_ && last_present_ns_ != 0 && now < start && content_waiting()) {
+    ++counts_.held_back;
+    timer_vblank_ = 0;
+    timer_->arm_at(start);
+    return;
+  }
+  if (timer_) timer_->disarm();
+  run(now, 0);
+}
+
+void RenderLoop::arm_repeat(int64_t flip_ns) {
+  if (!repeat_timer_ || !vrr_ || vrr_->max_interval_ns <= 0) return;
+  // A repeat must be on screen before the panel's longest frame time ends:
+  // it is asked for as late as it can be, by half as long again as recent
+  // repeats took from their due time to their flip (the timer's wake-up, the
+  // frame event's idle callback, the build, the commit and the kernel's
+  // flip; a busy machine stretches each), but not before the panel's
+  // fastest refresh.
+  const int64_t lead = std::clamp(repeat_latency_ns_ + repeat_latency_ns_ / 2, int64_t{1'000'000},
+                                  vrr_->max_interval_ns);
+  repeat_timer_->arm_at(flip_ns + std::max(vrr_->max_interval_ns - lead, vrr_->min_interval_ns));
+}
+
+void RenderLoop::repeat_fired() {
+  if (!vrr_) return;
+  // A frame on its way flips soon enough (or its fence is late, which a
+  // repeat could not fix: the repeat would queue behind it).
+  if (in_flight_ || rendering_ || flip_pending_) return;
+  ++counts_.repeats;
+  repeat_due_ns_ = repeat_timer_->when();
+  if (trace_ != nullptr) {
+    if (track_ == 0) track_ = trace_->track(std::string("render loop ") + output_->name);
+    trace_->instant(track_, "repeat (below the panel's range)", monotonic_ns());
+  }
+  repeat_wanted.emit();
 }
 
 void RenderLoop::timer_fired() {
@@ -238,6 +312,14 @@ void RenderLoop::presented(const wlr_output_event_present& event) {
     real_vblank_ = (event.flags & WLR_OUTPUT_PRESENT_VSYNC) != 0 && event.refresh > 0;
     if (real_vblank_) last_vsync_ns_ = when;
     if (event.refresh > 0) budget_.set_refresh(event.refresh);
+    if (vrr_) {
+      // How long the last repeat took from its due time to its flip: the
+      // longest of recent ones counts, older ones fading.
+      if (repeat_due_ns_ != 0 && when > repeat_due_ns_)
+        repeat_latency_ns_ = std::max(when - repeat_due_ns_, repeat_latency_ns_ * 15 / 16);
+      repeat_due_ns_ = 0;
+      arm_repeat(when);
+    }
     if (ours) {
       InFlight frame = *in_flight_;
       in_flight_.reset();

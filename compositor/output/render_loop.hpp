@@ -12,6 +12,13 @@
 // feedback), with `render_deadline = "off"` or while a fullscreen surface
 // tears, it renders at the frame event, as wlroots' own loop does.
 //
+// Under variable refresh (set_vrr) there is no grid: a frame renders as
+// soon as there is something to show, but flips stay at least the minimum
+// interval apart (the panel's fastest refresh, or a max_fps cap), and when
+// nothing new comes for nearly the panel's longest frame time the last
+// frame is shown again (repeat_wanted: low framerate compensation), so the
+// panel never has to refresh on its own below its range.
+//
 // Around each frame it emits frame_starting (the frame's expected
 // presentation time: commit-timing targets up to it apply now) and latched
 // (fifo barriers clear). While tearing, latched comes at the first deadline
@@ -54,6 +61,15 @@ class RenderLoop {
     uint64_t idle_starts = 0;  // started at once: the output was idle
     uint64_t made = 0;         // planned frames on screen at their vblank
     uint64_t missed = 0;       // planned frames on screen later
+    uint64_t held_back = 0;    // VRR: frames held to the minimum interval
+    uint64_t repeats = 0;      // VRR: repeats asked for below the panel's range
+  };
+  /// Variable refresh: flips at least `min_interval_ns` apart, and at most
+  /// `max_interval_ns` apart with repeats (0: the panel has no known limit).
+  struct Vrr {
+    int64_t min_interval_ns = 0;
+    int64_t max_interval_ns = 0;
+    friend bool operator==(const Vrr&, const Vrr&) = default;
   };
   /// Builds and commits a frame (or finds nothing to commit); returns
   /// whether a buffer went to the output.
@@ -71,6 +87,9 @@ class RenderLoop {
   [[nodiscard]] RenderDeadline deadline() const { return deadline_; }
   /// Render at the frame event whatever the mode (a tearing fullscreen surface).
   void set_immediate(bool immediate) { immediate_ = immediate; }
+  /// The output's variable refresh is on (with its limits) or off.
+  void set_vrr(std::optional<Vrr> vrr);
+  [[nodiscard]] const std::optional<Vrr>& vrr() const { return vrr_; }
 
   /// wlroots' frame event: the output may take a new frame.
   void frame_event();
@@ -103,6 +122,10 @@ class RenderLoop {
   Signal<const FrameTiming&> frame_starting;
   /// After a frame was built and committed, or found nothing to commit.
   Signal<> latched;
+  /// VRR: the last frame must be shown again now (nothing new came and the
+  /// panel's longest frame time is near); the owner makes the next frame
+  /// commit its buffer again.
+  Signal<> repeat_wanted;
 
  private:
   struct InFlight {
@@ -118,6 +141,11 @@ class RenderLoop {
   void plan(int64_t now);
   void run(int64_t now, int64_t vblank, std::optional<int64_t> planned_start = std::nullopt);
   void timer_fired();
+  /// VRR: the frame event renders now, or once the minimum interval passed.
+  void plan_vrr(int64_t now);
+  /// VRR: arms the repeat for a flip at `flip_ns`.
+  void arm_repeat(int64_t flip_ns);
+  void repeat_fired();
   /// While tearing, frames latch at the refresh grid (fifo-v1).
   [[nodiscard]] bool tearing_latch() const;
   /// Emits latched now, or while tearing at the first deadline after `when`.
@@ -150,6 +178,10 @@ class RenderLoop {
   bool real_vblank_ = false;
   int64_t last_vsync_ns_ = 0;  // the last flip presented with vsync: the refresh grid
   std::unique_ptr<DeadlineTimer> latch_timer_;  // latches torn frames at the grid
+  std::optional<Vrr> vrr_;
+  std::unique_ptr<DeadlineTimer> repeat_timer_;  // VRR: low framerate compensation
+  int64_t repeat_due_ns_ = 0;                    // the repeat on its way was due then
+  int64_t repeat_latency_ns_ = 5'000'000;        // recent repeats' due time to flip, at most
   bool flip_pending_ = false;
   bool wanted_ = false;  // the timer fired while a flip was pending
   std::optional<int64_t> target_ns_;

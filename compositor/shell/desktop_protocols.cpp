@@ -37,7 +37,6 @@ DesktopProtocols::DesktopProtocols(wl_display* display, wl_event_loop* loop, wlr
   wlr_ext_image_copy_capture_manager_v1_create(display, 1);
   wlr_ext_output_image_capture_source_manager_v1_create(display, 1);
   wlr_alpha_modifier_v1_create(display);
-  wlr_content_type_manager_v1_create(display, 1);
 
   output_apply_.connect(&output_manager_->events.apply, [this](wlr_output_configuration_v1* c) {
     apply_output_configuration(c, false);

@@ -39,11 +39,22 @@
 // --fifo: each commit carries wp_fifo_v1's set_barrier and wait_barrier, as
 //   a FIFO swapchain's presents do (fails without the global); with --delay
 //   0 the client then runs as fast as the compositor's fifo latches allow.
+// --presentation-version 1|2 (default 2): the wp_presentation version bound
+//   (they differ in the refresh reported under variable refresh: 0 in
+//   version 1, the fastest the output allows in version 2).
+// --grid-ms G: on_grid_pct below counts against a refresh of G ms instead of
+//   the one reported.
+// --fps N: as a game rendering at N frames per second: frame i is committed
+//   at the first commit's time + i/N s, or at its frame callback (+ D) when
+//   that comes later (a frame is never committed before the previous one's
+//   frame callback).
 // --tearing: wp_tearing_control_v1's async hint on the surface (fails
 //   without the global). The summary counts the presented frames whose
 //   feedback had the vsync flag (vsync=N): a torn frame has none.
 //
-// Output, one line (fields are name=value, machine-readable):
+// Output: "latency-client: warm-up done" as the first measured frame is
+// committed (warm-up > 0), then one line (fields are name=value,
+// machine-readable):
 //   latency-client: mode=delay delay=6.0 frames=120 median_ms=11.2 p90_ms=12.0
 //     max_ms=.. missed=3 missed_pct=2.5 k1=.. k2=.. k3plus=.. refresh_ms=16.667 discarded=0
 //   latency-client: mode=target target_offset=0.50 frames=.. median_ms=.. p90_ms=..
@@ -54,7 +65,8 @@
 //   flag), interval_median_ms=.. and interval_p10_ms=.. (between consecutive
 //   presentations) and cycle_max=.. (the most measured frames presented in
 //   one refresh cycle of the grid of the first frame presented with vsync,
-//   warm-up included; 0 when none was)
+//   warm-up included; 0 when none was), on_grid_pct=.. (intervals within
+//   1.5 ms of a whole number of refreshes: 100 on a fixed-rate output)
 // Exit 0 when the measurement worked (nothing is asserted about speed or
 // timing), 1 on protocol failures (discarded feedback, feedback that never
 // came, a missing global, a presentation clock that cannot be read),
@@ -128,6 +140,8 @@ struct Buffer {
 struct FeedbackRef;
 
 struct Client {
+  size_t first_measured = 0;  // the first frame past the warm-up
+  uint32_t presentation_version = 2;
   wl_display* display = nullptr;
   wl_registry* registry = nullptr;
   wl_compositor* compositor = nullptr;
@@ -201,8 +215,8 @@ const wl_registry_listener kRegistryListener = {
             c->wm_base =
                 static_cast<xdg_wm_base*>(wl_registry_bind(r, name, &xdg_wm_base_interface, 1));
           else if (std::strcmp(iface, wp_presentation_interface.name) == 0)
-            c->presentation = static_cast<wp_presentation*>(
-                wl_registry_bind(r, name, &wp_presentation_interface, 1));
+            c->presentation = static_cast<wp_presentation*>(wl_registry_bind(
+                r, name, &wp_presentation_interface, std::min(version, c->presentation_version)));
           else if (std::strcmp(iface, wp_commit_timing_manager_v1_interface.name) == 0)
             c->timing_manager = static_cast<wp_commit_timing_manager_v1*>(
                 wl_registry_bind(r, name, &wp_commit_timing_manager_v1_interface, 1));
@@ -360,6 +374,11 @@ bool pump(Client& c, int timer_fd, int timeout_ms, bool* timer_fired) {
 // callback and presentation feedback (and the commit timer's target, when
 // target_ns is not 0). Returns false when no buffer came back in time.
 bool draw_and_commit(Client& c, size_t index, int64_t target_ns, int timeout_ms) {
+  // For tests that count what the display did while frames were measured.
+  if (index == c.first_measured && index > 0) {
+    std::printf("latency-client: warm-up done\n");
+    std::fflush(stdout);
+  }
   Buffer* free_buffer = nullptr;
   const int64_t give_up = now_ns() + int64_t{timeout_ms} * 1'000'000;
   while (free_buffer == nullptr) {
@@ -444,7 +463,8 @@ void usage() {
                "usage: baton-latency-client [--delay MS | --target-offset F | --past-target | "
                "--after-present] "
                "[--frames N] [--warmup W] [--size WxH] [--timeout-ms T] [--tolerance-us U] "
-               "[--fullscreen] [--tearing] [--fifo] [--alloc vgem|udmabuf]\n");
+               "[--fps N] [--grid-ms G] [--presentation-version 1|2] [--fullscreen] [--tearing] "
+               "[--fifo] [--alloc vgem|udmabuf]\n");
 }
 
 }  // namespace
@@ -452,6 +472,9 @@ void usage() {
 int main(int argc, char** argv) {
   Mode mode = Mode::kDelay;
   double delay_ms = 0;
+  double fps = 0;
+  double grid_ms = 0;
+  uint32_t presentation_version = 2;
   double target_offset = 0;
   int frames = 120;
   int warmup = 30;
@@ -479,6 +502,12 @@ int main(int argc, char** argv) {
       mode = Mode::kPastTarget;
     else if (arg == "--after-present")
       mode = Mode::kAfterPresent;
+    else if (arg == "--fps")
+      need(), fps = std::atof(next);
+    else if (arg == "--grid-ms")
+      need(), grid_ms = std::atof(next);
+    else if (arg == "--presentation-version")
+      need(), presentation_version = static_cast<uint32_t>(std::atoi(next));
     else if (arg == "--fullscreen")
       fullscreen = true;
     else if (arg == "--tearing")
@@ -512,12 +541,15 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (frames <= 0 || warmup < 0 || delay_ms < 0 || target_offset < 0 || target_offset >= 1) {
+  if (frames <= 0 || warmup < 0 || delay_ms < 0 || fps < 0 || grid_ms < 0 ||
+      presentation_version < 1 || presentation_version > 2 || target_offset < 0 ||
+      target_offset >= 1) {
     std::fprintf(stderr, "latency-client: frames > 0, warmup >= 0, delay >= 0, 0 <= F < 1\n");
     return 2;
   }
 
   Client c;
+  c.presentation_version = presentation_version;
   c.width = width;
   c.height = height;
   c.display = wl_display_connect(nullptr);
@@ -621,6 +653,7 @@ int main(int argc, char** argv) {
   }
 
   const size_t total = static_cast<size_t>(warmup) + static_cast<size_t>(frames);
+  c.first_measured = static_cast<size_t>(warmup);
   c.frames.resize(total);
   int timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
   if (timer_fd < 0) {
@@ -628,9 +661,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   const int64_t delay_ns = static_cast<int64_t>(std::llround(delay_ms * 1e6));
+  const int64_t period_ns = fps > 0 ? static_cast<int64_t>(std::llround(1e9 / fps)) : 0;
   std::string failure;
 
   // The first frame maps the window; it is part of the warm-up count.
+  const int64_t first_commit_ns = now_ns();
   if (!draw_and_commit(c, 0, 0, timeout_ms)) failure = "no buffer for the first frame";
   size_t next = 1;
   bool timer_armed = false;
@@ -643,13 +678,15 @@ int main(int argc, char** argv) {
       if (next < total && c.frame_done && !timer_armed) {
         // Wait D ms from the frame callback (absolute, so dispatch in
         // between does not stretch it).
-        if (delay_ns == 0) {
+        int64_t at = c.frame_done_ns + delay_ns;
+        if (period_ns > 0)
+          at = std::max(at, first_commit_ns + static_cast<int64_t>(next) * period_ns);
+        if (at <= now_ns()) {
           if (!draw_and_commit(c, next, 0, timeout_ms)) failure = "no buffer came back";
           ++next;
           deadline = now_ns() + int64_t{timeout_ms} * 1'000'000;
           continue;
         }
-        const int64_t at = c.frame_done_ns + delay_ns;
         itimerspec its{};
         its.it_value.tv_sec = at / 1'000'000'000;
         its.it_value.tv_nsec = at % 1'000'000'000;
@@ -795,6 +832,12 @@ int main(int argc, char** argv) {
   }
   const int measured = static_cast<int>(latency.size());
   const double refresh_ms = refreshes.empty() ? 0 : percentile(refreshes, 0.5);
+  // A fixed-rate output presents whole numbers of refreshes apart; VRR need not.
+  const double grid = grid_ms > 0 ? grid_ms : refresh_ms;
+  int on_grid = 0;
+  for (double interval : intervals)
+    if (grid > 0 && std::abs(interval - std::round(interval / grid) * grid) <= 1.5) ++on_grid;
+  const double on_grid_pct = intervals.empty() ? 0 : 100.0 * on_grid / double(intervals.size());
   const char* clock_name = c.clock_id == CLOCK_MONOTONIC       ? "monotonic"
                            : c.clock_id == CLOCK_MONOTONIC_RAW ? "monotonic_raw"
                                                                : "other";
@@ -803,24 +846,26 @@ int main(int argc, char** argv) {
     std::printf(
         "latency-client: mode=delay delay=%.1f frames=%d median_ms=%.2f p90_ms=%.2f max_ms=%.2f "
         "missed=%d missed_pct=%.1f k1=%d k2=%d k3plus=%d refresh_ms=%.3f discarded=%d clock=%s "
-        "vsync=%d interval_median_ms=%.2f interval_p10_ms=%.2f cycle_max=%d\n",
+        "vsync=%d interval_median_ms=%.2f interval_p10_ms=%.2f cycle_max=%d on_grid_pct=%.1f\n",
         delay_ms, measured, percentile(latency, 0.5), percentile(latency, 0.9), max_ms, missed,
         measured > 0 ? 100.0 * missed / measured : 0.0, k1, k2, k3plus, refresh_ms, discarded,
-        clock_name, vsync, percentile(intervals, 0.5), percentile(intervals, 0.1), cycle_max);
+        clock_name, vsync, percentile(intervals, 0.5), percentile(intervals, 0.1), cycle_max,
+        on_grid_pct);
   } else {
     const int on_time = measured - early - late;
     std::printf(
         "latency-client: mode=%s target_offset=%.2f frames=%d median_ms=%.2f p90_ms=%.2f "
         "max_ms=%.2f target_median_ms=%.2f early=%d late=%d on_time_pct=%.1f refresh_ms=%.3f "
         "discarded=%d clock=%s vsync=%d interval_median_ms=%.2f interval_p10_ms=%.2f "
-        "cycle_max=%d\n",
+        "cycle_max=%d on_grid_pct=%.1f\n",
         mode == Mode::kTarget       ? "target"
         : mode == Mode::kPastTarget ? "past-target"
                                     : "after-present",
         mode == Mode::kTarget ? target_offset : -1.0, measured, percentile(latency, 0.5),
         percentile(latency, 0.9), max_ms, past_target.empty() ? 0.0 : percentile(past_target, 0.5),
         early, late, measured > 0 ? 100.0 * on_time / measured : 0.0, refresh_ms, discarded,
-        clock_name, vsync, percentile(intervals, 0.5), percentile(intervals, 0.1), cycle_max);
+        clock_name, vsync, percentile(intervals, 0.5), percentile(intervals, 0.1), cycle_max,
+        on_grid_pct);
   }
   if (discarded > 0 || measured == 0) {
     std::printf("latency-client: FAIL: %d of %d measured frames discarded\n", discarded, frames);

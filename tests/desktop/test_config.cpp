@@ -138,7 +138,7 @@ tap = false
   EXPECT_DOUBLE_EQ(*o.scale, 1.5);
   EXPECT_EQ(o.transform, WL_OUTPUT_TRANSFORM_FLIPPED_90);
   EXPECT_EQ(o.position, (std::pair{100, 200}));
-  EXPECT_EQ(o.adaptive_sync, true);
+  EXPECT_EQ(o.adaptive_sync, AdaptiveSyncMode::on);
   EXPECT_EQ(o.enabled, true);
   auto kb = c.inputs_for("keyboard", "any");
   ASSERT_EQ(kb.size(), 1u);
@@ -193,6 +193,37 @@ accel_profile = "custom"
   // The good binding in the same table still applies.
   EXPECT_NE(find(p.config, WLR_MODIFIER_LOGO, XKB_KEY_z), nullptr);
   EXPECT_EQ(p.config.swapchain_slots, 3);
+}
+
+// adaptive_sync takes a mode (true and false from when it was a switch) and
+// max_fps a frame rate; other values are reported on their line.
+TEST(Config, AdaptiveSyncModesAndMaxFps) {
+  ParsedConfig p = parse(R"([[output]]
+name = "A"
+adaptive_sync = "game"
+max_fps = 60
+low_framerate_compensation = false
+[[output]]
+name = "B"
+adaptive_sync = false
+[[output]]
+name = "C"
+adaptive_sync = "sometimes"
+max_fps = 0
+)");
+  std::vector<int> lines;
+  for (const auto& e : p.errors) lines.push_back(e.line);
+  EXPECT_EQ(lines, (std::vector<int>{11, 12}));
+  ASSERT_FALSE(p.errors.empty());
+  EXPECT_NE(p.errors[0].reason.find("\"off\", \"on\" or \"game\""), std::string::npos);
+  const auto a = p.config.outputs_for("A");
+  ASSERT_EQ(a.size(), 1U);
+  EXPECT_EQ(a[0]->adaptive_sync, AdaptiveSyncMode::game);
+  EXPECT_EQ(a[0]->max_fps, 60);
+  EXPECT_EQ(a[0]->low_framerate_compensation, false);
+  EXPECT_EQ(p.config.outputs_for("B")[0]->adaptive_sync, AdaptiveSyncMode::off);
+  EXPECT_FALSE(p.config.outputs_for("C")[0]->adaptive_sync.has_value());
+  EXPECT_FALSE(p.config.outputs_for("C")[0]->max_fps.has_value());
 }
 
 // A position millions of pixels out (or past int, which once wrapped to

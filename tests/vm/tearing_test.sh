@@ -33,6 +33,7 @@ here=$(dirname "$(realpath "$0")")
 test_name=tearing
 source "$here/guest-test.sh"
 source "$here/guest-seat.sh"
+source "$here/guest-latency.sh"
 client=$build/tests/clients/baton-latency-client
 async_card=$(drm_node vkms_async card) || fail "no vkms_async card: $async_card"
 timeline_card=$(drm_node vkms_timeline card) || fail "no vkms_timeline card: $timeline_card"
@@ -41,12 +42,6 @@ render=$(drm_node virtio_gpu render) || fail "no virtio-gpu render node: $render
 printf '[[output]]\nname = "*"\nmode = "640x480"\n' >"$out/tearing.toml"
 export WAYLAND_DISPLAY=baton-tearing
 
-# value of name=VALUE in the client's summary line FILE
-summary() { sed -E -n "s/.*latency-client: .* $2=([-0-9.]+).*/\\1/p" "$1" | head -n 1; }
-# number after `pattern` (a sed -E expression with one group) in baton's log
-field() { sed -E -n "s/$1/\\1/p" "$log" | head -n 1; }
-# a < b for decimals
-less() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
 
 start_baton() {  # NAME CARD [ENV...]
   local name=$1 card=$2
