@@ -199,6 +199,7 @@ void Output::apply_games_policy() {
   render_loop_.set_deadline(options.render_deadline.value_or(deadline.value_or(RenderDeadline{})));
   adaptive_sync_.reset();
   max_fps_.reset();
+  vrr_refused_ = false;  // a new setting is tried again
   low_framerate_compensation_ = true;
   for (const OutputConfig* c : config.outputs_for(output_->name)) {
     if (c->adaptive_sync) adaptive_sync_ = c->adaptive_sync;
@@ -320,7 +321,7 @@ bool Output::commit_frame(const FullscreenWindow& fullscreen) {
   // bound: the same buffer flipped as fast as the kernel takes it.
   if (tear && !committer_.scene_damaged() && captures_.empty()) return false;
   wlr_output_state& state = committer_.start();
-  choose_adaptive_sync(fullscreen, state);
+  const bool vrr_switch = choose_adaptive_sync(fullscreen, state);
   wlr_scene_output_state_options options{};
   options.timer = render_loop_.scene_timer();  // the GPU part of the render time
   if (!wlr_scene_output_build_state(scene_output_, &state, &options)) {
@@ -330,9 +331,16 @@ bool Output::commit_frame(const FullscreenWindow& fullscreen) {
   // A frame committed after the loop waited for render-done has its GPU time
   // inside its CPU time already.
   const uint64_t waits_before = committer_.counts().loop_waited + committer_.counts().point_waited;
-  committer_.commit(tear, [this, waits_before](bool ok, bool async) {
+  committer_.commit(tear, [this, waits_before, vrr_switch](bool ok, bool async) {
     render_loop_.committed(
         ok, committer_.counts().loop_waited + committer_.counts().point_waited != waits_before);
+    if (!ok && vrr_switch && !vrr_refused_) {
+      // A driver that lists the connector as VRR-capable may still refuse
+      // the switch (some modes): frames go on without it.
+      vrr_refused_ = true;
+      LOG_INFO("output %s: the kernel refused to switch variable refresh; left as it is",
+               output_->name);
+    }
     if (!ok)
       commit_failed();
     else
@@ -380,14 +388,16 @@ bool Output::game_on_screen(const FullscreenWindow& fullscreen) const {
   return slowest > 0 && cadence_.commit_rate() > slowest;
 }
 
-void Output::choose_adaptive_sync(const FullscreenWindow& fullscreen, wlr_output_state& state) {
-  if (!adaptive_sync_ || !output_->adaptive_sync_supported) return;
+bool Output::choose_adaptive_sync(const FullscreenWindow& fullscreen, wlr_output_state& state) {
+  if (!adaptive_sync_ || !output_->adaptive_sync_supported || vrr_refused_) return false;
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
   const bool wanted = vrr_policy_.wanted(game_on_screen(fullscreen),
                                          int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
   const bool enabled = output_->adaptive_sync_status == WLR_OUTPUT_ADAPTIVE_SYNC_ENABLED;
-  if (wanted != enabled) wlr_output_state_set_adaptive_sync_enabled(&state, wanted);
+  if (wanted == enabled) return false;
+  wlr_output_state_set_adaptive_sync_enabled(&state, wanted);
+  return true;
 }
 
 void Output::update_vrr_pacing() {

@@ -158,8 +158,9 @@ class Output : public Weakable<Output> {
   void update_background();
   /// Whether a game is on this output now (adaptive_sync = "game").
   [[nodiscard]] bool game_on_screen(const FullscreenWindow& fullscreen) const;
-  /// Puts VRR on or off in the frame's state where its policy changed.
-  void choose_adaptive_sync(const FullscreenWindow& fullscreen, wlr_output_state& state);
+  /// Puts VRR on or off in the frame's state where its policy changed;
+  /// whether it did.
+  bool choose_adaptive_sync(const FullscreenWindow& fullscreen, wlr_output_state& state);
   /// The render loop follows the output's adaptive sync state.
   void update_vrr_pacing();
   /// What this output allocates from: its own allocator, else the shared one.
@@ -183,6 +184,7 @@ class Output : public Weakable<Output> {
   std::optional<int> max_fps_;
   bool low_framerate_compensation_ = true;
   std::optional<RefreshRange> refresh_range_;
+  bool vrr_refused_ = false;  // a commit switching VRR failed: not asked again
   std::vector<CaptureCallback> captures_;
   FrameCommitter committer_;
   RenderLoop render_loop_;
