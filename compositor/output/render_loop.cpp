@@ -316,7 +316,7 @@ void RenderLoop::presented(const wlr_output_event_present& event) {
       // How long the last repeat took from its due time to its flip: the
       // longest of recent ones counts, older ones fading.
       if (repeat_due_ns_ != 0 && when > repeat_due_ns_)
-        repeat_latency_ns_ = std::max(when - repeat_due_ns_, repeat_latency_ns_ * 15 / 16);
+        repeat_latency_ns_ = std::max(when - repeat_due_ns_, repeat_latency_ns_ * 255 / 256);
       repeat_due_ns_ = 0;
       arm_repeat(when);
     }
