@@ -24,6 +24,8 @@ namespace baton::vulkan {
 /// Blocking waits for the GPU made on the event loop's thread at `site`
 /// ("read-back", ...) so far.
 [[nodiscard]] uint64_t renderer_loop_waits(wlr_renderer* renderer, std::string_view site);
+/// Staged texture upload bytes not yet submitted to the GPU.
+[[nodiscard]] uint64_t renderer_pending_upload_bytes(wlr_renderer* renderer);
 /// Waits until the GPU finished all submitted work.
 void renderer_finish(wlr_renderer* renderer);
 /// Resources freed while work in flight used them (Device::free_after), not

@@ -609,6 +609,11 @@ uint64_t renderer_loop_waits(wlr_renderer* renderer, std::string_view site) {
   return counted == waits.end() ? 0 : counted->second;
 }
 
+uint64_t renderer_pending_upload_bytes(wlr_renderer* renderer) {
+  if (!is_vulkan_renderer(renderer)) return 0;
+  return Renderer::from(renderer)->pending_upload_bytes();
+}
+
 size_t renderer_pending_frees(wlr_renderer* renderer) {
   if (!is_vulkan_renderer(renderer)) return 0;
   Device& device = Renderer::from(renderer)->device();

@@ -171,6 +171,8 @@ class Renderer {
   void record_uploads_into(VkCommandBuffer cb);
   /// Submits the pending uploads (if any) on their own, now.
   [[nodiscard]] Status flush_uploads();
+  /// Staged upload bytes not yet submitted (introspection).
+  [[nodiscard]] uint64_t pending_upload_bytes() const { return ring_.pending(); }
   /// Ends `cb` and submits it (after pending uploads) signalling the next
   /// timeline point (and `also_signal`, a binary semaphore, when given),
   /// waiting on `waits` first; returns the point.

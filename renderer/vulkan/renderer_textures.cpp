@@ -20,6 +20,9 @@ Texture* get(wlr_texture* t) { return reinterpret_cast<Texture*>(t); }
 
 // Past this many damage rectangles one copy of their bounding box is cheaper.
 constexpr int kMaxUploadRects = 32;
+// Staged upload bytes that wait for a frame at most (a 4K window's full
+// upload is 32 MiB).
+constexpr VkDeviceSize kMaxPendingUploadBytes = VkDeviceSize{64} << 20;
 
 // How the texture's pixels are read: the buffer's colour representation,
 // or the format's default when its client set none. Read per texture (per
@@ -546,6 +549,14 @@ Status Renderer::upload(Texture& texture, const void* data, size_t stride,
                        ? VK_IMAGE_LAYOUT_GENERAL
                        : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
   texture.last_used = device_->next_point();
+  // A client committing far faster than the output repaints, or to an
+  // output that does not repaint at all, would pile its uploads up until
+  // the next frame: past a bound they go to the GPU on their own, and their
+  // staging comes back once it is done with them.
+  if (ring_.pending() > kMaxPendingUploadBytes) {
+    if (Status flushed = flush_uploads(); !flushed) return flushed;
+    collect();
+  }
   return {};
 }
 

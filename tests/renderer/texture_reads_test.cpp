@@ -3,6 +3,9 @@
 // into a buffer the GPU still samples.
 #include <drm_fourcc.h>
 #include <gtest/gtest.h>
+#include <pixman.h>
+
+#include <algorithm>
 
 #include "renderer/vulkan/introspection.hpp"
 #include "tests/renderer/harness.hpp"
@@ -77,6 +80,50 @@ TEST_F(TextureReadsTest, SubmittedDrawIsDoneOnceTheDeviceFinished) {
   EXPECT_TRUE(reads.done());
   reads.wait();  // returns at once
   wlr_buffer_drop(target);
+}
+
+// A client committing thousands of times between two frames (vkcube in
+// MAILBOX on a slow output): its uploads go to the GPU once they pass a
+// bound instead of piling up until the next frame, and the frame shows the
+// last of them.
+TEST_F(TextureReadsTest, UploadsWithoutAFrameStayBounded) {
+  RendererUnderTest& vk = harness_->vulkan();
+  constexpr int kSize = 512;  // 1 MiB a full upload: through the staging ring
+  MemoryBuffer* source = MemoryBuffer::create(kSize, kSize, DRM_FORMAT_ARGB8888);
+  source->fill_pattern(1);
+  wlr_texture* texture = wlr_texture_from_buffer(vk.renderer, &source->base);
+  ASSERT_NE(texture, nullptr);
+  pixman_region32_t all;
+  pixman_region32_init_rect(&all, 0, 0, kSize, kSize);
+  uint64_t most = 0;
+  for (int i = 2; i <= 300; ++i) {  // 300 MiB staged in all
+    source->fill_pattern(i);
+    ASSERT_TRUE(wlr_texture_update_from_buffer(texture, &source->base, &all));
+    most = std::max(most, vulkan::renderer_pending_upload_bytes(vk.renderer));
+  }
+  pixman_region32_fini(&all);
+  EXPECT_LE(most, uint64_t{65} << 20) << "uploads piled up waiting for a frame";
+  wlr_texture* reference = nullptr;
+  Image drawn, expected;
+  harness_->render_both(
+      kSize, kSize,
+      [&](wlr_render_pass* pass, wlr_renderer* renderer) {
+        wlr_render_texture_options options{};
+        if (renderer == vk.renderer) {
+          options.texture = texture;
+        } else {
+          reference = wlr_texture_from_buffer(renderer, &source->base);
+          options.texture = reference;
+        }
+        options.dst_box = {0, 0, kSize, kSize};
+        wlr_render_pass_add_texture(pass, &options);
+      },
+      drawn, expected);
+  Comparison c = compare("uploads-without-a-frame", drawn, expected, 1);
+  EXPECT_EQ(c.differing, 0) << "the frame does not show the last upload; see " << c.artifacts;
+  if (reference != nullptr) wlr_texture_destroy(reference);
+  wlr_texture_destroy(texture);
+  source->drop();
 }
 
 TEST_F(TextureReadsTest, BusyGpuIsNotDone) {

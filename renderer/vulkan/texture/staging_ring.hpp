@@ -37,17 +37,21 @@ class StagingRing {
   void commit(uint64_t point);
   /// The size of the ring's buffer (where allocate() hands out small spans).
   [[nodiscard]] VkDeviceSize capacity() const { return current_.size; }
-  /// Bytes handed out and not yet committed.
-  [[nodiscard]] VkDeviceSize pending() const { return pending_; }
+  /// Bytes handed out (in the ring or in buffers of their own) and not yet
+  /// committed.
+  [[nodiscard]] VkDeviceSize pending() const { return pending_ + pending_own_; }
   /// Gives back the stretches (and retired buffers) the GPU is done with.
   void reclaim(uint64_t completed);
 
  private:
   struct Stretch {
+    VkDeviceSize start;
     VkDeviceSize end;
     uint64_t point;
   };
   Status grow(VkDeviceSize at_least);
+  /// Bytes of the ring's buffer in stretches not yet reclaimed.
+  [[nodiscard]] VkDeviceSize in_use() const;
 
   Device& device_;
   HostBuffer::Placement placement_ = HostBuffer::Placement::host_cached;
@@ -56,9 +60,11 @@ class StagingRing {
   std::deque<Stretch> in_flight_;
   VkDeviceSize head_ = 0;  // next free byte
   VkDeviceSize tail_ = 0;  // oldest byte still in use
-  VkDeviceSize used_ = 0;  // bytes between tail and head (with wrap waste)
   VkDeviceSize pending_ = 0;
-  VkDeviceSize pending_start_ = 0;
+  VkDeviceSize pending_start_ = 0;  // where the first span not yet committed starts
+  VkDeviceSize pending_own_ = 0;
+  VkDeviceSize peak_in_use_ =
+      0;  // the most ever in use at once    // bytes in buffers of their own, not yet committed
   bool pending_any_ = false;
 };
 
