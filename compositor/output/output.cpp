@@ -106,9 +106,12 @@ Output::Output(const OutputContext& context, wlr_output* output)
   });
   destroy_.connect(&output->events.destroy, [this](void*) { context_.destroyed(*this); });
   connect_timing_protocols(context.fifo, context.commit_timing);
-  // VRR below the panel's range: the last frame is committed again (a
-  // scanned-out buffer flipped again, or the scene repainted).
+  // VRR below the panel's range: the buffer on screen flips again, with no
+  // build and no render (on an emulated guest a composited repeat took 24 ms
+  // from its timer to its flip, longer than the panel's longest frame);
+  // where the output refuses that, the scene repaints it.
   repeat_wanted_ = render_loop_.repeat_wanted.connect([this] {
+    if (repeat_last_frame()) return;
     wlr_damage_ring_add_whole(&scene_output_->damage_ring);
     wlr_output_update_needs_frame(output_);
   });
@@ -430,6 +433,17 @@ void Output::handle_commit(const wlr_output_event_commit& event) {
   captures_.clear();
   lock_for_capture(false);
   for (auto& callback : callbacks) callback(image);
+}
+
+bool Output::repeat_last_frame() {
+  // An empty state: the DRM backend flips the framebuffer it shows again,
+  // keeping its planes (and VRR) as they are.
+  wlr_output_state state;
+  wlr_output_state_init(&state);
+  const bool ok = wlr_output_commit_state(output_, &state);
+  wlr_output_state_finish(&state);
+  if (ok) render_loop_.repeat_committed();
+  return ok;
 }
 
 void Output::session_resumed() {

@@ -56,9 +56,10 @@ RenderLoop::~RenderLoop() {
   if (counts_.held_back + counts_.repeats > 0)
     LOG_INFO(
         "output %s: variable refresh: %llu frames held to the minimum interval, %llu "
-        "repeats of the last frame below the panel's range",
+        "repeats of the last frame below the panel's range (%llu flipped again without a render)",
         output_->name, static_cast<unsigned long long>(counts_.held_back),
-        static_cast<unsigned long long>(counts_.repeats));
+        static_cast<unsigned long long>(counts_.repeats),
+        static_cast<unsigned long long>(counts_.repeats_flipped));
 }
 
 void RenderLoop::set_vrr(std::optional<Vrr> vrr) {
@@ -211,6 +212,11 @@ void RenderLoop::repeat_fired() {
     trace_->instant(track_, "repeat (below the panel's range)", monotonic_ns());
   }
   repeat_wanted.emit();
+}
+
+void RenderLoop::repeat_committed() {
+  ++counts_.repeats_flipped;
+  flip_pending_ = true;
 }
 
 void RenderLoop::timer_fired() {

@@ -56,13 +56,14 @@ class RenderLoop {
     int64_t present_ns = 0;  // the earliest it can be on screen (a vblank, or now)
   };
   struct Counts {
-    uint64_t frames = 0;       // frames run (committed or not)
-    uint64_t planned = 0;      // started by the deadline timer
-    uint64_t idle_starts = 0;  // started at once: the output was idle
-    uint64_t made = 0;         // planned frames on screen at their vblank
-    uint64_t missed = 0;       // planned frames on screen later
-    uint64_t held_back = 0;    // VRR: frames held to the minimum interval
-    uint64_t repeats = 0;      // VRR: repeats asked for below the panel's range
+    uint64_t frames = 0;           // frames run (committed or not)
+    uint64_t planned = 0;          // started by the deadline timer
+    uint64_t idle_starts = 0;      // started at once: the output was idle
+    uint64_t made = 0;             // planned frames on screen at their vblank
+    uint64_t missed = 0;           // planned frames on screen later
+    uint64_t held_back = 0;        // VRR: frames held to the minimum interval
+    uint64_t repeats = 0;          // VRR: repeats asked for below the panel's range
+    uint64_t repeats_flipped = 0;  // of those, flipped again without a render
   };
   /// Variable refresh: flips at least `min_interval_ns` apart, and at most
   /// `max_interval_ns` apart with repeats (0: the panel has no known limit).
@@ -99,6 +100,9 @@ class RenderLoop {
   /// or later from the loop); `waited_for_render` when the loop waited for
   /// render-done first.
   void committed(bool ok, bool waited_for_render);
+  /// A repeat (repeat_wanted) was committed without a new frame: the buffer
+  /// on screen flips again.
+  void repeat_committed();
   /// A frame must latch at the next refresh even without damage (fifo).
   void request_latch();
   /// A frame is wanted at the first vblank not before `target_ns`
@@ -123,8 +127,8 @@ class RenderLoop {
   /// After a frame was built and committed, or found nothing to commit.
   Signal<> latched;
   /// VRR: the last frame must be shown again now (nothing new came and the
-  /// panel's longest frame time is near); the owner makes the next frame
-  /// commit its buffer again.
+  /// panel's longest frame time is near); the owner flips the buffer on
+  /// screen again (repeat_committed), or makes the next frame repaint it.
   Signal<> repeat_wanted;
 
  private:

@@ -12,7 +12,8 @@
 #   2. uncapped, with VRR on: faster than 60 fps without max_fps, held to
 #      one frame per 1/60 s with max_fps = 60;
 #   3. at 20 fps (below the range): baton repeats the last frame before the
-#      panel's longest frame time, so the driver's gap count stays near 0 (a
+#      panel's longest frame time (an empty commit: the buffer on screen
+#      flips again, with no render), so the driver's gap count stays near 0 (a
 #      busy host delays some repeats in the guest); with
 #      low_framerate_compensation = false the gaps rise, at least 5 times as
 #      many;
@@ -133,10 +134,12 @@ lfc() {  # NAME SETTING: sets `gaps_seen`
 lfc lfc 'low_framerate_compensation = true'
 with=$gaps_seen
 repeats=$(sed -E -n 's/.*held to the minimum interval, ([0-9]+) repeats.*/\1/p' "$out/lfc.log" | head -n 1)
+flipped=$(sed -E -n 's/.*below the panel.s range \(([0-9]+) flipped again.*/\1/p' "$out/lfc.log" | head -n 1)
 lfc nolfc 'low_framerate_compensation = false'
 without=$gaps_seen
 with_median=$(summary "$out/lfc-20.out" interval_median_ms)
-echo "vrr: 20 fps: $with gaps with baton's repeats (${repeats:-0} repeats), $without without;" \
+echo "vrr: 20 fps: $with gaps with baton's repeats (${repeats:-0} repeats, ${flipped:-0} of them" \
+  "flipped again without a render), $without without;" \
   "the client's frames every $with_median ms"
 # Each repeat must reach the screen within the panel's longest frame time
 # after the flip before; in an emulated guest on a busy host a repeat's
@@ -145,6 +148,8 @@ echo "vrr: 20 fps: $with gaps with baton's repeats (${repeats:-0} repeats), $wit
 # (the panel's own refreshes below its range), 0 on a quiet host.
 [ $((with * 5)) -le "$without" ] || fail "$with gaps with baton's repeats against $without without: repeats do not keep the panel in its range"
 [ "${repeats:-0}" -ge 80 ] || fail "only ${repeats:-0} repeats for 80 frames at 20 fps"
+# A repeat is the buffer on screen flipped again: no build, no render.
+[ "${flipped:-0}" = "$repeats" ] || fail "only ${flipped:-0} of $repeats repeats flipped without a render"
 [ "$without" -ge 60 ] || fail "only $without gaps without repeats: the test cannot see them"
 near "$with_median" 50 0.1 || fail "at 20 fps with repeats the client's frames came every $with_median ms"
 
