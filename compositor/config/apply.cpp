@@ -140,7 +140,9 @@ bool commit_output_state(wlr_output* output, wlr_output_state& state) {
   if ((state.committed & WLR_OUTPUT_STATE_ADAPTIVE_SYNC_ENABLED) == 0) return false;
   state.committed &= ~WLR_OUTPUT_STATE_ADAPTIVE_SYNC_ENABLED;
   if (!wlr_output_commit_state(output, &state)) return false;
-  LOG_INFO("output %s: adaptive sync is not supported; left off", output->name);
+  LOG_INFO("output %s: %s; left off", output->name,
+           output->adaptive_sync_supported ? "the kernel refused to switch variable refresh on"
+                                           : "adaptive sync is not supported");
   return true;
 }
 

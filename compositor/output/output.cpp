@@ -148,6 +148,17 @@ void Output::commit_with_config(const wlr_output_state& base) {
   }
   wlr_output_state_finish(&configured);
   if (position) wlr_output_layout_add(context_.layout, output_, position->first, position->second);
+  note_refused_adaptive_sync();
+}
+
+void Output::note_refused_adaptive_sync() {
+  // adaptive_sync = "on" goes to the kernel with the configured state, and
+  // commit_output_state leaves it out where it is refused: frames must not
+  // ask again (each would fail, and be lost).
+  if (adaptive_sync_ == AdaptiveSyncMode::on && output_->enabled &&
+      output_->adaptive_sync_supported &&
+      output_->adaptive_sync_status != WLR_OUTPUT_ADAPTIVE_SYNC_ENABLED)
+    vrr_refused_ = true;
 }
 
 void Output::connect_timing_protocols(Fifo& fifo, CommitTiming& commit_timing) {
@@ -180,6 +191,7 @@ void Output::apply_config() {
     LOG_ERROR("%s", applied.error().describe().c_str());
   set_background(context_.options.background);
   apply_games_policy();
+  note_refused_adaptive_sync();
 }
 
 void Output::apply_games_policy() {

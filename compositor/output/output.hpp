@@ -163,6 +163,9 @@ class Output : public Weakable<Output> {
   bool choose_adaptive_sync(const FullscreenWindow& fullscreen, wlr_output_state& state);
   /// The render loop follows the output's adaptive sync state.
   void update_vrr_pacing();
+  /// After a configured commit: "on" asked for and left off means the
+  /// kernel refused it.
+  void note_refused_adaptive_sync();
   /// VRR below the panel's range: flips the buffer on screen again with an
   /// empty commit; whether the output took it.
   bool repeat_last_frame();

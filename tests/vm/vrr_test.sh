@@ -19,7 +19,11 @@
 #      many;
 #   4. adaptive_sync = "game": a windowed client at 52 fps (composited)
 #      leaves VRR off; the same client fullscreen, faster than the panel's
-#      48 Hz minimum, turns it on and is presented at its own rate.
+#      48 Hz minimum, turns it on and is presented at its own rate;
+#   5. the driver refusing VRR_ENABLED (vkms_vrr's refuse_vrr, as a real
+#      driver may for a connector it lists as VRR-capable): with "on" (asked
+#      with the mode) and with "game" (asked in a frame's commit) the refusal
+#      is logged once, VRR stays off and every frame is shown on the grid.
 # Thresholds compare runs of the same boot (the guest's CPUs are emulated).
 #
 # usage: vrr_test.sh BUILD OUT_DIR
@@ -168,5 +172,33 @@ echo "vrr: game: a window at 52 fps: VRR turned on $windowed_on time(s), $window
 less 80 "$window_grid" || fail "the window's frames were off the refresh grid ($window_grid %)"
 [ "$fullscreen_on" -ge 1 ] || fail "adaptive_sync = game left VRR off for a fullscreen game"
 near "$game_median" 19.231 0.15 || fail "the fullscreen game under VRR came every $game_median ms"
+
+# 5. A driver that lists the connector as VRR-capable and refuses the
+#    switch (vkms_vrr's refuse_vrr): logged once, not asked again, and the
+#    client's frames all shown on the fixed grid.
+refuse=/sys/module/vkms_vrr/parameters/refuse_vrr
+[ -w "$refuse" ] || fail "vkms_vrr has no refuse_vrr parameter ($refuse)"
+fail_hook() { echo 0 >"$refuse"; }  # later tests in this boot get a driver that takes VRR
+echo 1 >"$refuse"
+refused() {  # NAME SETTING OPTIONS...: sets refusals, vrr_on, grid, discarded
+  local name=$1 setting=$2
+  shift 2
+  start_baton "$name" "$setting"
+  run_client "$name" --fullscreen "$@" --grid-ms "$refresh"
+  stop_baton
+  refusals=$(grep -a -c "the kernel refused to switch variable refresh" "$log")
+  vrr_on=$(grep -a -c "variable refresh on:" "$log")
+  grid=$(summary "$out/$name.out" on_grid_pct)
+  discarded=$(summary "$out/$name.out" discarded)
+  echo "vrr: refused, $setting: refusal logged $refusals time(s), VRR on $vrr_on time(s)," \
+    "$grid % of the intervals whole refreshes, $discarded frames discarded"
+  [ "$refusals" = 1 ] || fail "$setting: the refusal was logged $refusals times, not once"
+  [ "$vrr_on" = 0 ] || fail "$setting: VRR turned on although the driver refused it"
+  less 80 "$grid" || fail "$setting: with VRR refused only $grid % of the intervals were whole refreshes"
+  [ "$discarded" = 0 ] || fail "$setting: $discarded frames were never shown"
+}
+refused refused-on 'adaptive_sync = "on"' --fps 45 --frames 60 --warmup 10
+refused refused-game 'adaptive_sync = "game"' --fps 52 --frames 90 --warmup 150
+echo 0 >"$refuse"
 stop_seat
 echo "vrr: PASS"
