@@ -27,6 +27,10 @@
 # The output is a small custom mode so that vkcube and the composition keep
 # a rate in an emulated guest.
 #
+# 3. (In the tearing run.) The pointer moved over a tearing fullscreen
+#    surface: every commit still tears, none is refused, and the cursor is
+#    in the scanned-out primary plane (drawn into the frame while tearing).
+#
 # usage: vkcube_modes_test.sh BUILD UINPUT OUT_DIR
 set -uo pipefail
 build=$(realpath "$1") uinput=$2 out=$3/vkcube-modes
@@ -40,6 +44,7 @@ unset WLR_LIBINPUT_NO_DEVICES
 source "$here/guest-udev.sh"
 source "$here/guest-uinput.sh"
 send keyboard kbd
+send mouse mouse
 udev_settle
 command -v vkcube-wayland >/dev/null || fail "vkcube-wayland is missing (vulkan-tools)"
 async_card=$(drm_node vkms_async card) || fail "no vkms_async card: $async_card"
@@ -49,6 +54,7 @@ render=$(drm_node virtio_gpu render) || fail "no virtio-gpu render node: $render
 counters=/sys/kernel/debug/dri/${vrr_card##*card}/vkms_vrr
 [ -r "$counters" ] || fail "no vkms_vrr debugfs file ($counters)"
 gaps() { sed -n 's/^vrr_gaps=//p' "$counters"; }
+scanout_dump=$BATON_VM_SCANOUT_DUMP
 export WAYLAND_DISPLAY=baton-vkcube
 seconds=${BATON_VKCUBE_SECONDS:-5}
 
@@ -138,6 +144,30 @@ start_baton tearing "$async_card"
 cube tear-fifo 2
 cube tear-mailbox 1
 cube tear-immediate 0
+# 3. The pointer over a tearing fullscreen surface (baton-latency-client,
+#    vgem dma-bufs, one colour a frame, with the async hint), moved by a
+#    uinput mouse for 2 s: every commit still tears (an async flip may not
+#    move the cursor plane, so the cursor is drawn into the frame), the
+#    kernel refuses none, and the scanout's primary plane shows the
+#    cursor's white while the client's colours never are white.
+"$build/tests/clients/baton-latency-client" --fullscreen --tearing --delay 0 --alloc vgem \
+  --frames 400 --warmup 10 >"$out/cursor-client.out" 2>&1 &
+cursor_client=$!
+for _ in $(seq 600); do grep -q "warm-up done" "$out/cursor-client.out" && break; sleep 0.05; done
+grep -q "warm-up done" "$out/cursor-client.out" || fail "the tearing client never warmed up"
+"$scanout_dump" vkms_async --watch 30 ff00ff ffffff >"$out/cursor-watch.out" 2>&1 &
+watch_pid=$!
+for _ in $(seq 600); do grep -q "^scanout-watch: started" "$out/cursor-watch.out" && break; sleep 0.05; done
+from=$(now_us)
+send move mouse -2 -1 60 30
+echo "$from $(now_us)" >"$out/cursor.window"
+kill -TERM "$watch_pid"
+wait "$watch_pid"
+# Frames composited for the cursor send frame callbacks too, so the client
+# may replace a buffer before a frame shows it (discarded feedback, as for
+# any client that tears): that alone is not a failure here.
+wait "$cursor_client" || tail -n 1 "$out/cursor-client.out" | grep -q "frames discarded$" ||
+  fail "the tearing client failed: $(tail -n 1 "$out/cursor-client.out")"
 stop_baton
 for name in tear-fifo tear-mailbox tear-immediate; do
   read -r commits async flipped _ median <<<"$(flips $name)"
@@ -157,6 +187,16 @@ echo "vkcube-modes: tear-fifo feedback: $frames presented, $vsync with the vsync
 [ "$vsync" = "$frames" ] || fail "FIFO: only $vsync of $frames frames had the vsync flag"
 [ "$increasing" = "$frames" ] || fail "FIFO: sequence numbers did not strictly increase"
 [ "$discarded" = 0 ] || fail "FIFO: $discarded images replaced unseen"
+read -r commits async _ _ _ <<<"$(flips cursor)"
+refusals=$(grep -a -c "refused an async (tearing) page flip" "$log")
+watched=$(grep "^scanout-watch: [0-9]* samples" "$out/cursor-watch.out")
+read -r samples white <<<"$(sed -E 's/^scanout-watch: ([0-9]+) samples.*, ([0-9]+) showed ffffff$/\1 \2/' <<<"$watched")"
+echo "vkcube-modes: the pointer over a tearing surface: $async of $commits commits torn," \
+  "$refusals refused; the cursor's white in $white of $samples scanouts"
+[ "$commits" -ge 5 ] || fail "only $commits commits while the pointer moved"
+[ "$async" = "$commits" ] || fail "only $async of $commits commits tore while the pointer moved"
+[ "$refusals" = 0 ] || fail "the kernel refused an async flip while the pointer moved"
+[ "${white:-0}" -ge 1 ] || fail "the cursor was never in the scanned-out frame ($watched)"
 
 # 2. VRR on vkms_vrr: FIFO with VRR off (the reference), then each mode on.
 start_baton vrr-off "$vrr_card" 'adaptive_sync = "off"'
