@@ -49,9 +49,21 @@ struct FrameCommitter::Waiting {
 };
 
 FrameCommitter::FrameCommitter(wlr_output* output, wl_event_loop* loop, Trace* trace)
-    : output_(output), loop_(loop), alive_(std::make_shared<FrameCommitter*>(this)), trace_(trace) {
+    : output_(output),
+      loop_(loop),
+      after_flip_(loop,
+                  [this] {
+                    if (waiting_ && std::exchange(commit_after_flip_, false)) finish_commit();
+                  }),
+      alive_(std::make_shared<FrameCommitter*>(this)),
+      trace_(trace) {
   if (trace_ != nullptr) track_ = trace_->track(std::string("output ") + output->name);
   present_.connect(&output->events.present, [this](wlr_output_event_present* event) {
+    // After the present event's other listeners, and wlroots' frame event.
+    if (held_for_ && event->commit_seq == *held_for_) {
+      held_for_.reset();
+      if (commit_after_flip_) after_flip_.schedule();
+    }
     if (!event->presented) return;
     const int64_t when = int64_t{event->when.tv_sec} * 1'000'000'000 + event->when.tv_nsec;
     if (trace_ != nullptr)
@@ -201,7 +213,12 @@ void FrameCommitter::drop() {
     pixman_region32_union(&undelivered_damage(scene_output_), &undelivered_damage(scene_output_),
                           &waiting_->state.damage);
   waiting_.reset();
+  // A flip held for may never be presented now (the session paused).
+  held_for_.reset();
+  commit_after_flip_ = false;
 }
+
+void FrameCommitter::hold_for_flip(uint32_t commit_seq) { held_for_ = commit_seq; }
 
 void FrameCommitter::commit(bool async, std::function<void(bool ok, bool async)> committed) {
   if (trace_ != nullptr) {
@@ -304,6 +321,10 @@ void FrameCommitter::advance() {
       waiting.loop_waited = true;
       return;
     }
+  }
+  if (held_for_) {
+    commit_after_flip_ = true;  // the flip on its way first (hold_for_flip)
+    return;
   }
   finish_commit();
 }

@@ -26,11 +26,13 @@
 #include <functional>
 #include <list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "util/event_source.hpp"
+#include "util/idle_call.hpp"
 #include "util/listener.hpp"
 #include "util/unique_fd.hpp"
 #include "util/wlr.hpp"
@@ -88,6 +90,10 @@ class FrameCommitter {
   void commit(bool async, std::function<void(bool ok, bool async)> committed);
   /// Forgets a waiting frame (the renderer was rebuilt, the session paused).
   void drop();
+  /// A flip this committer did not make (a VRR repeat, commit `commit_seq`)
+  /// is on its way: the kernel takes one flip at a time, so a waiting frame
+  /// commits once that one was presented.
+  void hold_for_flip(uint32_t commit_seq);
   [[nodiscard]] const Counts& counts() const { return counts_; }
 
  private:
@@ -122,6 +128,11 @@ class FrameCommitter {
   wlr_scene_output* scene_output_ = nullptr;
   wl_event_loop* loop_;
   std::unique_ptr<Waiting> waiting_;
+  // hold_for_flip: the flip a waiting frame follows, and whether one is
+  // ready and waits for it (committed from the loop once it was presented).
+  std::optional<uint32_t> held_for_;
+  bool commit_after_flip_ = false;
+  IdleCall after_flip_;
   // OUT_FENCE_PTR: one point per commit on our own timeline of the KMS device.
   wlr_drm_syncobj_timeline* out_timeline_ = nullptr;
   uint64_t out_point_ = 0;

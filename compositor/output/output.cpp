@@ -454,8 +454,11 @@ bool Output::repeat_last_frame() {
   wlr_output_state_init(&state);
   const bool ok = wlr_output_commit_state(output_, &state);
   wlr_output_state_finish(&state);
-  if (ok) render_loop_.repeat_committed();
-  return ok;
+  if (!ok) return false;
+  render_loop_.repeat_committed();
+  // A frame waiting for its fences commits after this flip.
+  committer_.hold_for_flip(output_->commit_seq);
+  return true;
 }
 
 void Output::session_resumed() {

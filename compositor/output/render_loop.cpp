@@ -56,10 +56,12 @@ RenderLoop::~RenderLoop() {
   if (counts_.held_back + counts_.repeats > 0)
     LOG_INFO(
         "output %s: variable refresh: %llu frames held to the minimum interval, %llu "
-        "repeats of the last frame below the panel's range (%llu flipped again without a render)",
+        "repeats of the last frame below the panel's range (%llu flipped again without a render, "
+        "%llu of those while a frame waited for its fences)",
         output_->name, static_cast<unsigned long long>(counts_.held_back),
         static_cast<unsigned long long>(counts_.repeats),
-        static_cast<unsigned long long>(counts_.repeats_flipped));
+        static_cast<unsigned long long>(counts_.repeats_flipped),
+        static_cast<unsigned long long>(counts_.repeats_held));
 }
 
 void RenderLoop::set_vrr(std::optional<Vrr> vrr) {
@@ -193,18 +195,21 @@ void RenderLoop::arm_repeat(int64_t flip_ns) {
   // it is asked for as late as it can be, by half as long again as recent
   // repeats took from their due time to their flip (the timer's wake-up, the
   // frame event's idle callback, the build, the commit and the kernel's
-  // flip; a busy machine stretches each), but not before the panel's
-  // fastest refresh.
+  // flip; a busy machine stretches each), but not before half the panel's
+  // longest frame time: one stall (a guest descheduled for 34 ms) would
+  // otherwise have repeats flip at the fastest refresh for seconds, and no
+  // lead saves a gap that long anyway.
   const int64_t lead = std::clamp(repeat_latency_ns_ + repeat_latency_ns_ / 2, int64_t{1'000'000},
-                                  vrr_->max_interval_ns);
+                                  vrr_->max_interval_ns / 2);
   repeat_timer_->arm_at(flip_ns + std::max(vrr_->max_interval_ns - lead, vrr_->min_interval_ns));
 }
 
 void RenderLoop::repeat_fired() {
   if (!vrr_) return;
-  // A frame on its way flips soon enough (or its fence is late, which a
-  // repeat could not fix: the repeat would queue behind it).
-  if (in_flight_ || rendering_ || flip_pending_) return;
+  // A frame committed flips soon enough. One still waiting for its fences
+  // (a slow render, a late client) does not: the buffer on screen flips
+  // again meanwhile, and that frame follows the repeat's flip.
+  if (rendering_ || flip_pending_ || (in_flight_ && in_flight_->committed)) return;
   ++counts_.repeats;
   repeat_due_ns_ = repeat_timer_->when();
   if (trace_ != nullptr) {
@@ -216,7 +221,9 @@ void RenderLoop::repeat_fired() {
 
 void RenderLoop::repeat_committed() {
   ++counts_.repeats_flipped;
+  if (in_flight_) ++counts_.repeats_held;  // that frame commits after this flip
   flip_pending_ = true;
+  repeat_commit_seq_ = output_->commit_seq;
 }
 
 void RenderLoop::timer_fired() {
@@ -310,7 +317,10 @@ void RenderLoop::presented(const wlr_output_event_present& event) {
   // (a nested output may already have rendered the next one).
   const bool ours =
       in_flight_ && in_flight_->committed && in_flight_->commit_seq == event.commit_seq;
-  if (ours || !in_flight_) flip_pending_ = false;
+  // A repeat's flip while a frame waits to commit (that frame's own flip is
+  // not pending yet).
+  const bool repeat = repeat_commit_seq_ && event.commit_seq == *repeat_commit_seq_;
+  if (ours || !in_flight_ || (repeat && !in_flight_->committed)) flip_pending_ = false;
   if (event.presented) {
     const int64_t when = int64_t{event.when.tv_sec} * 1'000'000'000 + event.when.tv_nsec;
     last_present_ns_ = when;

@@ -64,6 +64,7 @@ class RenderLoop {
     uint64_t held_back = 0;        // VRR: frames held to the minimum interval
     uint64_t repeats = 0;          // VRR: repeats asked for below the panel's range
     uint64_t repeats_flipped = 0;  // of those, flipped again without a render
+    uint64_t repeats_held = 0;     // of those, while a frame waited for its fences
   };
   /// Variable refresh: flips at least `min_interval_ns` apart, and at most
   /// `max_interval_ns` apart with repeats (0: the panel has no known limit).
@@ -187,7 +188,8 @@ class RenderLoop {
   int64_t repeat_due_ns_ = 0;                    // the repeat on its way was due then
   int64_t repeat_latency_ns_ = 5'000'000;        // recent repeats' due time to flip, at most
   bool flip_pending_ = false;
-  bool wanted_ = false;  // the timer fired while a flip was pending
+  std::optional<uint32_t> repeat_commit_seq_;  // the last repeat's commit
+  bool wanted_ = false;                        // the timer fired while a flip was pending
   std::optional<int64_t> target_ns_;
   std::optional<InFlight> in_flight_;  // rendered, not yet presented
   bool rendering_ = false;
